@@ -1,0 +1,73 @@
+//! Content ids and canonical paths: the same record always gets the same id and file name, so a
+//! run saved twice is one file and a duplicate submission is recognisable.
+
+use crate::RunRecord;
+use sha2::{Digest, Sha256};
+
+/// The record serialised the one way ids are computed on: compact JSON in field order.
+pub fn canonical_json(record: &RunRecord) -> String {
+    // Serialising plain data structs cannot fail (no maps with non-string keys).
+    serde_json::to_string(record).unwrap_or_default()
+}
+
+/// First 16 hex digits of SHA-256 over the canonical JSON with `id` set to "".
+pub fn content_id(record: &RunRecord) -> String {
+    let mut blank = record.clone();
+    blank.id.clear();
+    let digest = Sha256::digest(canonical_json(&blank).as_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// The record with its `id` filled in.
+pub fn with_id(mut record: RunRecord) -> RunRecord {
+    record.id = content_id(&record);
+    record
+}
+
+/// Maps any string onto a safe single path component: `[A-Za-z0-9._+-]`, never `.`/`..`/empty.
+pub fn sanitize_path_component(s: &str) -> String {
+    let mut out: String = s
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-' | '+') {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(100)
+        .collect();
+    if out.is_empty() || out.chars().all(|c| c == '.') {
+        out = format!("_{out}");
+    }
+    out
+}
+
+impl RunRecord {
+    /// Where the record lives under a data directory: `runs/<arch>/<kernel>/<id>.json`.
+    pub fn canonical_path(&self) -> String {
+        format!(
+            "runs/{}/{}/{}.json",
+            sanitize_path_component(&self.environment.comparability.arch),
+            sanitize_path_component(&self.environment.comparability.kernel_release),
+            sanitize_path_component(&self.id)
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_blocks_traversal_and_separators() {
+        assert_eq!(sanitize_path_component("../../etc"), ".._.._etc");
+        assert_eq!(sanitize_path_component(".."), "_..");
+        assert_eq!(sanitize_path_component(""), "_");
+        assert_eq!(
+            sanitize_path_component("6.8.0-45-generic"),
+            "6.8.0-45-generic"
+        );
+        assert_eq!(sanitize_path_component("a/b\\c d"), "a_b_c_d");
+    }
+}

@@ -1,0 +1,438 @@
+//! The syscost run record: one JSON document per run, shared by the collector (which writes it)
+//! and the site generator (which reads thousands of them). Serde types only — no system
+//! dependencies — so reading records never pulls in BPF or seccomp code.
+//!
+//! Every time is in nanoseconds per *operation*; an operation is one iteration of the probe
+//! (one syscall, or five for the `mix` probe — see [`Settings::syscall`]). Every measured number
+//! carries its confidence interval and the number of samples behind it; imported single-sample
+//! results carry no interval (`ci_*` absent), never a made-up one.
+
+mod id;
+mod validate;
+
+pub use id::{canonical_json, content_id, sanitize_path_component, with_id};
+pub use validate::{validate, Problem};
+
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Version of this format. Bump on any incompatible change; readers reject versions they do
+/// not know rather than guessing.
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RunRecord {
+    /// Format version, [`SCHEMA_VERSION`].
+    pub schema: u32,
+    /// Content id: first 16 hex digits of the SHA-256 of the canonical record with `id` empty.
+    pub id: String,
+    pub source: Source,
+    pub settings: Settings,
+    pub environment: Environment,
+    pub summary: RunSummary,
+    pub results: Vec<ScenarioResult>,
+    #[serde(default)]
+    pub estimates: Vec<Estimate>,
+    #[serde(default)]
+    pub expectations: Vec<Expectation>,
+    /// Free-form remarks (warnings raised during the run, import caveats).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
+}
+
+/// Where the numbers come from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Source {
+    pub kind: SourceKind,
+    /// Tool and version that produced the record ("syscost 0.1.0").
+    pub tool: String,
+    /// Git commit the tool was built from, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit: Option<String>,
+    /// How the samples were taken.
+    pub method: Method,
+    /// Importer format name (`kselftest-seccomp`, ...), for imported records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// URL or message id of the published log.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub url: Option<String>,
+    /// SHA-256 of the imported text, so the same log is recognisable.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text_sha256: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+    /// RFC 3339 UTC time the run started (collected) or the log's date when known (imported).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    /// Measured by `syscost run`.
+    Collected,
+    /// Parsed from a published log by `syscost import`.
+    Import,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// syscost's interleaved rounds with paired differences.
+    Interleaved,
+    /// The kernel `seccomp_benchmark` method: one long timing per scenario, in order.
+    Sequential,
+    /// Whatever the imported tool did (described by `Source::format`).
+    External,
+}
+
+/// The knobs the run was started with.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Settings {
+    /// Time budget in seconds (absent for imports).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub budget_s: Option<f64>,
+    /// Target CI half-width, percent of the median.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target_ci_pct: Option<f64>,
+    /// Probe: the syscall timed in the loop (`getpid`, ..., or `mix`).
+    pub syscall: String,
+    /// Syscalls issued per operation (5 for `mix`, else 1).
+    pub syscalls_per_op: u32,
+    /// CPU the workers were pinned to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<u32>,
+    /// Intended duration of one sample, milliseconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sample_ms: Option<f64>,
+    /// Confidence level of every interval in the record (0.95).
+    pub confidence: f64,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub only: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skip: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Environment {
+    /// What decides whether two runs are comparable.
+    pub comparability: Comparability,
+    /// Facts about the moment, not the machine's kind.
+    pub incidental: Incidental,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Comparability {
+    /// `uname -m` (x86_64, aarch64, ...).
+    pub arch: String,
+    /// `uname -r`.
+    pub kernel_release: String,
+    /// `uname -v`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_version: Option<String>,
+    pub cpu: Cpu,
+    pub virtualization: Virtualization,
+    /// Every file under /sys/devices/system/cpu/vulnerabilities/, name → content.
+    #[serde(default)]
+    pub mitigations: BTreeMap<String, String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cmdline: Option<String>,
+    /// /proc/sys/net/core/bpf_jit_enable
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bpf_jit_enable: Option<String>,
+    /// /proc/sys/net/core/bpf_jit_harden
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bpf_jit_harden: Option<String>,
+    /// /proc/sys/kernel/seccomp/actions_avail
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seccomp_actions_avail: Option<String>,
+    /// Relevant CONFIG_* options, when the kernel config is readable.
+    #[serde(default)]
+    pub kernel_config: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Cpu {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vendor: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_name: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub family: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stepping: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub microcode: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub logical_cpus: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub physical_cores: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub smt: Option<bool>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Virtualization {
+    /// `bare-metal`, `vm`, or `unknown`.
+    pub kind: String,
+    /// Hypervisor signature or name (KVM, Xen, Microsoft Hv, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hypervisor: Option<String>,
+    /// DMI product / system vendor, when exposed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Incidental {
+    /// SHA-256 prefix of the hostname: lets one machine's runs be linked without naming it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine_hash: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocksource: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub governor: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loadavg_start: Option<[f64; 3]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub loadavg_end: Option<[f64; 3]>,
+    /// Anything else the log or probe said (sysctls from an imported log, ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub other: BTreeMap<String, String>,
+}
+
+/// How the run went as a whole.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct RunSummary {
+    /// Interleaved rounds completed (every scenario sampled once per round).
+    pub rounds: u64,
+    /// Wall time of the whole run, seconds (setup included).
+    pub duration_s: f64,
+    pub stop_reason: StopReason,
+    /// Whether every measured scenario reached the target CI half-width.
+    pub target_reached: bool,
+    /// Widest CI half-width among measured scenarios, percent of its median.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worst_ci_pct: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub worst_ci_id: Option<String>,
+    /// How intervals were computed.
+    pub ci_method: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum StopReason {
+    /// Every scenario's CI reached the target.
+    Target,
+    /// The time budget was spent first.
+    Budget,
+    /// One pass per scenario (sequential method, imports).
+    Complete,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    Measured,
+    Skipped,
+    Failed,
+}
+
+/// One scenario: its per-operation cost and everything needed to judge it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ScenarioResult {
+    /// Stable id (`native`, `seccomp.bitmap.1`, `sud.block`, `bpf.tp`, ...).
+    pub id: String,
+    /// `baseline`, `seccomp`, `sud`, `bpf`, `intercept`, `attach`.
+    pub family: String,
+    pub description: String,
+    pub status: Status,
+    /// Why it was skipped or failed (and what the user can do).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Median ns per operation over the samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub median_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_low_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_high_ns: Option<f64>,
+    /// Number of samples (timed batches) behind the median.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u64>,
+    /// Operations per sample.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub iters_per_sample: Option<u64>,
+    /// Median absolute deviation of the samples (raw, not scaled).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mad_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p90_ns: Option<f64>,
+    /// Samples outside Tukey's fences (1.5 × IQR); kept in the data, the median resists them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outliers: Option<u64>,
+    /// Paired cost over this scenario's baseline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overhead: Option<Overhead>,
+    /// Million operations per second (1000 / ns), with the transformed CI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throughput_mops: Option<Throughput>,
+    /// Proof that the interception ran (handler calls, BPF hits...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Verification>,
+    /// Scenario parameters (filter count, instructions, cacheable, ...).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub params: BTreeMap<String, String>,
+}
+
+/// Scenario minus its baseline, computed per round (paired) and then summarised.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Overhead {
+    /// Baseline scenario id.
+    pub vs: String,
+    pub median_ns: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_low_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_high_ns: Option<f64>,
+    /// Number of paired rounds.
+    pub samples: u64,
+    /// Overhead as percent of the baseline.
+    pub pct: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pct_ci_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pct_ci_high: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Throughput {
+    pub median: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_low: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_high: Option<f64>,
+    /// Spread reported by an imported tool (the kernel bench's `± Y`), when that is all there is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stddev: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Verification {
+    /// What was counted ("SIGSYS handler calls", "BPF program hits").
+    pub what: String,
+    pub expected: u64,
+    pub observed: u64,
+}
+
+/// A derived quantity (entry cost, per-filter cost, ...), computed per round and summarised.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Estimate {
+    /// Stable id (`entry`, `per_filter.last2`, `per_filter.div4`, `depth.slope`, ...).
+    pub id: String,
+    /// The kernel benchmark's wording where there is one.
+    pub label: String,
+    /// How it is computed, in scenario ids.
+    pub formula: String,
+    pub median_ns: f64,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_low_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci_high_ns: Option<f64>,
+    pub samples: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    Pass,
+    Fail,
+    Inconclusive,
+    /// Not evaluated (a prerequisite failed, or the inputs were not measured).
+    Skip,
+}
+
+/// One of the kernel benchmark's expectations, judged from confidence intervals.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Expectation {
+    pub id: String,
+    /// The kernel's wording: "native ≤ 1 bitmap".
+    pub label: String,
+    /// `le` or `approx`.
+    pub relation: String,
+    pub lhs_ns: f64,
+    pub rhs_ns: f64,
+    /// Median of the per-round lhs − rhs, with its CI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff_median_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff_ci_low_ns: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff_ci_high_ns: Option<f64>,
+    /// Practical-equivalence margin used by the verdict.
+    pub tolerance_ns: f64,
+    pub verdict: Verdict,
+    /// What the kernel's own rule (integer ns, 10 %-or-2-ns) says on the same point values.
+    pub kernel_verdict: Verdict,
+}
+
+impl RunRecord {
+    pub fn result(&self, id: &str) -> Option<&ScenarioResult> {
+        self.results.iter().find(|r| r.id == id)
+    }
+    pub fn estimate(&self, id: &str) -> Option<&Estimate> {
+        self.estimates.iter().find(|e| e.id == id)
+    }
+}
+
+impl ScenarioResult {
+    /// A result with only the identifying fields set.
+    pub fn new(id: &str, family: &str, description: &str, status: Status) -> Self {
+        ScenarioResult {
+            id: id.to_string(),
+            family: family.to_string(),
+            description: description.to_string(),
+            status,
+            reason: None,
+            median_ns: None,
+            ci_low_ns: None,
+            ci_high_ns: None,
+            samples: None,
+            iters_per_sample: None,
+            mad_ns: None,
+            min_ns: None,
+            p90_ns: None,
+            outliers: None,
+            overhead: None,
+            throughput_mops: None,
+            verification: None,
+            params: BTreeMap::new(),
+        }
+    }
+}
