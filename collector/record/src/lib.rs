@@ -77,6 +77,8 @@ pub enum SourceKind {
     Collected,
     /// Parsed from a published log by `syscost import`.
     Import,
+    /// Generated for tests and benchmarks; never belongs in `data/`.
+    Synthetic,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,0 +1,122 @@
+//! Command-line interface: argument types and dispatch. Each subcommand's work lives elsewhere.
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// Exit code for bad usage or bad input (unknown scenario, budget ≤ 0, unknown syscall...).
+pub const EXIT_USAGE: i32 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "syscost",
+    version,
+    about = "What does it cost a Linux system call to be watched or filtered?",
+    long_about = "Measures the per-call cost of seccomp filters (cached and full), Syscall User \
+Dispatch and BPF programs on this machine, with confidence intervals, inside a fixed time budget, \
+and writes one JSON run record."
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Measure this machine and print the table (or the JSON record).
+    Run(RunArgs),
+    /// Show every scenario, whether it can run here, and if not, why.
+    List(ListArgs),
+    /// Turn captured kernel benchmark logs into run records.
+    Import(ImportArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SelectArgs {
+    /// Only these scenarios: comma-separated ids or globs (`seccomp.*,sud.*`).
+    #[arg(long, value_delimiter = ',')]
+    pub only: Vec<String>,
+    /// Leave out these scenarios: comma-separated ids or globs.
+    #[arg(long, value_delimiter = ',')]
+    pub skip: Vec<String>,
+    /// The probe syscall timed in the loop: getpid (default, as the kernel's seccomp_benchmark),
+    /// getppid, getpgid, getuid, gettid, sysinfo, or `mix` (UnixBench's five-syscall iteration).
+    #[arg(long, default_value = "getpid")]
+    pub syscall: String,
+    /// CPU to pin the workers to (default: the highest-numbered CPU this process may use).
+    #[arg(long)]
+    pub cpu: Option<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum MethodArg {
+    /// Interleaved rounds across forked workers, paired differences (syscost's method).
+    Interleaved,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+    /// Time budget for the whole run, in seconds (setup included).
+    #[arg(long, default_value_t = 30.0)]
+    pub budget: f64,
+    /// Stop early once every scenario's 95% CI half-width is below this percent of its median.
+    #[arg(long, default_value_t = 1.0)]
+    pub target_ci: f64,
+    /// Print the JSON record on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the JSON record to this file (atomically).
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Write the JSON record under DIR/runs/<arch>/<kernel>/<id>.json.
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+    /// Sampling method.
+    #[arg(long, value_enum, default_value_t = MethodArg::Interleaved)]
+    pub method: MethodArg,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ListArgs {
+    #[command(flatten)]
+    pub select: SelectArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ImportFormat {
+    Auto,
+    KselftestSeccomp,
+    KselftestSud,
+    BpfBench,
+    PerfBench,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct ImportArgs {
+    /// Captured log files.
+    #[arg(required = true)]
+    pub files: Vec<PathBuf>,
+    #[arg(long, value_enum, default_value_t = ImportFormat::Auto)]
+    pub format: ImportFormat,
+    /// Write each record under DIR/runs/<arch>/<kernel>/<id>.json.
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+    /// Print the records on stdout as a JSON array.
+    #[arg(long)]
+    pub json: bool,
+    /// URL or message id of the published log (kept as provenance).
+    #[arg(long)]
+    pub source: Option<String>,
+    /// A note kept with the records.
+    #[arg(long)]
+    pub note: Option<String>,
+}
+
+pub fn dispatch(cli: Cli) -> i32 {
+    match cli.command {
+        Command::Run(args) => crate::engine::run::main(&args),
+        Command::List(args) => crate::engine::run::list(&args),
+        Command::Import(args) => crate::import::main(&args),
+    }
+}

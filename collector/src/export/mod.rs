@@ -1,0 +1,85 @@
+//! Writing records: pretty JSON, atomically (temp file in the same directory, fsync, rename), so
+//! an interrupted or failing write never leaves a half-written file at the destination.
+
+use std::fs;
+use std::io::{self, Write};
+use std::path::{Path, PathBuf};
+use syscost_record::{with_id, RunRecord};
+
+/// The record as it is stored in a file: pretty JSON with a trailing newline.
+pub fn to_file_json(record: &RunRecord) -> String {
+    let mut s = serde_json::to_string_pretty(record).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// Writes `bytes` to `path` atomically. Errors name the path.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
+        _ => PathBuf::from("."),
+    };
+    let name = path
+        .file_name()
+        .ok_or_else(|| format!("{}: not a file path", path.display()))?;
+    let tmp = dir.join(format!(
+        ".{}.tmp.{}",
+        name.to_string_lossy(),
+        std::process::id()
+    ));
+    let result = (|| -> io::Result<()> {
+        let mut f = fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
+        f.write_all(bytes)?;
+        f.sync_all()?;
+        fs::rename(&tmp, path)?;
+        // Make the rename itself durable.
+        if let Ok(d) = fs::File::open(&dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
+    })();
+    result.map_err(|e| {
+        let _ = fs::remove_file(&tmp);
+        format!("cannot write {}: {e}", path.display())
+    })
+}
+
+/// Saves under `dir/runs/<arch>/<kernel>/<id>.json` and returns the path. The id is the content
+/// hash, so saving the same record twice writes the same file.
+pub fn save_record(dir: &Path, record: RunRecord) -> Result<(PathBuf, RunRecord), String> {
+    let record = with_id(record);
+    let path = dir.join(record.canonical_path());
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent)
+            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+    }
+    write_atomic(&path, to_file_json(&record).as_bytes())?;
+    Ok((path, record))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_and_leaves_no_temp() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("r.json");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(fs::read(&p).unwrap(), b"two");
+        let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "temp file left behind");
+    }
+
+    #[test]
+    fn atomic_write_to_missing_dir_names_the_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("no/such/dir/r.json");
+        let e = write_atomic(&p, b"x").unwrap_err();
+        assert!(e.contains("no/such/dir/r.json"), "{e}");
+    }
+}
