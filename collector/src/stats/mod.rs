@@ -1,1 +1,161 @@
-//! TODO
+//! Statistics, kept apart from measurement and presentation: plain functions over `f64` slices.
+//!
+//! Interval method: the distribution-free confidence interval of the median from order
+//! statistics (binomial), see [`interval`]. It assumes only independent samples — no normality,
+//! no bootstrap randomness — so a record's numbers are reproducible from its samples.
+
+pub mod fit;
+pub mod interval;
+
+pub use interval::median_ci;
+
+/// The confidence level of every interval syscost reports.
+pub const CONFIDENCE: f64 = 0.95;
+
+/// Description of the interval method, stored in every record.
+pub const CI_METHOD: &str = "95% distribution-free CI of the median from order statistics \
+(binomial); overheads and estimates are computed per round (paired) and summarised the same way";
+
+/// Summary of one set of samples.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Summary {
+    pub n: usize,
+    pub median: f64,
+    /// None when there are too few samples for a 95% interval (n < 6).
+    pub ci: Option<(f64, f64)>,
+    /// Median absolute deviation (unscaled).
+    pub mad: f64,
+    pub min: f64,
+    pub p90: f64,
+    /// Samples outside Tukey's fences (Q1 − 1.5 IQR, Q3 + 1.5 IQR).
+    pub outliers: usize,
+}
+
+impl Summary {
+    /// Summarises finite samples; None when empty.
+    pub fn of(samples: &[f64]) -> Option<Summary> {
+        let mut v: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
+        if v.is_empty() {
+            return None;
+        }
+        v.sort_by(f64::total_cmp);
+        let median = quantile_sorted(&v, 0.5);
+        let mut dev: Vec<f64> = v.iter().map(|x| (x - median).abs()).collect();
+        dev.sort_by(f64::total_cmp);
+        let q1 = quantile_sorted(&v, 0.25);
+        let q3 = quantile_sorted(&v, 0.75);
+        let iqr = q3 - q1;
+        let (lo, hi) = (q1 - 1.5 * iqr, q3 + 1.5 * iqr);
+        Some(Summary {
+            n: v.len(),
+            median,
+            ci: median_ci(&v, CONFIDENCE),
+            mad: quantile_sorted(&dev, 0.5),
+            min: v[0],
+            p90: quantile_sorted(&v, 0.9),
+            outliers: v.iter().filter(|&&x| x < lo || x > hi).count(),
+        })
+    }
+
+    /// CI half-width as percent of |median| (the stopping rule's measure).
+    pub fn ci_half_width_pct(&self) -> Option<f64> {
+        let (lo, hi) = self.ci?;
+        if self.median == 0.0 {
+            return None;
+        }
+        Some((hi - lo) / 2.0 / self.median.abs() * 100.0)
+    }
+}
+
+/// Linear-interpolation quantile (Hyndman–Fan type 7) of sorted data. `p` in [0, 1].
+pub fn quantile_sorted(sorted: &[f64], p: f64) -> f64 {
+    match sorted.len() {
+        0 => f64::NAN,
+        1 => sorted[0],
+        n => {
+            let h = (n - 1) as f64 * p.clamp(0.0, 1.0);
+            let i = h.floor() as usize;
+            let frac = h - i as f64;
+            if i + 1 < n {
+                sorted[i] + frac * (sorted[i + 1] - sorted[i])
+            } else {
+                sorted[n - 1]
+            }
+        }
+    }
+}
+
+/// Median of unsorted data.
+pub fn median(samples: &[f64]) -> f64 {
+    let mut v = samples.to_vec();
+    v.sort_by(f64::total_cmp);
+    quantile_sorted(&v, 0.5)
+}
+
+/// Per-round values of a quantity derived from several scenarios: `f` is applied to each round
+/// in which every input has a sample. This is how overheads and estimates stay paired.
+pub fn per_round<F>(inputs: &[&[Option<f64>]], f: F) -> Vec<f64>
+where
+    F: Fn(&[f64]) -> f64,
+{
+    let rounds = inputs.iter().map(|s| s.len()).min().unwrap_or(0);
+    let mut row = Vec::with_capacity(inputs.len());
+    let mut out = Vec::with_capacity(rounds);
+    for r in 0..rounds {
+        row.clear();
+        for s in inputs {
+            match s[r] {
+                Some(x) => row.push(x),
+                None => break,
+            }
+        }
+        if row.len() == inputs.len() {
+            out.push(f(&row));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_of_small_sets() {
+        let v = [1.0, 2.0, 3.0, 4.0];
+        assert_eq!(quantile_sorted(&v, 0.5), 2.5);
+        assert_eq!(quantile_sorted(&v, 0.0), 1.0);
+        assert_eq!(quantile_sorted(&v, 1.0), 4.0);
+        assert_eq!(median(&[5.0, 1.0, 3.0]), 3.0);
+    }
+
+    #[test]
+    fn summary_counts_outliers_and_mad() {
+        let mut v: Vec<f64> = (0..100).map(|i| 100.0 + (i % 10) as f64).collect();
+        v.push(1000.0);
+        v.push(-500.0);
+        let s = Summary::of(&v).unwrap();
+        assert_eq!(s.outliers, 2);
+        assert_eq!(s.n, 102);
+        assert_eq!(s.min, -500.0);
+        assert!((s.median - 104.5).abs() < 1e-9, "{}", s.median);
+        assert!((s.mad - 2.5).abs() < 1e-9, "{}", s.mad);
+        let (lo, hi) = s.ci.unwrap();
+        assert!(lo <= s.median && s.median <= hi);
+    }
+
+    #[test]
+    fn summary_ignores_non_finite_and_empty() {
+        assert!(Summary::of(&[]).is_none());
+        assert!(Summary::of(&[f64::NAN]).is_none());
+        assert_eq!(Summary::of(&[1.0, f64::INFINITY]).unwrap().n, 1);
+    }
+
+    #[test]
+    fn per_round_pairs_only_complete_rounds() {
+        let a = [Some(10.0), Some(11.0), None, Some(13.0)];
+        let b = [Some(1.0), None, Some(2.0), Some(3.0)];
+        let d = per_round(&[&a, &b], |x| x[0] - x[1]);
+        assert_eq!(d, vec![9.0, 10.0]);
+    }
+}
