@@ -1,1 +1,125 @@
-//! TODO
+//! From samples to the record's numbers: per-scenario summaries, paired overheads, the kernel
+//! benchmark's estimates and its expectations judged on intervals. No I/O here.
+
+pub mod estimates;
+pub mod expectations;
+pub mod kernel_rules;
+
+use crate::engine::driver::Outcome;
+use crate::scenarios::Scenario;
+use crate::stats::{per_round, Summary};
+use syscost_record::{Overhead, ScenarioResult, Status, Throughput, Verification};
+
+/// Per-round series of the measured scenarios, looked up by id.
+pub struct Series<'a> {
+    ids: Vec<String>,
+    outcome: &'a Outcome,
+}
+
+impl<'a> Series<'a> {
+    pub fn new(scenarios: &[Box<dyn Scenario>], outcome: &'a Outcome) -> Series<'a> {
+        Series {
+            ids: scenarios.iter().map(|s| s.id()).collect(),
+            outcome,
+        }
+    }
+
+    /// The samples of a measured scenario, or None.
+    pub fn get(&self, id: &str) -> Option<&'a [Option<f64>]> {
+        let i = self.ids.iter().position(|x| x == id)?;
+        let slot = &self.outcome.slots[i];
+        (slot.status == Status::Measured).then_some(slot.samples.as_slice())
+    }
+}
+
+/// Summary of a per-round derived quantity as (median, ci, n).
+pub fn summarize(values: &[f64]) -> Option<Summary> {
+    Summary::of(values)
+}
+
+/// One `ScenarioResult` per scenario, in the scenarios' order.
+pub fn results(scenarios: &[Box<dyn Scenario>], outcome: &Outcome) -> Vec<ScenarioResult> {
+    let series = Series::new(scenarios, outcome);
+    scenarios
+        .iter()
+        .zip(&outcome.slots)
+        .map(|(s, slot)| {
+            let mut r = ScenarioResult::new(&s.id(), s.family(), &s.description(), slot.status);
+            r.reason = slot.reason.clone();
+            r.params = s.params();
+            if let (Some(what), Some((expected, observed))) = (s.verification(), slot.verified) {
+                r.verification = Some(Verification {
+                    what: what.into(),
+                    expected,
+                    observed,
+                });
+            }
+            if slot.status != Status::Measured {
+                return r;
+            }
+            let values: Vec<f64> = slot.samples.iter().flatten().copied().collect();
+            let Some(sum) = Summary::of(&values) else {
+                return r;
+            };
+            r.median_ns = Some(sum.median);
+            r.ci_low_ns = sum.ci.map(|c| c.0);
+            r.ci_high_ns = sum.ci.map(|c| c.1);
+            r.samples = Some(sum.n as u64);
+            r.iters_per_sample = Some(slot.iters_per_sample);
+            r.mad_ns = Some(sum.mad);
+            r.min_ns = Some(sum.min);
+            r.p90_ns = Some(sum.p90);
+            r.outliers = Some(sum.outliers as u64);
+            if sum.median > 0.0 {
+                r.throughput_mops = Some(Throughput {
+                    median: 1000.0 / sum.median,
+                    // 1000/x is decreasing: the interval's ends swap.
+                    ci_low: sum.ci.map(|c| 1000.0 / c.1),
+                    ci_high: sum.ci.map(|c| 1000.0 / c.0),
+                    stddev: None,
+                });
+            }
+            if let Some(base_id) = s.baseline() {
+                if let (Some(me), Some(base)) = (series.get(&s.id()), series.get(&base_id)) {
+                    r.overhead = overhead(&base_id, me, base);
+                }
+            }
+            r
+        })
+        .collect()
+}
+
+/// Paired overhead of `me` over `base`: per-round differences and ratios, summarised.
+pub fn overhead(vs: &str, me: &[Option<f64>], base: &[Option<f64>]) -> Option<Overhead> {
+    let diffs = per_round(&[me, base], |x| x[0] - x[1]);
+    let pcts = per_round(&[me, base], |x| (x[0] / x[1] - 1.0) * 100.0);
+    let d = Summary::of(&diffs)?;
+    let p = Summary::of(&pcts)?;
+    Some(Overhead {
+        vs: vs.into(),
+        median_ns: d.median,
+        ci_low_ns: d.ci.map(|c| c.0),
+        ci_high_ns: d.ci.map(|c| c.1),
+        samples: d.n as u64,
+        pct: p.median,
+        pct_ci_low: p.ci.map(|c| c.0),
+        pct_ci_high: p.ci.map(|c| c.1),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paired_overhead_cancels_shared_drift() {
+        // Both series drift by the same large amount per round; the paired difference stays 10.
+        let base: Vec<Option<f64>> = (0..50).map(|r| Some(100.0 + 7.0 * r as f64)).collect();
+        let me: Vec<Option<f64>> = base.iter().map(|b| b.map(|x| x + 10.0)).collect();
+        let o = overhead("native", &me, &base).unwrap();
+        assert_eq!(o.median_ns, 10.0);
+        assert_eq!((o.ci_low_ns, o.ci_high_ns), (Some(10.0), Some(10.0)));
+        assert_eq!(o.samples, 50);
+        assert!(o.pct > 0.0);
+    }
+}

@@ -1,1 +1,173 @@
-//! TODO
+//! The scenario families. A scenario is set up once inside its own forked worker process
+//! (filters and SUD cannot be undone) and then asked for timed batches by the engine.
+//!
+//! - [`baseline`]: `null` (harness loop) and `native` (the probe, no interception)
+//! - [`seccomp`]: the kernel benchmark's bitmap/full filters, the depth sweep, a real profile
+//! - [`sud`]: Syscall User Dispatch, selector ALLOW and BLOCK
+
+pub mod baseline;
+pub mod seccomp;
+pub mod sud;
+
+use crate::probe::{Batch, Syscall};
+use std::collections::BTreeMap;
+use wildmatch::WildMatch;
+
+/// Why a scenario could not be set up.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SetupError {
+    /// The kernel or the privileges here do not offer it: recorded as skipped, with the reason
+    /// and what the user can do.
+    Unsupported(String),
+    /// It should have worked and did not: recorded as failed.
+    Failed(String),
+}
+
+/// One measurable situation. Lives in the parent for its identity and in the worker for
+/// `setup`/`run` (the worker gets a copy by fork).
+pub trait Scenario: Send {
+    /// Stable id, see docs/ids.md.
+    fn id(&self) -> String;
+    fn family(&self) -> &'static str;
+    fn description(&self) -> String;
+    /// The scenario its overhead is paired against (`native` unless said otherwise).
+    fn baseline(&self) -> Option<String> {
+        Some("native".into())
+    }
+    /// Parameters worth recording (filters, instructions, cacheable...).
+    fn params(&self) -> BTreeMap<String, String> {
+        BTreeMap::new()
+    }
+    /// In the worker, once: install the interception. May change the process irreversibly.
+    fn setup(&mut self) -> Result<(), SetupError>;
+    /// In the worker: one timed batch of `iters` operations.
+    fn run(&mut self, iters: u64) -> Batch;
+    /// What `Batch::verified` counts, if the scenario verifies its interception.
+    fn verification(&self) -> Option<&'static str> {
+        None
+    }
+    /// How many interceptions a batch of `iters` must show.
+    fn expected_verified(&self, iters: u64) -> u64 {
+        iters
+    }
+}
+
+/// Every scenario this build knows, in the order they are reported.
+pub fn all(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
+    let mut v = baseline::scenarios(syscall);
+    v.extend(seccomp::scenarios(syscall));
+    v.extend(sud::scenarios(syscall));
+    v
+}
+
+/// The scenarios picked by `--only`/`--skip` patterns, plus the baselines they need. Every
+/// pattern must match some scenario: a typo is an error, not an empty run.
+pub fn select(
+    all: Vec<Box<dyn Scenario>>,
+    only: &[String],
+    skip: &[String],
+) -> Result<Vec<Box<dyn Scenario>>, String> {
+    let ids: Vec<String> = all.iter().map(|s| s.id()).collect();
+    let matcher = |pats: &[String], what: &str| -> Result<Vec<WildMatch>, String> {
+        let mut out = Vec::new();
+        for p in pats.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+            let m = WildMatch::new(p);
+            if !ids.iter().any(|id| m.matches(id)) {
+                return Err(format!(
+                    "{what} '{p}' matches no scenario (see `syscost list`; known ids: {})",
+                    ids.join(", ")
+                ));
+            }
+            out.push(m);
+        }
+        Ok(out)
+    };
+    let only = matcher(only, "--only")?;
+    let skip = matcher(skip, "--skip")?;
+    let wanted = |id: &str| {
+        (only.is_empty() || only.iter().any(|m| m.matches(id)))
+            && !skip.iter().any(|m| m.matches(id))
+    };
+    let mut keep: Vec<bool> = ids.iter().map(|id| wanted(id)).collect();
+    // Baselines of kept scenarios come along (transitively), or no overhead could be paired.
+    loop {
+        let mut changed = false;
+        for i in 0..all.len() {
+            if !keep[i] {
+                continue;
+            }
+            if let Some(b) = all[i].baseline() {
+                if let Some(j) = ids.iter().position(|id| *id == b) {
+                    if !keep[j] {
+                        keep[j] = true;
+                        changed = true;
+                    }
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let picked: Vec<_> = all
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(s, k)| k.then_some(s))
+        .collect();
+    if picked.is_empty() {
+        return Err("the --only/--skip patterns leave no scenario to run".into());
+    }
+    Ok(picked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(v: &[Box<dyn Scenario>]) -> Vec<String> {
+        v.iter().map(|s| s.id()).collect()
+    }
+
+    #[test]
+    fn ids_are_unique_and_baselines_exist() {
+        let all = all(Syscall::Getpid);
+        let ids = ids(&all);
+        let mut sorted = ids.clone();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), ids.len(), "duplicate ids: {ids:?}");
+        for s in &all {
+            if let Some(b) = s.baseline() {
+                assert!(ids.contains(&b), "{} has unknown baseline {b}", s.id());
+            }
+        }
+    }
+
+    #[test]
+    fn globs_select_and_pull_in_baselines() {
+        let v = select(all(Syscall::Getpid), &["sud.*".into()], &[]).unwrap();
+        assert_eq!(ids(&v), vec!["native", "sud.allow", "sud.block"]);
+        let v = select(
+            all(Syscall::Getpid),
+            &["seccomp.*".into()],
+            &["seccomp.depth.*".into()],
+        )
+        .unwrap();
+        let got = ids(&v);
+        assert!(got.contains(&"native".to_string()));
+        assert!(got.contains(&"native.personality".to_string()));
+        assert!(!got.iter().any(|i| i.starts_with("seccomp.depth")));
+    }
+
+    #[test]
+    fn unknown_patterns_are_errors() {
+        let e = select(all(Syscall::Getpid), &["nope".into()], &[])
+            .err()
+            .unwrap();
+        assert!(e.contains("'nope' matches no scenario"), "{e}");
+        let e = select(all(Syscall::Getpid), &[], &["*".into()])
+            .err()
+            .unwrap();
+        assert!(e.contains("no scenario"), "{e}");
+    }
+}

@@ -130,7 +130,10 @@ mod tests {
         for n in [6, 10, 20, 57, 100, 1000, 5000] {
             let l = lower_rank(n, 0.95).unwrap();
             assert!(coverage(n, l) >= 0.95, "n={n} l={l}");
-            assert!(coverage(n, l + 1) < 0.95, "n={n}: l={l} is not the tightest");
+            assert!(
+                coverage(n, l + 1) < 0.95,
+                "n={n}: l={l} is not the tightest"
+            );
         }
     }
 
@@ -175,7 +178,10 @@ mod tests {
             }
             let cov = hits as f64 / reps as f64;
             // Exact coverage for n=51 is ≥ 0.95 (discrete); allow binomial noise of 2000 reps.
-            assert!((0.935..=0.99).contains(&cov), "coverage {cov} for median {true_median}");
+            assert!(
+                (0.935..=0.99).contains(&cov),
+                "coverage {cov} for median {true_median}"
+            );
         }
     }
 }

@@ -1,0 +1,217 @@
+//! The kernel benchmark's seven expectations, judged on confidence intervals.
+//!
+//! For each expectation the per-round difference d = lhs − rhs is summarised with its 95% CI,
+//! and compared with a practical tolerance T = max(10 % of the smaller |median|, 2 ns) — the
+//! kernel's own margin. Rule (an equivalence test in the TOST spirit):
+//! - `≈`: pass if the CI lies inside [−T, T]; fail if it lies entirely outside; else
+//!   inconclusive.
+//! - `≤`: pass if CI high ≤ T; fail if CI low > T; else inconclusive.
+//!
+//! Noise widens the CI, which can only move a verdict towards "inconclusive", never to "fail".
+//! The kernel's own rule on the same (integer) medians is recorded beside it.
+
+use super::estimates::{entry, KERNEL_IDS};
+use super::kernel_rules::{self, KernelInputs};
+use super::Series;
+use crate::stats::{per_round, Summary};
+use syscost_record::{Expectation, Verdict};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Relation {
+    Le,
+    Approx,
+}
+
+type Side = fn(&[f64]) -> f64;
+
+/// (id, label, relation, lhs, rhs) over [n, b1, b2, f3, f4], in the kernel's order.
+pub const EXPECTATIONS: [(&str, &str, Relation, Side, Side); 7] = [
+    (
+        "native_le_bitmap1",
+        "native ≤ 1 bitmap",
+        Relation::Le,
+        |x| x[0],
+        |x| x[1],
+    ),
+    (
+        "native_le_filter1",
+        "native ≤ 1 filter",
+        Relation::Le,
+        |x| x[0],
+        |x| x[3],
+    ),
+    (
+        "per_filter_approx",
+        "per-filter (last 2 diff) ≈ per-filter (filters / 4)",
+        Relation::Approx,
+        |x| x[4] - x[3],
+        |x| (x[4] - x[0] - entry(x)) / 4.0,
+    ),
+    (
+        "bitmap1_approx_bitmap2",
+        "1 bitmapped ≈ 2 bitmapped",
+        Relation::Approx,
+        |x| x[1] - x[0],
+        |x| x[2] - x[0],
+    ),
+    (
+        "entry_approx_bitmap1",
+        "entry ≈ 1 bitmapped",
+        Relation::Approx,
+        entry,
+        |x| x[1] - x[0],
+    ),
+    (
+        "entry_approx_bitmap2",
+        "entry ≈ 2 bitmapped",
+        Relation::Approx,
+        entry,
+        |x| x[2] - x[0],
+    ),
+    (
+        "total_approx_full4",
+        "native + entry + (per filter * 4) ≈ 4 filters total",
+        Relation::Approx,
+        |x| x[0] + entry(x) + 4.0 * (x[4] - x[3]),
+        |x| x[4],
+    ),
+];
+
+/// The tolerance for comparing two values (the kernel's margin).
+pub fn tolerance(lhs: f64, rhs: f64) -> f64 {
+    (0.1 * lhs.abs().min(rhs.abs())).max(2.0)
+}
+
+/// The interval verdict for a difference CI.
+pub fn verdict(relation: Relation, ci: Option<(f64, f64)>, tol: f64) -> Verdict {
+    let Some((lo, hi)) = ci else {
+        return Verdict::Inconclusive;
+    };
+    match relation {
+        Relation::Approx if lo >= -tol && hi <= tol => Verdict::Pass,
+        Relation::Approx if hi < -tol || lo > tol => Verdict::Fail,
+        Relation::Le if hi <= tol => Verdict::Pass,
+        Relation::Le if lo > tol => Verdict::Fail,
+        _ => Verdict::Inconclusive,
+    }
+}
+
+/// The seven expectations, if the five kernel scenarios were measured.
+pub fn all(series: &Series) -> Vec<Expectation> {
+    let Some(inputs) = KERNEL_IDS
+        .iter()
+        .map(|id| series.get(id))
+        .collect::<Option<Vec<_>>>()
+    else {
+        return Vec::new();
+    };
+    let medians: Vec<f64> = inputs
+        .iter()
+        .map(|s| crate::stats::median(&s.iter().flatten().copied().collect::<Vec<_>>()))
+        .collect();
+    // The kernel's verdicts on integer ns (it divides total ns by samples in integers).
+    let int = |v: f64| {
+        if v.is_finite() && v > 0.0 {
+            v as u64
+        } else {
+            0
+        }
+    };
+    let kernel = kernel_rules::verdicts(KernelInputs {
+        native: int(medians[0]),
+        bitmap1: int(medians[1]),
+        bitmap2: int(medians[2]),
+        filter1: int(medians[3]),
+        filter2: int(medians[4]),
+    });
+    EXPECTATIONS
+        .iter()
+        .zip(kernel)
+        .filter_map(|(&(id, label, relation, lhs, rhs), kernel_verdict)| {
+            let l = Summary::of(&per_round(&inputs, lhs))?;
+            let r = Summary::of(&per_round(&inputs, rhs))?;
+            let d = Summary::of(&per_round(&inputs, |x| lhs(x) - rhs(x)))?;
+            let tol = tolerance(l.median, r.median);
+            Some(Expectation {
+                id: id.into(),
+                label: label.into(),
+                relation: match relation {
+                    Relation::Le => "le",
+                    Relation::Approx => "approx",
+                }
+                .into(),
+                lhs_ns: l.median,
+                rhs_ns: r.median,
+                diff_median_ns: Some(d.median),
+                diff_ci_low_ns: d.ci.map(|c| c.0),
+                diff_ci_high_ns: d.ci.map(|c| c.1),
+                tolerance_ns: tol,
+                verdict: verdict(relation, d.ci, tol),
+                kernel_verdict,
+            })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn approx_rule() {
+        let t = 2.0;
+        assert_eq!(
+            verdict(Relation::Approx, Some((-1.0, 1.5)), t),
+            Verdict::Pass
+        );
+        assert_eq!(
+            verdict(Relation::Approx, Some((2.5, 4.0)), t),
+            Verdict::Fail
+        );
+        assert_eq!(
+            verdict(Relation::Approx, Some((-9.0, -3.0)), t),
+            Verdict::Fail
+        );
+        // Straddling the margin, or a wide (noisy) interval: inconclusive, never fail.
+        assert_eq!(
+            verdict(Relation::Approx, Some((1.0, 3.0)), t),
+            Verdict::Inconclusive
+        );
+        assert_eq!(
+            verdict(Relation::Approx, Some((-50.0, 50.0)), t),
+            Verdict::Inconclusive
+        );
+        assert_eq!(verdict(Relation::Approx, None, t), Verdict::Inconclusive);
+    }
+
+    #[test]
+    fn le_rule() {
+        let t = 2.0;
+        assert_eq!(
+            verdict(Relation::Le, Some((-30.0, -20.0)), t),
+            Verdict::Pass
+        );
+        assert_eq!(verdict(Relation::Le, Some((-1.0, 1.0)), t), Verdict::Pass);
+        assert_eq!(verdict(Relation::Le, Some((3.0, 5.0)), t), Verdict::Fail);
+        assert_eq!(
+            verdict(Relation::Le, Some((-1.0, 30.0)), t),
+            Verdict::Inconclusive
+        );
+    }
+
+    #[test]
+    fn noise_never_turns_a_true_expectation_into_fail() {
+        // b1 == b2 in truth; widening noise must give pass or inconclusive only.
+        for spread in [0.1, 1.0, 5.0, 20.0, 100.0] {
+            let ci = Some((-spread, spread));
+            assert_ne!(verdict(Relation::Approx, ci, 2.0), Verdict::Fail);
+        }
+    }
+
+    #[test]
+    fn tolerance_is_the_kernels_margin() {
+        assert_eq!(tolerance(29.0, 29.0), 2.9);
+        assert_eq!(tolerance(5.0, 100.0), 2.0);
+        assert_eq!(tolerance(-40.0, 200.0), 4.0);
+    }
+}

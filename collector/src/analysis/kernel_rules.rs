@@ -1,0 +1,192 @@
+//! The kernel `seccomp_benchmark`'s own arithmetic and verdicts, reproduced exactly: integer ns,
+//! unsigned 64-bit estimates (a negative one wraps to ~1.8e19 and makes the kernel skip every
+//! expectation), values compared as `int`, and `≈` meaning "the larger is within the smaller +
+//! max(10 % of the smaller, 2)". Used to record what the kernel would have said.
+
+use syscost_record::Verdict;
+
+/// Per-call times in integer ns, as the kernel computes them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelInputs {
+    pub native: u64,
+    pub bitmap1: u64,
+    pub bitmap2: u64,
+    pub filter1: u64,
+    pub filter2: u64,
+}
+
+/// The kernel's estimates (wrapping like its `unsigned long long`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct KernelEstimates {
+    pub total_bitmap1: u64,
+    pub total_bitmap2: u64,
+    pub total_full3: u64,
+    pub total_full4: u64,
+    pub entry: u64,
+    pub per_filter_last2: u64,
+    pub per_filter_div4: u64,
+}
+
+pub fn estimates(k: KernelInputs) -> KernelEstimates {
+    let entry = k
+        .bitmap1
+        .wrapping_sub(k.native)
+        .wrapping_sub(k.bitmap2.wrapping_sub(k.bitmap1));
+    KernelEstimates {
+        total_bitmap1: k.bitmap1.wrapping_sub(k.native),
+        total_bitmap2: k.bitmap2.wrapping_sub(k.native),
+        total_full3: k.filter1.wrapping_sub(k.native),
+        total_full4: k.filter2.wrapping_sub(k.native),
+        entry,
+        per_filter_last2: k.filter2.wrapping_sub(k.filter1),
+        per_filter_div4: k.filter2.wrapping_sub(k.native).wrapping_sub(entry) / 4,
+    }
+}
+
+/// The kernel's `approx(int, int)`.
+pub fn approx(i_one: i32, i_two: i32) -> bool {
+    let (one, two) = (i_one as f64, i_two as f64);
+    let one_bump = one + (one * 0.1).max(2.0);
+    let two_bump = two + (two * 0.1).max(2.0);
+    one == two || (one > two && one <= two_bump) || (two > one && two <= one_bump)
+}
+
+/// The kernel's `le(int, int)`.
+pub fn le(i_one: i32, i_two: i32) -> bool {
+    i_one <= i_two
+}
+
+/// The seven verdicts in the kernel's order, with its skip logic: an estimate above INT_MAX
+/// (a wrapped negative) skips everything; a failed "native ≤ 1 filter" skips the rest; a failed
+/// "1 bitmapped ≈ 2 bitmapped" skips the remaining bitmap expectations.
+pub fn verdicts(k: KernelInputs) -> [Verdict; 7] {
+    let e = estimates(k);
+    let as_int = |v: u64| v as i32; // the kernel passes unsigned long long to int parameters
+    let mut skip = [
+        e.total_bitmap1,
+        e.total_bitmap2,
+        e.total_full3,
+        e.total_full4,
+        e.entry,
+        e.per_filter_last2,
+        e.per_filter_div4,
+    ]
+    .iter()
+    .any(|&v| v > i32::MAX as u64);
+    let mut out = [Verdict::Skip; 7];
+    let judge = |good: bool| if good { Verdict::Pass } else { Verdict::Fail };
+    if !skip {
+        out[0] = judge(le(as_int(k.native), as_int(k.bitmap1)));
+        out[1] = judge(le(as_int(k.native), as_int(k.filter1)));
+        if out[1] == Verdict::Fail {
+            skip = true;
+        }
+    }
+    if !skip {
+        out[2] = judge(approx(
+            as_int(e.per_filter_last2),
+            as_int(e.per_filter_div4),
+        ));
+        out[3] = judge(approx(
+            as_int(k.bitmap1.wrapping_sub(k.native)),
+            as_int(k.bitmap2.wrapping_sub(k.native)),
+        ));
+        if out[3] == Verdict::Fail {
+            skip = true;
+        }
+    }
+    if !skip {
+        out[4] = judge(approx(
+            as_int(e.entry),
+            as_int(k.bitmap1.wrapping_sub(k.native)),
+        ));
+        out[5] = judge(approx(
+            as_int(e.entry),
+            as_int(k.bitmap2.wrapping_sub(k.native)),
+        ));
+        let total = e
+            .entry
+            .wrapping_add(e.per_filter_last2.wrapping_mul(4))
+            .wrapping_add(k.native);
+        out[6] = judge(approx(as_int(total), as_int(k.filter2)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reproduces_the_published_2020_example() {
+        // seccomp_benchmark output in the "Compare bitmap vs filter overhead" commit.
+        let k = KernelInputs {
+            native: 646,
+            bitmap1: 675,
+            bitmap2: 675,
+            filter1: 732,
+            filter2: 752,
+        };
+        let e = estimates(k);
+        assert_eq!(
+            (
+                e.total_bitmap1,
+                e.total_bitmap2,
+                e.total_full3,
+                e.total_full4
+            ),
+            (29, 29, 86, 106)
+        );
+        assert_eq!(
+            (e.entry, e.per_filter_last2, e.per_filter_div4),
+            (29, 20, 19)
+        );
+        assert_eq!(verdicts(k), [Verdict::Pass; 7]);
+    }
+
+    #[test]
+    fn approx_is_ten_percent_or_two_ns() {
+        assert!(approx(20, 19));
+        assert!(approx(100, 110));
+        assert!(!approx(100, 111));
+        assert!(approx(5, 7));
+        assert!(!approx(5, 8));
+    }
+
+    #[test]
+    fn a_negative_estimate_wraps_and_skips_everything() {
+        // bitmap2 much slower than bitmap1: entry goes negative and wraps.
+        let k = KernelInputs {
+            native: 170,
+            bitmap1: 172,
+            bitmap2: 180,
+            filter1: 200,
+            filter2: 210,
+        };
+        assert!(estimates(k).entry > i32::MAX as u64);
+        assert_eq!(verdicts(k), [Verdict::Skip; 7]);
+    }
+
+    #[test]
+    fn failed_bitmap_comparison_skips_the_bitmap_rest() {
+        let k = KernelInputs {
+            native: 100,
+            bitmap1: 110,
+            bitmap2: 130,
+            filter1: 160,
+            filter2: 170,
+        };
+        // entry = 10 - 20 = -10 → wraps → everything skipped: the kernel's behaviour.
+        assert_eq!(verdicts(k), [Verdict::Skip; 7]);
+        let k = KernelInputs {
+            native: 100,
+            bitmap1: 130,
+            bitmap2: 140,
+            filter1: 200,
+            filter2: 210,
+        };
+        let v = verdicts(k);
+        assert_eq!(v[3], Verdict::Fail); // 30 ≈ 40? no
+        assert_eq!(&v[4..], &[Verdict::Skip; 3]);
+    }
+}

@@ -1,0 +1,341 @@
+//! The interleaved-rounds driver: every worker takes one sample per round, in an order that
+//! rotates each round. Slow drift (frequency, host load, thermal) then hits every scenario alike,
+//! and each round yields *paired* samples, so overheads are per-round differences rather than
+//! differences of two long runs taken minutes apart.
+//!
+//! Stopping: after each check the run ends when every measured scenario's 95% CI half-width is
+//! below the target, or before the next round would cross the time budget — whichever is first.
+
+use super::worker::{Reply, Worker, WorkerError};
+use crate::probe::Batch;
+use crate::scenarios::Scenario;
+use crate::stats::Summary;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+use syscost_record::{Status, StopReason};
+
+/// Rounds before the stopping rule is first consulted (a CI from fewer is too unstable).
+pub const MIN_ROUNDS: usize = 10;
+/// Rounds between stopping-rule checks (each check sorts every scenario's samples).
+const CHECK_EVERY: usize = 5;
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub budget: Duration,
+    /// Target CI half-width, percent of the median.
+    pub target_ci_pct: f64,
+    /// Intended duration of one sample.
+    pub sample_ns: u64,
+    pub cpu: u32,
+}
+
+/// One scenario's outcome.
+#[derive(Debug, Clone)]
+pub struct Slot {
+    pub status: Status,
+    pub reason: Option<String>,
+    /// ns per operation, indexed by round; None where the scenario took no sample.
+    pub samples: Vec<Option<f64>>,
+    pub iters_per_sample: u64,
+    /// Interceptions expected and observed, summed over samples.
+    pub verified: Option<(u64, u64)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct Outcome {
+    pub slots: Vec<Slot>,
+    pub rounds: usize,
+    pub stop_reason: StopReason,
+    pub interrupted: bool,
+    pub elapsed: Duration,
+    /// Widest CI half-width (percent) and the scenario index it belongs to.
+    pub worst_ci: Option<(usize, f64)>,
+}
+
+/// What the progress display is told.
+#[derive(Debug, Clone)]
+pub struct Progress {
+    pub phase: &'static str,
+    pub elapsed: Duration,
+    pub budget: Duration,
+    pub rounds: usize,
+    pub worst_ci_pct: Option<f64>,
+}
+
+struct Run<'a> {
+    scenarios: &'a mut [Box<dyn Scenario>],
+    workers: Vec<Option<Worker>>,
+    slots: Vec<Slot>,
+    stop: &'a AtomicBool,
+}
+
+impl Run<'_> {
+    fn fail(&mut self, i: usize, status: Status, reason: String) {
+        if let Some(mut w) = self.workers[i].take() {
+            w.kill();
+        }
+        let slot = &mut self.slots[i];
+        slot.status = status;
+        slot.reason = Some(reason);
+    }
+
+    fn active(&self) -> Vec<usize> {
+        (0..self.workers.len())
+            .filter(|&i| self.workers[i].is_some())
+            .collect()
+    }
+
+    fn interrupted(&self) -> bool {
+        self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Handles one reply to a sample request; false if the scenario is out.
+    fn take_sample(&mut self, i: usize, round: usize, b: Batch) {
+        if b.iters == 0 {
+            self.fail(i, Status::Failed, "worker returned an empty batch".into());
+            return;
+        }
+        if b.bad != 0 {
+            let what = self.scenarios[i].description();
+            self.fail(
+                i,
+                Status::Failed,
+                format!(
+                    "{} of {} operations returned an unexpected value ({what})",
+                    b.bad, b.iters
+                ),
+            );
+            return;
+        }
+        if let Some(what) = self.scenarios[i].verification() {
+            let expected = self.scenarios[i].expected_verified(b.iters);
+            match b.verified {
+                Some(observed) if observed == expected => {
+                    let v = self.slots[i].verified.get_or_insert((0, 0));
+                    v.0 += expected;
+                    v.1 += observed;
+                }
+                observed => {
+                    let observed = observed.map_or("nothing".to_string(), |o| o.to_string());
+                    self.fail(
+                        i,
+                        Status::Failed,
+                        format!(
+                            "verification failed in round {round}: expected {expected} {what} \
+                             for {} operations, observed {observed}",
+                            b.iters
+                        ),
+                    );
+                    return;
+                }
+            }
+        }
+        self.slots[i].samples[round] = Some(b.elapsed_ns as f64 / b.iters as f64);
+    }
+
+    fn worst_ci(&self) -> Option<(usize, f64)> {
+        let mut worst: Option<(usize, f64)> = None;
+        for i in self.active() {
+            let v: Vec<f64> = self.slots[i].samples.iter().flatten().copied().collect();
+            let pct = Summary::of(&v)
+                .and_then(|s| s.ci_half_width_pct())
+                .unwrap_or(f64::INFINITY);
+            if worst.is_none_or(|(_, w)| pct > w) {
+                worst = Some((i, pct));
+            }
+        }
+        worst
+    }
+}
+
+/// Measures the scenarios within the budget. `stop` is raised by SIGINT/SIGTERM.
+pub fn measure(
+    scenarios: &mut [Box<dyn Scenario>],
+    opts: &Options,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Outcome {
+    let t0 = Instant::now();
+    let deadline = t0 + opts.budget;
+    // Time kept back for shutting workers down and writing the record.
+    let reserve = opts
+        .budget
+        .mul_f64(0.01)
+        .clamp(Duration::from_millis(5), Duration::from_millis(200));
+    let n = scenarios.len();
+    let mut run = Run {
+        workers: Vec::with_capacity(n),
+        slots: vec![
+            Slot {
+                status: Status::Measured,
+                reason: None,
+                samples: Vec::new(),
+                iters_per_sample: 0,
+                verified: None,
+            };
+            n
+        ],
+        scenarios,
+        stop,
+    };
+    let report = |phase, rounds, worst: Option<f64>, progress: &mut dyn FnMut(&Progress)| {
+        progress(&Progress {
+            phase,
+            elapsed: t0.elapsed(),
+            budget: opts.budget,
+            rounds,
+            worst_ci_pct: worst,
+        })
+    };
+
+    // Setup: fork everything first, then collect the verdicts (setups run concurrently).
+    report("setting up", 0, None, progress);
+    for i in 0..n {
+        match Worker::spawn(run.scenarios[i].as_mut(), opts.cpu, opts.sample_ns) {
+            Ok(w) => run.workers.push(Some(w)),
+            Err(e) => {
+                run.workers.push(None);
+                run.slots[i].status = Status::Failed;
+                run.slots[i].reason = Some(format!("cannot fork a worker: {e}"));
+            }
+        }
+    }
+    // Setup may take at most half the budget (BPF verification can be slow).
+    let setup_deadline = t0 + opts.budget.mul_f64(0.5);
+    for i in run.active() {
+        let wait = setup_deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(20));
+        let reply = run.workers[i]
+            .as_mut()
+            .map(|w| w.recv(wait, stop))
+            .unwrap_or(Err(WorkerError::Died("missing".into())));
+        match reply {
+            Ok(Reply::Ready) => {}
+            Ok(Reply::Skipped(why)) => run.fail(i, Status::Skipped, why),
+            Ok(Reply::Failed(why)) => run.fail(i, Status::Failed, format!("setup failed: {why}")),
+            Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
+            Err(WorkerError::Interrupted) => break,
+            Err(e) => run.fail(i, Status::Failed, format!("during setup: {e}")),
+        }
+    }
+
+    // Calibration, one worker at a time: they share the CPU.
+    report("calibrating", 0, None, progress);
+    for i in run.active() {
+        if run.interrupted() {
+            break;
+        }
+        let wait = deadline
+            .saturating_duration_since(Instant::now())
+            .max(Duration::from_millis(50));
+        let reply = match run.workers[i].as_mut() {
+            Some(w) => w.request_calibration().and_then(|_| w.recv(wait, stop)),
+            None => continue,
+        };
+        match reply {
+            Ok(Reply::Calibrated { iters }) => run.slots[i].iters_per_sample = iters,
+            Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
+            Err(WorkerError::Interrupted) => break,
+            Err(e) => run.fail(i, Status::Failed, format!("during calibration: {e}")),
+        }
+    }
+
+    // Rounds.
+    let sample_timeout =
+        Duration::from_nanos(opts.sample_ns.saturating_mul(50)).max(Duration::from_millis(250));
+    let mut rounds = 0usize;
+    let mut recent: Vec<Duration> = Vec::new();
+    let mut stop_reason = StopReason::Budget;
+    let mut worst = None;
+    loop {
+        if run.interrupted() {
+            break;
+        }
+        let active = run.active();
+        if active.is_empty() {
+            break;
+        }
+        let now = Instant::now();
+        let remaining = deadline.saturating_duration_since(now + reserve);
+        let predicted = recent.iter().max().copied().unwrap_or_else(|| {
+            Duration::from_nanos(opts.sample_ns).mul_f64(1.5 * active.len() as f64)
+        });
+        if predicted > remaining {
+            break;
+        }
+        let round_start = Instant::now();
+        for slot in run.slots.iter_mut() {
+            slot.samples.push(None);
+        }
+        let k = active.len();
+        for step in 0..k {
+            let i = active[(rounds + step) % k];
+            let iters = run.slots[i].iters_per_sample;
+            // A hang near the end may cost at most the rest of the budget plus a little.
+            let wait = sample_timeout.min(
+                deadline
+                    .saturating_duration_since(Instant::now())
+                    .max(Duration::from_millis(50)),
+            );
+            let reply = match run.workers[i].as_mut() {
+                Some(w) => w.request_sample(iters).and_then(|_| w.recv(wait, stop)),
+                None => continue,
+            };
+            match reply {
+                Ok(Reply::Batch(b)) => run.take_sample(i, rounds, b),
+                Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
+                Err(WorkerError::Interrupted) => break,
+                Err(e) => run.fail(i, Status::Failed, format!("in round {rounds}: {e}")),
+            }
+        }
+        if run.interrupted() {
+            break;
+        }
+        rounds += 1;
+        recent.push(round_start.elapsed());
+        if recent.len() > 5 {
+            recent.remove(0);
+        }
+        if rounds >= MIN_ROUNDS && rounds % CHECK_EVERY == 0 {
+            worst = run.worst_ci();
+            if let Some((_, pct)) = worst {
+                if pct <= opts.target_ci_pct {
+                    stop_reason = StopReason::Target;
+                    break;
+                }
+            }
+        }
+        report("measuring", rounds, worst.map(|w| w.1), progress);
+    }
+    let interrupted = run.interrupted();
+    if stop_reason != StopReason::Target {
+        worst = run.worst_ci();
+    }
+    for w in run.workers.iter_mut().flatten() {
+        if interrupted {
+            w.kill();
+        } else {
+            w.shutdown();
+        }
+    }
+    // Scenarios that never got a sample (budget spent before the first round).
+    for slot in run.slots.iter_mut() {
+        slot.samples.truncate(rounds);
+        if slot.status == Status::Measured && slot.samples.iter().all(|s| s.is_none()) {
+            slot.status = Status::Skipped;
+            slot.reason = Some(format!(
+                "the {:.1} s budget was spent before its first sample (raise --budget)",
+                opts.budget.as_secs_f64()
+            ));
+        }
+    }
+    Outcome {
+        slots: run.slots,
+        rounds,
+        stop_reason,
+        interrupted,
+        elapsed: t0.elapsed(),
+        worst_ci: worst.filter(|w| w.1.is_finite()),
+    }
+}

@@ -1,0 +1,365 @@
+//! Turns a captured log as it arrives (e-mail quoted, quoted-printable, CRLF, interleaved with
+//! kernel messages, flattened onto one line) into plain lines the parsers can read. Each line
+//! keeps the number it had in the original file, so errors can point at it.
+
+/// One cleaned line and where it came from (1-based, in the original text).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Line {
+    pub no: usize,
+    pub text: String,
+}
+
+/// The cleaned lines, plus what had to be undone (kept as notes on the records).
+#[derive(Debug, Clone, Default)]
+pub struct Cleaned {
+    pub lines: Vec<Line>,
+    pub repairs: Vec<String>,
+}
+
+/// Cleans `raw` in the order the damage was done: line endings, then the transfer encoding
+/// (applied last by the mailer, so undone first), then quoting and console noise per line.
+pub fn clean(raw: &str) -> Cleaned {
+    let mut repairs = Vec::new();
+    let text = if raw.contains('\r') {
+        repairs.push("CR/CRLF line endings normalised".to_string());
+        raw.replace("\r\n", "\n").replace('\r', "\n")
+    } else {
+        raw.to_string()
+    };
+
+    let mut logical: Vec<Line> = if looks_quoted_printable(&text) {
+        repairs.push("quoted-printable encoding decoded".to_string());
+        decode_qp_lines(&text)
+    } else {
+        text.lines()
+            .enumerate()
+            .map(|(i, l)| Line {
+                no: i + 1,
+                text: l.to_string(),
+            })
+            .collect()
+    };
+
+    let mut quoted = false;
+    let mut kernel = false;
+    let mut flattened = false;
+    let mut out: Vec<Line> = Vec::with_capacity(logical.len());
+    let mut pending: Option<Line> = None;
+    for line in logical.drain(..) {
+        let pieces = unflatten(&line.text);
+        if pieces.len() > 1 {
+            flattened = true;
+        }
+        for piece in pieces {
+            let (unquoted, was_quoted) = strip_quotes(&piece);
+            quoted |= was_quoted;
+            let (body, cut) = strip_kernel_log(unquoted);
+            kernel |= cut != Cut::None;
+            let body = strip_ktap(body).trim().to_string();
+            if let Some(mut p) = pending.take() {
+                // A line the kernel interrupted: its user-space continuation is this one.
+                if cut == Cut::Whole || body.is_empty() {
+                    pending = Some(p);
+                    continue;
+                }
+                p.text.push(' ');
+                p.text.push_str(&body);
+                out.push(p);
+                continue;
+            }
+            if cut == Cut::Whole {
+                continue;
+            }
+            let l = Line {
+                no: line.no,
+                text: body,
+            };
+            if cut == Cut::Tail && l.text.ends_with(':') {
+                pending = Some(l);
+            } else {
+                out.push(l);
+            }
+        }
+    }
+    if let Some(p) = pending {
+        out.push(p);
+    }
+    if quoted {
+        repairs.push("e-mail quoting removed".to_string());
+    }
+    if kernel {
+        repairs.push("interleaved kernel log lines dropped".to_string());
+    }
+    if flattened {
+        repairs.push("a message flattened onto one line was split at its quote markers".to_string());
+    }
+    out.retain(|l| !l.text.is_empty());
+    Cleaned {
+        lines: out,
+        repairs,
+    }
+}
+
+/// Quoted-printable is decoded only on evidence: the header, or an escape that a mailer must
+/// produce and a plain log never contains: `=3D` (for `=`), `=20`/`=09` ending a line (trailing
+/// blanks), or an encoded UTF-8 sequence such as `=E2=9C=94`.
+fn looks_quoted_printable(text: &str) -> bool {
+    if text
+        .to_ascii_lowercase()
+        .contains("content-transfer-encoding: quoted-printable")
+    {
+        return true;
+    }
+    let b = text.as_bytes();
+    let esc = |i: usize| -> Option<u8> {
+        if i + 2 < b.len() && b[i] == b'=' {
+            let upper = |c: u8| c.is_ascii_digit() || (b'A'..=b'F').contains(&c);
+            if upper(b[i + 1]) && upper(b[i + 2]) {
+                return Some(hex(b[i + 1])? * 16 + hex(b[i + 2])?);
+            }
+        }
+        None
+    };
+    (0..b.len()).any(|i| match esc(i) {
+        Some(0x3D) => true,
+        Some(0x20 | 0x09) => matches!(b.get(i + 3), None | Some(b'\n')),
+        Some(0xC2..=0xF4) => matches!(esc(i + 3), Some(0x80..=0xBF)),
+        _ => false,
+    })
+}
+
+fn hex(c: u8) -> Option<u8> {
+    match c {
+        b'0'..=b'9' => Some(c - b'0'),
+        b'A'..=b'F' => Some(c - b'A' + 10),
+        b'a'..=b'f' => Some(c - b'a' + 10),
+        _ => None,
+    }
+}
+
+/// Joins soft line breaks (`=` at the end of a line) and decodes `=XX` escapes. A soft break
+/// inside quoted text continues on a line that carries the same quote prefix: that prefix is
+/// dropped from the continuation.
+fn decode_qp_lines(text: &str) -> Vec<Line> {
+    let mut out = Vec::new();
+    let mut cur: Option<(usize, Vec<u8>, String)> = None;
+    for (i, raw) in text.lines().enumerate() {
+        let (mut bytes, prefix, start) = match cur.take() {
+            Some((no, bytes, prefix)) => {
+                let rest = raw.strip_prefix(prefix.as_str()).unwrap_or(raw);
+                let mut b = bytes;
+                b.extend_from_slice(rest.as_bytes());
+                (b, prefix, no)
+            }
+            None => (raw.as_bytes().to_vec(), quote_prefix(raw), i + 1),
+        };
+        let soft = bytes.last() == Some(&b'=');
+        if soft {
+            bytes.pop();
+            cur = Some((start, bytes, prefix));
+        } else {
+            out.push(Line {
+                no: start,
+                text: String::from_utf8_lossy(&qp_unescape(&bytes)).into_owned(),
+            });
+        }
+    }
+    if let Some((no, bytes, _)) = cur {
+        out.push(Line {
+            no,
+            text: String::from_utf8_lossy(&qp_unescape(&bytes)).into_owned(),
+        });
+    }
+    out
+}
+
+fn qp_unescape(b: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'=' && i + 2 < b.len() {
+            if let (Some(h), Some(l)) = (hex(b[i + 1]), hex(b[i + 2])) {
+                out.push(h * 16 + l);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    out
+}
+
+/// The leading `>` markers (and the blanks around them) of a line.
+fn quote_prefix(line: &str) -> String {
+    let (rest, quoted) = strip_quotes(line);
+    if quoted {
+        line[..line.len() - rest.len()].to_string()
+    } else {
+        String::new()
+    }
+}
+
+/// Removes any depth of e-mail quoting: `> `, `>> `, `> > `, `>`.
+fn strip_quotes(line: &str) -> (&str, bool) {
+    let mut s = line;
+    let mut quoted = false;
+    loop {
+        let t = s.trim_start_matches([' ', '\t']);
+        match t.strip_prefix('>') {
+            Some(rest) => {
+                quoted = true;
+                s = rest;
+            }
+            None => return (if quoted { t } else { s }, quoted),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Cut {
+    /// No kernel log timestamp on the line.
+    None,
+    /// The whole line is a kernel message.
+    Whole,
+    /// A kernel message interrupted the line; the part before it is kept.
+    Tail,
+}
+
+/// Kernel console lines start with `[  263.908829]` (optionally followed by a caller id such
+/// as `[   C15]` or `[ T1234]`). At the start of a line they are dropped whole; in the middle,
+/// the kernel interrupted a user-space line and only the part before the stamp is kept.
+fn strip_kernel_log(line: &str) -> (&str, Cut) {
+    let t = line.trim_start();
+    if kernel_stamp_len(t).is_some() {
+        return ("", Cut::Whole);
+    }
+    let mut from = 0;
+    while let Some(pos) = line[from..].find('[') {
+        let at = from + pos;
+        if kernel_stamp_len(&line[at..]).is_some() {
+            return (&line[..at], Cut::Tail);
+        }
+        from = at + 1;
+    }
+    (line, Cut::None)
+}
+
+/// Length of a `[ seconds.micros]` stamp at the start of `s`, if there is one.
+fn kernel_stamp_len(s: &str) -> Option<usize> {
+    let rest = s.strip_prefix('[')?;
+    let inner_end = rest.find(']')?;
+    let inner = rest[..inner_end].trim_start();
+    let (secs, frac) = inner.split_once('.')?;
+    let ok = !secs.is_empty()
+        && secs.bytes().all(|c| c.is_ascii_digit())
+        && frac.len() >= 3
+        && frac.bytes().all(|c| c.is_ascii_digit());
+    ok.then_some(inner_end + 2)
+}
+
+/// KTAP diagnostic prefixes: `# ` from the test, another `# ` from the kselftest runner.
+fn strip_ktap(line: &str) -> &str {
+    let mut s = line.trim_start();
+    loop {
+        match s.strip_prefix('#') {
+            Some(rest) if rest.is_empty() => return rest,
+            Some(rest) if rest.starts_with([' ', '\t']) => s = rest[1..].trim_start_matches(' '),
+            _ => return s,
+        }
+    }
+}
+
+/// A whole mail flattened onto one line (a mail archive's "raw" view pasted as one paragraph)
+/// still has its quote markers: split at ` > ` when a long line has several of them.
+fn unflatten(line: &str) -> Vec<String> {
+    if line.len() < 300 || line.matches(" > ").count() < 3 {
+        return vec![line.to_string()];
+    }
+    line.split(" > ").map(|s| s.to_string()).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn texts(c: &Cleaned) -> Vec<&str> {
+        c.lines.iter().map(|l| l.text.as_str()).collect()
+    }
+
+    #[test]
+    fn quotes_of_any_depth_are_removed() {
+        let c = clean("> a\n>> b\n> > c\n>d\n  > # # e\nplain\n");
+        assert_eq!(texts(&c), ["a", "b", "c", "d", "e", "plain"]);
+        assert!(c.repairs.iter().any(|r| r.contains("quoting")));
+    }
+
+    #[test]
+    fn crlf_and_lone_cr_become_lines() {
+        let c = clean("a\r\nb\rc\n");
+        assert_eq!(texts(&c), ["a", "b", "c"]);
+        assert_eq!(c.lines[2].no, 3);
+    }
+
+    #[test]
+    fn ktap_prefixes_are_removed_but_not_inner_hashes() {
+        let c = clean("# # getpid native: 5 ns\n# ok 1 x\n# # Linux h 6.8 #1 SMP x86_64\n#\n");
+        assert_eq!(
+            texts(&c),
+            ["getpid native: 5 ns", "ok 1 x", "Linux h 6.8 #1 SMP x86_64"]
+        );
+    }
+
+    #[test]
+    fn kernel_lines_are_dropped_and_numbers_kept() {
+        let c = clean("one\n[  263.908829][   C15] sched: RT throttling\n[ 1.000000] x\ntwo\n");
+        assert_eq!(texts(&c), ["one", "two"]);
+        assert_eq!(c.lines[1].no, 4);
+    }
+
+    #[test]
+    fn interrupted_compare_line_is_rejoined_with_its_mark() {
+        let c = clean(
+            "# # \tnative ≤ 1 bitmap (5 ≤ 6): [  263.908829][   C15] sched: x\n\
+             [  263.908900] more\n✔️\nnext\n",
+        );
+        assert_eq!(texts(&c), ["native ≤ 1 bitmap (5 ≤ 6): ✔️", "next"]);
+    }
+
+    #[test]
+    fn quoted_printable_is_decoded_with_soft_breaks_inside_quotes() {
+        let raw = "Content-Transfer-Encoding: quoted-printable\n\n\
+                   > # # getpid RET_ALLOW 1 filter (bit=\n> map): 675 ns\n\
+                   > # # \tnative =E2=89=A4 1 bitmap (646 =E2=89=A4 675): =E2=9C=94=EF=B8=8F\n\
+                   a =3D b\n";
+        let c = clean(raw);
+        assert_eq!(
+            texts(&c)[1..],
+            [
+                "getpid RET_ALLOW 1 filter (bitmap): 675 ns",
+                "native ≤ 1 bitmap (646 ≤ 675): ✔️",
+                "a = b"
+            ]
+        );
+        assert_eq!(c.lines[1].no, 3);
+    }
+
+    #[test]
+    fn plain_equals_signs_do_not_trigger_qp() {
+        let raw = "129.359381409 - 0.008724424 = 129350656985 (129.4s)\nnet.core.bpf_jit_enable = 1\nx=\ny\n";
+        let c = clean(raw);
+        assert_eq!(c.lines.len(), 4);
+        assert!(c.repairs.is_empty());
+    }
+
+    #[test]
+    fn flattened_mail_is_split_at_quote_markers() {
+        let filler = "word ".repeat(70);
+        let raw = format!("{filler} wrote: > Avg syscall time 134ns. > Caught sys_ff00 > Avg syscall time 147ns. > > Interception overhead: 9.7% (+13ns). > > bye");
+        let c = clean(&raw);
+        let t = texts(&c);
+        assert!(t.contains(&"Avg syscall time 134ns."), "{t:?}");
+        assert!(t.contains(&"Interception overhead: 9.7% (+13ns)."), "{t:?}");
+        assert!(c.lines.iter().all(|l| l.no == 1));
+    }
+}

@@ -1,0 +1,313 @@
+//! Syscall User Dispatch (Linux ≥ 5.11): with dispatch on, every syscall made outside an
+//! allowed code region consults a selector byte; ALLOW lets it through (the cost `sud_benchmark`
+//! measures), BLOCK turns it into SIGSYS, and the handler emulates it — the round trip an
+//! emulator such as Wine pays, which no kernel tool times.
+//!
+//! The handler must not make a syscall outside the allowed region while BLOCK is set (it would
+//! trap again with SIGSYS blocked and kill the process), and neither may the signal return. So the
+//! allowed region holds exactly two tiny assembly routines: a generic six-argument syscall the
+//! handler uses to perform the trapped call, and our own `rt_sigreturn` restorer, installed with
+//! a raw `rt_sigaction` (libc's own restorer lives outside the region).
+
+use super::{Scenario, SetupError};
+use crate::probe::{raw_syscall0, Batch, Probe, Syscall};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicU8, Ordering};
+
+const PR_SET_SYSCALL_USER_DISPATCH: libc::c_int = 59;
+const PR_SYS_DISPATCH_ON: libc::c_ulong = 1;
+const SELECTOR_ALLOW: u8 = 0;
+const SELECTOR_BLOCK: u8 = 1;
+/// si_code of a SIGSYS raised by SUD.
+const SYS_USER_DISPATCH: libc::c_int = 2;
+const SA_RESTORER: libc::c_ulong = 0x0400_0000;
+/// An invalid syscall number trapped once at setup to prove dispatch is on (as sud_benchmark).
+const PROBE_INVALID_NR: libc::c_long = 0xff00;
+
+// One scenario per worker process, so process-wide state is the scenario's own.
+static SELECTOR: AtomicU8 = AtomicU8::new(SELECTOR_ALLOW);
+static PROBE_NR: AtomicI64 = AtomicI64::new(-1);
+/// SIGSYS deliveries for the probe syscall.
+static TRAPS: AtomicU64 = AtomicU64::new(0);
+/// SIGSYS deliveries for anything else (the setup check, a clock fallback...).
+static OTHER_TRAPS: AtomicU64 = AtomicU64::new(0);
+
+#[cfg(target_arch = "x86_64")]
+std::arch::global_asm!(
+    ".pushsection .text.syscost_sud,\"ax\",@progbits",
+    ".balign 16",
+    ".globl syscost_sud_region_start",
+    "syscost_sud_region_start:",
+    ".globl syscost_sud_syscall6",
+    "syscost_sud_syscall6:",
+    "mov rax, rdi",
+    "mov rdi, rsi",
+    "mov rsi, rdx",
+    "mov rdx, rcx",
+    "mov r10, r8",
+    "mov r8, r9",
+    "mov r9, [rsp + 8]",
+    "syscall",
+    "ret",
+    ".globl syscost_sud_restorer",
+    "syscost_sud_restorer:",
+    "mov rax, 15", // rt_sigreturn
+    "syscall",
+    "ud2",
+    ".globl syscost_sud_region_end",
+    "syscost_sud_region_end:",
+    ".popsection",
+);
+
+#[cfg(target_arch = "aarch64")]
+std::arch::global_asm!(
+    ".pushsection .text.syscost_sud,\"ax\",@progbits",
+    ".balign 16",
+    ".globl syscost_sud_region_start",
+    "syscost_sud_region_start:",
+    ".globl syscost_sud_syscall6",
+    "syscost_sud_syscall6:",
+    "mov x8, x0",
+    "mov x0, x1",
+    "mov x1, x2",
+    "mov x2, x3",
+    "mov x3, x4",
+    "mov x4, x5",
+    "mov x5, x6",
+    "svc #0",
+    "ret",
+    ".globl syscost_sud_restorer",
+    "syscost_sud_restorer:",
+    "mov x8, #139", // rt_sigreturn
+    "svc #0",
+    "brk #0",
+    ".globl syscost_sud_region_end",
+    "syscost_sud_region_end:",
+    ".popsection",
+);
+
+extern "C" {
+    fn syscost_sud_syscall6(
+        nr: libc::c_long,
+        a0: libc::c_long,
+        a1: libc::c_long,
+        a2: libc::c_long,
+        a3: libc::c_long,
+        a4: libc::c_long,
+        a5: libc::c_long,
+    ) -> libc::c_long;
+    fn syscost_sud_restorer();
+    static syscost_sud_region_start: u8;
+    static syscost_sud_region_end: u8;
+}
+
+/// The kernel's `struct sigaction` (not glibc's): handler, flags, restorer, mask.
+#[repr(C)]
+struct KernelSigaction {
+    handler: usize,
+    flags: libc::c_ulong,
+    restorer: usize,
+    mask: u64,
+}
+
+/// SIGSYS handler: performs the trapped syscall from the allowed region and writes its result
+/// into the interrupted context, then returns through our restorer (also in the region).
+extern "C" fn on_sigsys(_sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut libc::c_void) {
+    // SAFETY: the kernel passes valid siginfo and ucontext pointers to an SA_SIGINFO handler.
+    unsafe {
+        if (*info).si_code != SYS_USER_DISPATCH {
+            return;
+        }
+        let uc = &mut *(ctx as *mut libc::ucontext_t);
+        #[cfg(target_arch = "x86_64")]
+        {
+            let g = &mut uc.uc_mcontext.gregs;
+            let nr = g[libc::REG_RAX as usize];
+            let ret = syscost_sud_syscall6(
+                nr,
+                g[libc::REG_RDI as usize],
+                g[libc::REG_RSI as usize],
+                g[libc::REG_RDX as usize],
+                g[libc::REG_R10 as usize],
+                g[libc::REG_R8 as usize],
+                g[libc::REG_R9 as usize],
+            );
+            g[libc::REG_RAX as usize] = ret;
+            count(nr);
+        }
+        #[cfg(target_arch = "aarch64")]
+        {
+            let r = &mut uc.uc_mcontext.regs;
+            let nr = r[8] as libc::c_long;
+            let ret = syscost_sud_syscall6(
+                nr,
+                r[0] as libc::c_long,
+                r[1] as libc::c_long,
+                r[2] as libc::c_long,
+                r[3] as libc::c_long,
+                r[4] as libc::c_long,
+                r[5] as libc::c_long,
+            );
+            r[0] = ret as u64;
+            count(nr);
+        }
+    }
+}
+
+fn count(nr: libc::c_long) {
+    if nr == PROBE_NR.load(Ordering::Relaxed) {
+        TRAPS.fetch_add(1, Ordering::Relaxed);
+    } else {
+        OTHER_TRAPS.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+fn install_handler() -> Result<(), SetupError> {
+    let act = KernelSigaction {
+        handler: on_sigsys as *const () as usize,
+        flags: (libc::SA_SIGINFO as libc::c_ulong) | SA_RESTORER,
+        restorer: syscost_sud_restorer as *const () as usize,
+        mask: 0,
+    };
+    // SAFETY: valid struct, sigsetsize 8 as the kernel expects on 64-bit.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_rt_sigaction,
+            libc::SIGSYS,
+            &act as *const KernelSigaction,
+            std::ptr::null_mut::<KernelSigaction>(),
+            8usize,
+        )
+    };
+    if rc != 0 {
+        return Err(SetupError::Failed(format!(
+            "rt_sigaction(SIGSYS) failed: {}",
+            std::io::Error::last_os_error()
+        )));
+    }
+    Ok(())
+}
+
+fn enable_dispatch() -> Result<(), SetupError> {
+    // SAFETY: taking addresses of the region symbols.
+    let (start, end) = unsafe {
+        (
+            &syscost_sud_region_start as *const u8 as usize,
+            &syscost_sud_region_end as *const u8 as usize,
+        )
+    };
+    // SAFETY: the selector is a static that outlives the process's dispatch.
+    let rc = unsafe {
+        libc::prctl(
+            PR_SET_SYSCALL_USER_DISPATCH,
+            PR_SYS_DISPATCH_ON,
+            start as libc::c_ulong,
+            (end - start) as libc::c_ulong,
+            SELECTOR.as_ptr() as libc::c_ulong,
+        )
+    };
+    if rc != 0 {
+        let err = std::io::Error::last_os_error();
+        return Err(match err.raw_os_error() {
+            Some(libc::EINVAL) => SetupError::Unsupported(
+                "this kernel has no Syscall User Dispatch (prctl(PR_SET_SYSCALL_USER_DISPATCH) \
+                 returned EINVAL; it needs Linux ≥ 5.11 on an architecture with generic entry)"
+                    .into(),
+            ),
+            _ => SetupError::Failed(format!("prctl(PR_SET_SYSCALL_USER_DISPATCH) failed: {err}")),
+        });
+    }
+    Ok(())
+}
+
+pub struct Sud {
+    block: bool,
+    syscall: Syscall,
+    probe: Option<Probe>,
+}
+
+pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
+    vec![
+        Box::new(Sud {
+            block: false,
+            syscall,
+            probe: None,
+        }),
+        Box::new(Sud {
+            block: true,
+            syscall,
+            probe: None,
+        }),
+    ]
+}
+
+impl Scenario for Sud {
+    fn id(&self) -> String {
+        if self.block { "sud.block" } else { "sud.allow" }.into()
+    }
+    fn family(&self) -> &'static str {
+        "sud"
+    }
+    fn description(&self) -> String {
+        if self.block {
+            format!(
+                "{}, SUD on, selector BLOCK: SIGSYS, handler performs the call, sigreturn",
+                self.syscall.describe()
+            )
+        } else {
+            format!(
+                "{}, SUD on, selector ALLOW (what sud_benchmark measures)",
+                self.syscall.describe()
+            )
+        }
+    }
+    fn setup(&mut self) -> Result<(), SetupError> {
+        let probe = Probe::new(self.syscall).map_err(SetupError::Failed)?;
+        // The mix issues several syscalls; count its first (dup) — every iteration has one.
+        PROBE_NR.store(self.syscall.nrs()[0], Ordering::Relaxed);
+        install_handler()?;
+        enable_dispatch()?;
+        // Prove dispatch is on: one invalid syscall under BLOCK must reach the handler.
+        let before = OTHER_TRAPS.load(Ordering::Relaxed);
+        SELECTOR.store(SELECTOR_BLOCK, Ordering::SeqCst);
+        // SAFETY: an invalid syscall number; the handler returns -ENOSYS for it.
+        let ret = unsafe { raw_syscall0(PROBE_INVALID_NR) };
+        SELECTOR.store(SELECTOR_ALLOW, Ordering::SeqCst);
+        if OTHER_TRAPS.load(Ordering::Relaxed) != before + 1 || ret != -(libc::ENOSYS as isize) {
+            return Err(SetupError::Failed(format!(
+                "dispatch was enabled but syscall {PROBE_INVALID_NR:#x} under BLOCK was not \
+                 caught by the SIGSYS handler (returned {ret})"
+            )));
+        }
+        self.probe = Some(probe);
+        Ok(())
+    }
+    fn run(&mut self, iters: u64) -> Batch {
+        let Some(p) = &mut self.probe else {
+            return Batch::default();
+        };
+        let before = TRAPS.load(Ordering::Relaxed);
+        // BLOCK only around the batch, so the worker's own I/O is never emulated.
+        SELECTOR.store(
+            if self.block {
+                SELECTOR_BLOCK
+            } else {
+                SELECTOR_ALLOW
+            },
+            Ordering::SeqCst,
+        );
+        let mut b = p.run(iters, false);
+        SELECTOR.store(SELECTOR_ALLOW, Ordering::SeqCst);
+        b.verified = Some(TRAPS.load(Ordering::Relaxed) - before);
+        b
+    }
+    fn verification(&self) -> Option<&'static str> {
+        Some("SIGSYS handler calls for the probe syscall")
+    }
+    fn expected_verified(&self, iters: u64) -> u64 {
+        if self.block {
+            iters
+        } else {
+            0
+        }
+    }
+}
