@@ -58,10 +58,10 @@ pub struct RunArgs {
     #[command(flatten)]
     pub select: SelectArgs,
     /// Time budget for the whole run, in seconds (setup included).
-    #[arg(long, default_value_t = 30.0)]
+    #[arg(long, default_value_t = 30.0, allow_negative_numbers = true)]
     pub budget: f64,
     /// Stop early once every scenario's 95% CI half-width is below this percent of its median.
-    #[arg(long, default_value_t = 1.0)]
+    #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub target_ci: f64,
     /// Print the JSON record on stdout instead of the table.
     #[arg(long)]

@@ -297,7 +297,7 @@ pub fn measure(
         if recent.len() > 5 {
             recent.remove(0);
         }
-        if rounds >= MIN_ROUNDS && rounds % CHECK_EVERY == 0 {
+        if rounds >= MIN_ROUNDS && rounds.is_multiple_of(CHECK_EVERY) {
             worst = run.worst_ci();
             if let Some((_, pct)) = worst {
                 if pct <= opts.target_ci_pct {
@@ -337,5 +337,163 @@ pub fn measure(
         interrupted,
         elapsed: t0.elapsed(),
         worst_ci: worst.filter(|w| w.1.is_finite()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenarios::SetupError;
+
+    /// A scenario whose behaviour is scripted: it "costs" `ns_per_op` by spinning, and can
+    /// refuse setup, crash, or lie about its verification after `after` batches.
+    #[derive(Clone)]
+    struct Scripted {
+        id: &'static str,
+        ns_per_op: u64,
+        setup: Result<(), SetupError>,
+        fault: Fault,
+        after: u32,
+        batches: u32,
+    }
+
+    #[derive(Clone, Copy, PartialEq)]
+    enum Fault {
+        None,
+        Abort,
+        WrongCount,
+        BadReturn,
+    }
+
+    impl Scripted {
+        fn new(id: &'static str, ns_per_op: u64) -> Scripted {
+            Scripted {
+                id,
+                ns_per_op,
+                setup: Ok(()),
+                fault: Fault::None,
+                after: 0,
+                batches: 0,
+            }
+        }
+    }
+
+    impl Scenario for Scripted {
+        fn id(&self) -> String {
+            self.id.into()
+        }
+        fn family(&self) -> &'static str {
+            "test"
+        }
+        fn description(&self) -> String {
+            "scripted".into()
+        }
+        fn setup(&mut self) -> Result<(), SetupError> {
+            self.setup.clone()
+        }
+        fn run(&mut self, iters: u64) -> Batch {
+            self.batches += 1;
+            let faulty = self.batches > self.after;
+            if faulty && self.fault == Fault::Abort {
+                std::process::abort();
+            }
+            let t0 = crate::probe::clock::now_ns();
+            while crate::probe::clock::now_ns() - t0 < iters * self.ns_per_op {}
+            let elapsed = crate::probe::clock::now_ns() - t0;
+            let lie = faulty && self.fault == Fault::WrongCount;
+            Batch {
+                iters,
+                elapsed_ns: elapsed,
+                bad: if faulty && self.fault == Fault::BadReturn {
+                    1
+                } else {
+                    0
+                },
+                verified: Some(if lie { iters - 1 } else { iters }),
+            }
+        }
+        fn verification(&self) -> Option<&'static str> {
+            Some("scripted events")
+        }
+    }
+
+    fn measure_scripted(list: Vec<Scripted>, budget_ms: u64) -> Outcome {
+        let mut scenarios: Vec<Box<dyn Scenario>> = list
+            .into_iter()
+            .map(|s| Box::new(s) as Box<dyn Scenario>)
+            .collect();
+        let opts = Options {
+            budget: Duration::from_millis(budget_ms),
+            target_ci_pct: 0.0001,
+            sample_ns: 500_000,
+            cpu: *crate::engine::worker::allowed_cpus().last().unwrap(),
+        };
+        measure(&mut scenarios, &opts, &AtomicBool::new(false), &mut |_| {})
+    }
+
+    #[test]
+    fn faults_are_isolated_to_their_scenario() {
+        let mut skip = Scripted::new("skip", 100);
+        skip.setup = Err(SetupError::Unsupported("not on this kernel".into()));
+        let mut broken = Scripted::new("broken", 100);
+        broken.setup = Err(SetupError::Failed("boom".into()));
+        let mut crash = Scripted::new("crash", 100);
+        (crash.fault, crash.after) = (Fault::Abort, 3);
+        let mut liar = Scripted::new("liar", 100);
+        (liar.fault, liar.after) = (Fault::WrongCount, 4);
+        let mut bad = Scripted::new("bad", 100);
+        (bad.fault, bad.after) = (Fault::BadReturn, 5);
+        let o = measure_scripted(
+            vec![Scripted::new("good", 200), skip, broken, crash, liar, bad],
+            1500,
+        );
+        let s = |i: usize| {
+            (
+                &o.slots[i].status,
+                o.slots[i].reason.clone().unwrap_or_default(),
+            )
+        };
+        assert_eq!(*s(0).0, Status::Measured, "{}", s(0).1);
+        assert!(o.slots[0].samples.iter().flatten().count() >= MIN_ROUNDS);
+        assert_eq!(s(1), (&Status::Skipped, "not on this kernel".to_string()));
+        assert_eq!(s(2), (&Status::Failed, "setup failed: boom".to_string()));
+        assert_eq!(*s(3).0, Status::Failed);
+        assert!(s(3).1.contains("signal 6"), "{}", s(3).1);
+        assert_eq!(*s(4).0, Status::Failed);
+        assert!(s(4).1.contains("verification failed"), "{}", s(4).1);
+        assert_eq!(*s(5).0, Status::Failed);
+        assert!(s(5).1.contains("unexpected value"), "{}", s(5).1);
+        // Samples taken before a fault are kept; none after it.
+        let crash_samples = o.slots[3].samples.iter().flatten().count();
+        assert!(crash_samples <= 2, "{crash_samples}"); // calibration used batches 1-2
+        assert!(o.elapsed <= Duration::from_millis(1500).mul_f64(1.05));
+    }
+
+    #[test]
+    fn rounds_interleave_and_pair_samples() {
+        let o = measure_scripted(vec![Scripted::new("a", 100), Scripted::new("b", 300)], 800);
+        assert!(o.rounds >= MIN_ROUNDS);
+        // Every round has both samples: the pairing the overheads rely on.
+        for r in 0..o.rounds {
+            assert!(o.slots[0].samples[r].is_some() && o.slots[1].samples[r].is_some());
+        }
+        let a = crate::stats::median(
+            &o.slots[0]
+                .samples
+                .iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>(),
+        );
+        let b = crate::stats::median(
+            &o.slots[1]
+                .samples
+                .iter()
+                .flatten()
+                .copied()
+                .collect::<Vec<_>>(),
+        );
+        // Spin-timed: b costs three times a (loose bounds: a shared, noisy machine).
+        assert!(b / a > 2.0 && b / a < 4.0, "a {a} b {b}");
     }
 }

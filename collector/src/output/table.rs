@@ -74,8 +74,8 @@ pub fn render(r: &RunRecord) -> String {
         let _ = writeln!(out, "{fam}");
         let _ = writeln!(
             out,
-            "  {:<28} {:>10} {:>10} {:>12} {:>10} {:>9}  {}",
-            "scenario", "ns/op", "±CI", "overhead ns", "±CI", "overhead", "vs"
+            "  {:<28} {:>10} {:>10} {:>12} {:>10} {:>9}  vs",
+            "scenario", "ns/op", "±CI", "overhead ns", "±CI", "overhead"
         );
         for res in r.results.iter().filter(|x| x.family == fam) {
             match res.status {

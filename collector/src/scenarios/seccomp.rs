@@ -11,7 +11,9 @@ use crate::probe::{Batch, Probe, Syscall};
 use seccompiler::{sock_filter, BpfProgram};
 use std::collections::BTreeMap;
 
-const BPF_LD_W_ABS: u16 = 0x00 | 0x00 | 0x20;
+/// BPF_LD | BPF_W | BPF_ABS
+const BPF_LD_W_ABS: u16 = 0x20;
+/// BPF_RET | BPF_K
 const BPF_RET_K: u16 = 0x06;
 pub const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
 /// offsetof(struct seccomp_data, args[0]): nr (4) + arch (4) + instruction_pointer (8).
