@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 pub const SCHEMA_VERSION: u32 = 1;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct RunRecord {
     /// Format version, [`SCHEMA_VERSION`].
     pub schema: u32,
@@ -43,7 +43,7 @@ pub struct RunRecord {
 
 /// Where the numbers come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Source {
     pub kind: SourceKind,
     /// Tool and version that produced the record ("syscost 0.1.0").
@@ -70,7 +70,7 @@ pub struct Source {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum SourceKind {
     /// Measured by `syscost run`.
@@ -82,7 +82,7 @@ pub enum SourceKind {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
     /// syscost's interleaved rounds with paired differences.
@@ -95,7 +95,7 @@ pub enum Method {
 
 /// The knobs the run was started with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Settings {
     /// Time budget in seconds (absent for imports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -122,7 +122,7 @@ pub struct Settings {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Environment {
     /// What decides whether two runs are comparable.
     pub comparability: Comparability,
@@ -131,7 +131,7 @@ pub struct Environment {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Comparability {
     /// `uname -m` (x86_64, aarch64, ...).
     pub arch: String,
@@ -162,7 +162,7 @@ pub struct Comparability {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Cpu {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vendor: Option<String>,
@@ -185,7 +185,7 @@ pub struct Cpu {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Virtualization {
     /// `bare-metal`, `vm`, or `unknown`.
     pub kind: String,
@@ -198,7 +198,7 @@ pub struct Virtualization {
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Incidental {
     /// SHA-256 prefix of the hostname: lets one machine's runs be linked without naming it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -218,7 +218,7 @@ pub struct Incidental {
 
 /// How the run went as a whole.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct RunSummary {
     /// Interleaved rounds completed (every scenario sampled once per round).
     pub rounds: u64,
@@ -237,7 +237,7 @@ pub struct RunSummary {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum StopReason {
     /// Every scenario's CI reached the target.
@@ -249,7 +249,7 @@ pub enum StopReason {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Status {
     Measured,
@@ -259,7 +259,7 @@ pub enum Status {
 
 /// One scenario: its per-operation cost and everything needed to judge it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct ScenarioResult {
     /// Stable id (`native`, `seccomp.bitmap.1`, `sud.block`, `bpf.tp`, ...).
     pub id: String,
@@ -309,7 +309,7 @@ pub struct ScenarioResult {
 
 /// Scenario minus its baseline, computed per round (paired) and then summarised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Overhead {
     /// Baseline scenario id.
     pub vs: String,
@@ -329,7 +329,7 @@ pub struct Overhead {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Throughput {
     pub median: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -342,7 +342,7 @@ pub struct Throughput {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Verification {
     /// What was counted ("SIGSYS handler calls", "BPF program hits").
     pub what: String,
@@ -352,7 +352,7 @@ pub struct Verification {
 
 /// A derived quantity (entry cost, per-filter cost, ...), computed per round and summarised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Estimate {
     /// Stable id (`entry`, `per_filter.last2`, `per_filter.div4`, `depth.slope`, ...).
     pub id: String,
@@ -369,7 +369,7 @@ pub struct Estimate {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     Pass,
@@ -381,7 +381,7 @@ pub enum Verdict {
 
 /// One of the kernel benchmark's expectations, judged from confidence intervals.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Expectation {
     pub id: String,
     /// The kernel's wording: "native ≤ 1 bitmap".
@@ -436,5 +436,27 @@ impl ScenarioResult {
             verification: None,
             params: BTreeMap::new(),
         }
+    }
+}
+
+#[cfg(test)]
+mod schema_tests {
+    use super::*;
+
+    /// docs/record.schema.json is generated from these types; this test fails when they drift.
+    /// Regenerate with `UPDATE_SCHEMA=1 cargo test -p syscost-record`.
+    #[test]
+    fn committed_json_schema_matches_the_types() {
+        let schema = schemars::schema_for!(RunRecord);
+        let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/record.schema.json");
+        if std::env::var_os("UPDATE_SCHEMA").is_some() {
+            std::fs::write(path, &text).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == text,
+            "docs/record.schema.json is out of date: run UPDATE_SCHEMA=1 cargo test -p syscost-record"
+        );
     }
 }
