@@ -1,4 +1,6 @@
+use clap::Parser;
+
 fn main() {
-    eprintln!("syscost-site: not built yet");
-    std::process::exit(2);
+    let cli = syscost_site::cli::Cli::parse();
+    std::process::exit(syscost_site::cli::run(cli));
 }

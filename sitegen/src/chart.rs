@@ -1,0 +1,407 @@
+//! Inline SVG trend charts, drawn at build time. Colours are the Okabe–Ito palette and every
+//! series also has its own marker shape, so lines stay distinguishable without colour; every
+//! chart carries a `<title>`/`<desc>` and the page shows the same numbers as a table.
+
+use crate::fmt::{esc, ns};
+use crate::metrics::{IntervalKind, Point};
+use std::fmt::Write;
+
+/// Okabe–Ito, reordered so that low-contrast yellow comes late; black follows the text colour
+/// so it stays visible in dark mode.
+pub const PALETTE: [&str; 8] = [
+    "#E69F00",
+    "#56B4E9",
+    "#009E73",
+    "#D55E00",
+    "#0072B2",
+    "#CC79A7",
+    "#F0E442",
+    "currentColor",
+];
+
+pub const SHAPES: [&str; 8] = [
+    "circle", "square", "triangle", "diamond", "down", "cross", "plus", "star",
+];
+
+/// At most this many series are drawn in one chart (one colour and shape each).
+pub const MAX_LINES: usize = PALETTE.len();
+
+pub struct Line {
+    pub label: String,
+    /// One entry per x category.
+    pub points: Vec<Option<Point>>,
+}
+
+pub struct Trend {
+    pub title: String,
+    pub desc: String,
+    pub x: Vec<String>,
+    pub lines: Vec<Line>,
+    pub y_label: String,
+}
+
+const W: f64 = 760.0;
+const H: f64 = 330.0;
+const ML: f64 = 72.0;
+const MR: f64 = 16.0;
+const MT: f64 = 14.0;
+const MB: f64 = 78.0;
+
+/// A marker of series `i` centred on (x, y).
+fn marker(out: &mut String, i: usize, x: f64, y: f64, hollow: bool) {
+    let c = PALETTE[i % PALETTE.len()];
+    let fill = if hollow { "none" } else { c };
+    let r = 4.5;
+    let _ = match SHAPES[i % SHAPES.len()] {
+        "circle" => write!(
+            out,
+            r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#
+        ),
+        "square" => write!(
+            out,
+            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
+            x - r * 0.85,
+            y - r * 0.85,
+            r * 1.7,
+            r * 1.7
+        ),
+        "triangle" => write!(
+            out,
+            r#"<path d="M{x:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
+            y - r * 1.1,
+            x + r,
+            y + r * 0.8,
+            x - r,
+            y + r * 0.8
+        ),
+        "diamond" => write!(
+            out,
+            r#"<path d="M{x:.1} {:.1}L{:.1} {y:.1}L{x:.1} {:.1}L{:.1} {y:.1}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
+            y - r * 1.2,
+            x + r * 1.2,
+            y + r * 1.2,
+            x - r * 1.2
+        ),
+        "down" => write!(
+            out,
+            r#"<path d="M{x:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
+            y + r * 1.1,
+            x + r,
+            y - r * 0.8,
+            x - r,
+            y - r * 0.8
+        ),
+        "cross" => write!(
+            out,
+            r#"<path d="M{:.1} {:.1}L{:.1} {:.1}M{:.1} {:.1}L{:.1} {:.1}" stroke="{c}" stroke-width="2.2"/>"#,
+            x - r,
+            y - r,
+            x + r,
+            y + r,
+            x - r,
+            y + r,
+            x + r,
+            y - r
+        ),
+        "plus" => write!(
+            out,
+            r#"<path d="M{:.1} {y:.1}L{:.1} {y:.1}M{x:.1} {:.1}L{x:.1} {:.1}" stroke="{c}" stroke-width="2.2"/>"#,
+            x - r * 1.2,
+            x + r * 1.2,
+            y - r * 1.2,
+            y + r * 1.2
+        ),
+        _ => {
+            // Five-pointed star.
+            let mut d = String::new();
+            for k in 0..10 {
+                let rad = if k % 2 == 0 { r * 1.3 } else { r * 0.55 };
+                let a = std::f64::consts::PI * (k as f64) / 5.0 - std::f64::consts::FRAC_PI_2;
+                let _ = write!(
+                    d,
+                    "{}{:.1} {:.1}",
+                    if k == 0 { 'M' } else { 'L' },
+                    x + rad * a.cos(),
+                    y + rad * a.sin()
+                );
+            }
+            write!(
+                out,
+                r#"<path d="{d}Z" fill="{fill}" stroke="{c}" stroke-width="1.2"/>"#
+            )
+        }
+    };
+}
+
+/// A small standalone SVG showing series `i`'s marker, for legends and tables.
+pub fn legend_marker(i: usize) -> String {
+    let mut s = String::from(
+        r#"<svg class="mk" width="16" height="16" viewBox="0 0 16 16" aria-hidden="true">"#,
+    );
+    let _ = write!(
+        s,
+        r#"<line x1="0" y1="8" x2="16" y2="8" stroke="{}" stroke-width="2"/>"#,
+        PALETTE[i % PALETTE.len()]
+    );
+    marker(&mut s, i, 8.0, 8.0, false);
+    s.push_str("</svg>");
+    s
+}
+
+/// "Nice" tick step (1, 2 or 5 × 10^k) giving about `n` ticks over `span`.
+fn nice_step(span: f64, n: f64) -> f64 {
+    let raw = (span / n).max(f64::MIN_POSITIVE);
+    let mag = 10f64.powf(raw.log10().floor());
+    let f = raw / mag;
+    let m = if f <= 1.0 {
+        1.0
+    } else if f <= 2.0 {
+        2.0
+    } else if f <= 5.0 {
+        5.0
+    } else {
+        10.0
+    };
+    m * mag
+}
+
+/// Renders a trend chart; `None` when there is nothing to draw.
+pub fn trend_svg(t: &Trend) -> Option<String> {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for p in t.lines.iter().flat_map(|l| l.points.iter().flatten()) {
+        let (a, b) = p.interval.unwrap_or((p.median, p.median));
+        lo = lo.min(a.min(p.median));
+        hi = hi.max(b.max(p.median));
+    }
+    if !lo.is_finite() || !hi.is_finite() || t.x.is_empty() {
+        return None;
+    }
+    // Overheads start at zero unless they go below it; keep zero in view as the reference.
+    lo = lo.min(0.0);
+    hi = hi.max(0.0);
+    if hi - lo < 1e-9 {
+        hi = lo + 1.0;
+    }
+    let step = nice_step(hi - lo, 5.0);
+    let y0 = (lo / step).floor() * step;
+    let y1 = (hi / step).ceil() * step;
+    let pw = W - ML - MR;
+    let ph = H - MT - MB;
+    let ys = |v: f64| MT + ph - (v - y0) / (y1 - y0) * ph;
+    let nx = t.x.len();
+    let slot = pw / nx as f64;
+    let xs = |i: usize| ML + slot * (i as f64 + 0.5);
+    let nl = t.lines.len();
+    // Dodge series sideways so overlapping intervals stay readable.
+    let dodge = |li: usize| {
+        let w = (slot * 0.5).min(6.0 * nl as f64);
+        if nl <= 1 {
+            0.0
+        } else {
+            -w / 2.0 + w * li as f64 / (nl - 1) as f64
+        }
+    };
+
+    let mut s = String::with_capacity(4096);
+    let _ = write!(
+        s,
+        r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-labelledby="{id}-t {id}-d" xmlns="http://www.w3.org/2000/svg">"#,
+        id = chart_id(&t.title)
+    );
+    let _ = write!(
+        s,
+        r#"<title id="{id}-t">{}</title><desc id="{id}-d">{}</desc>"#,
+        esc(&t.title),
+        esc(&t.desc),
+        id = chart_id(&t.title)
+    );
+    // Grid and y axis.
+    let mut v = y0;
+    let mut guard = 0;
+    while v <= y1 + step * 0.5 && guard < 50 {
+        let y = ys(v);
+        let cls = if v.abs() < step * 1e-6 {
+            "zero"
+        } else {
+            "grid"
+        };
+        let _ = write!(
+            s,
+            r#"<line class="{cls}" x1="{ML}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            W - MR,
+            ML - 6.0,
+            y + 4.0,
+            esc(&ns(if v.abs() < step * 1e-6 { 0.0 } else { v }))
+        );
+        v += step;
+        guard += 1;
+    }
+    let _ = write!(
+        s,
+        r#"<text class="axis-label" transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        MT + ph / 2.0,
+        esc(&t.y_label)
+    );
+    // X labels: thin out when crowded.
+    let every = nx.div_ceil(24).max(1);
+    for (i, label) in t.x.iter().enumerate() {
+        if i % every != 0 && i != nx - 1 {
+            continue;
+        }
+        let x = xs(i);
+        let _ = write!(
+            s,
+            r#"<text class="tick" transform="translate({x:.1} {:.1}) rotate(-45)" text-anchor="end">{}</text>"#,
+            MT + ph + 14.0,
+            esc(label)
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<line class="axis" x1="{ML}" y1="{MT}" x2="{ML}" y2="{:.1}"/><text class="axis-label" x="{:.1}" y="{:.1}" text-anchor="middle">kernel version</text>"#,
+        MT + ph,
+        ML + pw / 2.0,
+        H - 4.0
+    );
+    for (li, line) in t.lines.iter().enumerate() {
+        let c = PALETTE[li % PALETTE.len()];
+        let dx = dodge(li);
+        let _ = write!(
+            s,
+            r#"<g class="series" stroke="{c}"><title>{}</title>"#,
+            esc(&line.label)
+        );
+        // Lines connect consecutive kernels only; a gap means no data there.
+        let mut d = String::new();
+        let mut prev = false;
+        for (i, p) in line.points.iter().enumerate() {
+            match p {
+                Some(p) => {
+                    let _ = write!(
+                        d,
+                        "{}{:.1} {:.1}",
+                        if prev { 'L' } else { 'M' },
+                        xs(i) + dx,
+                        ys(p.median)
+                    );
+                    prev = true;
+                }
+                None => prev = false,
+            }
+        }
+        if d.contains('L') {
+            let _ = write!(
+                s,
+                r#"<path d="{d}" fill="none" stroke-width="1.6" opacity="0.8"/>"#
+            );
+        }
+        for (i, p) in line.points.iter().enumerate() {
+            let Some(p) = p else { continue };
+            let x = xs(i) + dx;
+            let tip = format!("{} — {}: {}", line.label, t.x[i], crate::fmt::point(p));
+            let _ = write!(s, "<g><title>{}</title>", esc(&tip));
+            if let (Some((a, b)), false) = (p.interval, p.kind == IntervalKind::None) {
+                let dash = if p.kind == IntervalKind::Span {
+                    r#" stroke-dasharray="3 2""#
+                } else {
+                    ""
+                };
+                let _ = write!(
+                    s,
+                    r#"<path d="M{x:.1} {:.1}L{x:.1} {:.1}M{:.1} {:.1}L{:.1} {:.1}M{:.1} {:.1}L{:.1} {:.1}" stroke-width="1.4"{dash}/>"#,
+                    ys(a),
+                    ys(b),
+                    x - 3.0,
+                    ys(a),
+                    x + 3.0,
+                    ys(a),
+                    x - 3.0,
+                    ys(b),
+                    x + 3.0,
+                    ys(b)
+                );
+            }
+            // Hollow markers: a number without a confidence interval.
+            marker(&mut s, li, x, ys(p.median), p.kind == IntervalKind::None);
+            s.push_str("</g>");
+        }
+        s.push_str("</g>");
+    }
+    s.push_str("</svg>");
+    Some(s)
+}
+
+/// A short id, unique per title, for the `aria-labelledby` references.
+fn chart_id(title: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let d = Sha256::digest(title.as_bytes());
+    format!("c{:02x}{:02x}{:02x}{:02x}", d[0], d[1], d[2], d[3])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pt(m: f64, ci: Option<(f64, f64)>) -> Point {
+        Point {
+            n: 1,
+            median: m,
+            interval: ci,
+            kind: if ci.is_some() {
+                IntervalKind::Ci
+            } else {
+                IntervalKind::None
+            },
+        }
+    }
+
+    #[test]
+    fn chart_escapes_labels_and_draws_bars_only_with_ci() {
+        let t = Trend {
+            title: "t <script>".into(),
+            desc: "d & \"q\"".into(),
+            x: vec!["6.8".into(), "<b>6.9</b>".into()],
+            lines: vec![
+                Line {
+                    label: "cpu <img src=x>".into(),
+                    points: vec![Some(pt(10.0, Some((9.0, 11.0)))), Some(pt(12.0, None))],
+                },
+                Line {
+                    label: "other".into(),
+                    points: vec![None, Some(pt(3.0, None))],
+                },
+            ],
+            y_label: "ns".into(),
+        };
+        let svg = trend_svg(&t).unwrap();
+        assert!(!svg.contains("<script>") && !svg.contains("<img") && !svg.contains("<b>"));
+        assert!(svg.contains("&lt;b&gt;6.9&lt;/b&gt;"));
+        assert!(svg.contains("<title id="));
+        // One error bar (the first point) and no more: the others have no CI.
+        assert_eq!(svg.matches("stroke-width=\"1.4\"").count(), 1);
+        // Hollow markers for CI-less points.
+        assert_eq!(svg.matches("fill=\"none\" stroke=\"#").count(), 2);
+    }
+
+    #[test]
+    fn empty_chart_is_none() {
+        let t = Trend {
+            title: "x".into(),
+            desc: "x".into(),
+            x: vec!["6.8".into()],
+            lines: vec![Line {
+                label: "a".into(),
+                points: vec![None],
+            }],
+            y_label: "ns".into(),
+        };
+        assert!(trend_svg(&t).is_none());
+    }
+
+    #[test]
+    fn nice_steps() {
+        assert_eq!(nice_step(100.0, 5.0), 20.0);
+        assert_eq!(nice_step(7.0, 5.0), 2.0);
+        assert_eq!(nice_step(0.3, 5.0), 0.1);
+    }
+}

@@ -1,0 +1,293 @@
+//! What the index pages need to know about one run, kept small so that 100,000 runs fit in
+//! memory while the full records are read one at a time.
+
+use crate::kver::KernelVersion;
+use crate::metrics::{self, Val};
+use serde::Deserialize;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use syscost_record::{RunRecord, SourceKind, Status, Verdict};
+
+/// What makes two runs' numbers comparable over time (the brief's "comparable series"): same
+/// architecture, CPU model, mitigation profile and virtualisation.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct SeriesKey {
+    pub arch: String,
+    pub cpu: String,
+    /// Short hash of the sorted vulnerability files, see [`mitigation_profile`].
+    pub mitigations: String,
+    pub virt: String,
+}
+
+impl SeriesKey {
+    /// Stable, file-name-safe id of the series.
+    pub fn id(&self) -> String {
+        let mut h = Sha256::new();
+        for part in [&self.arch, &self.cpu, &self.mitigations, &self.virt] {
+            h.update(part.as_bytes());
+            h.update([0u8]);
+        }
+        hex(&h.finalize()[..6])
+    }
+
+    pub fn label(&self) -> String {
+        format!(
+            "{} · {} · mitigations {}",
+            self.cpu, self.virt, self.mitigations
+        )
+    }
+}
+
+fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A profile of the CPU vulnerability mitigations: 8 hex digits over the sorted `name=value`
+/// lines, so two machines with identical mitigation states share it. `none` when unrecorded.
+pub fn mitigation_profile(m: &BTreeMap<String, String>) -> String {
+    if m.is_empty() {
+        return "none".to_string();
+    }
+    let mut h = Sha256::new();
+    for (k, v) in m {
+        h.update(k.trim().as_bytes());
+        h.update(b"=");
+        h.update(v.trim().as_bytes());
+        h.update(b"\n");
+    }
+    hex(&h.finalize()[..4])
+}
+
+fn virt_label(kind: &str, hypervisor: Option<&str>) -> String {
+    let kind = if kind.trim().is_empty() {
+        "unknown"
+    } else {
+        kind.trim()
+    };
+    match hypervisor.map(str::trim).filter(|h| !h.is_empty()) {
+        Some(h) => format!("{kind} ({h})"),
+        None => kind.to_string(),
+    }
+}
+
+/// The few fields read in the first pass (ordering runs per machine) without building the full
+/// record. Unknown fields are skipped by serde.
+#[derive(Debug, Deserialize)]
+pub struct Head {
+    #[serde(default)]
+    pub id: String,
+    pub source: HeadSource,
+    pub environment: HeadEnv,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HeadSource {
+    #[serde(default)]
+    pub date: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HeadEnv {
+    pub comparability: HeadComparability,
+    #[serde(default)]
+    pub incidental: HeadIncidental,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HeadComparability {
+    pub arch: String,
+    pub kernel_release: String,
+    #[serde(default)]
+    pub cpu: HeadCpu,
+    #[serde(default)]
+    pub virtualization: HeadVirt,
+    #[serde(default)]
+    pub mitigations: BTreeMap<String, String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct HeadCpu {
+    #[serde(default)]
+    pub model_name: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct HeadVirt {
+    #[serde(default)]
+    pub kind: String,
+    #[serde(default)]
+    pub hypervisor: Option<String>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+pub struct HeadIncidental {
+    #[serde(default)]
+    pub machine_hash: Option<String>,
+}
+
+impl Head {
+    pub fn series(&self) -> SeriesKey {
+        let c = &self.environment.comparability;
+        series_key(
+            &c.arch,
+            c.cpu.model_name.as_deref(),
+            &c.mitigations,
+            &c.virtualization.kind,
+            c.virtualization.hypervisor.as_deref(),
+        )
+    }
+}
+
+fn series_key(
+    arch: &str,
+    cpu: Option<&str>,
+    mitigations: &BTreeMap<String, String>,
+    virt_kind: &str,
+    hypervisor: Option<&str>,
+) -> SeriesKey {
+    SeriesKey {
+        arch: arch.trim().to_string(),
+        cpu: cpu
+            .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
+            .filter(|s| !s.is_empty())
+            .unwrap_or_else(|| "unknown CPU".to_string()),
+        mitigations: mitigation_profile(mitigations),
+        virt: virt_label(virt_kind, hypervisor),
+    }
+}
+
+pub fn record_series(r: &RunRecord) -> SeriesKey {
+    let c = &r.environment.comparability;
+    series_key(
+        &c.arch,
+        c.cpu.model_name.as_deref(),
+        &c.mitigations,
+        &c.virtualization.kind,
+        c.virtualization.hypervisor.as_deref(),
+    )
+}
+
+/// One accepted run, as the index pages see it.
+#[derive(Debug, Clone)]
+pub struct RunInfo {
+    pub id: String,
+    pub arch: String,
+    pub kernel: KernelVersion,
+    /// Upstream base label (`6.8`): the kernel page and trend point this run belongs to.
+    pub kbase: String,
+    pub series: SeriesKey,
+    pub machine: Option<String>,
+    pub date: Option<String>,
+    pub kind: SourceKind,
+    pub tool: String,
+    pub format: Option<String>,
+    /// Path of the run page relative to the site root, without extension.
+    pub page: String,
+    pub metrics: Vec<Option<Val>>,
+    pub measured: usize,
+    pub skipped: usize,
+    pub failed: usize,
+    pub verdicts: [usize; 4],
+    pub confidence: f64,
+}
+
+impl RunInfo {
+    pub fn from_record(r: &RunRecord) -> RunInfo {
+        let c = &r.environment.comparability;
+        let kernel = KernelVersion::parse(&c.kernel_release);
+        let mut verdicts = [0usize; 4];
+        for e in &r.expectations {
+            verdicts[verdict_index(e.verdict)] += 1;
+        }
+        let count = |s: Status| r.results.iter().filter(|x| x.status == s).count();
+        let page = r.canonical_path();
+        let page = page.strip_suffix(".json").unwrap_or(&page).to_string();
+        RunInfo {
+            id: r.id.clone(),
+            arch: c.arch.trim().to_string(),
+            kbase: kernel.base_label(),
+            kernel,
+            series: record_series(r),
+            machine: r
+                .environment
+                .incidental
+                .machine_hash
+                .clone()
+                .filter(|m| !m.trim().is_empty()),
+            date: r.source.date.clone(),
+            kind: r.source.kind,
+            tool: r.source.tool.clone(),
+            format: r.source.format.clone(),
+            page,
+            metrics: metrics::extract_all(r),
+            measured: count(Status::Measured),
+            skipped: count(Status::Skipped),
+            failed: count(Status::Failed),
+            verdicts,
+            confidence: r.settings.confidence,
+        }
+    }
+
+    /// Newest first: by date (undated last), then kernel, then id.
+    pub fn newest_first(a: &RunInfo, b: &RunInfo) -> std::cmp::Ordering {
+        b.date
+            .cmp(&a.date)
+            .then_with(|| b.kernel.cmp(&a.kernel))
+            .then_with(|| a.id.cmp(&b.id))
+    }
+}
+
+pub fn verdict_index(v: Verdict) -> usize {
+    match v {
+        Verdict::Pass => 0,
+        Verdict::Fail => 1,
+        Verdict::Inconclusive => 2,
+        Verdict::Skip => 3,
+    }
+}
+
+pub fn kind_label(k: SourceKind) -> &'static str {
+    match k {
+        SourceKind::Collected => "collected",
+        SourceKind::Import => "imported",
+        SourceKind::Synthetic => "synthetic",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mitigation_profile_ignores_order_and_whitespace_only() {
+        let mut a = BTreeMap::new();
+        a.insert(
+            "spectre_v2".to_string(),
+            "Mitigation: Retpolines\n".to_string(),
+        );
+        a.insert("meltdown".to_string(), "Not affected".to_string());
+        let mut b = BTreeMap::new();
+        b.insert("meltdown".to_string(), " Not affected".to_string());
+        b.insert(
+            "spectre_v2".to_string(),
+            "Mitigation: Retpolines".to_string(),
+        );
+        assert_eq!(mitigation_profile(&a), mitigation_profile(&b));
+        b.insert("spectre_v2".to_string(), "Vulnerable".to_string());
+        assert_ne!(mitigation_profile(&a), mitigation_profile(&b));
+        assert_eq!(mitigation_profile(&BTreeMap::new()), "none");
+    }
+
+    #[test]
+    fn series_key_normalises_cpu_whitespace_and_differs_by_virt() {
+        let m = BTreeMap::new();
+        let a = series_key("x86_64", Some("AMD  EPYC 7B13 "), &m, "vm", Some("KVM"));
+        let b = series_key("x86_64", Some("AMD EPYC 7B13"), &m, "vm", Some("KVM"));
+        let c = series_key("x86_64", Some("AMD EPYC 7B13"), &m, "bare-metal", None);
+        assert_eq!(a, b);
+        assert_eq!(a.id(), b.id());
+        assert_ne!(a.id(), c.id());
+        assert_eq!(a.virt, "vm (KVM)");
+        assert_eq!(series_key("x", None, &m, "", None).cpu, "unknown CPU");
+    }
+}

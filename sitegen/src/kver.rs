@@ -1,0 +1,218 @@
+//! Kernel release strings (`uname -r`) mapped onto the upstream version they are built from, so
+//! that distribution kernels land on the same point of a trend as the release they package and
+//! versions sort the way kernel people expect: `6.8-rc1 < 6.8 < 6.8.1 < 6.9 < 6.10`.
+
+use std::cmp::Ordering;
+use std::fmt;
+
+/// The upstream base of a kernel release: numeric components (trailing zeros trimmed, so
+/// `6.8.0` equals `6.8`) and an optional release-candidate number.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Base {
+    parts: Vec<u32>,
+    rc: Option<u32>,
+}
+
+impl Ord for Base {
+    fn cmp(&self, other: &Self) -> Ordering {
+        // Trailing zeros are trimmed, so comparing the vectors lexicographically is numeric
+        // comparison with missing components treated as zero.
+        self.parts.cmp(&other.parts).then_with(|| {
+            // A release candidate comes before its release.
+            match (self.rc, other.rc) {
+                (None, None) => Ordering::Equal,
+                (Some(_), None) => Ordering::Less,
+                (None, Some(_)) => Ordering::Greater,
+                (Some(a), Some(b)) => a.cmp(&b),
+            }
+        })
+    }
+}
+
+impl PartialOrd for Base {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl fmt::Display for Base {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let major = self.parts.first().copied().unwrap_or(0);
+        let minor = self.parts.get(1).copied().unwrap_or(0);
+        write!(f, "{major}.{minor}")?;
+        for n in self.parts.iter().skip(2) {
+            write!(f, ".{n}")?;
+        }
+        if let Some(rc) = self.rc {
+            write!(f, "-rc{rc}")?;
+        }
+        Ok(())
+    }
+}
+
+/// A parsed `uname -r`: the upstream base, or the raw string when it does not start with a
+/// version number at all (those sort after every real version, by text).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct KernelVersion {
+    pub base: Option<Base>,
+    pub release: String,
+}
+
+impl KernelVersion {
+    pub fn parse(release: &str) -> KernelVersion {
+        KernelVersion {
+            base: parse_base(release.trim()),
+            release: release.to_string(),
+        }
+    }
+
+    /// What a trend point or a kernel page is keyed on: the upstream base (`6.8`, `6.8.1`,
+    /// `6.9-rc2`), or the raw release when unparseable.
+    pub fn base_label(&self) -> String {
+        match &self.base {
+            Some(b) => b.to_string(),
+            None => self.release.trim().to_string(),
+        }
+    }
+}
+
+impl Ord for KernelVersion {
+    fn cmp(&self, other: &Self) -> Ordering {
+        match (&self.base, &other.base) {
+            (Some(a), Some(b)) => a.cmp(b),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => Ordering::Equal,
+        }
+        // Same base: order distribution builds by their full string, so sorting is total.
+        .then_with(|| self.release.cmp(&other.release))
+    }
+}
+
+impl PartialOrd for KernelVersion {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// Sort key for a base label as produced by [`KernelVersion::base_label`].
+pub fn label_key(label: &str) -> KernelVersion {
+    KernelVersion::parse(label)
+}
+
+/// `6.8.0-45-generic` → 6.8; `6.10.0-rc3-00003-g626fa9223749` → 6.10-rc3; `5.10.0-fc-v669` →
+/// 5.10; `6.1+` → 6.1. Needs at least `major.minor`; anything after the numeric components other
+/// than an `-rcN`/`rcN` marker is a distribution or build suffix and is ignored.
+fn parse_base(s: &str) -> Option<Base> {
+    let bytes = s.as_bytes();
+    let mut parts = Vec::new();
+    let mut i = 0;
+    loop {
+        let start = i;
+        while i < bytes.len() && bytes[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start || i - start > 9 {
+            // Not a number, or too long to be a version component.
+            return if parts.len() >= 2 {
+                finish(parts, None)
+            } else {
+                None
+            };
+        }
+        parts.push(s[start..i].parse::<u32>().ok()?);
+        if parts.len() < 4
+            && i + 1 < bytes.len()
+            && bytes[i] == b'.'
+            && bytes[i + 1].is_ascii_digit()
+        {
+            i += 1;
+            continue;
+        }
+        break;
+    }
+    if parts.len() < 2 {
+        return None;
+    }
+    let rest = &s[i..];
+    let rc = rest
+        .strip_prefix("-rc")
+        .or_else(|| rest.strip_prefix("rc"))
+        .and_then(|r| {
+            let digits: String = r.chars().take_while(|c| c.is_ascii_digit()).collect();
+            digits.parse::<u32>().ok()
+        });
+    finish(parts, rc)
+}
+
+fn finish(mut parts: Vec<u32>, rc: Option<u32>) -> Option<Base> {
+    while parts.len() > 2 && parts.last() == Some(&0) {
+        parts.pop();
+    }
+    Some(Base { parts, rc })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn v(s: &str) -> KernelVersion {
+        KernelVersion::parse(s)
+    }
+
+    #[test]
+    fn upstream_order() {
+        let order = [
+            "6.8-rc1", "6.8-rc2", "6.8", "6.8.1", "6.8.12", "6.9", "6.10", "7.0",
+        ];
+        for w in order.windows(2) {
+            assert!(v(w[0]) < v(w[1]), "{} < {}", w[0], w[1]);
+        }
+    }
+
+    #[test]
+    fn zero_patch_equals_release() {
+        assert_eq!(v("6.8.0").base, v("6.8").base);
+        assert_eq!(v("6.8.0").base_label(), "6.8");
+        assert_eq!(v("4.19.0-26-amd64").base_label(), "4.19");
+    }
+
+    #[test]
+    fn distro_suffixes_map_to_upstream_base() {
+        assert_eq!(v("6.8.0-45-generic").base_label(), "6.8");
+        assert_eq!(v("6.10.0-rc3-00003-g626fa9223749").base_label(), "6.10-rc3");
+        assert_eq!(v("5.10.0-fc-v669").base_label(), "5.10");
+        assert_eq!(v("6.1+").base_label(), "6.1");
+        assert_eq!(v("6.6.30-00003-g626fa9223749").base_label(), "6.6.30");
+        assert_eq!(v("5.15.0-1057-aws").base_label(), "5.15");
+        assert_eq!(v("6.11.5-300.fc41.x86_64").base_label(), "6.11.5");
+        assert_eq!(v("6.9.0rc2").base_label(), "6.9-rc2");
+        assert_eq!(v("2.6.32.27").base_label(), "2.6.32.27");
+    }
+
+    #[test]
+    fn distro_kernels_sort_with_their_base() {
+        assert!(v("6.8.0-45-generic") < v("6.8.1"));
+        assert!(v("6.8-rc7") < v("6.8.0-45-generic"));
+        assert!(v("6.9.0-rc1+") < v("6.9"));
+        assert!(v("6.8.0-31-generic") < v("6.8.0-45-generic"));
+        assert!(v("6.9.12-foo") < v("6.10.0-rc3-00003-g626fa9223749"));
+    }
+
+    #[test]
+    fn unparseable_sorts_last_and_keeps_its_text() {
+        assert!(v("6.10") < v("linux-next"));
+        assert_eq!(v("linux-next").base, None);
+        assert_eq!(v("6").base, None);
+        assert_eq!(v(" weird ").base_label(), "weird");
+        assert_eq!(v("").base, None);
+        assert_eq!(v("99999999999.1").base, None);
+    }
+
+    #[test]
+    fn label_round_trips() {
+        for s in ["6.8-rc1", "6.8", "6.8.1", "6.10", "2.6.32.27"] {
+            assert_eq!(label_key(s).base_label(), s);
+        }
+    }
+}

@@ -1,0 +1,15 @@
+//! syscost-site: turns a directory of syscost run records into a static site (plain HTML and
+//! inline SVG) with trends per kernel version and architecture, and checks submissions.
+
+pub mod chart;
+pub mod check;
+pub mod cli;
+pub mod fmt;
+pub mod info;
+pub mod kver;
+pub mod load;
+pub mod metrics;
+pub mod out;
+pub mod render;
+pub mod site;
+pub mod synth;

@@ -1,0 +1,264 @@
+//! Finding record files under a data directory and reading them defensively: records come from
+//! strangers, so every failure becomes a message naming the file and what to do about it.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use syscost_record::{RunRecord, SCHEMA_VERSION};
+use walkdir::WalkDir;
+
+/// Largest record file accepted. Real records are tens of kilobytes; the limit keeps memory
+/// bounded whatever is submitted.
+pub const MAX_RECORD_BYTES: u64 = 1024 * 1024;
+
+/// Something wrong with one file, for the person who submitted it.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Issue {
+    /// Path relative to the data directory, `/`-separated.
+    pub path: String,
+    pub message: String,
+}
+
+impl std::fmt::Display for Issue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}: {}", self.path, self.message)
+    }
+}
+
+/// A file that looks like a record (`runs/**.json`, a regular file, not a symlink).
+#[derive(Debug, Clone)]
+pub struct Candidate {
+    pub rel: String,
+    pub abs: PathBuf,
+}
+
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub records: Vec<Candidate>,
+    /// Files or entries that cannot be records at all (symlinks, odd names, unreadable).
+    pub issues: Vec<Issue>,
+    /// Regular files that are not records and not allowed in a data directory.
+    pub unexpected: Vec<String>,
+}
+
+/// Walks `dir` in name order without following symbolic links. A missing directory is an empty
+/// scan; the caller decides whether that is an error.
+pub fn scan(dir: &Path) -> Scan {
+    let mut out = Scan::default();
+    if !dir.exists() {
+        return out;
+    }
+    for entry in WalkDir::new(dir)
+        .follow_links(false)
+        .sort_by_file_name()
+        .min_depth(1)
+    {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                let path = e
+                    .path()
+                    .map(|p| display_rel(dir, p))
+                    .unwrap_or_else(|| ".".to_string());
+                out.issues.push(Issue {
+                    path,
+                    message: format!("cannot be read: {e}"),
+                });
+                continue;
+            }
+        };
+        let rel_path = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        let Some(rel) = rel_path.to_str().map(|s| s.replace('\\', "/")) else {
+            out.issues.push(Issue {
+                path: display_rel(dir, entry.path()),
+                message: "the file name is not valid UTF-8; rename it (records are named \
+                          runs/<arch>/<kernel>/<id>.json in ASCII)"
+                    .to_string(),
+            });
+            continue;
+        };
+        let ft = entry.file_type();
+        if ft.is_symlink() {
+            out.issues.push(Issue {
+                path: rel,
+                message: "is a symbolic link; links are refused and never followed — commit \
+                          the record file itself"
+                    .to_string(),
+            });
+            continue;
+        }
+        if ft.is_dir() {
+            continue;
+        }
+        if !ft.is_file() {
+            out.issues.push(Issue {
+                path: rel,
+                message: "is not a regular file (device, socket or pipe); remove it".to_string(),
+            });
+            continue;
+        }
+        let name = entry.file_name().to_str().unwrap_or("");
+        if rel.starts_with("runs/") && name.ends_with(".json") {
+            out.records.push(Candidate {
+                rel,
+                abs: entry.path().to_path_buf(),
+            });
+        } else if rel == "README.md" || name == ".gitkeep" {
+            // Documentation and placeholders belong in a data directory.
+        } else {
+            out.unexpected.push(rel);
+        }
+    }
+    out
+}
+
+fn display_rel(dir: &Path, p: &Path) -> String {
+    p.strip_prefix(dir)
+        .unwrap_or(p)
+        .to_string_lossy()
+        .replace('\\', "/")
+}
+
+/// Reads a file, refusing anything over [`MAX_RECORD_BYTES`] without reading it all.
+pub fn read_limited(path: &Path) -> Result<Vec<u8>, String> {
+    let file = File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
+    let too_big = |n: u64| {
+        format!(
+            "is {n} bytes; a record may be at most 1 MiB ({MAX_RECORD_BYTES} bytes) — is this \
+             really a syscost run record?"
+        )
+    };
+    let len = file
+        .metadata()
+        .map_err(|e| format!("cannot be read: {e}"))?
+        .len();
+    if len > MAX_RECORD_BYTES {
+        return Err(too_big(len));
+    }
+    let mut buf = Vec::with_capacity(len as usize);
+    // `take` guards against a file that grows between the size check and the read.
+    file.take(MAX_RECORD_BYTES + 1)
+        .read_to_end(&mut buf)
+        .map_err(|e| format!("cannot be read: {e}"))?;
+    if buf.len() as u64 > MAX_RECORD_BYTES {
+        return Err(too_big(buf.len() as u64));
+    }
+    Ok(buf)
+}
+
+/// Parses a record; on failure explains what is wrong in terms a submitter can act on.
+pub fn parse_record(bytes: &[u8]) -> Result<RunRecord, String> {
+    serde_json::from_slice::<RunRecord>(bytes).map_err(|e| diagnose(bytes, &e))
+}
+
+/// Turns a serde error into a message. Only runs on the error path, so re-parsing is fine.
+pub fn diagnose(bytes: &[u8], err: &serde_json::Error) -> String {
+    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
+        return "the file is empty; it should hold one JSON run record".to_string();
+    }
+    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
+        return "starts with a byte-order mark (BOM); save it as plain UTF-8 without one"
+            .to_string();
+    }
+    if let Err(e) = std::str::from_utf8(bytes) {
+        return format!(
+            "is not UTF-8 text (invalid byte at offset {}); records are UTF-8 JSON",
+            e.valid_up_to()
+        );
+    }
+    if err.is_syntax() || err.is_eof() {
+        return format!(
+            "is not valid JSON: {} (line {}, column {})",
+            strip_position(err),
+            err.line(),
+            err.column()
+        );
+    }
+    let value: serde_json::Value = match serde_json::from_slice(bytes) {
+        Ok(v) => v,
+        Err(e) => {
+            return format!(
+                "is not valid JSON: {} (line {}, column {})",
+                strip_position(&e),
+                e.line(),
+                e.column()
+            )
+        }
+    };
+    let Some(obj) = value.as_object() else {
+        return "the top level must be a JSON object (one run record), not an array or a value"
+            .to_string();
+    };
+    match obj.get("schema") {
+        None => {
+            return "has no \"schema\" field: this does not look like a syscost run record \
+                    (write it with `syscost run` or `syscost import`)"
+                .to_string()
+        }
+        Some(s) => match s.as_u64() {
+            None => return format!("\"schema\" must be a whole number, found {s}"),
+            Some(v) if v != u64::from(SCHEMA_VERSION) => {
+                return format!(
+                    "record schema version {v} is not supported: this site reads version \
+                     {SCHEMA_VERSION}{}",
+                    if v > u64::from(SCHEMA_VERSION) {
+                        " (the record is newer than this syscost-site; upgrade it)"
+                    } else {
+                        ""
+                    }
+                )
+            }
+            Some(_) => {}
+        },
+    }
+    format!(
+        "does not match the run-record format: {} (line {}, column {})",
+        strip_position(err),
+        err.line(),
+        err.column()
+    )
+}
+
+/// serde_json's message without its trailing " at line L column C" (we print our own).
+fn strip_position(err: &serde_json::Error) -> String {
+    let s = err.to_string();
+    match s.rfind(" at line ") {
+        Some(i) => s[..i].to_string(),
+        None => s,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn msg(text: &[u8]) -> String {
+        parse_record(text).unwrap_err()
+    }
+
+    #[test]
+    fn diagnoses_name_the_problem() {
+        assert!(msg(b"").contains("empty"));
+        assert!(msg(b"  \n").contains("empty"));
+        assert!(msg(b"\xEF\xBB\xBF{}").contains("byte-order mark"));
+        assert!(msg(b"{\"a\": \xff}").contains("not UTF-8"));
+        let m = msg(b"{\n  \"schema\": 1,\n  \"id\": }");
+        assert!(m.contains("not valid JSON") && m.contains("line 3"), "{m}");
+        assert!(msg(b"[1,2]").contains("top level must be a JSON object"));
+        assert!(msg(b"{\"id\": \"x\"}").contains("no \"schema\" field"));
+        assert!(msg(b"{\"schema\": \"1\"}").contains("whole number"));
+        let m = msg(b"{\"schema\": 99}");
+        assert!(m.contains("version 99") && m.contains("upgrade"), "{m}");
+        let m = msg(b"{\"schema\": 1, \"id\": \"x\"}");
+        assert!(m.contains("does not match the run-record format"), "{m}");
+        assert!(m.contains("missing field"), "{m}");
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let mut s = String::from("{\"schema\":1,\"notes\":");
+        s.push_str(&"[".repeat(100_000));
+        let m = msg(s.as_bytes());
+        assert!(m.contains("recursion limit"), "{m}");
+    }
+}

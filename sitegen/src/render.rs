@@ -1,0 +1,76 @@
+//! The template environment. Templates are files under `sitegen/templates/`, compiled into the
+//! binary so it works from any directory. `.html` and `.xml` templates auto-escape every value;
+//! only fields built by our own escaping code (SVG, rendered Markdown) are marked `|safe`.
+
+use minijinja::value::Serde;
+use minijinja::{
+    syntax::SyntaxConfig, AutoEscape, Environment, Error, ErrorKind, UndefinedBehavior,
+};
+use serde::Serialize;
+
+const TEMPLATES: &[(&str, &str)] = &[
+    ("base.html", include_str!("../templates/base.html")),
+    ("macros.html", include_str!("../templates/macros.html")),
+    ("home.html", include_str!("../templates/home.html")),
+    ("runs.html", include_str!("../templates/runs.html")),
+    ("kernels.html", include_str!("../templates/kernels.html")),
+    ("kernel.html", include_str!("../templates/kernel.html")),
+    ("arch.html", include_str!("../templates/arch.html")),
+    ("series.html", include_str!("../templates/series.html")),
+    ("metrics.html", include_str!("../templates/metrics.html")),
+    ("metric.html", include_str!("../templates/metric.html")),
+    ("matrix.html", include_str!("../templates/matrix.html")),
+    ("run.html", include_str!("../templates/run.html")),
+    ("page.html", include_str!("../templates/page.html")),
+    ("feed.xml", include_str!("../templates/feed.xml")),
+];
+
+/// Static files copied verbatim to the site root.
+pub const STATIC: &[(&str, &str)] = &[
+    ("style.css", include_str!("../static/style.css")),
+    ("sort.js", include_str!("../static/sort.js")),
+];
+
+pub struct Renderer {
+    env: Environment<'static>,
+}
+
+impl Renderer {
+    pub fn new() -> Result<Renderer, String> {
+        let mut env = Environment::new();
+        // A typo in a template should fail the build, not render an empty cell.
+        env.set_undefined_behavior(UndefinedBehavior::Strict);
+        let syntax = SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .build()
+            .map_err(|e| format!("template syntax: {e}"))?;
+        env.set_syntax(syntax);
+        // Escape exactly what HTML needs (minijinja's default also rewrites every `/`, which
+        // only bloats URLs); everything else goes through the default formatter.
+        env.set_formatter(|out, state, value| {
+            if matches!(state.auto_escape(), AutoEscape::Html) && !value.is_safe() {
+                if let Some(s) = value.as_str() {
+                    return out
+                        .write_str(&crate::fmt::esc(s))
+                        .map_err(|_| Error::new(ErrorKind::WriteFailure, "cannot write output"));
+                }
+            }
+            minijinja::escape_formatter(out, state, value)
+        });
+        for (name, src) in TEMPLATES {
+            env.add_template(name, src)
+                .map_err(|e| format!("template {name}: {e}"))?;
+        }
+        Ok(Renderer { env })
+    }
+
+    pub fn render<T: Serialize>(&self, name: &str, ctx: &T) -> Result<String, String> {
+        let t = self
+            .env
+            .get_template(name)
+            .map_err(|e| format!("template {name}: {e}"))?;
+        t.render(Serde(ctx))
+            .map_err(|e| format!("rendering {name}: {e:#}"))
+    }
+}

@@ -1,0 +1,673 @@
+//! Plausible made-up run records for tests and benchmarks (`syscost-site synth`). Every one is
+//! marked `source.kind = "synthetic"`: `check` refuses them, the site labels them.
+//!
+//! Deterministic for a seed: a small SplitMix64 generator, no external randomness.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use syscost_record::{
+    with_id, Comparability, Cpu, Environment, Estimate, Expectation, Incidental, Method, Overhead,
+    RunRecord, RunSummary, ScenarioResult, Settings, Source, SourceKind, Status, StopReason,
+    Throughput, Verdict, Verification, Virtualization, SCHEMA_VERSION,
+};
+
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed ^ 0x9E37_79B9_7F4A_7C15)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+    /// Uniform in [0, 1).
+    pub fn f(&mut self) -> f64 {
+        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.f()
+    }
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next_u64() % n.max(1) as u64) as usize
+    }
+    /// Roughly normal (sum of uniforms), mean 0, sd 1.
+    pub fn normal(&mut self) -> f64 {
+        (0..6).map(|_| self.f()).sum::<f64>() - 3.0
+    }
+    pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
+        &xs[self.below(xs.len())]
+    }
+}
+
+/// Upstream versions synthetic kernels are drawn from, oldest first.
+const KERNELS: &[&str] = &[
+    "5.4", "5.10", "5.11", "5.15", "6.1", "6.2", "6.5", "6.6", "6.7", "6.8-rc1", "6.8", "6.9",
+    "6.10", "6.11", "6.12", "6.13", "6.14",
+];
+
+struct Machine {
+    arch: &'static str,
+    cpu: &'static str,
+    vendor: &'static str,
+    virt: (&'static str, Option<&'static str>),
+    hash: String,
+    mitigated: bool,
+    /// Cost scale of this machine relative to a typical one.
+    speed: f64,
+    bpf_ok: bool,
+}
+
+fn machines(rng: &mut Rng, n: usize) -> Vec<Machine> {
+    const X86: &[(&str, &str)] = &[
+        ("AMD EPYC 7B13 64-Core Processor", "AuthenticAMD"),
+        (
+            "Intel(R) Xeon(R) Platinum 8375C CPU @ 2.90GHz",
+            "GenuineIntel",
+        ),
+        ("AMD Ryzen 9 7950X 16-Core Processor", "AuthenticAMD"),
+        ("Intel(R) Core(TM) i7-1185G7 @ 3.00GHz", "GenuineIntel"),
+    ];
+    const ARM: &[(&str, &str)] = &[
+        ("Neoverse-N1", "ARM"),
+        ("Apple M2 (virtualised)", "Apple"),
+        ("Cortex-A76", "ARM"),
+    ];
+    (0..n)
+        .map(|i| {
+            let a = rng.f();
+            let (arch, (cpu, vendor)) = if a < 0.6 {
+                ("x86_64", *rng.pick(X86))
+            } else if a < 0.85 {
+                ("aarch64", *rng.pick(ARM))
+            } else if a < 0.93 {
+                ("riscv64", ("SiFive U74-MC", "SiFive"))
+            } else {
+                ("ppc64le", ("POWER9 (raw), altivec supported", "IBM"))
+            };
+            let virt = *rng.pick(&[
+                ("vm", Some("KVM")),
+                ("bare-metal", None),
+                ("vm", Some("Microsoft Hv")),
+            ]);
+            Machine {
+                arch,
+                cpu,
+                vendor,
+                virt,
+                hash: format!("{:016x}", rng.next_u64() ^ i as u64),
+                mitigated: rng.f() < 0.7,
+                speed: rng.range(0.6, 1.6),
+                bpf_ok: virt.0 == "bare-metal" || rng.f() < 0.5,
+            }
+        })
+        .collect()
+}
+
+fn mitigations(arch: &str, on: bool) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    if arch == "x86_64" {
+        for (k, a, b) in [
+            ("meltdown", "Not affected", "Not affected"),
+            ("spectre_v1", "Mitigation: usercopy/swapgs barriers and __user pointer sanitization", "Vulnerable: __user pointer sanitization and usercopy barriers only; no swapgs barriers"),
+            ("spectre_v2", "Mitigation: Retpolines; IBPB: conditional; STIBP: always-on; RSB filling", "Vulnerable"),
+            ("spec_store_bypass", "Mitigation: Speculative Store Bypass disabled via prctl", "Vulnerable"),
+            ("retbleed", "Mitigation: untrained return thunk; SMT enabled with STIBP protection", "Vulnerable"),
+            ("spec_rstack_overflow", "Mitigation: Safe RET", "Vulnerable: Safe RET, no microcode"),
+            ("mds", "Not affected", "Not affected"),
+            ("l1tf", "Not affected", "Not affected"),
+        ] {
+            m.insert(k.to_string(), if on { a } else { b }.to_string());
+        }
+    } else {
+        for (k, a, b) in [
+            (
+                "spectre_v1",
+                "Mitigation: __user pointer sanitization",
+                "Vulnerable",
+            ),
+            ("spectre_v2", "Mitigation: CSV2, BHB", "Vulnerable"),
+            (
+                "spec_store_bypass",
+                "Mitigation: Speculative Store Bypass disabled via prctl",
+                "Vulnerable",
+            ),
+            ("meltdown", "Not affected", "Not affected"),
+        ] {
+            m.insert(k.to_string(), if on { a } else { b }.to_string());
+        }
+    }
+    m
+}
+
+/// A value with a CI of relative half-width `w`, or none for single-sample runs.
+fn with_ci(rng: &mut Rng, v: f64, single: bool) -> (f64, Option<f64>, Option<f64>) {
+    if single {
+        return (v.round(), None, None);
+    }
+    let w = v.abs().max(1.0) * rng.range(0.004, 0.03);
+    let skew = rng.range(0.8, 1.2);
+    (v, Some(v - w * skew), Some(v + w / skew))
+}
+
+fn measured(
+    rng: &mut Rng,
+    id: &str,
+    family: &str,
+    desc: &str,
+    ns: f64,
+    base: Option<(&str, f64)>,
+    single: bool,
+) -> ScenarioResult {
+    let mut r = ScenarioResult::new(id, family, desc, Status::Measured);
+    let (m, lo, hi) = with_ci(rng, ns, single);
+    r.median_ns = Some(m);
+    r.ci_low_ns = lo;
+    r.ci_high_ns = hi;
+    r.samples = Some(if single {
+        1
+    } else {
+        40 + rng.below(200) as u64
+    });
+    r.iters_per_sample = Some(5000 + rng.below(5000) as u64);
+    if !single {
+        r.mad_ns = Some(ns * rng.range(0.002, 0.02));
+        r.min_ns = Some(lo.unwrap_or(m) * 0.97);
+        r.p90_ns = Some(hi.unwrap_or(m) * 1.01);
+        r.outliers = Some(rng.below(6) as u64);
+    }
+    r.throughput_mops = Some(Throughput {
+        median: 1000.0 / m.max(1e-3),
+        ci_low: hi.map(|h| 1000.0 / h.max(1e-3)),
+        ci_high: lo.map(|l| 1000.0 / l.max(1e-3)),
+        stddev: None,
+    });
+    if let Some((vs, b)) = base {
+        let d = m - b;
+        let (dm, dlo, dhi) = with_ci(rng, d, single);
+        r.overhead = Some(Overhead {
+            vs: vs.to_string(),
+            median_ns: dm,
+            ci_low_ns: dlo,
+            ci_high_ns: dhi,
+            samples: r.samples.unwrap_or(1),
+            pct: dm / b * 100.0,
+            pct_ci_low: dlo.map(|x| x / b * 100.0),
+            pct_ci_high: dhi.map(|x| x / b * 100.0),
+        });
+    }
+    r
+}
+
+fn skipped(id: &str, family: &str, desc: &str, reason: &str) -> ScenarioResult {
+    let mut r = ScenarioResult::new(id, family, desc, Status::Skipped);
+    r.reason = Some(reason.to_string());
+    r
+}
+
+fn estimate(rng: &mut Rng, id: &str, label: &str, formula: &str, v: f64, single: bool) -> Estimate {
+    let (m, lo, hi) = with_ci(rng, v, single);
+    Estimate {
+        id: id.to_string(),
+        label: label.to_string(),
+        formula: formula.to_string(),
+        median_ns: m,
+        ci_low_ns: lo,
+        ci_high_ns: hi,
+        samples: if single { 1 } else { 60 },
+    }
+}
+
+fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecord {
+    let upstream = KERNELS[kernel_idx];
+    let release = match rng.below(4) {
+        _ if upstream.contains("-rc") => upstream.to_string(),
+        0 => upstream.to_string(),
+        1 => format!("{upstream}.0-{}-generic", 10 + rng.below(90)),
+        2 => format!("{upstream}.{}", 1 + rng.below(3)),
+        _ => format!("{upstream}.0-00003-g{:012x}", rng.next_u64() >> 16),
+    };
+    let single = rng.f() < 0.1;
+    let k = kernel_idx as f64 / KERNELS.len() as f64;
+    let s = m.speed * (1.0 + 0.02 * rng.normal());
+    let native = 95.0 * s * if m.mitigated { 1.6 } else { 1.0 };
+    // Since 5.11 constant-ALLOW filters are served from the action cache.
+    let cached = kernel_idx >= 2;
+    let entry = (if cached { 4.0 } else { 28.0 }) * s * (1.0 - 0.3 * k);
+    let per_filter = 9.0 * s * (1.0 - 0.2 * k);
+    let bitmap = |n: f64| native + entry + if cached { 0.3 * n } else { per_filter * n };
+    let mut results = vec![
+        measured(
+            rng,
+            "null",
+            "baseline",
+            "the timed loop without the syscall",
+            1.2 * s,
+            None,
+            single,
+        ),
+        measured(
+            rng,
+            "native",
+            "baseline",
+            "getpid, no interception",
+            native,
+            None,
+            single,
+        ),
+        measured(
+            rng,
+            "seccomp.bitmap.1",
+            "seccomp",
+            "1 constant-ALLOW filter",
+            bitmap(1.0),
+            Some(("native", native)),
+            single,
+        ),
+        measured(
+            rng,
+            "seccomp.bitmap.2",
+            "seccomp",
+            "2 constant-ALLOW filters",
+            bitmap(2.0),
+            Some(("native", native)),
+            single,
+        ),
+        measured(
+            rng,
+            "seccomp.full.3",
+            "seccomp",
+            "+ a filter loading args[0]",
+            native + 30.0 * s + 3.0 * per_filter,
+            Some(("native", native)),
+            single,
+        ),
+        measured(
+            rng,
+            "seccomp.full.4",
+            "seccomp",
+            "+ one more constant filter",
+            native + 30.0 * s + 4.0 * per_filter,
+            Some(("native", native)),
+            single,
+        ),
+    ];
+    for n in [1u32, 2, 4, 8, 16, 32] {
+        let v = native + 30.0 * s + per_filter * f64::from(n);
+        let mut r = measured(
+            rng,
+            &format!("seccomp.depth.{n}"),
+            "seccomp",
+            &format!("{n} uncacheable filters"),
+            v,
+            Some(("native", native)),
+            single,
+        );
+        r.params.insert("filters".to_string(), n.to_string());
+        r.params
+            .insert("cacheable".to_string(), "false".to_string());
+        results.push(r);
+    }
+    results.push(measured(
+        rng,
+        "sud.allow",
+        "sud",
+        "Syscall User Dispatch on, selector ALLOW",
+        native + 60.0 * s,
+        Some(("native", native)),
+        single,
+    ));
+    let mut block = measured(
+        rng,
+        "sud.block",
+        "sud",
+        "selector BLOCK: SIGSYS round trip",
+        native + 3400.0 * s,
+        Some(("native", native)),
+        single,
+    );
+    block.verification = Some(Verification {
+        what: "SIGSYS handler calls".to_string(),
+        expected: 100_000,
+        observed: 100_000,
+    });
+    results.push(block);
+    for (id, cost, needs_trampoline) in [
+        ("bpf.tp", 190.0, false),
+        ("bpf.rawtp", 90.0, false),
+        ("bpf.kprobe", 140.0, false),
+        ("bpf.kretprobe", 210.0, false),
+        ("bpf.kprobe_multi", 150.0, false),
+        ("bpf.fentry", 45.0, true),
+        ("bpf.fexit", 55.0, true),
+        ("bpf.fmodret", 60.0, true),
+        ("bpf.uprobe", 4800.0, false),
+        ("bpf.uretprobe", 5600.0, false),
+    ] {
+        let desc = format!("one BPF program ({id})");
+        if !m.bpf_ok || (needs_trampoline && m.arch != "x86_64") {
+            let reason = if m.bpf_ok {
+                "BPF trampolines are not supported on this architecture"
+            } else {
+                "loading BPF programs needs CAP_BPF and CAP_PERFMON (run as root)"
+            };
+            results.push(skipped(id, "bpf", &desc, reason));
+        } else {
+            results.push(measured(
+                rng,
+                id,
+                "bpf",
+                &desc,
+                native + cost * s,
+                Some(("native", native)),
+                single,
+            ));
+        }
+    }
+    let mut estimates = vec![
+        estimate(
+            rng,
+            "entry",
+            "seccomp entry overhead",
+            "bitmap.1 − native − (bitmap.2 − bitmap.1)",
+            entry,
+            single,
+        ),
+        estimate(
+            rng,
+            "per_filter.last2",
+            "seccomp per-filter overhead (last 2 diff)",
+            "full.4 − full.3",
+            per_filter,
+            single,
+        ),
+        estimate(
+            rng,
+            "per_filter.div4",
+            "seccomp per-filter overhead (filters / 4)",
+            "(full.4 − native − entry) / 4",
+            per_filter * 1.1,
+            single,
+        ),
+    ];
+    if !single {
+        estimates.push(estimate(
+            rng,
+            "depth.per_filter",
+            "—",
+            "slope of (depth.N − native) over N",
+            per_filter,
+            false,
+        ));
+        estimates.push(estimate(
+            rng,
+            "depth.entry",
+            "—",
+            "intercept of the same fit",
+            30.0 * s,
+            false,
+        ));
+    }
+    let verdicts = [
+        Verdict::Pass,
+        Verdict::Pass,
+        Verdict::Inconclusive,
+        Verdict::Pass,
+        Verdict::Fail,
+        Verdict::Inconclusive,
+        Verdict::Pass,
+    ];
+    let labels = [
+        ("native_le_bitmap1", "native ≤ 1 bitmap", "le"),
+        ("native_le_filter1", "native ≤ 1 filter", "le"),
+        (
+            "per_filter_approx",
+            "per-filter (last 2 diff) ≈ per-filter (filters / 4)",
+            "approx",
+        ),
+        (
+            "bitmap1_approx_bitmap2",
+            "1 bitmapped ≈ 2 bitmapped",
+            "approx",
+        ),
+        ("entry_approx_bitmap1", "entry ≈ 1 bitmapped", "approx"),
+        ("entry_approx_bitmap2", "entry ≈ 2 bitmapped", "approx"),
+        (
+            "total_approx_full4",
+            "native + entry + (per filter * 4) ≈ 4 filters total",
+            "approx",
+        ),
+    ];
+    let expectations = labels
+        .iter()
+        .zip(verdicts)
+        .map(|((id, label, rel), v)| {
+            let lhs = native + rng.range(0.0, 40.0);
+            let rhs = native + rng.range(0.0, 40.0);
+            let d = lhs - rhs;
+            let (dm, dlo, dhi) = with_ci(rng, d, single);
+            Expectation {
+                id: id.to_string(),
+                label: label.to_string(),
+                relation: rel.to_string(),
+                lhs_ns: lhs,
+                rhs_ns: rhs,
+                diff_median_ns: Some(dm),
+                diff_ci_low_ns: dlo,
+                diff_ci_high_ns: dhi,
+                tolerance_ns: 2.0,
+                verdict: if single {
+                    Verdict::Skip
+                } else {
+                    *rng.pick(&[v, v, Verdict::Inconclusive])
+                },
+                kernel_verdict: *rng.pick(&[Verdict::Pass, Verdict::Fail]),
+            }
+        })
+        .collect();
+    let mut kernel_config = BTreeMap::new();
+    for (key, v) in [
+        ("CONFIG_SECCOMP", "y"),
+        ("CONFIG_SECCOMP_FILTER", "y"),
+        ("CONFIG_BPF_JIT", "y"),
+        ("CONFIG_SYSCALL_USER_DISPATCH", "y"),
+        ("CONFIG_KPROBES", if m.bpf_ok { "y" } else { "n" }),
+    ] {
+        kernel_config.insert(key.to_string(), v.to_string());
+    }
+    // Dates follow kernel order, so a machine's later runs are on newer kernels.
+    let day = kernel_idx * 90 + rng.below(90);
+    let (y, mo, d) = civil(18262 + day as i64); // 2020-01-01 + day
+    let rec = RunRecord {
+        schema: SCHEMA_VERSION,
+        id: String::new(),
+        source: Source {
+            kind: SourceKind::Synthetic,
+            tool: concat!("syscost-site ", env!("CARGO_PKG_VERSION"), " synth").to_string(),
+            commit: None,
+            method: if single {
+                Method::Sequential
+            } else {
+                Method::Interleaved
+            },
+            format: None,
+            url: None,
+            text_sha256: None,
+            note: Some(format!("synthetic record {seq}")),
+            date: Some(format!(
+                "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}Z",
+                rng.below(24),
+                rng.below(60),
+                rng.below(60)
+            )),
+        },
+        settings: Settings {
+            budget_s: (!single).then_some(30.0),
+            target_ci_pct: (!single).then_some(1.0),
+            syscall: "getpid".to_string(),
+            syscalls_per_op: 1,
+            cpu: Some(1),
+            sample_ms: (!single).then_some(2.0),
+            confidence: 0.95,
+            only: Vec::new(),
+            skip: Vec::new(),
+        },
+        environment: Environment {
+            comparability: Comparability {
+                arch: m.arch.to_string(),
+                kernel_release: release.clone(),
+                kernel_version: Some(format!("#1 SMP PREEMPT_DYNAMIC synthetic {seq}")),
+                cpu: Cpu {
+                    vendor: Some(m.vendor.to_string()),
+                    model_name: Some(m.cpu.to_string()),
+                    family: Some("25".to_string()),
+                    model: Some("1".to_string()),
+                    stepping: Some("1".to_string()),
+                    microcode: Some("0xa0011d1".to_string()),
+                    logical_cpus: Some(2),
+                    physical_cores: Some(1),
+                    smt: Some(true),
+                },
+                virtualization: Virtualization {
+                    kind: m.virt.0.to_string(),
+                    hypervisor: m.virt.1.map(str::to_string),
+                    product: None,
+                },
+                mitigations: mitigations(m.arch, m.mitigated),
+                cmdline: Some(format!(
+                    "BOOT_IMAGE=/boot/vmlinuz-{release} root=/dev/vda1 ro"
+                )),
+                bpf_jit_enable: Some("1".to_string()),
+                bpf_jit_harden: Some("0".to_string()),
+                seccomp_actions_avail: Some(
+                    "kill_process kill_thread trap errno user_notif trace log allow".to_string(),
+                ),
+                kernel_config,
+            },
+            incidental: Incidental {
+                machine_hash: Some(m.hash.clone()),
+                clocksource: Some("tsc".to_string()),
+                governor: None,
+                loadavg_start: Some([0.1, 0.2, 0.3]),
+                loadavg_end: Some([1.0, 0.5, 0.4]),
+                other: BTreeMap::new(),
+            },
+        },
+        summary: RunSummary {
+            rounds: if single { 1 } else { 100 },
+            duration_s: if single { 80.0 } else { 30.0 },
+            stop_reason: if single {
+                StopReason::Complete
+            } else {
+                StopReason::Budget
+            },
+            target_reached: false,
+            worst_ci_pct: (!single).then_some(2.5),
+            worst_ci_id: (!single).then(|| "sud.block".to_string()),
+            ci_method: if single {
+                "none (single sample)"
+            } else {
+                "bootstrap percentile of the median"
+            }
+            .to_string(),
+        },
+        results,
+        estimates,
+        expectations,
+        notes: vec![
+            "Synthetic: generated for tests and benchmarks, not a measurement.".to_string(),
+        ],
+    };
+    with_id(rec)
+}
+
+/// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Howard Hinnant's method).
+fn civil(z: i64) -> (i64, u32, u32) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146_096) / 365;
+    let y = yoe + era * 400;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    (if m <= 2 { y + 1 } else { y }, m, d)
+}
+
+/// Generates `n` records. Machines scale with `n` (one per ~50 runs, 4 to 400).
+pub fn generate(n: usize, seed: u64) -> impl Iterator<Item = RunRecord> {
+    let mut rng = Rng::new(seed);
+    let ms = machines(&mut rng, (n / 50).clamp(4, 400));
+    (0..n).map(move |i| {
+        let m = &ms[rng.below(ms.len())];
+        let k = rng.below(KERNELS.len());
+        record(&mut rng, m, k, i)
+    })
+}
+
+/// The stored form: pretty JSON with a trailing newline, as `syscost run --save` writes it.
+pub fn to_file_bytes(r: &RunRecord) -> Vec<u8> {
+    let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
+    v.push(b'\n');
+    v
+}
+
+/// Writes `n` records under `dir/runs/<arch>/<kernel>/<id>.json` (each via temp file + rename).
+pub fn write(dir: &Path, n: usize, seed: u64) -> Result<usize, String> {
+    let mut made = std::collections::BTreeSet::new();
+    let mut count = 0;
+    for r in generate(n, seed) {
+        let path = dir.join(r.canonical_path());
+        if let Some(parent) = path.parent() {
+            if made.insert(parent.to_path_buf()) {
+                std::fs::create_dir_all(parent)
+                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            }
+        }
+        let tmp = path.with_extension("json.tmp");
+        let mut f = std::fs::File::create(&tmp)
+            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        f.write_all(&to_file_bytes(&r))
+            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
+        std::fs::rename(&tmp, &path)
+            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        count += 1;
+    }
+    Ok(count)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn synthetic_records_are_valid_marked_and_deterministic() {
+        let a: Vec<RunRecord> = generate(30, 7).collect();
+        let b: Vec<RunRecord> = generate(30, 7).collect();
+        assert_eq!(a, b);
+        let c: Vec<RunRecord> = generate(30, 8).collect();
+        assert_ne!(a, c);
+        for r in &a {
+            assert_eq!(r.source.kind, SourceKind::Synthetic);
+            let problems = syscost_record::validate(r);
+            assert!(problems.is_empty(), "{problems:?}");
+        }
+        let arches: std::collections::BTreeSet<_> = a
+            .iter()
+            .map(|r| r.environment.comparability.arch.clone())
+            .collect();
+        assert!(arches.len() >= 2, "{arches:?}");
+    }
+
+    #[test]
+    fn civil_dates() {
+        assert_eq!(civil(0), (1970, 1, 1));
+        assert_eq!(civil(18262), (2020, 1, 1));
+        assert_eq!(civil(18262 + 59), (2020, 2, 29));
+    }
+}
