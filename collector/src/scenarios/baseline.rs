@@ -6,6 +6,7 @@ use crate::probe::{Batch, Probe, Syscall};
 /// The probe with no interception, or (null = true) the same loop without the syscall.
 pub struct Plain {
     id: &'static str,
+    baseline: Option<&'static str>,
     syscall: Syscall,
     null: bool,
     probe: Option<Probe>,
@@ -15,12 +16,24 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
     vec![
         Box::new(Plain {
             id: "null",
+            baseline: None,
             syscall,
             null: true,
             probe: None,
         }),
         Box::new(Plain {
             id: "native",
+            baseline: None,
+            syscall,
+            null: false,
+            probe: None,
+        }),
+        // The A/A control: a second, identical worker. Its paired "overhead" over native is the
+        // bias between two processes doing the same thing; differences smaller than it mean
+        // nothing.
+        Box::new(Plain {
+            id: "native.replica",
+            baseline: Some("native"),
             syscall,
             null: false,
             probe: None,
@@ -28,6 +41,7 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
         // Baseline of seccomp.profile.argcheck, whose probe must be a syscall with arguments.
         Box::new(Plain {
             id: "native.personality",
+            baseline: None,
             syscall: Syscall::PersonalityQuery,
             null: false,
             probe: None,
@@ -43,6 +57,12 @@ impl Scenario for Plain {
         "baseline"
     }
     fn description(&self) -> String {
+        if self.baseline.is_some() {
+            return format!(
+                "{}, no filter: an identical second worker (A/A control of the method)",
+                self.syscall.describe()
+            );
+        }
         if self.null {
             format!(
                 "timed loop without the syscall (harness cost of the {} loop)",
@@ -53,7 +73,7 @@ impl Scenario for Plain {
         }
     }
     fn baseline(&self) -> Option<String> {
-        None
+        self.baseline.map(String::from)
     }
     fn setup(&mut self) -> Result<(), SetupError> {
         self.probe = Some(Probe::new(self.syscall).map_err(SetupError::Failed)?);
