@@ -1,0 +1,149 @@
+//! Helpers shared by the integration tests: running the binary, hand-made records, walking a
+//! generated site.
+#![allow(dead_code)]
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use syscost_record::{with_id, RunRecord, SourceKind};
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_syscost-site")
+}
+
+pub fn run(args: &[&str]) -> Output {
+    Command::new(bin())
+        .args(args)
+        .output()
+        .expect("run syscost-site")
+}
+
+pub fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+/// A realistic, valid, non-synthetic record to start hand-made fixtures from.
+pub fn base_record(seed: u64) -> RunRecord {
+    let mut r = syscost_site::synth::generate(1, seed)
+        .next()
+        .expect("one record");
+    r.source.kind = SourceKind::Collected;
+    r.source.tool = "syscost 0.1.0".to_string();
+    r.source.note = None;
+    r.notes.clear();
+    with_id(r)
+}
+
+/// Applies `f`, then recomputes the id so the record stays self-consistent.
+pub fn edited(mut r: RunRecord, f: impl FnOnce(&mut RunRecord)) -> RunRecord {
+    f(&mut r);
+    with_id(r)
+}
+
+/// Saves a record where `check` wants it; returns the path.
+pub fn save(dir: &Path, r: &RunRecord) -> PathBuf {
+    let p = dir.join(r.canonical_path());
+    save_at(&p, r);
+    p
+}
+
+pub fn save_at(p: &Path, r: &RunRecord) {
+    std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+    std::fs::write(p, syscost_site::synth::to_file_bytes(r)).unwrap();
+}
+
+/// Every file under `dir`, relative path → bytes.
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap())
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap()
+                .to_string_lossy()
+                .replace('\\', "/");
+            (rel, std::fs::read(e.path()).unwrap())
+        })
+        .collect()
+}
+
+pub fn html_pages(site: &Path) -> Vec<(String, String)> {
+    tree(site)
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".html"))
+        .map(|(p, b)| (p, String::from_utf8(b).expect("pages are UTF-8")))
+        .collect()
+}
+
+fn unescape_attr(s: &str) -> String {
+    s.replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&#x2f;", "/")
+        .replace("&amp;", "&")
+}
+
+/// Every `href="…"` and `src="…"` value in a page.
+pub fn links(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for attr in ["href=\"", "src=\""] {
+        for part in html.split(attr).skip(1) {
+            if let Some(end) = part.find('"') {
+                out.push(unescape_attr(&part[..end]));
+            }
+        }
+    }
+    out
+}
+
+/// Resolves a relative link from the page at `page` (site-relative); `None` if it leaves the site.
+pub fn resolve(page: &str, link: &str) -> Option<String> {
+    let target = link.split(['#', '?']).next().unwrap_or("");
+    if target.is_empty() {
+        return Some(page.to_string());
+    }
+    let mut parts: Vec<&str> = page.split('/').collect();
+    parts.pop();
+    for seg in target.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+/// Checks every internal link of every page; returns the broken ones.
+pub fn broken_links(site: &Path) -> Vec<String> {
+    let files = tree(site);
+    let mut broken = Vec::new();
+    for (page, html) in html_pages(site) {
+        for l in links(&html) {
+            if l.starts_with("https://") || l.starts_with("http://") || l.starts_with("mailto:") {
+                continue;
+            }
+            if l.starts_with('/') || l.contains("://") {
+                broken.push(format!("{page}: absolute link {l}"));
+                continue;
+            }
+            match resolve(&page, &l) {
+                Some(t) if files.contains_key(&t) => {}
+                Some(t) => broken.push(format!("{page}: {l} → {t} does not exist")),
+                None => broken.push(format!("{page}: {l} leaves the site")),
+            }
+        }
+    }
+    broken
+}
