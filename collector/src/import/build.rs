@@ -23,7 +23,12 @@ pub struct Parsed {
 pub struct Hint {
     pub line: usize,
     pub text: String,
+    /// Why nothing came of it ("begins a run, but no result follows").
+    pub why: String,
 }
+
+/// Why most empty runs are empty.
+pub const NO_RESULT_FOLLOWS: &str = "begins a run, but no result follows";
 
 /// What one parser made of one log.
 #[derive(Debug, Clone, Default)]

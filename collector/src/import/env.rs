@@ -14,9 +14,33 @@ pub struct Uname {
 /// Machine names `uname -m` prints on Linux.
 fn is_arch(s: &str) -> bool {
     const ARCHES: &[&str] = &[
-        "x86_64", "i386", "i486", "i586", "i686", "aarch64", "aarch64_be", "arm64", "riscv64",
-        "riscv32", "ppc", "ppc64", "ppc64le", "s390", "s390x", "mips", "mips64", "loongarch64",
-        "sparc64", "parisc", "parisc64", "alpha", "m68k", "sh4", "ia64", "armv8b", "arc",
+        "x86_64",
+        "i386",
+        "i486",
+        "i586",
+        "i686",
+        "aarch64",
+        "aarch64_be",
+        "arm64",
+        "riscv64",
+        "riscv32",
+        "ppc",
+        "ppc64",
+        "ppc64le",
+        "s390",
+        "s390x",
+        "mips",
+        "mips64",
+        "loongarch64",
+        "sparc64",
+        "parisc",
+        "parisc64",
+        "alpha",
+        "m68k",
+        "sh4",
+        "ia64",
+        "armv8b",
+        "arc",
     ];
     ARCHES.contains(&s) || (s.starts_with("armv") && s.len() <= 8)
 }
@@ -37,10 +61,14 @@ pub fn parse_uname(line: &str) -> Option<Uname> {
     if t[end - 1].ends_with("Linux") {
         end -= 1;
     }
+    // `uname -p` and `-i` print "unknown" on many systems.
+    while end > 3 && t[end - 1] == "unknown" {
+        end -= 1;
+    }
     let mut arch = None;
     if end > 3 && is_arch(t[end - 1]) {
         arch = Some(t[end - 1].to_string());
-        // `uname -p` and `-i` repeat the machine name or say "unknown".
+        // ... or repeat the machine name.
         while end > 3 && (Some(t[end - 1]) == arch.as_deref() || t[end - 1] == "unknown") {
             end -= 1;
         }
@@ -134,10 +162,14 @@ mod tests {
 
     #[test]
     fn uname_unknown_processor_and_busybox() {
-        let u = parse_uname("Linux rk 6.12.0-rc3 #1 SMP PREEMPT Tue Oct 15 2024 aarch64 unknown unknown GNU/Linux").unwrap();
+        let u = parse_uname(
+            "Linux rk 6.12.0-rc3 #1 SMP PREEMPT Tue Oct 15 2024 aarch64 unknown unknown GNU/Linux",
+        )
+        .unwrap();
         assert_eq!(u.arch.as_deref(), Some("aarch64"));
         assert_eq!(u.version.as_deref(), Some("#1 SMP PREEMPT Tue Oct 15 2024"));
-        let u = parse_uname("Linux buildroot 5.10.0 #1 SMP Tue Jan 5 2021 armv7l GNU/Linux").unwrap();
+        let u =
+            parse_uname("Linux buildroot 5.10.0 #1 SMP Tue Jan 5 2021 armv7l GNU/Linux").unwrap();
         assert_eq!(u.arch.as_deref(), Some("armv7l"));
     }
 

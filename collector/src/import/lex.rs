@@ -48,7 +48,9 @@ pub fn leading_f64(s: &str) -> Option<(f64, &str)> {
 /// `10000000`), followed by whitespace or the end.
 pub fn grouped_u64(s: &str) -> Option<(u64, &str)> {
     let end = s
-        .find(|c: char| !(c.is_ascii_digit() || matches!(c, ',' | '.' | '\'' | '\u{a0}' | '\u{202f}')))
+        .find(|c: char| {
+            !(c.is_ascii_digit() || matches!(c, ',' | '.' | '\'' | '\u{a0}' | '\u{202f}'))
+        })
         .unwrap_or(s.len());
     let token = s[..end].trim_end_matches([',', '.', '\'']);
     let digits: String = token.chars().filter(|c| c.is_ascii_digit()).collect();
@@ -56,18 +58,11 @@ pub fn grouped_u64(s: &str) -> Option<(u64, &str)> {
         return None;
     }
     // Every group after the first has exactly three digits, or the number has no separators.
-    let groups: Vec<&str> = token
-        .split(|c: char| !c.is_ascii_digit())
-        .collect();
+    let groups: Vec<&str> = token.split(|c: char| !c.is_ascii_digit()).collect();
     if groups.len() > 1 && groups[1..].iter().any(|g| g.len() != 3) {
         return None;
     }
     Some((digits.parse().ok()?, &s[token.len()..]))
-}
-
-/// The text after the first occurrence of `pat`.
-pub fn after<'a>(s: &'a str, pat: &str) -> Option<&'a str> {
-    s.find(pat).map(|i| &s[i + pat.len()..])
 }
 
 /// A line shortened for an error message.
@@ -98,7 +93,10 @@ mod tests {
     #[test]
     fn decimals() {
         assert_eq!(leading_f64("9.200 ± 0.319M/s"), Some((9.2, " ± 0.319M/s")));
-        assert_eq!(leading_f64("0.052233 usecs/op"), Some((0.052233, " usecs/op")));
+        assert_eq!(
+            leading_f64("0.052233 usecs/op"),
+            Some((0.052233, " usecs/op"))
+        );
         assert_eq!(leading_f64(".5"), Some((0.5, "")));
         assert_eq!(leading_f64("."), None);
         assert_eq!(leading_f64("abc"), None);
@@ -106,9 +104,15 @@ mod tests {
 
     #[test]
     fn grouped() {
-        assert_eq!(grouped_u64("19,144,887 ops/sec"), Some((19144887, " ops/sec")));
+        assert_eq!(
+            grouped_u64("19,144,887 ops/sec"),
+            Some((19144887, " ops/sec"))
+        );
         assert_eq!(grouped_u64("19.144.887 ops"), Some((19144887, " ops")));
-        assert_eq!(grouped_u64("10000000 getppid()"), Some((10000000, " getppid()")));
+        assert_eq!(
+            grouped_u64("10000000 getppid()"),
+            Some((10000000, " getppid()"))
+        );
         assert_eq!(grouped_u64("1,23 x"), None);
     }
 

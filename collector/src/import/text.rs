@@ -91,7 +91,8 @@ pub fn clean(raw: &str) -> Cleaned {
         repairs.push("interleaved kernel log lines dropped".to_string());
     }
     if flattened {
-        repairs.push("a message flattened onto one line was split at its quote markers".to_string());
+        repairs
+            .push("a message flattened onto one line was split at its quote markers".to_string());
     }
     out.retain(|l| !l.text.is_empty());
     Cleaned {

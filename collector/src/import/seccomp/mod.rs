@@ -1,8 +1,8 @@
 //! `kselftest-seccomp`: output of the kernel's `seccomp_benchmark`, every generation:
-//! - before 5.8: `getpid native`, `getpid RET_ALLOW`, one estimate;
-//! - 5.8–5.10: `RET_ALLOW 1 filter` / `2 filters`, four estimates;
-//! - 5.11–2023: the bitmap/full scenarios, seven estimates, `Expectations:` with ✔️/❌
-//!   (plain text, `sysctl` lines);
+//! - the first: `getpid native`, `getpid RET_ALLOW`, one estimate;
+//! - mid 2020: `RET_ALLOW 1 filter` / `2 filters`, four estimates;
+//! - late 2020 to 2023: the bitmap/full scenarios, seven estimates, `Expectations:` with
+//!   ✔️/❌ (plain text, `sysctl` lines);
 //! - 2024+: the same as KTAP (`# ` / `# # ` prefixes, `Running on:` + `uname -a`, `Pinned to
 //!   CPU`, `ok N` / `not ok N` / `# SKIP`, `Totals:`).
 //!
@@ -11,9 +11,9 @@
 
 mod assemble;
 
-use super::build::{Hint, Outcome, Parsed};
+use super::build::{Hint, Outcome, Parsed, NO_RESULT_FOLLOWS};
 use super::env::{parse_sysctl, parse_uname, Uname};
-use super::lex::{after, leading_i64, leading_u64};
+use super::lex::{leading_i64, leading_u64};
 use super::text::Cleaned;
 use syscost_record::Verdict;
 
@@ -30,7 +30,13 @@ pub enum Scn {
 }
 
 impl Scn {
-    pub const ALL: [Scn; 5] = [Scn::Native, Scn::Bitmap1, Scn::Bitmap2, Scn::Full3, Scn::Full4];
+    pub const ALL: [Scn; 5] = [
+        Scn::Native,
+        Scn::Bitmap1,
+        Scn::Bitmap2,
+        Scn::Full3,
+        Scn::Full4,
+    ];
 
     pub fn id(self) -> &'static str {
         match self {
@@ -52,9 +58,9 @@ impl Scn {
 pub enum Generation {
     /// `getpid RET_ALLOW: N ns` (one filter).
     OneFilter,
-    /// `getpid RET_ALLOW 1 filter` / `2 filters` (5.8–5.10).
+    /// `getpid RET_ALLOW 1 filter` / `2 filters` (mid 2020).
     TwoFilters,
-    /// bitmap / full (5.11+).
+    /// bitmap / full (since late 2020; the cache itself is in 5.11).
     Bitmap,
 }
 
@@ -79,7 +85,7 @@ pub enum Est {
     TotalB2,
     TotalF3,
     TotalF4,
-    /// 5.8–5.10 only: `filter2 − filter1`.
+    /// Mid-2020 generation only: `filter2 − filter1`.
     PerFilterBitmap,
     Entry,
     PerFilterLast2,
@@ -318,7 +324,9 @@ fn timing(t: &str) -> Option<Ev> {
     let (a, b) = lhs.split_once(" - ")?;
     let is_stamp = |s: &str| {
         let (sec, ns) = s.split_once('.').unwrap_or((s, "0"));
-        !sec.is_empty() && sec.bytes().all(|c| c.is_ascii_digit()) && ns.bytes().all(|c| c.is_ascii_digit())
+        !sec.is_empty()
+            && sec.bytes().all(|c| c.is_ascii_digit())
+            && ns.bytes().all(|c| c.is_ascii_digit())
     };
     if !is_stamp(a) || !is_stamp(b) {
         return None;
@@ -331,7 +339,9 @@ fn timing(t: &str) -> Option<Ev> {
 /// operator (`<=`, mojibake): returns the text after it.
 fn match_expectation(t: &str) -> Option<(usize, &str)> {
     for (i, (_, lhs, _, rhs)) in EXPECTATIONS.iter().enumerate() {
-        let Some(rest) = t.strip_prefix(lhs) else { continue };
+        let Some(rest) = t.strip_prefix(lhs) else {
+            continue;
+        };
         let rest = rest.trim_start();
         let op_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
         let op = &rest[..op_end];
@@ -351,9 +361,17 @@ fn compare(t: &str) -> Option<Ev> {
     let inner = rest.strip_prefix(" (")?;
     let (values, tail) = inner.split_once("):")?;
     let mut v = values.split_whitespace();
-    let lhs = v.next().and_then(leading_i64).filter(|(_, r)| r.is_empty())?.0;
+    let lhs = v
+        .next()
+        .and_then(leading_i64)
+        .filter(|(_, r)| r.is_empty())?
+        .0;
     let _op = v.next()?;
-    let rhs = v.next().and_then(leading_i64).filter(|(_, r)| r.is_empty())?.0;
+    let rhs = v
+        .next()
+        .and_then(leading_i64)
+        .filter(|(_, r)| r.is_empty())?
+        .0;
     let tail = tail.trim();
     let mark = if tail.contains("Miscalculation") {
         Mark::Negative
@@ -460,7 +478,9 @@ pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
         } else if run.stage.is_none() {
             continue;
         }
-        run.last = line.no;
+        if ev != Ev::Other {
+            run.last = line.no;
+        }
         match ev {
             Ev::RunnerHeader | Ev::TapVersion => run.ktap = true,
             Ev::Plan(n) => {
@@ -510,12 +530,19 @@ pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
             Ev::Said(s) => run.said.push(s),
             Ev::Other => match run.stage {
                 // The line after `Running on:` is `uname -a`.
-                Some(3) if run.uname.is_none() => run.uname = parse_uname(t),
+                Some(3) if run.uname.is_none() => {
+                    run.uname = parse_uname(t);
+                    if run.uname.is_some() {
+                        run.last = line.no;
+                    }
+                }
                 Some(4) => {
                     if let Some(kv) = parse_sysctl(t) {
                         run.sysctls.push(kv);
+                        run.last = line.no;
                     } else if t.contains("bpf_jit") {
                         run.sysctl_errors.push(t.to_string());
+                        run.last = line.no;
                     }
                 }
                 _ => {}
@@ -540,7 +567,11 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
                 record,
             });
         } else if let Some((line, text)) = run.header_line.clone() {
-            out.empty.push(Hint { line, text });
+            out.empty.push(Hint {
+                line,
+                text,
+                why: NO_RESULT_FOLLOWS.into(),
+            });
         }
     }
     out
@@ -552,17 +583,25 @@ mod tests {
 
     #[test]
     fn classifies_each_line_kind() {
-        assert_eq!(classify("getpid native: 646 ns"), Ev::Scenario(Scn::Native, None, "native".into(), 646));
+        assert_eq!(
+            classify("getpid native: 646 ns"),
+            Ev::Scenario(Scn::Native, None, "native".into(), 646)
+        );
         assert!(matches!(
             classify("getpid RET_ALLOW 3 filters (full): 732 ns"),
             Ev::Scenario(Scn::Full3, Some(Generation::Bitmap), _, 732)
         ));
         assert!(matches!(
-            classify("Estimated seccomp per-filter overhead (filters / 4): 18446744073709551613 ns"),
+            classify(
+                "Estimated seccomp per-filter overhead (filters / 4): 18446744073709551613 ns"
+            ),
             Ev::Estimate(Est::PerFilterDiv4, _, 18446744073709551613)
         ));
         assert_eq!(classify("Pinned to CPU 3 of 4"), Ev::Pinned(3, Some(4)));
-        assert_eq!(classify("Benchmarking 200000000 syscalls..."), Ev::Benchmarking(200000000));
+        assert_eq!(
+            classify("Benchmarking 200000000 syscalls..."),
+            Ev::Benchmarking(200000000)
+        );
         assert_eq!(
             classify("129.359381409 - 0.008724424 = 129350656985 (129.4s)"),
             Ev::Timing(129350656985)
@@ -582,7 +621,9 @@ mod tests {
             Ev::Compare(2, 20, 19, Mark::Fail)
         );
         assert_eq!(
-            classify("entry ≈ 2 bitmapped (-3 ≈ 29): Miscalculation! Measurement went negative: -3"),
+            classify(
+                "entry ≈ 2 bitmapped (-3 ≈ 29): Miscalculation! Measurement went negative: -3"
+            ),
             Ev::Compare(5, -3, 29, Mark::Negative)
         );
         assert_eq!(
@@ -593,7 +634,10 @@ mod tests {
 
     #[test]
     fn ktap_results() {
-        assert_eq!(classify("ok 1 native ≤ 1 bitmap"), Ev::KtapResult(0, Verdict::Pass));
+        assert_eq!(
+            classify("ok 1 native ≤ 1 bitmap"),
+            Ev::KtapResult(0, Verdict::Pass)
+        );
         assert_eq!(
             classify("not ok 4 1 bitmapped ≈ 2 bitmapped"),
             Ev::KtapResult(3, Verdict::Fail)

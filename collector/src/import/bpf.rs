@@ -1,0 +1,423 @@
+//! `bpf-bench`: the BPF selftests' `bench trig-*` runs, as `Summary:` lines of `bench` itself
+//! or as the table `run_bench_trigger.sh` prints from them:
+//!
+//! ```text
+//! Summary: hits    9.200 ± 0.319M/s (  9.200M/prod), drops    0.000 ± 0.000M/s
+//! base      :    9.200 ± 0.319M/s
+//! ```
+//!
+//! Until Linux 6.10 every trigger bench looped on `getpgid()` with the program attached to its
+//! path; since then the default drivers run inside the kernel and only `syscall-count` still
+//! makes syscalls, so those rows are kept apart (`bpf.kdriver.*`), never mixed with syscall
+//! costs.
+
+use super::build::{overhead_vs, provenance, single, skeleton, Hint, Outcome, Parsed};
+use super::lex::leading_f64;
+use super::text::Cleaned;
+use syscost_record::{RunRecord, Throughput};
+
+pub const FORMAT: &str = "bpf-bench";
+
+/// One published throughput: mean ± stddev in M/s, and per producer when `bench` printed it.
+#[derive(Debug, Clone, PartialEq)]
+struct Row {
+    name: String,
+    mops: f64,
+    stddev: f64,
+    per_producer: Option<f64>,
+    line: usize,
+}
+
+/// `9.200 ± 0.319M/s` (the `±` may arrive as `+-`, `+/-` or mojibake): mean, stddev, rest.
+fn rate(s: &str) -> Option<(f64, f64, &str)> {
+    let (x, rest) = leading_f64(s.trim_start())?;
+    let rest = rest.trim_start();
+    let rest = ["±", "Â±", "+/-", "+-", "+/−"]
+        .iter()
+        .find_map(|sep| rest.strip_prefix(sep))?;
+    let (y, rest) = leading_f64(rest.trim_start())?;
+    let rest = rest.trim_start().strip_prefix("M/s")?;
+    Some((x, y, rest))
+}
+
+/// `base      :    9.200 ± 0.319M/s`
+fn table_row(t: &str) -> Option<(String, f64, f64)> {
+    let (name, rest) = t.split_once(':')?;
+    let name = name.trim();
+    let token = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if !token {
+        return None;
+    }
+    let (x, y, _) = rate(rest)?;
+    Some((name.to_string(), x, y))
+}
+
+/// `Summary: hits    9.200 ± 0.319M/s (  9.200M/prod), ...`
+fn summary(t: &str) -> Option<(f64, f64, Option<f64>)> {
+    let rest = t.strip_prefix("Summary: hits")?;
+    let (x, y, rest) = rate(rest)?;
+    let prod = rest
+        .trim_start()
+        .strip_prefix('(')
+        .and_then(|r| leading_f64(r.trim_start()))
+        .filter(|(_, r)| r.starts_with("M/prod"))
+        .map(|(v, _)| v);
+    Some((x, y, prod))
+}
+
+/// `Setting up benchmark 'trig-base'...` or `Benchmark 'trig-base' started.`
+fn bench_name(t: &str) -> Option<&str> {
+    let rest = t
+        .strip_prefix("Setting up benchmark '")
+        .or_else(|| t.strip_prefix("Benchmark '"))?;
+    rest.split_once('\'').map(|(n, _)| n)
+}
+
+/// How a row maps onto the record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The getpgid() loop with no program: the baseline.
+    Native,
+    /// A program on getpgid()'s path, driven by the syscall loop.
+    Syscall,
+    /// A user-space probe driven by a user-space loop (no syscall).
+    User,
+    /// Driven from a loop inside the kernel (Linux 6.10+ bench defaults).
+    Kernel,
+    Unknown,
+}
+
+fn sanitize(name: &str) -> String {
+    name.to_ascii_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+        .collect()
+}
+
+/// Row name (without `trig-`) → id, kind, description.
+fn map(name: &str, in_kernel: bool) -> (String, Kind, String) {
+    let syscall = |id: &str, what: &str| {
+        if in_kernel {
+            (
+                format!("bpf.kdriver.{}", sanitize(name)),
+                Kind::Kernel,
+                format!("{what}, triggered from a loop inside the kernel (bench trig-{name}, Linux 6.10+)"),
+            )
+        } else {
+            (
+                id.to_string(),
+                Kind::Syscall,
+                format!("getpgid() with {what} (bench trig-{name})"),
+            )
+        }
+    };
+    match name {
+        "base" | "syscall-count" => (
+            "native".into(),
+            Kind::Native,
+            format!("getpgid() loop with no BPF program (bench trig-{name})"),
+        ),
+        "tp" => syscall(
+            "bpf.tp",
+            "a program on the syscalls/sys_enter_getpgid tracepoint",
+        ),
+        "rawtp" => syscall(
+            "bpf.rawtp",
+            "a raw_tp sys_enter program filtering on the syscall id",
+        ),
+        "kprobe" => syscall("bpf.kprobe", "a kprobe program"),
+        "kretprobe" => syscall("bpf.kretprobe", "a kretprobe program"),
+        "kprobe-multi" => syscall("bpf.kprobe_multi", "a kprobe.multi program"),
+        "kretprobe-multi" => syscall("bpf.kretprobe_multi", "a kretprobe.multi program"),
+        "fentry" => syscall("bpf.fentry", "an fentry program"),
+        "fexit" => syscall("bpf.fexit", "an fexit program"),
+        "fmodret" => syscall(
+            "bpf.fmodret",
+            "an fmod_ret program returning an error (the syscall body is skipped)",
+        ),
+        "kernel-count" => (
+            "bpf.kdriver.kernel_count".into(),
+            Kind::Kernel,
+            "in-kernel driver loop counting in BPF (bench trig-kernel-count, Linux 6.10+)".into(),
+        ),
+        "uprobe-base" => (
+            "bpf.ufunc".into(),
+            Kind::User,
+            "user-space function call with no probe (bench trig-uprobe-base)".into(),
+        ),
+        "uprobe-nop" | "uprobe-with-nop" => (
+            "bpf.uprobe".into(),
+            Kind::User,
+            format!("uprobe on a user-space nop function (bench trig-{name})"),
+        ),
+        "uretprobe-nop" | "uretprobe-with-nop" => (
+            "bpf.uretprobe".into(),
+            Kind::User,
+            format!("uretprobe on a user-space nop function (bench trig-{name})"),
+        ),
+        n if n.starts_with("uprobe")
+            || n.starts_with("uretprobe")
+            || n.starts_with("usdt")
+            || n == "usermode-count" =>
+        {
+            (
+                format!("bpf.{}", sanitize(n)),
+                Kind::User,
+                format!("user-space trigger (bench trig-{n})"),
+            )
+        }
+        n => (
+            format!("bpf.{}", sanitize(n)),
+            Kind::Unknown,
+            format!("bench trig-{n} (a name syscost does not know; kept as printed)"),
+        ),
+    }
+}
+
+pub fn parse(cleaned: &Cleaned) -> Outcome {
+    let mut out = Outcome::default();
+    let mut runs: Vec<Vec<Row>> = Vec::new();
+    let mut cur: Vec<Row> = Vec::new();
+    let mut bench: Option<String> = None;
+    let mut skipped: Vec<String> = Vec::new();
+    for line in &cleaned.lines {
+        let t = line.text.as_str();
+        if let Some(n) = bench_name(t) {
+            bench = Some(n.to_string());
+            continue;
+        }
+        let row = if let Some((x, y, prod)) = summary(t) {
+            match bench.as_deref().and_then(|b| b.strip_prefix("trig-")) {
+                Some(name) => Some(Row {
+                    name: name.to_string(),
+                    mops: x,
+                    stddev: y,
+                    per_producer: prod,
+                    line: line.no,
+                }),
+                None => {
+                    let why = match bench.as_deref() {
+                        Some(b) => format!("is the summary of {b}, not a trigger bench"),
+                        None => "is a summary whose benchmark name the log does not show".into(),
+                    };
+                    skipped.push(format!("line {}: a Summary that {why}", line.no));
+                    out.empty.push(Hint {
+                        line: line.no,
+                        text: t.to_string(),
+                        why,
+                    });
+                    None
+                }
+            }
+        } else {
+            table_row(t).map(|(name, x, y)| Row {
+                name: name.strip_prefix("trig-").unwrap_or(&name).to_string(),
+                mops: x,
+                stddev: y,
+                per_producer: None,
+                line: line.no,
+            })
+        };
+        if let Some(row) = row {
+            if cur.iter().any(|r| r.name == row.name) {
+                runs.push(std::mem::take(&mut cur));
+            }
+            cur.push(row);
+        }
+    }
+    if !cur.is_empty() {
+        runs.push(cur);
+    }
+    for rows in runs {
+        let first = rows.first().map_or(0, |r| r.line);
+        let last = rows.last().map_or(0, |r| r.line);
+        match record(&rows, &cleaned.repairs) {
+            Some(mut rec) => {
+                rec.notes
+                    .extend(skipped.iter().map(|s| format!("Not imported: {s}.")));
+                out.runs.push(Parsed {
+                    first_line: first,
+                    last_line: last,
+                    record: rec,
+                })
+            }
+            None => out.empty.push(Hint {
+                line: first,
+                text: format!("{} : {} M/s", rows[0].name, rows[0].mops),
+                why: "gives no usable rate".into(),
+            }),
+        }
+    }
+    out
+}
+
+struct Mapped<'a> {
+    id: String,
+    kind: Kind,
+    description: String,
+    ns: f64,
+    row: &'a Row,
+}
+
+fn record(rows: &[Row], repairs: &[String]) -> Option<RunRecord> {
+    let mut r = skeleton(FORMAT, "getpgid");
+    let in_kernel = rows
+        .iter()
+        .any(|x| x.name == "kernel-count" || x.name == "syscall-count");
+    let mut notes = vec![
+        "bench prints the mean ± standard deviation of per-second throughput: \
+         throughput_mops.median holds that mean as printed, throughput_mops.stddev the ±, and \
+         median_ns is 1000 / the mean (per producer). One published figure per bench, so no \
+         confidence interval."
+            .to_string(),
+    ];
+    if rows.iter().any(|x| x.per_producer.is_none()) {
+        notes.push(
+            "The table does not show the producer count; run_bench_trigger.sh runs one \
+             producer by default, which median_ns assumes."
+                .into(),
+        );
+    }
+    if in_kernel {
+        notes.push(
+            "This is the Linux 6.10+ bench: apart from syscall-count (a getpgid() loop), its \
+             programs are triggered from a loop inside the kernel, so those rows are not \
+             syscall costs and are kept as bpf.kdriver.* with no overhead against native."
+                .into(),
+        );
+    }
+    let mut mapped = Vec::new();
+    for row in rows {
+        if row.mops <= 0.0 {
+            notes.push(format!(
+                "trig-{} reports {} M/s, which gives no time per call; left out.",
+                row.name, row.mops
+            ));
+            continue;
+        }
+        let (id, kind, description) = map(&row.name, in_kernel);
+        if mapped.iter().any(|m: &Mapped| m.id == id) {
+            notes.push(format!(
+                "trig-{} maps to {id}, already taken by another row; left out.",
+                row.name
+            ));
+            continue;
+        }
+        if kind == Kind::Unknown {
+            notes.push(format!(
+                "trig-{} is not a bench name syscost knows: kept as {id}, with no overhead.",
+                row.name
+            ));
+        }
+        let per_thread = row.per_producer.filter(|p| *p > 0.0).unwrap_or(row.mops);
+        if (per_thread - row.mops).abs() > 0.005 * row.mops {
+            notes.push(format!(
+                "trig-{} ran several producers ({} M/s in total, {per_thread} M/s each); \
+                 median_ns uses the per-producer rate.",
+                row.name, row.mops
+            ));
+        }
+        mapped.push(Mapped {
+            id,
+            kind,
+            description,
+            ns: 1000.0 / per_thread,
+            row,
+        });
+    }
+    let base = |want: &str| mapped.iter().find(|m| m.id == want).map(|m| m.ns);
+    let (native, ufunc) = (base("native"), base("bpf.ufunc"));
+    for Mapped {
+        id,
+        kind,
+        description,
+        ns,
+        row,
+    } in &mapped
+    {
+        let family = if *kind == Kind::Native {
+            "baseline"
+        } else {
+            "bpf"
+        };
+        let mut res = single(id, family, description, *ns);
+        res.throughput_mops = Some(Throughput {
+            median: row.mops,
+            ci_low: None,
+            ci_high: None,
+            stddev: Some(row.stddev),
+        });
+        res.params
+            .insert("bench".into(), format!("trig-{}", row.name));
+        if let Some(p) = row.per_producer {
+            res.params.insert("M/s per producer".into(), p.to_string());
+        }
+        res.overhead = match (kind, native, ufunc) {
+            (Kind::Syscall, Some(n), _) => overhead_vs("native", n, *ns),
+            (Kind::User, _, Some(u)) if id != "bpf.ufunc" => overhead_vs("bpf.ufunc", u, *ns),
+            _ => None,
+        };
+        r.results.push(res);
+    }
+    if r.results.is_empty() {
+        return None;
+    }
+    r.notes = notes;
+    let first = rows.first().map_or(0, |x| x.line);
+    let last = rows.last().map_or(0, |x| x.line);
+    provenance(&mut r, first, last, repairs);
+    Some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_in_every_spelling() {
+        assert_eq!(rate("    9.200 ± 0.319M/s"), Some((9.2, 0.319, "")));
+        assert_eq!(rate("9.2 +- 0.3 M/s"), Some((9.2, 0.3, "")));
+        assert_eq!(rate("9.2 Â± 0.3M/s (x)"), Some((9.2, 0.3, " (x)")));
+        assert_eq!(rate("9.2 M/s"), None);
+    }
+
+    #[test]
+    fn table_rows_and_summaries() {
+        assert_eq!(
+            table_row("base      :    9.200 ± 0.319M/s"),
+            Some(("base".into(), 9.2, 0.319))
+        );
+        assert_eq!(
+            table_row("Date: 9.2 ± 1M/s").map(|r| r.0),
+            Some("Date".into())
+        );
+        assert_eq!(table_row("two words : 9.2 ± 1M/s"), None);
+        assert_eq!(
+            summary("Summary: hits    9.200 ± 0.319M/s (  4.600M/prod), drops    0.000 ± 0.000M/s"),
+            Some((9.2, 0.319, Some(4.6)))
+        );
+        assert_eq!(
+            bench_name("Setting up benchmark 'trig-tp'..."),
+            Some("trig-tp")
+        );
+    }
+
+    #[test]
+    fn names_map_by_generation() {
+        assert_eq!(map("fentry", false).0, "bpf.fentry");
+        assert_eq!(map("fentry", true).0, "bpf.kdriver.fentry");
+        assert_eq!(map("syscall-count", true).1, Kind::Native);
+        assert_eq!(map("uprobe-nop", true).0, "bpf.uprobe");
+        assert_eq!(
+            map("Weird.Name", false),
+            (
+                "bpf.weird_name".into(),
+                Kind::Unknown,
+                "bench trig-Weird.Name (a name syscost does not know; kept as printed)".into()
+            )
+        );
+    }
+}

@@ -1,0 +1,246 @@
+//! `perf-bench`: `perf bench syscall basic|getpgid|fork|execve` output:
+//!
+//! ```text
+//! # Running 'syscall/basic' benchmark:
+//! # Executed 10,000,000 getppid() calls
+//!      Total time: 0.522 [sec]
+//!
+//!        0.052233 usecs/op
+//!          19,144,887 ops/sec
+//! ```
+
+use super::build::{provenance, single, skeleton, Hint, Outcome, Parsed, NO_RESULT_FOLLOWS};
+use super::lex::{grouped_u64, leading_f64};
+use super::text::Cleaned;
+use syscost_record::{RunRecord, Throughput};
+
+pub const FORMAT: &str = "perf-bench";
+
+#[derive(Debug, Clone, PartialEq)]
+enum Ev {
+    Running(String),
+    Executed(u64, String),
+    Total(f64),
+    Usecs(f64),
+    Ops(u64),
+}
+
+fn event(t: &str) -> Option<Ev> {
+    if let Some(rest) = t.strip_prefix("Running ") {
+        let name = rest
+            .trim_start_matches('\'')
+            .split(['\'', ' '])
+            .next()
+            .unwrap_or("");
+        if name.contains('/') && (rest.ends_with("benchmark:") || rest.ends_with("benchmark...")) {
+            return Some(Ev::Running(name.to_string()));
+        }
+    }
+    if let Some(rest) = t.strip_prefix("Executed ") {
+        let (n, rest) = grouped_u64(rest)?;
+        let call = rest.trim_start().strip_suffix(" calls")?;
+        let name = call.strip_suffix("()")?;
+        if !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') {
+            return Some(Ev::Executed(n, name.to_string()));
+        }
+    }
+    if let Some(rest) = t.strip_prefix("Total time:") {
+        let (s, rest) = leading_f64(rest.trim_start())?;
+        return rest.trim().eq("[sec]").then_some(Ev::Total(s));
+    }
+    if let Some((v, rest)) = leading_f64(t) {
+        if rest.trim() == "usecs/op" {
+            return Some(Ev::Usecs(v));
+        }
+    }
+    if let Some((v, rest)) = grouped_u64(t) {
+        if rest.trim() == "ops/sec" {
+            return Some(Ev::Ops(v));
+        }
+    }
+    None
+}
+
+#[derive(Debug, Clone, Default)]
+struct Run {
+    first: usize,
+    last: usize,
+    bench: Option<String>,
+    executed: Option<(u64, String)>,
+    total_s: Option<f64>,
+    usecs: Option<f64>,
+    ops: Option<u64>,
+}
+
+impl Run {
+    fn started(&self) -> bool {
+        self.first > 0
+    }
+
+    fn ends_before(&self, ev: &Ev) -> bool {
+        match ev {
+            Ev::Running(_) => self.started(),
+            Ev::Executed(..) => self.executed.is_some(),
+            Ev::Total(_) => self.total_s.is_some(),
+            Ev::Usecs(_) => self.usecs.is_some(),
+            Ev::Ops(_) => self.ops.is_some(),
+        }
+    }
+
+    /// Other perf benches print usecs/op too; only `syscall/*` runs are ours.
+    fn is_syscall_bench(&self) -> bool {
+        match &self.bench {
+            Some(b) => b.starts_with("syscall/"),
+            None => self.executed.is_some(),
+        }
+    }
+}
+
+pub fn parse(cleaned: &Cleaned) -> Outcome {
+    let mut runs = Vec::new();
+    let mut run = Run::default();
+    for line in &cleaned.lines {
+        let Some(ev) = event(&line.text) else {
+            continue;
+        };
+        if run.ends_before(&ev) {
+            runs.push(std::mem::take(&mut run));
+        }
+        if !run.started() {
+            run.first = line.no;
+        }
+        run.last = line.no;
+        match ev {
+            Ev::Running(b) => run.bench = Some(b),
+            Ev::Executed(n, s) => run.executed = Some((n, s)),
+            Ev::Total(s) => run.total_s = Some(s),
+            Ev::Usecs(v) => run.usecs = Some(v),
+            Ev::Ops(v) => run.ops = Some(v),
+        }
+    }
+    if run.started() {
+        runs.push(run);
+    }
+    let mut out = Outcome::default();
+    for run in runs.iter().filter(|r| r.is_syscall_bench()) {
+        match record(run, &cleaned.repairs) {
+            Some(record) => out.runs.push(Parsed {
+                first_line: run.first,
+                last_line: run.last,
+                record,
+            }),
+            None => {
+                let text = cleaned
+                    .lines
+                    .iter()
+                    .find(|l| l.no == run.first)
+                    .map(|l| l.text.clone())
+                    .unwrap_or_default();
+                out.empty.push(Hint {
+                    line: run.first,
+                    text,
+                    why: NO_RESULT_FOLLOWS.into(),
+                });
+            }
+        }
+    }
+    out
+}
+
+fn record(run: &Run, repairs: &[String]) -> Option<RunRecord> {
+    let (loops, syscall) = match &run.executed {
+        Some((n, s)) => (Some(*n), s.clone()),
+        None => (None, "unknown".to_string()),
+    };
+    let mut notes = vec![format!(
+        "perf bench {} timed one loop{} with gettimeofday around it: a single measurement, so \
+         no confidence interval.",
+        run.bench.as_deref().unwrap_or("syscall"),
+        loops.map(|n| format!(" of {n} calls")).unwrap_or_default()
+    )];
+    let ns = match (run.usecs, run.ops, run.total_s, loops) {
+        (Some(us), ..) => us * 1000.0,
+        (None, Some(ops), ..) if ops > 0 => {
+            notes.push("The log has no usecs/op line; median_ns is 1e9 / its ops/sec.".into());
+            1e9 / ops as f64
+        }
+        (None, _, Some(s), Some(n)) if n > 0 && s > 0.0 => {
+            notes.push(
+                "The log has neither usecs/op nor ops/sec; median_ns is its total time (printed \
+                 to the millisecond) divided by the call count."
+                    .into(),
+            );
+            s * 1e9 / n as f64
+        }
+        _ => return None,
+    };
+    if run.executed.is_none() {
+        notes.push("The log does not say which syscall was timed.".into());
+    }
+    let missing: Vec<&str> = [
+        (run.executed.is_none(), "the Executed line"),
+        (run.total_s.is_none(), "the total time"),
+        (run.usecs.is_none(), "usecs/op"),
+        (run.ops.is_none(), "ops/sec"),
+    ]
+    .iter()
+    .filter(|(m, _)| *m)
+    .map(|(_, w)| *w)
+    .collect();
+    if !missing.is_empty() {
+        notes.push(format!(
+            "Incomplete log (truncated?), missing: {}.",
+            missing.join(", ")
+        ));
+    }
+
+    let mut r = skeleton(FORMAT, &syscall);
+    let mut res = single(
+        "native",
+        "baseline",
+        &format!("{syscall}() with no interception (perf bench)"),
+        ns,
+    );
+    res.iters_per_sample = loops;
+    res.throughput_mops = run.ops.map(|o| Throughput {
+        median: o as f64 / 1e6,
+        ci_low: None,
+        ci_high: None,
+        stddev: None,
+    });
+    if let Some(b) = &run.bench {
+        res.params.insert("bench".into(), b.clone());
+    }
+    if let Some(s) = run.total_s {
+        res.params.insert("total time s".into(), s.to_string());
+        r.summary.duration_s = s;
+    }
+    r.results.push(res);
+    r.notes = notes;
+    provenance(&mut r, run.first, run.last, repairs);
+    Some(r)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_line_kind() {
+        assert_eq!(
+            event("Running 'syscall/basic' benchmark:"),
+            Some(Ev::Running("syscall/basic".into()))
+        );
+        assert_eq!(
+            event("Executed 10,000,000 getppid() calls"),
+            Some(Ev::Executed(10_000_000, "getppid".into()))
+        );
+        assert_eq!(event("Total time: 0.522 [sec]"), Some(Ev::Total(0.522)));
+        assert_eq!(event("0.052233 usecs/op"), Some(Ev::Usecs(0.052233)));
+        assert_eq!(event("19,144,887 ops/sec"), Some(Ev::Ops(19_144_887)));
+        assert_eq!(
+            event("Executed 1000000 pipe operations between two processes"),
+            None
+        );
+    }
+}

@@ -1,0 +1,268 @@
+//! `kselftest-sud`: output of the kernel's `sud_benchmark` (Syscall User Dispatch). It times
+//! `sysinfo()` once without dispatch and once with dispatch on and the selector at ALLOW:
+//!
+//! ```text
+//! Calibrating test set to last ~5 seconds...
+//! test iterations = 37500000
+//! Avg syscall time 134ns.
+//! Caught sys_ff00
+//! trapped_call_count 1, native_call_count 0.
+//! Avg syscall time 147ns.
+//! Interception overhead: 9.7% (+13ns).
+//! ```
+
+use super::build::{
+    overhead_vs, provenance, single, skeleton, Hint, Outcome, Parsed, NO_RESULT_FOLLOWS,
+};
+use super::lex::{leading_f64, leading_i64, leading_u64};
+use super::text::Cleaned;
+use syscost_record::{Overhead, RunRecord};
+
+pub const FORMAT: &str = "kselftest-sud";
+
+#[derive(Debug, Clone, PartialEq)]
+enum Ev {
+    Calibrating(Option<u64>),
+    Iterations(u64),
+    Avg(u64),
+    Caught(String),
+    Counts(String, String),
+    Overhead(f64, i64),
+}
+
+/// Every event on a line, in order (a line may hold several when a mail was flattened).
+fn events(t: &str) -> Vec<(usize, Ev)> {
+    let mut out = Vec::new();
+    let mut scan = |pat: &str, f: &dyn Fn(&str) -> Option<Ev>| {
+        let mut from = 0;
+        while let Some(p) = t[from..].find(pat) {
+            let at = from + p;
+            if let Some(ev) = f(&t[at + pat.len()..]) {
+                out.push((at, ev));
+            }
+            from = at + pat.len();
+        }
+    };
+    scan("Calibrating test set to last ~", &|r| {
+        Some(Ev::Calibrating(leading_u64(r).map(|(n, _)| n)))
+    });
+    scan("test iterations = ", &|r| {
+        leading_u64(r).map(|(n, _)| Ev::Iterations(n))
+    });
+    scan("Avg syscall time ", &|r| match leading_u64(r) {
+        Some((n, rest)) if rest.starts_with("ns") => Some(Ev::Avg(n)),
+        _ => None,
+    });
+    scan("Caught sys_", &|r| {
+        let hex: String = r.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
+        (!hex.is_empty()).then(|| Ev::Caught(format!("sys_{hex}")))
+    });
+    scan("trapped_call_count ", &|r| {
+        let (a, rest) = leading_u64(r)?;
+        let (b, _) = leading_u64(rest.strip_prefix(", native_call_count ")?)?;
+        Some(Ev::Counts(a.to_string(), b.to_string()))
+    });
+    scan("Interception overhead: ", &|r| {
+        let (pct, rest) = leading_f64(r)?;
+        let (ns, rest) = leading_i64(rest.strip_prefix("% (+")?)?;
+        rest.starts_with("ns)").then_some(Ev::Overhead(pct, ns))
+    });
+    out.sort_by_key(|(at, _)| *at);
+    out
+}
+
+#[derive(Debug, Clone, Default)]
+struct Run {
+    first: usize,
+    last: usize,
+    calibration_s: Option<u64>,
+    iterations: Option<u64>,
+    avgs: Vec<u64>,
+    caught: Option<String>,
+    counts: Option<(String, String)>,
+    overhead: Option<(f64, i64)>,
+}
+
+impl Run {
+    fn started(&self) -> bool {
+        self.first > 0
+    }
+
+    /// Whether `ev` belongs to a new run rather than this one.
+    fn ends_before(&self, ev: &Ev) -> bool {
+        match ev {
+            Ev::Calibrating(_) => self.started(),
+            Ev::Iterations(_) => self.iterations.is_some() || !self.avgs.is_empty(),
+            Ev::Avg(_) => self.avgs.len() >= 2 || self.overhead.is_some(),
+            Ev::Overhead(..) => self.overhead.is_some(),
+            _ => false,
+        }
+    }
+}
+
+pub fn parse(cleaned: &Cleaned) -> Outcome {
+    let mut runs = Vec::new();
+    let mut run = Run::default();
+    for line in &cleaned.lines {
+        for (_, ev) in events(&line.text) {
+            if run.ends_before(&ev) {
+                runs.push(std::mem::take(&mut run));
+            }
+            if !run.started() {
+                run.first = line.no;
+            }
+            run.last = line.no;
+            match ev {
+                Ev::Calibrating(s) => run.calibration_s = s,
+                Ev::Iterations(n) => run.iterations = Some(n),
+                Ev::Avg(n) => run.avgs.push(n),
+                Ev::Caught(s) => run.caught = Some(s),
+                Ev::Counts(a, b) => run.counts = Some((a, b)),
+                Ev::Overhead(p, n) => run.overhead = Some((p, n)),
+            }
+        }
+    }
+    if run.started() {
+        runs.push(run);
+    }
+    let mut out = Outcome::default();
+    for run in runs {
+        if run.avgs.is_empty() {
+            let text = cleaned
+                .lines
+                .iter()
+                .find(|l| l.no == run.first)
+                .map(|l| l.text.clone())
+                .unwrap_or_default();
+            out.empty.push(Hint {
+                line: run.first,
+                text,
+                why: NO_RESULT_FOLLOWS.into(),
+            });
+        } else {
+            out.runs.push(Parsed {
+                first_line: run.first,
+                last_line: run.last,
+                record: record(&run, &cleaned.repairs),
+            });
+        }
+    }
+    out
+}
+
+fn record(run: &Run, repairs: &[String]) -> RunRecord {
+    let mut r = skeleton(FORMAT, "sysinfo");
+    let mut notes = vec![format!(
+        "sud_benchmark timed sysinfo() once without and once with dispatch{}, printing integer \
+         ns per call: single measurements, so no confidence intervals. The overhead percent is \
+         the tool's own figure.",
+        run.iterations
+            .map(|n| format!(" ({n} calls each)"))
+            .unwrap_or_default()
+    )];
+    if let Some(s) = run.calibration_s {
+        r.environment
+            .incidental
+            .other
+            .insert("calibration seconds".into(), s.to_string());
+    }
+    let native = run.avgs[0] as f64;
+    let mut base = single(
+        "native",
+        "baseline",
+        "sysinfo() without Syscall User Dispatch",
+        native,
+    );
+    base.iters_per_sample = run.iterations;
+    r.results.push(base);
+
+    match run.avgs.get(1) {
+        Some(&on) => {
+            let on = on as f64;
+            let mut res = single(
+                "sud.allow",
+                "sud",
+                "sysinfo() with Syscall User Dispatch on, selector ALLOW",
+                on,
+            );
+            res.iters_per_sample = run.iterations;
+            if let Some(c) = &run.caught {
+                res.params.insert("caught".into(), c.clone());
+            }
+            if let Some((t, n)) = &run.counts {
+                res.params.insert("trapped_call_count".into(), t.clone());
+                res.params.insert("native_call_count".into(), n.clone());
+            }
+            res.overhead = match run.overhead {
+                Some((pct, ns)) => {
+                    if (on - native) != ns as f64 {
+                        notes.push(format!(
+                            "The log's overhead (+{ns} ns) differs from the difference of its \
+                             two averages ({} ns); the log's figure is recorded.",
+                            on - native
+                        ));
+                    }
+                    Some(Overhead {
+                        vs: "native".into(),
+                        median_ns: ns as f64,
+                        ci_low_ns: None,
+                        ci_high_ns: None,
+                        samples: 1,
+                        pct,
+                        pct_ci_low: None,
+                        pct_ci_high: None,
+                    })
+                }
+                None => {
+                    notes.push(
+                        "The log has no \"Interception overhead\" line; the overhead is the \
+                         difference of its two averages."
+                            .into(),
+                    );
+                    overhead_vs("native", native, on)
+                }
+            };
+            r.results.push(res);
+        }
+        None => notes.push(
+            "Incomplete log (truncated?): it ends before the timing with dispatch on, so \
+             sud.allow is missing."
+                .into(),
+        ),
+    }
+    if run.avgs.len() > 2 {
+        notes.push("The run prints more than two averages; the first two are recorded.".into());
+    }
+    r.notes = notes;
+    provenance(&mut r, run.first, run.last, repairs);
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn events_in_a_flattened_line_come_in_order() {
+        let evs: Vec<Ev> = events("x > Avg syscall time 134ns. > Caught sys_ff00 > trapped_call_count 1, native_call_count 0. > Avg syscall time 147ns. > Interception overhead: 9.7% (+13ns).")
+            .into_iter()
+            .map(|(_, e)| e)
+            .collect();
+        assert_eq!(
+            evs,
+            [
+                Ev::Avg(134),
+                Ev::Caught("sys_ff00".into()),
+                Ev::Counts("1".into(), "0".into()),
+                Ev::Avg(147),
+                Ev::Overhead(9.7, 13)
+            ]
+        );
+    }
+
+    #[test]
+    fn negative_overhead_is_read_as_printed() {
+        let evs = events("Interception overhead: -1.5% (+-2ns).");
+        assert_eq!(evs[0].1, Ev::Overhead(-1.5, -2));
+    }
+}
