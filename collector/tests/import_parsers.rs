@@ -537,8 +537,8 @@ fn bpf_bench_6_10_keeps_in_kernel_rows_apart() {
     assert_close(median(&r, "bpf.uprobe"), 1000.0 / 3.123);
     assert_close(median(&r, "bpf.uretprobe"), 1000.0 / 1.903);
     assert!(r.result("bpf.fentry").is_none());
-    assert!(r.result("bpf.kprobe_session").is_some());
-    assert!(has_note(&r, "trig-kprobe-session is not a bench name"));
+    assert!(r.result("bpf.kprobe_multi_all").is_some());
+    assert!(has_note(&r, "trig-kprobe-multi-all is not a bench name"));
     assert!(has_note(&r, "Linux 6.10+"));
     assert_eq!(r.results.len(), 15);
 }
