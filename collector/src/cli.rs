@@ -51,6 +51,9 @@ pub struct SelectArgs {
 pub enum MethodArg {
     /// Interleaved rounds across forked workers, paired differences (syscost's method).
     Interleaved,
+    /// The kernel seccomp_benchmark's method: calibrate, then one long timing per scenario in
+    /// the kernel's order, integer ns, the kernel's verdict rules (getpid only).
+    Sequential,
 }
 
 #[derive(Debug, Clone, Args)]

@@ -1,6 +1,7 @@
 //! The kernel benchmark's estimates and the depth-sweep fit, each computed per round from paired
 //! samples and then summarised with a CI.
 
+use super::kernel_rules::ESTIMATE_LABELS;
 use super::Series;
 use crate::scenarios::seccomp::DEPTHS;
 use crate::stats::{fit::ols, per_round, Summary};
@@ -21,52 +22,16 @@ pub fn entry(x: &[f64]) -> f64 {
     b1 - n - (b2 - b1)
 }
 
-type Formula = (&'static str, &'static str, &'static str, fn(&[f64]) -> f64);
-
-/// (id, kernel label, formula text, per-round function over [n, b1, b2, f3, f4]).
-pub const KERNEL_ESTIMATES: [Formula; 7] = [
-    (
-        "total.bitmap.1",
-        "total seccomp overhead for 1 bitmapped filter",
-        "bitmap.1 − native",
-        |x| x[1] - x[0],
-    ),
-    (
-        "total.bitmap.2",
-        "total seccomp overhead for 2 bitmapped filters",
-        "bitmap.2 − native",
-        |x| x[2] - x[0],
-    ),
-    (
-        "total.full.3",
-        "total seccomp overhead for 3 full filters",
-        "full.3 − native",
-        |x| x[3] - x[0],
-    ),
-    (
-        "total.full.4",
-        "total seccomp overhead for 4 full filters",
-        "full.4 − native",
-        |x| x[4] - x[0],
-    ),
-    (
-        "entry",
-        "seccomp entry overhead",
-        "bitmap.1 − native − (bitmap.2 − bitmap.1)",
-        entry,
-    ),
-    (
-        "per_filter.last2",
-        "seccomp per-filter overhead (last 2 diff)",
-        "full.4 − full.3",
-        |x| x[4] - x[3],
-    ),
-    (
-        "per_filter.div4",
-        "seccomp per-filter overhead (filters / 4)",
-        "(full.4 − native − entry) / 4",
-        |x| (x[4] - x[0] - entry(x)) / 4.0,
-    ),
+/// Per-round functions over [n, b1, b2, f3, f4], in the order of
+/// [`kernel_rules::ESTIMATE_LABELS`](super::kernel_rules::ESTIMATE_LABELS).
+pub const KERNEL_ESTIMATES: [fn(&[f64]) -> f64; 7] = [
+    |x| x[1] - x[0],
+    |x| x[2] - x[0],
+    |x| x[3] - x[0],
+    |x| x[4] - x[0],
+    entry,
+    |x| x[4] - x[3],
+    |x| (x[4] - x[0] - entry(x)) / 4.0,
 ];
 
 fn estimate(id: &str, label: &str, formula: &str, values: &[f64]) -> Option<Estimate> {
@@ -87,7 +52,7 @@ pub fn all(series: &Series) -> Vec<Estimate> {
     let mut out = Vec::new();
     let kernel: Option<Vec<&[Option<f64>]>> = KERNEL_IDS.iter().map(|id| series.get(id)).collect();
     if let Some(inputs) = kernel {
-        for (id, label, formula, f) in KERNEL_ESTIMATES {
+        for ((id, label, formula), f) in ESTIMATE_LABELS.iter().zip(KERNEL_ESTIMATES) {
             out.extend(estimate(id, label, formula, &per_round(&inputs, f)));
         }
     }

@@ -190,3 +190,101 @@ mod tests {
         assert_eq!(&v[4..], &[Verdict::Skip; 3]);
     }
 }
+
+/// The kernel's labels for its estimates, in its order, with the record's ids.
+pub const ESTIMATE_LABELS: [(&str, &str, &str); 7] = [
+    ("total.bitmap.1", "total seccomp overhead for 1 bitmapped filter", "bitmap.1 − native"),
+    ("total.bitmap.2", "total seccomp overhead for 2 bitmapped filters", "bitmap.2 − native"),
+    ("total.full.3", "total seccomp overhead for 3 full filters", "full.3 − native"),
+    ("total.full.4", "total seccomp overhead for 4 full filters", "full.4 − native"),
+    ("entry", "seccomp entry overhead", "bitmap.1 − native − (bitmap.2 − bitmap.1)"),
+    ("per_filter.last2", "seccomp per-filter overhead (last 2 diff)", "full.4 − full.3"),
+    ("per_filter.div4", "seccomp per-filter overhead (filters / 4)", "(full.4 − native − entry) / 4"),
+];
+
+/// Estimates and expectations exactly as the kernel computes them from single integer values,
+/// as record entries (no CI: one measurement each), plus notes on wrapped-around values.
+pub fn record_parts(
+    k: KernelInputs,
+) -> (
+    Vec<syscost_record::Estimate>,
+    Vec<syscost_record::Expectation>,
+    Vec<String>,
+) {
+    use syscost_record::{Estimate, Expectation};
+    let e = estimates(k);
+    let values = [
+        e.total_bitmap1,
+        e.total_bitmap2,
+        e.total_full3,
+        e.total_full4,
+        e.entry,
+        e.per_filter_last2,
+        e.per_filter_div4,
+    ];
+    let mut notes = Vec::new();
+    let ests = ESTIMATE_LABELS
+        .iter()
+        .zip(values)
+        .map(|(&(id, label, formula), v)| {
+            // The kernel's unsigned arithmetic: a value above INT_MAX is a negative difference.
+            let signed = v as i64;
+            if v > i32::MAX as u64 {
+                notes.push(format!(
+                    "{label}: the kernel prints {v} ns, an unsigned wrap-around of {signed} ns"
+                ));
+            }
+            Estimate {
+                id: id.into(),
+                label: label.into(),
+                formula: formula.into(),
+                median_ns: signed as f64,
+                ci_low_ns: None,
+                ci_high_ns: None,
+                samples: 1,
+            }
+        })
+        .collect();
+    let i = |v: u64| v as i32 as f64;
+    let total = e
+        .entry
+        .wrapping_add(e.per_filter_last2.wrapping_mul(4))
+        .wrapping_add(k.native);
+    let sides = [
+        (k.native, k.bitmap1),
+        (k.native, k.filter1),
+        (e.per_filter_last2, e.per_filter_div4),
+        (k.bitmap1.wrapping_sub(k.native), k.bitmap2.wrapping_sub(k.native)),
+        (e.entry, k.bitmap1.wrapping_sub(k.native)),
+        (e.entry, k.bitmap2.wrapping_sub(k.native)),
+        (total, k.filter2),
+    ];
+    let verdicts = verdicts(k);
+    let exps = crate::analysis::expectations::EXPECTATIONS
+        .iter()
+        .zip(sides)
+        .zip(verdicts)
+        .map(|((&(id, label, relation, _, _), (l, r)), v)| {
+            let (l, r) = (i(l), i(r));
+            Expectation {
+                id: id.into(),
+                label: label.into(),
+                relation: match relation {
+                    crate::analysis::expectations::Relation::Le => "le",
+                    crate::analysis::expectations::Relation::Approx => "approx",
+                }
+                .into(),
+                lhs_ns: l,
+                rhs_ns: r,
+                diff_median_ns: Some(l - r),
+                diff_ci_low_ns: None,
+                diff_ci_high_ns: None,
+                tolerance_ns: crate::analysis::expectations::tolerance(l, r),
+                // The sequential method's verdict is the kernel's rule: there is no interval.
+                verdict: v,
+                kernel_verdict: v,
+            }
+        })
+        .collect();
+    (ests, exps, notes)
+}

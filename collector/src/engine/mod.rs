@@ -4,4 +4,5 @@
 
 pub mod driver;
 pub mod run;
+pub mod sequential;
 pub mod worker;

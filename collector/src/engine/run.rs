@@ -2,9 +2,10 @@
 //! turning its outcome into a record.
 
 use super::driver::{self, Options, Outcome};
+use super::sequential;
 use super::worker::{allowed_cpus, Reply, Worker};
 use crate::analysis;
-use crate::cli::{ListArgs, RunArgs, SelectArgs, EXIT_USAGE};
+use crate::cli::{ListArgs, MethodArg, RunArgs, SelectArgs, EXIT_USAGE};
 use crate::envprobe;
 use crate::export;
 use crate::output::{progress::Bar, table};
@@ -177,6 +178,9 @@ pub fn main(args: &RunArgs) -> i32 {
         eprintln!("syscost: {e}");
         return EXIT_USAGE;
     }
+    if args.method == MethodArg::Sequential {
+        return sequential_main(args);
+    }
     let mut plan = match Plan::from_args(&args.select) {
         Ok(p) => p,
         Err(e) => {
@@ -207,10 +211,15 @@ pub fn main(args: &RunArgs) -> i32 {
     }
     env.incidental.loadavg_end = envprobe::loadavg();
     let record = build_record(&plan, args, env, started, &outcome);
-    for p in syscost_record::validate(&record) {
+    emit(args, &record)
+}
+
+/// Writes the record where the arguments say; returns the exit code.
+fn emit(args: &RunArgs, record: &RunRecord) -> i32 {
+    for p in syscost_record::validate(record) {
         eprintln!("syscost: warning: the record breaks its own rules: {p}");
     }
-    let json = export::to_file_json(&record);
+    let json = export::to_file_json(record);
     if let Some(path) = &args.output {
         if let Err(e) = export::write_atomic(path, json.as_bytes()) {
             eprintln!("syscost: {e}");
@@ -230,7 +239,7 @@ pub fn main(args: &RunArgs) -> i32 {
     if args.json {
         print!("{json}");
     } else {
-        print!("{}", table::render(&record));
+        print!("{}", table::render(record));
     }
     let failed: Vec<&str> = record
         .results
@@ -248,6 +257,150 @@ pub fn main(args: &RunArgs) -> i32 {
         );
         1
     }
+}
+
+/// `--method sequential`: the kernel benchmark's method, one process, five timings.
+fn sequential_main(args: &RunArgs) -> i32 {
+    let a = &args.select;
+    if a.syscall != "getpid" || !a.only.is_empty() || !a.skip.is_empty() {
+        eprintln!(
+            "syscost: --method sequential reproduces seccomp_benchmark: it times getpid over its \
+             five scenarios, so --syscall, --only and --skip do not apply"
+        );
+        return EXIT_USAGE;
+    }
+    let plan = match Plan::from_args(a) {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("syscost: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    let stop = stop_flag();
+    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
+    let mut env = envprobe::probe();
+    let budget = Duration::from_secs_f64(args.budget);
+    eprintln!(
+        "syscost: sequential method (seccomp_benchmark's): {:.1} s, one timing per scenario",
+        budget.as_secs_f64()
+    );
+    let out = sequential::measure(plan.cpu, budget, &stop);
+    if out.interrupted || stop.load(Ordering::Relaxed) {
+        eprintln!("syscost: interrupted; the worker was stopped and no record was written");
+        return 130;
+    }
+    env.incidental.loadavg_end = envprobe::loadavg();
+    let record = sequential_record(&plan, args, env, started, &out);
+    emit(args, &record)
+}
+
+/// The record of a sequential run: single integer timings, the kernel's estimates and verdicts.
+pub fn sequential_record(
+    plan: &Plan,
+    args: &RunArgs,
+    env: syscost_record::Environment,
+    started: String,
+    out: &sequential::SequentialOutcome,
+) -> RunRecord {
+    use crate::analysis::kernel_rules::{record_parts, KernelInputs};
+    use crate::analysis::estimates::KERNEL_IDS;
+    let all = scenarios::all(plan.syscall);
+    let mut results = Vec::new();
+    for (i, id) in KERNEL_IDS.iter().enumerate() {
+        let Some(s) = all.iter().find(|s| s.id() == *id) else {
+            continue;
+        };
+        let mut r = syscost_record::ScenarioResult::new(id, s.family(), &s.description(), Status::Measured);
+        r.params = s.params();
+        match out.ns.get(i) {
+            Some(&ns) => {
+                r.median_ns = Some(ns as f64);
+                r.samples = Some(1);
+                r.iters_per_sample = Some(out.samples);
+                if let (Some(&native), true) = (out.ns.first(), i > 0) {
+                    let d = ns as f64 - native as f64;
+                    r.overhead = Some(syscost_record::Overhead {
+                        vs: "native".into(),
+                        median_ns: d,
+                        ci_low_ns: None,
+                        ci_high_ns: None,
+                        samples: 1,
+                        pct: if native > 0 { d / native as f64 * 100.0 } else { 0.0 },
+                        pct_ci_low: None,
+                        pct_ci_high: None,
+                    });
+                }
+            }
+            None => {
+                r.status = Status::Failed;
+                r.reason = Some(
+                    out.error
+                        .clone()
+                        .unwrap_or_else(|| "the sequence stopped before this timing".into()),
+                );
+            }
+        }
+        results.push(r);
+    }
+    let (estimates, expectations, mut notes) = match out.ns[..] {
+        [native, bitmap1, bitmap2, filter1, filter2] => record_parts(KernelInputs {
+            native,
+            bitmap1,
+            bitmap2,
+            filter1,
+            filter2,
+        }),
+        _ => (Vec::new(), Vec::new(), Vec::new()),
+    };
+    notes.push(format!(
+        "sequential method: calibrated, then {} getpid() calls through libc per scenario, timed \
+         once each on CLOCK_PROCESS_CPUTIME_ID, integer ns; verdicts by the kernel's rule",
+        out.samples
+    ));
+    if let Some(e) = &out.error {
+        notes.push(format!("the sequence stopped early: {e}"));
+    }
+    let record = RunRecord {
+        schema: syscost_record::SCHEMA_VERSION,
+        id: String::new(),
+        source: Source {
+            kind: SourceKind::Collected,
+            tool: tool(),
+            commit: commit(),
+            method: Method::Sequential,
+            format: None,
+            url: None,
+            text_sha256: None,
+            note: None,
+            date: Some(started),
+        },
+        settings: Settings {
+            budget_s: Some(args.budget),
+            target_ci_pct: None,
+            syscall: "getpid".into(),
+            syscalls_per_op: 1,
+            cpu: Some(plan.cpu),
+            sample_ms: None,
+            confidence: CONFIDENCE,
+            only: Vec::new(),
+            skip: Vec::new(),
+        },
+        environment: env,
+        summary: RunSummary {
+            rounds: 1,
+            duration_s: out.elapsed.as_secs_f64(),
+            stop_reason: syscost_record::StopReason::Complete,
+            target_reached: false,
+            worst_ci_pct: None,
+            worst_ci_id: None,
+            ci_method: "none (one timing per scenario, the kernel's method)".into(),
+        },
+        results,
+        estimates,
+        expectations,
+        notes,
+    };
+    with_id(record)
 }
 
 pub fn list(args: &ListArgs) -> i32 {

@@ -50,6 +50,7 @@ pub fn render(r: &RunRecord) -> String {
     let s = &r.summary;
     let reached = match s.stop_reason {
         StopReason::Target => "target reached".to_string(),
+        StopReason::Complete => "one timing per scenario".to_string(),
         _ => format!(
             "budget spent before the ±{}% target",
             r.settings.target_ci_pct.unwrap_or(0.0)
@@ -121,7 +122,7 @@ pub fn render(r: &RunRecord) -> String {
         let _ = writeln!(out);
     }
     if !r.estimates.is_empty() {
-        let _ = writeln!(out, "estimates (paired per round)");
+        let _ = writeln!(out, "estimates");
         for e in &r.estimates {
             let _ = writeln!(
                 out,
@@ -160,6 +161,9 @@ pub fn render(r: &RunRecord) -> String {
     }
     for n in &r.notes {
         let _ = writeln!(out, "note: {n}");
+    }
+    if !r.notes.is_empty() {
+        let _ = writeln!(out);
     }
     out
 }
