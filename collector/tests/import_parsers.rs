@@ -677,3 +677,45 @@ fn provenance_from_the_command_line_is_kept() {
     assert_eq!(r.source.note.as_deref(), prov.note);
     assert_ne!(r.id, one(SEED_004).id);
 }
+
+fn seed_000_edited(edit: impl Fn(&str) -> String) -> RunRecord {
+    let text = std::fs::read_to_string(path(SEED_000)).unwrap();
+    let edited = edit(&text);
+    let mut rs = import_bytes(
+        edited.as_bytes(),
+        "edited",
+        ImportFormat::KselftestSeccomp,
+        &Provenance::default(),
+    )
+    .unwrap()
+    .records;
+    assert_eq!(rs.len(), 1);
+    rs.remove(0)
+}
+
+#[test]
+fn a_verdict_cut_off_is_computed_with_the_kernel_rule_and_said() {
+    let r = seed_000_edited(|t| {
+        let end = t.find("(755 ≈ 752): ").unwrap() + "(755 ≈ 752): ".len();
+        t[..end].to_string()
+    });
+    let e = r.expectations.last().unwrap();
+    assert_eq!(e.id, "total_approx_full4");
+    assert_eq!(
+        (e.lhs_ns, e.rhs_ns, e.kernel_verdict),
+        (755.0, 752.0, Verdict::Pass)
+    );
+    assert!(has_note(&r, "ends before the benchmark's verdict"));
+}
+
+#[test]
+fn the_log_own_verdicts_decide_between_the_1_and_10_percent_rules() {
+    // 790 vs 752 passes only under the 10 % rule; the log says ✔️.
+    let r = seed_000_edited(|t| t.replace("(755 ≈ 752)", "(790 ≈ 752)"));
+    let e = r.expectations.last().unwrap();
+    assert_eq!((e.lhs_ns, e.kernel_verdict), (790.0, Verdict::Pass));
+    assert_close(e.tolerance_ns, 75.2);
+    assert!(has_note(&r, "fit the 10 % rule"));
+    // Unedited, the 1 % rule stands.
+    assert_close(one(SEED_000).expectations[6].tolerance_ns, 7.52);
+}

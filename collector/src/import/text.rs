@@ -57,15 +57,19 @@ pub fn clean(raw: &str) -> Cleaned {
             kernel |= cut != Cut::None;
             let body = strip_ktap(body).trim().to_string();
             if let Some(mut p) = pending.take() {
-                // A line the kernel interrupted: its user-space continuation is this one.
                 if cut == Cut::Whole || body.is_empty() {
                     pending = Some(p);
                     continue;
                 }
-                p.text.push(' ');
-                p.text.push_str(&body);
+                // A comparison the kernel interrupted: the verdict written after it belongs
+                // to it. Anything else is a line of its own.
+                if is_verdict_tail(&body) {
+                    p.text.push(' ');
+                    p.text.push_str(&body);
+                    out.push(p);
+                    continue;
+                }
                 out.push(p);
-                continue;
             }
             if cut == Cut::Whole {
                 continue;
@@ -99,6 +103,11 @@ pub fn clean(raw: &str) -> Cleaned {
         lines: out,
         repairs,
     }
+}
+
+/// What seccomp_benchmark writes after `… (a ≤ b): ` in a second write.
+fn is_verdict_tail(s: &str) -> bool {
+    s.starts_with('✔') || s.starts_with('❌') || s.contains("Miscalculation!")
 }
 
 /// Quoted-printable is decoded only on evidence: the header, or an escape that a mailer must
@@ -325,6 +334,15 @@ mod tests {
              [  263.908900] more\n✔️\nnext\n",
         );
         assert_eq!(texts(&c), ["native ≤ 1 bitmap (5 ≤ 6): ✔️", "next"]);
+    }
+
+    #[test]
+    fn interrupted_line_without_its_mark_stays_apart() {
+        let c = clean("native ≤ 1 bitmap (5 ≤ 6): [  263.908829] x\n# ok 1 native ≤ 1 bitmap\n");
+        assert_eq!(
+            texts(&c),
+            ["native ≤ 1 bitmap (5 ≤ 6):", "ok 1 native ≤ 1 bitmap"]
+        );
     }
 
     #[test]
