@@ -454,6 +454,11 @@ fn truncated_log_records_what_is_there_and_says_what_is_missing() {
         "{:?}",
         r.notes
     );
+    assert!(has_note(&r, "not ok # TIMEOUT 45 seconds"), "{:?}", r.notes);
+    assert_eq!(
+        r.environment.incidental.other["kselftest result"],
+        "not ok # TIMEOUT 45 seconds"
+    );
 }
 
 #[test]
