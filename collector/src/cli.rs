@@ -28,6 +28,22 @@ pub enum Command {
     List(ListArgs),
     /// Turn captured kernel benchmark logs into run records.
     Import(ImportArgs),
+    /// Measure syscost's own measurements: kernel method vs ours, precision vs budget,
+    /// harness overhead (several minutes; prints Markdown).
+    Selfcheck(SelfcheckArgs),
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SelfcheckArgs {
+    /// Alternating runs of each method.
+    #[arg(long, default_value_t = 5)]
+    pub runs: u32,
+    /// Budget of each method-comparison run, seconds.
+    #[arg(long, default_value_t = 30.0)]
+    pub budget: f64,
+    /// Budgets of the precision-versus-budget runs, seconds.
+    #[arg(long, value_delimiter = ',', default_values_t = [5.0, 10.0, 20.0, 40.0])]
+    pub budgets: Vec<f64>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -121,5 +137,6 @@ pub fn dispatch(cli: Cli) -> i32 {
         Command::Run(args) => crate::engine::run::main(&args),
         Command::List(args) => crate::engine::run::list(&args),
         Command::Import(args) => crate::import::main(&args),
+        Command::Selfcheck(args) => crate::selfcheck::main(&args),
     }
 }

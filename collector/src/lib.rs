@@ -9,6 +9,7 @@
 //! - [`envprobe`]: what machine this is.
 //! - [`output`]: progress and the human table; [`export`]: the record, written atomically.
 //! - [`import`]: published kernel benchmark logs → run records.
+//! - [`selfcheck`]: evidence about syscost's own measurements (method comparison, precision).
 
 pub mod analysis;
 pub mod cli;
@@ -19,4 +20,5 @@ pub mod import;
 pub mod output;
 pub mod probe;
 pub mod scenarios;
+pub mod selfcheck;
 pub mod stats;

@@ -193,13 +193,41 @@ mod tests {
 
 /// The kernel's labels for its estimates, in its order, with the record's ids.
 pub const ESTIMATE_LABELS: [(&str, &str, &str); 7] = [
-    ("total.bitmap.1", "total seccomp overhead for 1 bitmapped filter", "bitmap.1 − native"),
-    ("total.bitmap.2", "total seccomp overhead for 2 bitmapped filters", "bitmap.2 − native"),
-    ("total.full.3", "total seccomp overhead for 3 full filters", "full.3 − native"),
-    ("total.full.4", "total seccomp overhead for 4 full filters", "full.4 − native"),
-    ("entry", "seccomp entry overhead", "bitmap.1 − native − (bitmap.2 − bitmap.1)"),
-    ("per_filter.last2", "seccomp per-filter overhead (last 2 diff)", "full.4 − full.3"),
-    ("per_filter.div4", "seccomp per-filter overhead (filters / 4)", "(full.4 − native − entry) / 4"),
+    (
+        "total.bitmap.1",
+        "total seccomp overhead for 1 bitmapped filter",
+        "bitmap.1 − native",
+    ),
+    (
+        "total.bitmap.2",
+        "total seccomp overhead for 2 bitmapped filters",
+        "bitmap.2 − native",
+    ),
+    (
+        "total.full.3",
+        "total seccomp overhead for 3 full filters",
+        "full.3 − native",
+    ),
+    (
+        "total.full.4",
+        "total seccomp overhead for 4 full filters",
+        "full.4 − native",
+    ),
+    (
+        "entry",
+        "seccomp entry overhead",
+        "bitmap.1 − native − (bitmap.2 − bitmap.1)",
+    ),
+    (
+        "per_filter.last2",
+        "seccomp per-filter overhead (last 2 diff)",
+        "full.4 − full.3",
+    ),
+    (
+        "per_filter.div4",
+        "seccomp per-filter overhead (filters / 4)",
+        "(full.4 − native − entry) / 4",
+    ),
 ];
 
 /// Estimates and expectations exactly as the kernel computes them from single integer values,
@@ -254,7 +282,10 @@ pub fn record_parts(
         (k.native, k.bitmap1),
         (k.native, k.filter1),
         (e.per_filter_last2, e.per_filter_div4),
-        (k.bitmap1.wrapping_sub(k.native), k.bitmap2.wrapping_sub(k.native)),
+        (
+            k.bitmap1.wrapping_sub(k.native),
+            k.bitmap2.wrapping_sub(k.native),
+        ),
         (e.entry, k.bitmap1.wrapping_sub(k.native)),
         (e.entry, k.bitmap2.wrapping_sub(k.native)),
         (total, k.filter2),

@@ -302,15 +302,16 @@ pub fn sequential_record(
     started: String,
     out: &sequential::SequentialOutcome,
 ) -> RunRecord {
-    use crate::analysis::kernel_rules::{record_parts, KernelInputs};
     use crate::analysis::estimates::KERNEL_IDS;
+    use crate::analysis::kernel_rules::{record_parts, KernelInputs};
     let all = scenarios::all(plan.syscall);
     let mut results = Vec::new();
     for (i, id) in KERNEL_IDS.iter().enumerate() {
         let Some(s) = all.iter().find(|s| s.id() == *id) else {
             continue;
         };
-        let mut r = syscost_record::ScenarioResult::new(id, s.family(), &s.description(), Status::Measured);
+        let mut r =
+            syscost_record::ScenarioResult::new(id, s.family(), &s.description(), Status::Measured);
         r.params = s.params();
         match out.ns.get(i) {
             Some(&ns) => {
@@ -325,7 +326,11 @@ pub fn sequential_record(
                         ci_low_ns: None,
                         ci_high_ns: None,
                         samples: 1,
-                        pct: if native > 0 { d / native as f64 * 100.0 } else { 0.0 },
+                        pct: if native > 0 {
+                            d / native as f64 * 100.0
+                        } else {
+                            0.0
+                        },
                         pct_ci_low: None,
                         pct_ci_high: None,
                     });
