@@ -113,84 +113,6 @@ pub fn verdicts(k: KernelInputs) -> [Verdict; 7] {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn reproduces_the_published_2020_example() {
-        // seccomp_benchmark output in the "Compare bitmap vs filter overhead" commit.
-        let k = KernelInputs {
-            native: 646,
-            bitmap1: 675,
-            bitmap2: 675,
-            filter1: 732,
-            filter2: 752,
-        };
-        let e = estimates(k);
-        assert_eq!(
-            (
-                e.total_bitmap1,
-                e.total_bitmap2,
-                e.total_full3,
-                e.total_full4
-            ),
-            (29, 29, 86, 106)
-        );
-        assert_eq!(
-            (e.entry, e.per_filter_last2, e.per_filter_div4),
-            (29, 20, 19)
-        );
-        assert_eq!(verdicts(k), [Verdict::Pass; 7]);
-    }
-
-    #[test]
-    fn approx_is_ten_percent_or_two_ns() {
-        assert!(approx(20, 19));
-        assert!(approx(100, 110));
-        assert!(!approx(100, 111));
-        assert!(approx(5, 7));
-        assert!(!approx(5, 8));
-    }
-
-    #[test]
-    fn a_negative_estimate_wraps_and_skips_everything() {
-        // bitmap2 much slower than bitmap1: entry goes negative and wraps.
-        let k = KernelInputs {
-            native: 170,
-            bitmap1: 172,
-            bitmap2: 180,
-            filter1: 200,
-            filter2: 210,
-        };
-        assert!(estimates(k).entry > i32::MAX as u64);
-        assert_eq!(verdicts(k), [Verdict::Skip; 7]);
-    }
-
-    #[test]
-    fn failed_bitmap_comparison_skips_the_bitmap_rest() {
-        let k = KernelInputs {
-            native: 100,
-            bitmap1: 110,
-            bitmap2: 130,
-            filter1: 160,
-            filter2: 170,
-        };
-        // entry = 10 - 20 = -10 → wraps → everything skipped: the kernel's behaviour.
-        assert_eq!(verdicts(k), [Verdict::Skip; 7]);
-        let k = KernelInputs {
-            native: 100,
-            bitmap1: 130,
-            bitmap2: 140,
-            filter1: 200,
-            filter2: 210,
-        };
-        let v = verdicts(k);
-        assert_eq!(v[3], Verdict::Fail); // 30 ≈ 40? no
-        assert_eq!(&v[4..], &[Verdict::Skip; 3]);
-    }
-}
-
 /// The kernel's labels for its estimates, in its order, with the record's ids.
 pub const ESTIMATE_LABELS: [(&str, &str, &str); 7] = [
     (
@@ -318,4 +240,82 @@ pub fn record_parts(
         })
         .collect();
     (ests, exps, notes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reproduces_the_published_2020_example() {
+        // seccomp_benchmark output in the "Compare bitmap vs filter overhead" commit.
+        let k = KernelInputs {
+            native: 646,
+            bitmap1: 675,
+            bitmap2: 675,
+            filter1: 732,
+            filter2: 752,
+        };
+        let e = estimates(k);
+        assert_eq!(
+            (
+                e.total_bitmap1,
+                e.total_bitmap2,
+                e.total_full3,
+                e.total_full4
+            ),
+            (29, 29, 86, 106)
+        );
+        assert_eq!(
+            (e.entry, e.per_filter_last2, e.per_filter_div4),
+            (29, 20, 19)
+        );
+        assert_eq!(verdicts(k), [Verdict::Pass; 7]);
+    }
+
+    #[test]
+    fn approx_is_ten_percent_or_two_ns() {
+        assert!(approx(20, 19));
+        assert!(approx(100, 110));
+        assert!(!approx(100, 111));
+        assert!(approx(5, 7));
+        assert!(!approx(5, 8));
+    }
+
+    #[test]
+    fn a_negative_estimate_wraps_and_skips_everything() {
+        // bitmap2 much slower than bitmap1: entry goes negative and wraps.
+        let k = KernelInputs {
+            native: 170,
+            bitmap1: 172,
+            bitmap2: 180,
+            filter1: 200,
+            filter2: 210,
+        };
+        assert!(estimates(k).entry > i32::MAX as u64);
+        assert_eq!(verdicts(k), [Verdict::Skip; 7]);
+    }
+
+    #[test]
+    fn failed_bitmap_comparison_skips_the_bitmap_rest() {
+        let k = KernelInputs {
+            native: 100,
+            bitmap1: 110,
+            bitmap2: 130,
+            filter1: 160,
+            filter2: 170,
+        };
+        // entry = 10 - 20 = -10 → wraps → everything skipped: the kernel's behaviour.
+        assert_eq!(verdicts(k), [Verdict::Skip; 7]);
+        let k = KernelInputs {
+            native: 100,
+            bitmap1: 130,
+            bitmap2: 140,
+            filter1: 200,
+            filter2: 210,
+        };
+        let v = verdicts(k);
+        assert_eq!(v[3], Verdict::Fail); // 30 ≈ 40? no
+        assert_eq!(&v[4..], &[Verdict::Skip; 3]);
+    }
 }
