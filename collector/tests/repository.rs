@@ -29,8 +29,8 @@ fn ci_runs_the_readme_test_command() {
     assert!(readme.contains("./scripts/setup"));
 }
 
-/// Every `run:` step of every workflow, up to its first `${{ }}` expression, appears in the
-/// README.
+/// Every `run:` step of every workflow, up to the argument holding its first `${{ }}`
+/// expression, appears in the README.
 #[test]
 fn workflows_only_run_documented_commands() {
     let readme = read("README.md");
@@ -42,12 +42,12 @@ fn workflows_only_run_documented_commands() {
             let Some(cmd) = line.trim().strip_prefix("run: ") else {
                 continue;
             };
-            let prefix = cmd
-                .split("${{")
-                .next()
-                .unwrap()
-                .trim_end_matches('"')
-                .trim();
+            // Up to the first expression, without the argument the expression is part of.
+            let prefix = match cmd.split_once("${{") {
+                Some((head, _)) => head.rsplit_once(' ').map_or(head, |(h, _)| h),
+                None => cmd,
+            }
+            .trim();
             assert!(
                 readme.contains(prefix),
                 "{}: `{prefix}` is not documented in the README",
