@@ -6,6 +6,7 @@
 //! - [`sud`]: Syscall User Dispatch, selector ALLOW and BLOCK
 
 pub mod baseline;
+pub mod bpf;
 pub mod seccomp;
 pub mod sud;
 
@@ -57,6 +58,7 @@ pub fn all(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
     let mut v = baseline::scenarios(syscall);
     v.extend(seccomp::scenarios(syscall));
     v.extend(sud::scenarios(syscall));
+    v.extend(bpf::scenarios(syscall));
     v
 }
 

@@ -1,0 +1,298 @@
+//! What this host allows: privileges, kernel version and configuration, tracefs. Each check
+//! returns the reason a scenario is skipped, worded so the user knows what to change.
+
+use crate::envprobe;
+use flate2::read::GzDecoder;
+use std::collections::BTreeMap;
+use std::ffi::CStr;
+use std::io::Read;
+use std::path::Path;
+use std::sync::OnceLock;
+
+const CAP_SYS_ADMIN: u32 = 21;
+const CAP_PERFMON: u32 = 38;
+const CAP_BPF: u32 = 39;
+const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
+
+/// Where libbpf looks for tracefs: the debugfs path when it exists, else /sys/kernel/tracing.
+const DEBUGFS_TRACING: &str = "/sys/kernel/debug/tracing";
+pub const TRACEFS: &str = "/sys/kernel/tracing";
+const KPROBE_PMU: &str = "/sys/bus/event_source/devices/kprobe";
+const UPROBE_PMU: &str = "/sys/bus/event_source/devices/uprobe";
+pub const VMLINUX_BTF: &str = "/sys/kernel/btf/vmlinux";
+
+/// The running kernel's (major, minor), from uname's release ("6.18.44-fc-v669" → (6, 18)).
+pub fn kernel_version() -> Option<(u32, u32)> {
+    parse_release(&envprobe::uname().2)
+}
+
+pub fn parse_release(release: &str) -> Option<(u32, u32)> {
+    let mut it = release.split(|c: char| !c.is_ascii_digit());
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// Kernel configuration options (`y`, `m`, `n`...) when /proc/config.gz or /boot/config-* is
+/// readable; read once per process.
+fn kconfig() -> &'static BTreeMap<String, String> {
+    static CONFIG: OnceLock<BTreeMap<String, String>> = OnceLock::new();
+    CONFIG.get_or_init(|| {
+        let mut text = String::new();
+        let from_proc = std::fs::File::open("/proc/config.gz")
+            .ok()
+            .and_then(|f| GzDecoder::new(f).read_to_string(&mut text).ok());
+        if from_proc.is_none() {
+            let release = envprobe::uname().2;
+            text = std::fs::read_to_string(format!("/boot/config-{release}")).unwrap_or_default();
+        }
+        parse_kconfig(&text)
+    })
+}
+
+/// `CONFIG_X=v` → v, `# CONFIG_X is not set` → "n".
+pub fn parse_kconfig(text: &str) -> BTreeMap<String, String> {
+    let mut m = BTreeMap::new();
+    for line in text.lines().map(str::trim) {
+        if let Some(name) = line
+            .strip_prefix("# ")
+            .and_then(|r| r.strip_suffix(" is not set"))
+        {
+            m.insert(name.to_string(), "n".to_string());
+        } else if let Some((k, v)) = line.split_once('=') {
+            if k.starts_with("CONFIG_") {
+                m.insert(k.to_string(), v.trim_matches('"').to_string());
+            }
+        }
+    }
+    m
+}
+
+/// `Some(false)` when the kernel config says the option is off, `None` when unknown.
+pub fn kconfig_enabled(name: &str) -> Option<bool> {
+    kconfig().get(name).map(|v| v == "y" || v == "m")
+}
+
+#[repr(C)]
+struct CapHeader {
+    version: u32,
+    pid: libc::c_int,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Default)]
+struct CapData {
+    effective: u32,
+    permitted: u32,
+    inheritable: u32,
+}
+
+/// Effective capability bits of this process (64 of them), or None if capget fails.
+fn effective_caps() -> Option<u64> {
+    let mut hdr = CapHeader {
+        version: LINUX_CAPABILITY_VERSION_3,
+        pid: 0,
+    };
+    let mut data = [CapData::default(); 2];
+    // SAFETY: header and a two-element data array, as capget v3 expects.
+    let rc = unsafe { libc::syscall(libc::SYS_capget, &mut hdr, data.as_mut_ptr()) };
+    (rc == 0).then(|| data[0].effective as u64 | (data[1].effective as u64) << 32)
+}
+
+fn has_cap(caps: u64, cap: u32) -> bool {
+    caps & (1u64 << cap) != 0
+}
+
+/// Whether this process may load and attach tracing programs: CAP_SYS_ADMIN, or CAP_BPF and
+/// CAP_PERFMON on Linux ≥ 5.8 (which split them out of CAP_SYS_ADMIN).
+pub fn check_privileges() -> Result<(), String> {
+    let caps = effective_caps().unwrap_or(0);
+    let split_caps = kernel_version().is_some_and(|v| v >= (5, 8));
+    if has_cap(caps, CAP_SYS_ADMIN)
+        || (split_caps && has_cap(caps, CAP_BPF) && has_cap(caps, CAP_PERFMON))
+    {
+        return Ok(());
+    }
+    // SAFETY: geteuid cannot fail.
+    let euid = unsafe { libc::geteuid() };
+    Err(format!(
+        "not privileged: loading and attaching tracing BPF programs needs root (CAP_SYS_ADMIN), \
+         or CAP_BPF and CAP_PERFMON on Linux ≥ 5.8, and this process (euid {euid}) has \
+         neither; run syscost as root (sudo), or grant them with `sudo setcap \
+         cap_bpf,cap_perfmon+ep` on the binary"
+    ))
+}
+
+/// Whether this process holds CAP_SYS_ADMIN (needed to mount tracefs).
+pub fn is_admin() -> bool {
+    effective_caps().is_some_and(|c| has_cap(c, CAP_SYS_ADMIN))
+}
+
+/// The tracefs directory libbpf will use.
+pub fn tracefs_dir() -> &'static str {
+    if Path::new(DEBUGFS_TRACING).exists() {
+        DEBUGFS_TRACING
+    } else {
+        TRACEFS
+    }
+}
+
+/// Whether tracefs is mounted where libbpf looks for it.
+pub fn tracefs_mounted() -> bool {
+    Path::new(tracefs_dir()).join("events").is_dir()
+}
+
+/// How tracefs was made available to this worker.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Tracefs {
+    AlreadyMounted,
+    /// Mounted by us in a mount namespace of this worker's own: invisible to the rest of the
+    /// system and gone when the worker exits.
+    MountedPrivately,
+}
+
+/// Makes tracefs available to this process: if it is not mounted, mounts it at
+/// /sys/kernel/tracing inside a private mount namespace (root only).
+pub fn ensure_tracefs() -> Result<Tracefs, String> {
+    if tracefs_mounted() {
+        return Ok(Tracefs::AlreadyMounted);
+    }
+    let manual = "mount it with `mount -t tracefs nodev /sys/kernel/tracing`";
+    if !Path::new(TRACEFS).is_dir() {
+        return Err(format!(
+            "this kernel has no tracefs ({TRACEFS} does not exist: CONFIG_TRACING is off), \
+             which syscall tracepoints need"
+        ));
+    }
+    if !is_admin() {
+        return Err(format!(
+            "tracefs is not mounted at {TRACEFS} and mounting it needs CAP_SYS_ADMIN; {manual}"
+        ));
+    }
+    let fail = |what: &str| {
+        format!(
+            "tracefs is not mounted at {TRACEFS} and {what} failed: {}; {manual}",
+            std::io::Error::last_os_error()
+        )
+    };
+    let cstr = |s: &'static CStr| s.as_ptr();
+    // SAFETY: this worker is single-threaded (forked), as unshare(CLONE_NEWNS) requires; the
+    // strings are NUL-terminated constants.
+    unsafe {
+        if libc::unshare(libc::CLONE_NEWNS) != 0 {
+            return Err(fail("unshare(CLONE_NEWNS)"));
+        }
+        // Stop mount events propagating back to the host's namespace.
+        if libc::mount(
+            std::ptr::null(),
+            cstr(c"/"),
+            std::ptr::null(),
+            libc::MS_REC | libc::MS_PRIVATE,
+            std::ptr::null(),
+        ) != 0
+        {
+            return Err(fail("making the worker's mounts private"));
+        }
+        if libc::mount(
+            cstr(c"nodev"),
+            cstr(c"/sys/kernel/tracing"),
+            cstr(c"tracefs"),
+            0,
+            std::ptr::null(),
+        ) != 0
+        {
+            return Err(fail("mount -t tracefs"));
+        }
+    }
+    Ok(Tracefs::MountedPrivately)
+}
+
+/// The kprobe PMU (or legacy kprobe_events) exists: CONFIG_KPROBES and CONFIG_KPROBE_EVENTS.
+pub fn check_kprobes() -> Result<(), String> {
+    let legacy = Path::new(tracefs_dir()).join("kprobe_events");
+    if Path::new(KPROBE_PMU).exists() || legacy.exists() {
+        return Ok(());
+    }
+    let config = match (
+        kconfig_enabled("CONFIG_KPROBES"),
+        kconfig_enabled("CONFIG_KPROBE_EVENTS"),
+    ) {
+        (Some(false), _) => "CONFIG_KPROBES is not set in this kernel's config",
+        (_, Some(false)) => "CONFIG_KPROBE_EVENTS is not set in this kernel's config",
+        _ => "CONFIG_KPROBES or CONFIG_KPROBE_EVENTS is off",
+    };
+    Err(format!(
+        "this kernel has no kprobes: {config} ({KPROBE_PMU} is absent); a kernel built with \
+         CONFIG_KPROBES=y and CONFIG_KPROBE_EVENTS=y is needed"
+    ))
+}
+
+/// kprobe.multi links are built on fprobe.
+pub fn check_fprobe() -> Result<(), String> {
+    if kconfig_enabled("CONFIG_FPROBE") == Some(false) {
+        return Err(
+            "this kernel has no kprobe.multi links: CONFIG_FPROBE is not set in its config \
+             (needs Linux ≥ 5.18 built with CONFIG_FPROBE=y)"
+                .into(),
+        );
+    }
+    Ok(())
+}
+
+pub fn check_uprobes() -> Result<(), String> {
+    if Path::new(UPROBE_PMU).exists() || kconfig_enabled("CONFIG_UPROBE_EVENTS") != Some(false) {
+        return Ok(());
+    }
+    Err(format!(
+        "this kernel has no uprobes: CONFIG_UPROBE_EVENTS is not set ({UPROBE_PMU} is absent)"
+    ))
+}
+
+/// fentry/fexit/fmod_ret resolve their target in the kernel's BTF.
+pub fn check_btf() -> Result<(), String> {
+    if Path::new(VMLINUX_BTF).exists() {
+        return Ok(());
+    }
+    Err(format!(
+        "this kernel exposes no BTF ({VMLINUX_BTF} is absent: CONFIG_DEBUG_INFO_BTF is off), \
+         which BPF trampolines (fentry/fexit/fmod_ret) need to find their target"
+    ))
+}
+
+/// The active lockdown mode, when securityfs shows it ("integrity", "confidentiality").
+pub fn lockdown() -> Option<String> {
+    let text = std::fs::read_to_string("/sys/kernel/security/lockdown").ok()?;
+    let start = text.find('[')?;
+    let end = text[start..].find(']')?;
+    Some(text[start + 1..start + end].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn releases_parse() {
+        assert_eq!(parse_release("6.18.44-fc-v669"), Some((6, 18)));
+        assert_eq!(parse_release("5.4.0-150-generic"), Some((5, 4)));
+        assert_eq!(parse_release("4.19"), Some((4, 19)));
+        assert_eq!(parse_release("garbage"), None);
+    }
+
+    #[test]
+    fn kernel_config_lines() {
+        let m =
+            parse_kconfig("CONFIG_UPROBES=y\n# CONFIG_KPROBES is not set\nCONFIG_LSM=\"a,b\"\n");
+        assert_eq!(m.get("CONFIG_UPROBES").map(String::as_str), Some("y"));
+        assert_eq!(m.get("CONFIG_KPROBES").map(String::as_str), Some("n"));
+        assert_eq!(m.get("CONFIG_LSM").map(String::as_str), Some("a,b"));
+    }
+
+    #[test]
+    fn capability_bits() {
+        let caps = (1u64 << CAP_BPF) | (1u64 << CAP_PERFMON);
+        assert!(has_cap(caps, CAP_BPF));
+        assert!(has_cap(caps, CAP_PERFMON));
+        assert!(!has_cap(caps, CAP_SYS_ADMIN));
+    }
+}

@@ -1,0 +1,369 @@
+//! One loaded program in a worker: the checks before loading, the load, a trial attach, and the
+//! sample — attach, timed loop, detach, count — that both BPF scenario kinds build on.
+
+use super::host;
+use super::kind::{kernel_function, trampoline_targets, watched_syscall, Kind};
+use super::object::{BpfError, Config, Loaded, Target};
+use super::ufunc;
+use crate::probe::{Batch, Probe, Syscall};
+use crate::scenarios::SetupError;
+use libbpf_rs::Link;
+
+const EPERM: i32 = libc::EPERM;
+const ENOTSUPP: i32 = 524;
+
+/// What the fmod_ret program makes the worker's syscall return.
+pub const FMODRET_RETURN: i64 = -(libc::EINVAL as i64);
+
+/// The loop a sample times.
+enum Driver {
+    /// The shared probe loop, exactly as `native` runs it.
+    Probe(Probe),
+    /// The probe syscall, expected to return `expected` (fmod_ret rewrites it).
+    Syscall {
+        nr: libc::c_long,
+        arg: usize,
+        expected: isize,
+        /// Buffer for `sysinfo`'s argument (unused when fmod_ret skips the body).
+        _buf: Box<[u64; 32]>,
+    },
+    /// Calls of the probed user function.
+    Ufunc,
+}
+
+impl Driver {
+    fn run(&mut self, iters: u64) -> Batch {
+        match self {
+            Driver::Probe(p) => p.run(iters, false),
+            Driver::Syscall {
+                nr, arg, expected, ..
+            } => ufunc::timed_syscall(*nr, *arg, *expected, iters),
+            Driver::Ufunc => ufunc::timed_calls(iters),
+        }
+    }
+}
+
+pub struct Session {
+    pub kind: Kind,
+    loaded: Loaded,
+    target: Target,
+    driver: Driver,
+    /// The link of a program that stays attached (uprobes; see the module comment).
+    kept: Option<Link>,
+}
+
+fn unsupported(s: String) -> SetupError {
+    SetupError::Unsupported(s)
+}
+
+/// Checks that need no loading: privileges, kernel version, the kernel features the attach
+/// type rests on. Mounts tracefs privately for tracepoints when it is missing.
+fn preflight(kind: Kind, syscall: Syscall) -> Result<(), SetupError> {
+    host::check_privileges().map_err(unsupported)?;
+    let min = kind.min_kernel();
+    if let Some(v) = host::kernel_version() {
+        if v < min {
+            return Err(unsupported(format!(
+                "kernel too old: {} programs need Linux ≥ {}.{}, this is {}.{}",
+                kind.name(),
+                min.0,
+                min.1,
+                v.0,
+                v.1
+            )));
+        }
+    }
+    match kind {
+        Kind::Tp => {
+            host::ensure_tracefs().map_err(unsupported)?;
+            let (name, _) = watched_syscall(syscall);
+            let id = std::path::Path::new(host::tracefs_dir())
+                .join(format!("events/syscalls/sys_enter_{name}/id"));
+            if !id.exists() {
+                return Err(unsupported(format!(
+                    "tracefs has no tracepoint syscalls/sys_enter_{name} ({} is absent: \
+                     CONFIG_FTRACE_SYSCALLS is off)",
+                    id.display()
+                )));
+            }
+        }
+        Kind::Kprobe | Kind::Kretprobe => host::check_kprobes().map_err(unsupported)?,
+        Kind::KprobeMulti => host::check_fprobe().map_err(unsupported)?,
+        Kind::Fentry | Kind::Fexit | Kind::Fmodret => host::check_btf().map_err(unsupported)?,
+        Kind::Uprobe | Kind::Uretprobe => host::check_uprobes().map_err(unsupported)?,
+        Kind::RawTp => {}
+    }
+    if kind == Kind::Fmodret && syscall == Syscall::Mix {
+        return Err(unsupported(
+            "fmod_ret makes the watched syscall fail, and the mix probe's close(dup(fd)) \
+             cannot run on a failed dup: use a single --syscall (e.g. getpgid, as the kernel \
+             benchmark)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// A load refusal, as a skip with its cause when the host (not syscost) is the reason.
+fn load_error(kind: Kind, e: BpfError) -> SetupError {
+    match e.errno {
+        Some(EPERM) if !e.verifier_log => {
+            let lockdown = host::lockdown()
+                .map(|m| format!("; kernel lockdown is '{m}'"))
+                .unwrap_or_default();
+            unsupported(format!(
+                "the kernel refused to load the {} program with EPERM and an empty verifier log, \
+                 although this process is privileged: likely a lockdown, an LSM (SELinux, BPF \
+                 LSM) or a sandbox policy refusing this program type{lockdown}; run on a host \
+                 that allows BPF tracing programs ({e})",
+                kind.name()
+            ))
+        }
+        Some(
+            libc::EINVAL | libc::EOPNOTSUPP | ENOTSUPP | libc::E2BIG | libc::ESRCH | libc::ENOENT,
+        ) => {
+            let hint = if kind == Kind::Fmodret {
+                " (fmod_ret needs a target that allows error injection: \
+                 CONFIG_FUNCTION_ERROR_INJECTION)"
+            } else {
+                ""
+            };
+            unsupported(format!(
+                "this kernel does not accept the {} program{hint}: {}",
+                kind.name(),
+                e.with_log()
+            ))
+        }
+        _ => SetupError::Failed(e.with_log()),
+    }
+}
+
+fn attach_error(kind: Kind, e: BpfError) -> SetupError {
+    match e.errno {
+        Some(libc::ENOENT) => unsupported(format!(
+            "the {} attach point does not exist on this kernel: {e}",
+            kind.name()
+        )),
+        Some(libc::EOPNOTSUPP | ENOTSUPP | libc::EINVAL) => unsupported(format!(
+            "this kernel does not support attaching {} here: {e}",
+            kind.name()
+        )),
+        Some(libc::EPERM | libc::EACCES) => unsupported(format!(
+            "attaching the {} program was refused although this process is privileged: likely \
+             a lockdown, an LSM or a sandbox policy: {e}",
+            kind.name()
+        )),
+        _ => SetupError::Failed(e.with_log()),
+    }
+}
+
+impl Session {
+    /// In the worker: checks, loads the one program, and proves it counts exactly one hit
+    /// for one call while attached and none once detached.
+    pub fn open(kind: Kind, syscall: Syscall) -> Result<Session, SetupError> {
+        Session::open_counting(kind, syscall, std::process::id())
+    }
+
+    /// As [`Session::open`], with the program counting the calls of process `tgid` (tests use
+    /// another process to prove that a program that does not count fails).
+    pub fn open_counting(kind: Kind, syscall: Syscall, tgid: u32) -> Result<Session, SetupError> {
+        preflight(kind, syscall)?;
+        let (name, nr) = watched_syscall(syscall);
+        let cfg = Config {
+            tgid,
+            pad: 0,
+            nr,
+            ret: FMODRET_RETURN,
+        };
+        let func = kernel_function(name);
+        let trampoline = if kind.is_trampoline() {
+            trampoline_targets(name)
+        } else {
+            Vec::new()
+        };
+        let loaded = Loaded::load(kind, cfg, &trampoline).map_err(|e| load_error(kind, e))?;
+        let target = match kind {
+            Kind::Tp => Target::Tracepoint(format!("sys_enter_{name}")),
+            Kind::RawTp => Target::RawTracepoint("sys_enter"),
+            Kind::Kprobe | Kind::Kretprobe => Target::Kprobe {
+                func: func.clone(),
+                ret: kind == Kind::Kretprobe,
+            },
+            Kind::KprobeMulti => Target::KprobeMulti(func.clone()),
+            Kind::Fentry | Kind::Fexit | Kind::Fmodret => Target::Trampoline,
+            Kind::Uprobe | Kind::Uretprobe => {
+                let (path, offset) =
+                    ufunc::locate(ufunc::ufunc_addr()).map_err(SetupError::Failed)?;
+                Target::Uprobe {
+                    path,
+                    offset,
+                    pid: std::process::id() as i32,
+                    ret: kind == Kind::Uretprobe,
+                }
+            }
+        };
+        let driver = if kind.is_user() {
+            Driver::Ufunc
+        } else if kind == Kind::Fmodret {
+            let buf = Box::new([0u64; 32]);
+            let arg = if syscall == Syscall::Sysinfo {
+                buf.as_ptr() as usize
+            } else {
+                0
+            };
+            Driver::Syscall {
+                nr,
+                arg,
+                expected: FMODRET_RETURN as isize,
+                _buf: buf,
+            }
+        } else {
+            Driver::Probe(Probe::new(syscall).map_err(SetupError::Failed)?)
+        };
+        let mut s = Session {
+            kind,
+            loaded,
+            target,
+            driver,
+            kept: None,
+        };
+        let link = s.attach().map_err(|e| attach_error(kind, e))?;
+        let trial = s.count(|s| s.driver.run(1)).map_err(SetupError::Failed)?;
+        drop(link);
+        let after = s.count(|s| s.driver.run(1)).map_err(SetupError::Failed)?;
+        if trial.1 != 1 || trial.0.bad != 0 {
+            return Err(SetupError::Failed(format!(
+                "the {} program was attached but counted {} hit(s) for 1 call ({} unexpected \
+                 return values)",
+                kind.name(),
+                trial.1,
+                trial.0.bad
+            )));
+        }
+        if after.1 != 0 {
+            return Err(SetupError::Failed(format!(
+                "the {} program still counted {} hit(s) after it was detached",
+                kind.name(),
+                after.1
+            )));
+        }
+        if kind.is_user() {
+            s.kept = Some(s.attach().map_err(|e| attach_error(kind, e))?);
+        }
+        Ok(s)
+    }
+
+    pub fn attach(&self) -> Result<Link, BpfError> {
+        self.loaded.attach(&self.target)
+    }
+
+    /// Runs `f` and returns its result with the hits it caused.
+    fn count<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> Result<(T, u64), String> {
+        let before = self.loaded.hits()?;
+        let t = f(self);
+        let after = self.loaded.hits()?;
+        Ok((t, after.wrapping_sub(before)))
+    }
+
+    /// One measured sample: attach, time `iters` operations, detach — the program exists only
+    /// while this worker is being measured — then one more call proves it is detached.
+    /// `verified` carries the hits; a hit after detaching counts as a bad operation. Programs
+    /// kept attached (uprobes) are only counted.
+    pub fn sample(&mut self, iters: u64) -> Batch {
+        if self.kept.is_some() {
+            return match self.count(|s| s.driver.run(iters)) {
+                Ok((b, hits)) => Batch {
+                    verified: Some(hits),
+                    ..b
+                },
+                Err(e) => {
+                    eprintln!("syscost: bpf.{}: {e}", self.kind.name());
+                    Batch {
+                        iters,
+                        ..Batch::default()
+                    }
+                }
+            };
+        }
+        let link = match self.attach() {
+            Ok(l) => l,
+            Err(e) => {
+                eprintln!(
+                    "syscost: bpf.{}: attach failed mid-run: {e}",
+                    self.kind.name()
+                );
+                return Batch {
+                    iters,
+                    elapsed_ns: 0,
+                    bad: 0,
+                    verified: Some(0),
+                };
+            }
+        };
+        let timed = self.count(|s| s.driver.run(iters));
+        drop(link);
+        let stray = self.count(|s| s.driver.run(1));
+        match (timed, stray) {
+            (Ok((mut b, hits)), Ok((_, stray))) => {
+                b.verified = Some(hits);
+                b.bad += stray;
+                b
+            }
+            (Ok((b, _)), Err(e)) | (Err(e), Ok((b, _))) => {
+                eprintln!("syscost: bpf.{}: {e}", self.kind.name());
+                Batch {
+                    verified: None,
+                    ..b
+                }
+            }
+            (Err(e), Err(_)) => {
+                eprintln!("syscost: bpf.{}: {e}", self.kind.name());
+                Batch {
+                    iters,
+                    ..Batch::default()
+                }
+            }
+        }
+    }
+
+    /// `iters` attach + detach cycles, timed; then one call proves nothing stayed attached.
+    /// `verified` counts the cycles that attached; a hit afterwards is a bad operation.
+    pub fn attach_cycles(&mut self, iters: u64) -> Batch {
+        let mut ok = 0u64;
+        let mut first_err = None;
+        let t0 = crate::probe::clock::now_ns();
+        for _ in 0..iters {
+            match self.attach() {
+                Ok(link) => {
+                    drop(link);
+                    ok += 1;
+                }
+                Err(e) => {
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        let t1 = crate::probe::clock::now_ns();
+        if let Some(e) = first_err {
+            eprintln!("syscost: attach.bpf.{}: {e}", self.kind.name());
+        }
+        let stray = match self.count(|s| s.driver.run(1)) {
+            Ok((_, n)) => n,
+            Err(e) => {
+                eprintln!("syscost: attach.bpf.{}: {e}", self.kind.name());
+                return Batch {
+                    iters,
+                    elapsed_ns: t1.saturating_sub(t0),
+                    bad: 0,
+                    verified: None,
+                };
+            }
+        };
+        Batch {
+            iters,
+            elapsed_ns: t1.saturating_sub(t0),
+            bad: stray,
+            verified: Some(ok),
+        }
+    }
+}

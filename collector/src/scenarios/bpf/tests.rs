@@ -1,0 +1,146 @@
+//! Tests that load real programs. They need root (or CAP_BPF + CAP_PERFMON); without it they
+//! check that the same setup is skipped with the privilege reason instead.
+
+use super::kind::Kind;
+use super::session::Session;
+use super::{scenarios, Probed};
+use crate::engine::driver::{self, Options};
+use crate::engine::worker::allowed_cpus;
+use crate::probe::{Batch, Syscall};
+use crate::scenarios::{Scenario, SetupError};
+use std::collections::BTreeMap;
+use std::sync::atomic::AtomicBool;
+use std::sync::Mutex;
+use std::time::Duration;
+use syscost_record::Status;
+
+/// These tests fork and load programs: one at a time.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn privileged() -> bool {
+    super::host::check_privileges().is_ok()
+}
+
+#[test]
+fn a_program_that_counts_nothing_fails_setup_instead_of_measuring() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    // Counting the calls of init (pid 1), not ours: attached, but never hit by us.
+    match Session::open_counting(Kind::RawTp, Syscall::Getpid, 1) {
+        Err(SetupError::Failed(why)) => {
+            assert!(privileged(), "failed although unprivileged: {why}");
+            assert!(why.contains("counted 0 hit(s) for 1 call"), "{why}");
+        }
+        Err(SetupError::Unsupported(why)) => {
+            assert!(!privileged(), "skipped although privileged: {why}");
+            assert!(why.contains("not privileged"), "{why}");
+        }
+        Ok(_) => panic!("a program counting another process's calls passed setup"),
+    }
+}
+
+#[test]
+fn a_sample_counts_one_hit_per_call_and_none_after_detach() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    match Session::open(Kind::RawTp, Syscall::Getpgid) {
+        Ok(mut s) => {
+            for iters in [1, 10, 1000] {
+                let b = s.sample(iters);
+                assert_eq!((b.iters, b.bad, b.verified), (iters, 0, Some(iters)));
+            }
+            let b = s.attach_cycles(3);
+            assert_eq!((b.iters, b.bad, b.verified), (3, 0, Some(3)));
+        }
+        Err(e) => assert!(!privileged(), "setup failed although privileged: {e:?}"),
+    }
+}
+
+/// Expects one more hit than there are calls: the engine must reject every sample.
+struct Miscounted(Probed);
+
+impl Scenario for Miscounted {
+    fn id(&self) -> String {
+        self.0.id()
+    }
+    fn family(&self) -> &'static str {
+        self.0.family()
+    }
+    fn description(&self) -> String {
+        self.0.description()
+    }
+    fn baseline(&self) -> Option<String> {
+        None
+    }
+    fn params(&self) -> BTreeMap<String, String> {
+        self.0.params()
+    }
+    fn setup(&mut self) -> Result<(), SetupError> {
+        self.0.setup()
+    }
+    fn run(&mut self, iters: u64) -> Batch {
+        self.0.run(iters)
+    }
+    fn verification(&self) -> Option<&'static str> {
+        self.0.verification()
+    }
+    fn expected_verified(&self, iters: u64) -> u64 {
+        iters + 1
+    }
+}
+
+#[test]
+fn a_hit_count_that_does_not_match_fails_the_scenario() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut v: Vec<Box<dyn Scenario>> = vec![
+        Box::new(Miscounted(Probed::new(Kind::RawTp, Syscall::Getpid))),
+        Box::new(Probed::new(Kind::RawTp, Syscall::Getpid)),
+    ];
+    let opts = Options {
+        budget: Duration::from_secs(2),
+        target_ci_pct: 1.0,
+        sample_ns: 1_000_000,
+        cpu: *allowed_cpus().last().unwrap(),
+    };
+    let out = driver::measure(&mut v, &opts, &AtomicBool::new(false), &mut |_| {});
+    let (bad, good) = (&out.slots[0], &out.slots[1]);
+    if !privileged() {
+        assert_eq!(bad.status, Status::Skipped);
+        assert_eq!(good.status, Status::Skipped);
+        return;
+    }
+    assert_eq!(bad.status, Status::Failed, "{:?}", bad.reason);
+    let why = bad.reason.as_deref().unwrap_or_default();
+    assert!(why.contains("verification failed"), "{why}");
+    // The real count is reported: one hit per call, one short of the (wrong) expectation.
+    assert!(
+        why.contains("expected") && why.contains("observed"),
+        "{why}"
+    );
+    assert_eq!(good.status, Status::Measured, "{:?}", good.reason);
+    let (expected, observed) = good.verified.unwrap();
+    assert!(expected > 0);
+    assert_eq!(expected, observed);
+}
+
+#[test]
+fn every_kind_has_one_measured_scenario_and_mechanisms_one_attach_scenario() {
+    let v = scenarios(Syscall::Getpid);
+    let ids: Vec<String> = v.iter().map(|s| s.id()).collect();
+    for k in Kind::ALL {
+        assert!(ids.contains(&format!("bpf.{}", k.name())));
+        assert_eq!(
+            ids.contains(&format!("attach.bpf.{}", k.name())),
+            k.has_attach_scenario()
+        );
+    }
+    assert!(ids.contains(&"bpf.ufunc".to_string()));
+    let up = v.iter().find(|s| s.id() == "bpf.uprobe").unwrap();
+    assert_eq!(up.baseline().as_deref(), Some("bpf.ufunc"));
+    let fm = v.iter().find(|s| s.id() == "bpf.fmodret").unwrap();
+    assert!(fm.params()["note"].contains("skips the syscall body"));
+    // Every mechanism with a measured kind has its attach cost somewhere.
+    for s in &v {
+        if s.family() == "bpf" && s.id() != "bpf.ufunc" && !s.id().starts_with("bpf.u") {
+            assert!(s.params()["attach"].contains("attach.bpf."), "{}", s.id());
+        }
+    }
+}

@@ -1,0 +1,161 @@
+//! The timed loops the shared probe cannot run: calls of a user function (what uprobes watch)
+//! and a syscall whose return is rewritten by fmod_ret. Both mirror `Probe::timed`: a
+//! monomorphised loop, the clock read once before and once after.
+
+use crate::probe::{clock, raw_syscall1, Batch};
+use std::path::PathBuf;
+
+/// The user function's symbol (also what `params.attached_to` names).
+pub const SYMBOL: &str = "syscost_ufunc";
+
+// The function the uprobe scenarios probe and `bpf.ufunc` calls bare: `3x + 1`, written in
+// assembly so its first instruction — the one the uprobe replaces — is a `nop` on every
+// build. The kernel emulates a probed nop (one trap per call, the kernel benchmark's
+// uprobe-nop); a compiler-chosen first instruction may need an out-of-line single step
+// instead (two traps), which would make the figure depend on the optimiser.
+#[cfg(target_arch = "x86_64")]
+std::arch::global_asm!(
+    ".pushsection .text.syscost_ufunc,\"ax\",@progbits",
+    ".globl syscost_ufunc",
+    ".type syscost_ufunc,@function",
+    ".balign 16",
+    "syscost_ufunc:",
+    "nop",
+    "lea rax, [rdi + 2*rdi + 1]",
+    "ret",
+    ".size syscost_ufunc, . - syscost_ufunc",
+    ".popsection",
+);
+
+#[cfg(target_arch = "aarch64")]
+std::arch::global_asm!(
+    ".pushsection .text.syscost_ufunc,\"ax\",@progbits",
+    ".globl syscost_ufunc",
+    ".type syscost_ufunc,@function",
+    ".balign 16",
+    "syscost_ufunc:",
+    "nop",
+    "add x0, x0, x0, lsl #1",
+    "add x0, x0, #1",
+    "ret",
+    ".size syscost_ufunc, . - syscost_ufunc",
+    ".popsection",
+);
+
+extern "C" {
+    /// Returns `3x + 1` (wrapping); see the assembly above.
+    pub fn syscost_ufunc(x: u64) -> u64;
+}
+
+/// The address the uprobe is placed on.
+pub fn ufunc_addr() -> usize {
+    syscost_ufunc as *const () as usize
+}
+
+/// Times `iters` calls of [`syscost_ufunc`], checking each result.
+pub fn timed_calls(iters: u64) -> Batch {
+    let mut bad = 0u64;
+    let t0 = clock::now_ns();
+    for i in 0..iters {
+        // black_box: the call must happen with an unknown argument, every iteration.
+        let x = std::hint::black_box(i);
+        // SAFETY: a leaf function of the C ABI that only computes on its argument.
+        if unsafe { syscost_ufunc(x) } != x.wrapping_mul(3).wrapping_add(1) {
+            bad += 1;
+        }
+    }
+    let t1 = clock::now_ns();
+    Batch {
+        iters,
+        elapsed_ns: t1.saturating_sub(t0),
+        bad,
+        verified: None,
+    }
+}
+
+/// Times `iters` calls of syscall `nr` (one argument) that must each return `expected`.
+pub fn timed_syscall(nr: libc::c_long, arg: usize, expected: isize, iters: u64) -> Batch {
+    let mut bad = 0u64;
+    let t0 = clock::now_ns();
+    for _ in 0..iters {
+        // SAFETY: the caller passes a harmless query syscall and a valid argument.
+        if unsafe { raw_syscall1(nr, arg) } != expected {
+            bad += 1;
+        }
+    }
+    let t1 = clock::now_ns();
+    Batch {
+        iters,
+        elapsed_ns: t1.saturating_sub(t0),
+        bad,
+        verified: None,
+    }
+}
+
+/// The file and file offset holding the code at `addr`, found in /proc/self/maps: where a
+/// uprobe on that code must be placed.
+pub fn locate(addr: usize) -> Result<(PathBuf, usize), String> {
+    let maps = std::fs::read_to_string("/proc/self/maps")
+        .map_err(|e| format!("cannot read /proc/self/maps: {e}"))?;
+    locate_in(&maps, addr).ok_or_else(|| {
+        format!("no file-backed executable mapping holds {addr:#x} in /proc/self/maps")
+    })
+}
+
+/// Parses maps lines: `start-end perms offset dev inode path`.
+pub fn locate_in(maps: &str, addr: usize) -> Option<(PathBuf, usize)> {
+    for line in maps.lines() {
+        let mut f = line.split_whitespace();
+        let (range, perms, offset) = (f.next()?, f.next()?, f.next()?);
+        let (_dev, _inode) = (f.next()?, f.next()?);
+        let path: Vec<&str> = f.collect();
+        let (start, end) = range.split_once('-')?;
+        let (Ok(start), Ok(end), Ok(offset)) = (
+            usize::from_str_radix(start, 16),
+            usize::from_str_radix(end, 16),
+            usize::from_str_radix(offset, 16),
+        ) else {
+            continue;
+        };
+        if addr < start || addr >= end || !perms.contains('x') {
+            continue;
+        }
+        let path = path.join(" ");
+        if !path.starts_with('/') {
+            return None;
+        }
+        return Some((PathBuf::from(path), addr - start + offset));
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MAPS: &str = "\
+55d0c8a00000-55d0c8a50000 r--p 00000000 fd:01 1234 /opt/syscost bin
+55d0c8a50000-55d0c8c00000 r-xp 00050000 fd:01 1234 /opt/syscost bin
+7ffd1000-7ffd2000 r-xp 00000000 00:00 0 [vdso]
+";
+
+    #[test]
+    fn finds_the_file_offset_of_code() {
+        let (path, off) = locate_in(MAPS, 0x55d0c8a50000 + 0x123).unwrap();
+        assert_eq!(path, PathBuf::from("/opt/syscost bin"));
+        assert_eq!(off, 0x50123);
+        // Not executable, anonymous, or unmapped: no place for a uprobe.
+        assert_eq!(locate_in(MAPS, 0x55d0c8a00010), None);
+        assert_eq!(locate_in(MAPS, 0x7ffd1010), None);
+        assert_eq!(locate_in(MAPS, 0x10), None);
+    }
+
+    #[test]
+    fn the_function_is_found_in_this_process() {
+        let (path, off) = locate(ufunc_addr()).unwrap();
+        assert!(path.is_absolute());
+        assert!(off > 0);
+        let b = timed_calls(1000);
+        assert_eq!((b.iters, b.bad), (1000, 0));
+    }
+}
