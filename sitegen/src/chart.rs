@@ -202,19 +202,29 @@ pub fn trend_svg(t: &Trend) -> Option<String> {
         }
     };
 
+    let cid = chart_id(&t.title);
     let mut s = String::with_capacity(4096);
     let _ = write!(
         s,
-        r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-labelledby="{id}-t {id}-d" xmlns="http://www.w3.org/2000/svg">"#,
-        id = chart_id(&t.title)
+        r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-labelledby="{cid}-t {cid}-d" xmlns="http://www.w3.org/2000/svg">"#
     );
     let _ = write!(
         s,
-        r#"<title id="{id}-t">{}</title><desc id="{id}-d">{}</desc>"#,
+        r#"<title id="{cid}-t">{}</title><desc id="{cid}-d">{}</desc>"#,
         esc(&t.title),
-        esc(&t.desc),
-        id = chart_id(&t.title)
+        esc(&t.desc)
     );
+    // Each series' marker is defined once (filled, and hollow for points without an
+    // interval) and placed with <use>, which keeps big charts small.
+    s.push_str("<defs>");
+    for li in 0..t.lines.len() {
+        let _ = write!(s, r#"<g id="{cid}-m{li}">"#);
+        marker(&mut s, li, 0.0, 0.0, false);
+        let _ = write!(s, r#"</g><g id="{cid}-h{li}">"#);
+        marker(&mut s, li, 0.0, 0.0, true);
+        s.push_str("</g>");
+    }
+    s.push_str("</defs>");
     // Grid and y axis.
     let mut v = y0;
     let mut guard = 0;
@@ -268,7 +278,7 @@ pub fn trend_svg(t: &Trend) -> Option<String> {
         let dx = dodge(li);
         let _ = write!(
             s,
-            r#"<g class="series" stroke="{c}"><title>{}</title>"#,
+            r#"<g class="series" stroke="{c}" stroke-width="1.4"><title>{}</title>"#,
             esc(&line.label)
         );
         // Lines connect consecutive kernels only; a gap means no data there.
@@ -298,32 +308,35 @@ pub fn trend_svg(t: &Trend) -> Option<String> {
         for (i, p) in line.points.iter().enumerate() {
             let Some(p) = p else { continue };
             let x = xs(i) + dx;
-            let tip = format!("{} — {}: {}", line.label, t.x[i], crate::fmt::point(p));
-            let _ = write!(s, "<g><title>{}</title>", esc(&tip));
             if let (Some((a, b)), false) = (p.interval, p.kind == IntervalKind::None) {
-                let dash = if p.kind == IntervalKind::Span {
-                    r#" stroke-dasharray="3 2""#
+                // Error bar with caps; dashed when it is a span of several runs.
+                let class = if p.kind == IntervalKind::Span {
+                    "eb span"
                 } else {
-                    ""
+                    "eb"
                 };
                 let _ = write!(
                     s,
-                    r#"<path d="M{x:.1} {:.1}L{x:.1} {:.1}M{:.1} {:.1}L{:.1} {:.1}M{:.1} {:.1}L{:.1} {:.1}" stroke-width="1.4"{dash}/>"#,
+                    r#"<path class="{class}" d="M{x:.1} {:.1}V{:.1}M{:.1} {:.1}h6M{:.1} {:.1}h6"/>"#,
                     ys(a),
                     ys(b),
                     x - 3.0,
                     ys(a),
-                    x + 3.0,
-                    ys(a),
                     x - 3.0,
-                    ys(b),
-                    x + 3.0,
                     ys(b)
                 );
             }
             // Hollow markers: a number without a confidence interval.
-            marker(&mut s, li, x, ys(p.median), p.kind == IntervalKind::None);
-            s.push_str("</g>");
+            let kind = if p.kind == IntervalKind::None {
+                'h'
+            } else {
+                'm'
+            };
+            let _ = write!(
+                s,
+                r##"<use href="#{cid}-{kind}{li}" x="{x:.1}" y="{:.1}"/>"##,
+                ys(p.median)
+            );
         }
         s.push_str("</g>");
     }
@@ -378,9 +391,11 @@ mod tests {
         assert!(svg.contains("&lt;b&gt;6.9&lt;/b&gt;"));
         assert!(svg.contains("<title id="));
         // One error bar (the first point) and no more: the others have no CI.
-        assert_eq!(svg.matches("stroke-width=\"1.4\"").count(), 1);
+        assert_eq!(svg.matches("class=\"eb").count(), 1);
         // Hollow markers for CI-less points.
-        assert_eq!(svg.matches("fill=\"none\" stroke=\"#").count(), 2);
+        assert_eq!(svg.matches("-h0\" x=").count(), 1);
+        assert_eq!(svg.matches("-h1\" x=").count(), 1);
+        assert_eq!(svg.matches("-m0\" x=").count(), 1);
     }
 
     #[test]

@@ -5,16 +5,18 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 
 /// Present in every generated site; only a directory carrying it is ever deleted or replaced.
 pub const MARKER: &str = ".syscost-site";
 
+/// Shared by the rendering threads: writes take `&self`.
 pub struct Staging {
     out: PathBuf,
     tmp: PathBuf,
     old: PathBuf,
-    dirs: BTreeSet<PathBuf>,
-    pub stats: Stats,
+    dirs: Mutex<BTreeSet<PathBuf>>,
+    stats: Mutex<Stats>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -69,12 +71,12 @@ impl Staging {
         let old = sibling(out, "old-build");
         remove_ours(&tmp)?;
         fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
-        let mut s = Staging {
+        let s = Staging {
             out: out.to_path_buf(),
             tmp,
             old,
-            dirs: BTreeSet::new(),
-            stats: Stats::default(),
+            dirs: Mutex::new(BTreeSet::new()),
+            stats: Mutex::new(Stats::default()),
         };
         s.write(
             MARKER,
@@ -84,27 +86,47 @@ impl Staging {
     }
 
     /// Writes `rel` (a `/`-separated path under the site root).
-    pub fn write(&mut self, rel: &str, bytes: &[u8]) -> Result<(), String> {
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), String> {
         let path = self.tmp.join(rel);
         if let Some(parent) = path.parent() {
-            if !self.dirs.contains(parent) {
+            let known = self
+                .dirs
+                .lock()
+                .map(|d| d.contains(parent))
+                .unwrap_or(false);
+            if !known {
+                // create_dir_all is idempotent, so two threads racing here is harmless.
                 fs::create_dir_all(parent)
                     .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
-                self.dirs.insert(parent.to_path_buf());
+                if let Ok(mut d) = self.dirs.lock() {
+                    d.insert(parent.to_path_buf());
+                }
             }
         }
         fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-        self.stats.files += 1;
-        self.stats.bytes += bytes.len() as u64;
-        if rel.ends_with(".html") && bytes.len() as u64 > self.stats.largest_page {
-            self.stats.largest_page = bytes.len() as u64;
-            self.stats.largest_page_path = rel.to_string();
+        if let Ok(mut st) = self.stats.lock() {
+            st.files += 1;
+            st.bytes += bytes.len() as u64;
+            let len = bytes.len() as u64;
+            // Ties go to the smaller path so the report does not depend on thread timing.
+            if rel.ends_with(".html")
+                && (len > st.largest_page
+                    || (len == st.largest_page && rel < st.largest_page_path.as_str()))
+            {
+                st.largest_page = len;
+                st.largest_page_path = rel.to_string();
+            }
         }
         Ok(())
     }
 
+    pub fn stats(&self) -> Stats {
+        self.stats.lock().map(|s| s.clone()).unwrap_or_default()
+    }
+
     /// Puts the staged site in place of the old one.
     pub fn commit(self) -> Result<Stats, String> {
+        let stats = self.stats();
         remove_ours(&self.old)?;
         if self.out.exists() {
             fs::rename(&self.out, &self.old)
@@ -117,7 +139,7 @@ impl Staging {
             fs::remove_dir_all(&self.old)
                 .map_err(|e| format!("cannot remove {}: {e}", self.old.display()))?;
         }
-        Ok(self.stats)
+        Ok(stats)
     }
 
     /// Drops the staged files (a failed or `--strict` build).

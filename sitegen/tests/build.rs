@@ -319,19 +319,19 @@ fn imported_numbers_have_no_error_bars() {
     let arch = read(&f.site, "arch/importarch/index.html");
     let svg_start = arch.find("<svg class=\"chart\"").expect("a chart");
     let svg = &arch[svg_start..arch[svg_start..].find("</svg>").unwrap() + svg_start];
-    // Error bars are the only paths drawn with stroke-width 1.4.
     assert!(
-        !svg.contains("stroke-width=\"1.4\""),
+        !svg.contains("class=\"eb"),
         "an error bar was drawn for a CI-less number"
     );
-    assert!(svg.contains("fill=\"none\""), "CI-less points are hollow");
+    assert!(svg.contains("-h0\" x="), "CI-less points are hollow");
+    assert!(!svg.contains("-m0\" x="), "CI-less points are hollow");
     let run = read(&f.site, &f.import_page);
     assert!(run.contains("imported by"));
     assert!(run.contains("href=\"https://example.org/log\""));
     assert!(run.contains("This record has no intervals"));
     // Synthetic runs do draw their intervals.
     let x86 = read(&f.site, "arch/x86_64/index.html");
-    assert!(x86.contains("stroke-width=\"1.4\""));
+    assert!(x86.contains("class=\"eb"));
 }
 
 #[test]

@@ -20,6 +20,7 @@ use crate::render::{Renderer, STATIC};
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::time::{Duration, Instant};
 use syscost_record::{validate, RunRecord};
 
 pub use index_pages::PAGE_SIZE;
@@ -49,11 +50,11 @@ pub struct Report {
 /// Renders templates into the staging directory.
 pub struct Ctx<'a> {
     renderer: &'a Renderer,
-    out: &'a mut Staging,
+    out: &'a Staging,
 }
 
 impl Ctx<'_> {
-    fn page<T: Serialize>(&mut self, path: &str, template: &str, ctx: &T) -> Result<(), String> {
+    fn page<T: Serialize>(&self, path: &str, template: &str, ctx: &T) -> Result<(), String> {
         let html = self.renderer.render(template, ctx)?;
         self.out.write(path, html.as_bytes())
     }
@@ -146,13 +147,44 @@ fn first_pass(cands: Vec<Candidate>, rejected: &mut Vec<Issue>) -> Vec<Entry> {
     entries
 }
 
+/// Where build time goes, printed with `SYSCOST_SITE_TIMINGS=1` (for the benchmark).
+#[derive(Default, Clone, Copy)]
+struct Timings {
+    first_pass: Duration,
+    read_parse: Duration,
+    validate: Duration,
+    page: Duration,
+    render: Duration,
+    write: Duration,
+    indexes: Duration,
+}
+
+impl Timings {
+    fn add(&mut self, o: &Timings) {
+        self.read_parse += o.read_parse;
+        self.validate += o.validate;
+        self.page += o.page;
+        self.render += o.render;
+        self.write += o.write;
+    }
+}
+
+fn lap(t: &mut Instant) -> Duration {
+    let now = Instant::now();
+    let d = now - *t;
+    *t = now;
+    d
+}
+
 /// Reads, validates and renders one run; `Err` is the reason it was left out.
 fn second_pass_one(
     e: &Entry,
     prev: Option<&(RunRecord, RunInfo)>,
-    ctx: &mut Ctx,
+    ctx: &Ctx,
     warnings: &mut Vec<Issue>,
+    tm: &mut Timings,
 ) -> Result<Result<(RunRecord, RunInfo), String>, String> {
+    let mut t = Instant::now();
     let bytes = match load::read_limited(&e.cand.abs) {
         Ok(b) => b,
         Err(m) => return Ok(Err(m)),
@@ -161,7 +193,9 @@ fn second_pass_one(
         Ok(r) => r,
         Err(m) => return Ok(Err(m)),
     };
+    tm.read_parse += lap(&mut t);
     let problems = validate(&rec);
+    tm.validate += lap(&mut t);
     if !problems.is_empty() {
         let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
         return Ok(Err(format!("invalid record: {}", list.join("; "))));
@@ -175,9 +209,97 @@ fn second_pass_one(
     }
     let info = RunInfo::from_record(&rec);
     let page = run_page::build(&rec, &info, prev.map(|(r, i)| (r, i)), &common::Links);
-    ctx.page(&format!("{}.html", info.page), "run.html", &page)?;
+    tm.page += lap(&mut t);
+    let html = ctx.renderer.render("run.html", &page)?;
+    tm.render += lap(&mut t);
+    ctx.out
+        .write(&format!("{}.html", info.page), html.as_bytes())?;
     ctx.out.write(&format!("{}.json", info.page), &bytes)?;
+    tm.write += lap(&mut t);
     Ok(Ok((rec, info)))
+}
+
+/// What one rendering thread hands back: accepted runs (by entry index), rejections,
+/// warnings and where its time went.
+type PassOut = (Vec<(usize, RunInfo)>, Vec<Issue>, Vec<Issue>, Timings);
+/// Accepted runs in entry order, rejections, warnings, timings.
+type PassResult = (Vec<RunInfo>, Vec<Issue>, Vec<Issue>, Timings);
+
+/// Renders every run page. Chains (a machine's runs in time order) are independent, so they
+/// are spread over the available cores; results are put back in entry order so the output
+/// does not depend on scheduling.
+fn second_pass(entries: &[Entry], ctx: &Ctx) -> Result<PassResult, String> {
+    let mut chains: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut start = 0;
+    for i in 1..=entries.len() {
+        if i == entries.len() || entries[i].chain != entries[start].chain {
+            if i > start {
+                chains.push(start..i);
+            }
+            start = i;
+        }
+    }
+    let jobs = std::env::var("SYSCOST_SITE_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 16);
+    // Deterministic balance: each chain goes to the worker with the fewest runs so far.
+    let mut work: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); jobs];
+    let mut load = vec![0usize; jobs];
+    for c in chains {
+        let w = (0..jobs).min_by_key(|&w| (load[w], w)).unwrap_or(0);
+        load[w] += c.len();
+        work[w].push(c);
+    }
+    let run_worker = |ranges: &[std::ops::Range<usize>]| -> Result<PassOut, String> {
+        let (mut ok, mut lost, mut warned, mut tm) =
+            (Vec::new(), Vec::new(), Vec::new(), Timings::default());
+        for r in ranges {
+            let mut prev: Option<(RunRecord, RunInfo)> = None;
+            for i in r.clone() {
+                let e = &entries[i];
+                match second_pass_one(e, prev.as_ref(), ctx, &mut warned, &mut tm)? {
+                    Ok((rec, info)) => {
+                        ok.push((i, info.clone()));
+                        // Only a machine's chain needs its previous record.
+                        prev = (!e.chain.machine.is_empty()).then_some((rec, info));
+                    }
+                    Err(m) => lost.push(Issue {
+                        path: e.cand.rel.clone(),
+                        message: m,
+                    }),
+                }
+            }
+        }
+        Ok((ok, lost, warned, tm))
+    };
+    let outs: Vec<Result<PassOut, String>> = std::thread::scope(|s| {
+        let handles: Vec<_> = work.iter().map(|w| s.spawn(|| run_worker(w))).collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err("a rendering thread panicked".to_string()))
+            })
+            .collect()
+    });
+    let (mut infos, mut lost, mut warned, mut tm) =
+        (Vec::new(), Vec::new(), Vec::new(), Timings::default());
+    for o in outs {
+        let (a, b, c, t) = o?;
+        infos.extend(a);
+        lost.extend(b);
+        warned.extend(c);
+        tm.add(&t);
+    }
+    infos.sort_by_key(|(i, _)| *i);
+    Ok((
+        infos.into_iter().map(|(_, r)| r).collect(),
+        lost,
+        warned,
+        tm,
+    ))
 }
 
 pub fn build(opts: &Options) -> Result<Report, String> {
@@ -193,33 +315,21 @@ pub fn build(opts: &Options) -> Result<Report, String> {
             message: "not a run record; ignored".to_string(),
         })
         .collect();
-    let mut staging = Staging::new(&opts.out)?;
+    let staging = Staging::new(&opts.out)?;
+    let mut tm = Timings::default();
     let result = (|| -> Result<Vec<RunInfo>, String> {
+        let mut t = Instant::now();
         let entries = first_pass(scan.records, &mut rejected);
+        tm.first_pass = lap(&mut t);
         let mut ctx = Ctx {
             renderer: &renderer,
-            out: &mut staging,
+            out: &staging,
         };
-        let mut infos = Vec::with_capacity(entries.len());
-        let mut prev: Option<(RunRecord, RunInfo)> = None;
-        let mut prev_chain: Option<&Chain> = None;
-        for e in &entries {
-            if prev_chain != Some(&e.chain) {
-                prev = None;
-                prev_chain = Some(&e.chain);
-            }
-            match second_pass_one(e, prev.as_ref(), &mut ctx, &mut warnings)? {
-                Ok((rec, info)) => {
-                    infos.push(info.clone());
-                    // Only a machine's chain needs its previous record.
-                    prev = (!e.chain.machine.is_empty()).then_some((rec, info));
-                }
-                Err(m) => rejected.push(Issue {
-                    path: e.cand.rel.clone(),
-                    message: m,
-                }),
-            }
-        }
+        let (infos, lost, warned, t2) = second_pass(&entries, &ctx)?;
+        rejected.extend(lost);
+        warnings.extend(warned);
+        tm.add(&t2);
+        let mut t = Instant::now();
         let g = index_pages::Groups::new(&infos);
         let conf = index_pages::confidence_label(&infos);
         index_pages::home(&mut ctx, &infos, &g, rejected.len())?;
@@ -233,6 +343,7 @@ pub fn build(opts: &Options) -> Result<Report, String> {
         for (name, body) in STATIC {
             ctx.out.write(name, body.as_bytes())?;
         }
+        tm.indexes = lap(&mut t);
         Ok(infos)
     })();
     let infos = match result {
@@ -242,6 +353,18 @@ pub fn build(opts: &Options) -> Result<Report, String> {
             return Err(e);
         }
     };
+    if std::env::var_os("SYSCOST_SITE_TIMINGS").is_some() {
+        eprintln!(
+            "timings: first pass {:.2}s, read+parse {:.2}s, validate {:.2}s, page data {:.2}s, render {:.2}s, write {:.2}s, index pages {:.2}s",
+            tm.first_pass.as_secs_f64(),
+            tm.read_parse.as_secs_f64(),
+            tm.validate.as_secs_f64(),
+            tm.page.as_secs_f64(),
+            tm.render.as_secs_f64(),
+            tm.write.as_secs_f64(),
+            tm.indexes.as_secs_f64()
+        );
+    }
     rejected.sort();
     warnings.sort();
     let arches = infos
@@ -262,7 +385,7 @@ pub fn build(opts: &Options) -> Result<Report, String> {
         warnings,
         data_missing,
         written: false,
-        stats: staging.stats.clone(),
+        stats: staging.stats(),
     };
     if opts.strict && !report.rejected.is_empty() {
         staging.discard();

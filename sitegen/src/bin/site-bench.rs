@@ -1,0 +1,179 @@
+//! Site generator benchmark: generates synthetic records (into a temporary directory, never
+//! `data/`) and times `syscost-site build` against the floor of just reading and parsing the
+//! same files. Each measurement runs in a child process (this binary re-executed) so that peak
+//! RSS and CPU time come from `wait4` for exactly that work.
+//!
+//!     cargo build --release -p syscost-site
+//!     target/release/site-bench [--sizes 1000,10000,100000] [--work DIR] [--repeat N]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+struct Measure {
+    wall_s: f64,
+    user_s: f64,
+    sys_s: f64,
+    max_rss_mb: f64,
+}
+
+/// Runs this binary with `args` as a child and measures it.
+fn child(args: &[&str]) -> Result<Measure, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    let c = Command::new(exe)
+        .arg("--child")
+        .args(args)
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let pid = c.id() as libc::pid_t;
+    let mut status = 0;
+    // SAFETY: plain syscall on our own child; rusage is a valid out-pointer.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    let wall_s = start.elapsed().as_secs_f64();
+    if r != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
+        return Err(format!("child {args:?} failed (status {status})"));
+    }
+    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
+    Ok(Measure {
+        wall_s,
+        user_s: tv(ru.ru_utime),
+        sys_s: tv(ru.ru_stime),
+        max_rss_mb: ru.ru_maxrss as f64 / 1024.0,
+    })
+}
+
+fn best(args: &[&str], repeat: usize) -> Result<Measure, String> {
+    let mut best: Option<Measure> = None;
+    for _ in 0..repeat.max(1) {
+        let m = child(args)?;
+        if best.as_ref().is_none_or(|b| m.wall_s < b.wall_s) {
+            best = Some(m);
+        }
+    }
+    best.ok_or_else(|| "no measurement".to_string())
+}
+
+/// Total bytes, file count and the largest .html file under `dir`.
+fn du(dir: &Path) -> (u64, u64, u64, String) {
+    let (mut bytes, mut files, mut largest, mut largest_path) = (0, 0, 0, String::new());
+    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        if !e.file_type().is_file() {
+            continue;
+        }
+        let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+        bytes += len;
+        files += 1;
+        let name = e.path().to_string_lossy();
+        if name.ends_with(".html") && len > largest {
+            largest = len;
+            largest_path = e
+                .path()
+                .strip_prefix(dir)
+                .unwrap_or(e.path())
+                .to_string_lossy()
+                .into_owned();
+        }
+    }
+    (bytes, files, largest, largest_path)
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--child") {
+        // The measured work: the real CLI, in this process.
+        use clap::Parser;
+        let cli = syscost_site::cli::Cli::parse_from(
+            std::iter::once("syscost-site".to_string()).chain(args[2..].iter().cloned()),
+        );
+        std::process::exit(syscost_site::cli::run(cli));
+    }
+    let mut sizes = vec![1000usize, 10_000, 100_000];
+    let mut work: Option<PathBuf> = None;
+    let mut repeat: Option<usize> = None;
+    let mut it = args.iter().skip(1);
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--sizes" => {
+                sizes = it
+                    .next()
+                    .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
+                    .unwrap_or_default()
+            }
+            "--work" => work = it.next().map(PathBuf::from),
+            "--repeat" => repeat = it.next().and_then(|s| s.parse().ok()),
+            _ => {
+                eprintln!(
+                    "usage: site-bench [--sizes 1000,10000,100000] [--work DIR] [--repeat N]"
+                );
+                std::process::exit(2);
+            }
+        }
+    }
+    let tmp;
+    let work = match work {
+        Some(w) => w,
+        None => {
+            tmp = std::env::temp_dir().join(format!("syscost-site-bench-{}", std::process::id()));
+            tmp
+        }
+    };
+    if work.file_name().is_some_and(|n| n == "data") {
+        eprintln!("site-bench: refusing to use a directory named data");
+        std::process::exit(2);
+    }
+    println!("| runs | records | parse floor: wall (user) | floor peak RSS | build: wall (user + sys) | build ÷ floor: wall, user | build peak RSS | build wall per run | site | files | largest page |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    for &n in &sizes {
+        let data = work.join(format!("records-{n}"));
+        let site = work.join(format!("site-{n}"));
+        let _ = std::fs::remove_dir_all(&data);
+        let t = Instant::now();
+        if let Err(e) = syscost_site::synth::write(&data, n, 1) {
+            eprintln!("site-bench: {e}");
+            std::process::exit(1);
+        }
+        eprintln!(
+            "generated {n} records in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
+        let reps = repeat.unwrap_or(if n <= 10_000 { 3 } else { 1 });
+        let d = data.to_string_lossy().into_owned();
+        let s = site.to_string_lossy().into_owned();
+        let run = || -> Result<(Measure, Measure), String> {
+            let floor = best(&["parse", "--data", &d], reps)?;
+            let build = best(&["build", "--data", &d, "--out", &s], reps)?;
+            Ok((floor, build))
+        };
+        let (floor, build) = match run() {
+            Ok(x) => x,
+            Err(e) => {
+                eprintln!("site-bench: {e}");
+                std::process::exit(1);
+            }
+        };
+        let (rec_bytes, _, _, _) = du(&data);
+        let (bytes, files, largest, largest_path) = du(&site);
+        println!(
+            "| {n} | {:.0} MB | {:.2} s ({:.2} s) | {:.0} MB | {:.2} s ({:.2} s + {:.2} s) | {:.1}×, {:.1}× | {:.0} MB | {:.2} ms | {:.0} MB | {files} | {largest_path} ({:.0} KB) |",
+            rec_bytes as f64 / 1e6,
+            floor.wall_s,
+            floor.user_s,
+            floor.max_rss_mb,
+            build.wall_s,
+            build.user_s,
+            build.sys_s,
+            build.wall_s / floor.wall_s,
+            build.user_s / floor.user_s.max(1e-9),
+            build.max_rss_mb,
+            build.wall_s / n as f64 * 1e3,
+            bytes as f64 / 1e6,
+            largest as f64 / 1e3,
+        );
+        let _ = std::fs::remove_dir_all(&data);
+        let _ = std::fs::remove_dir_all(&site);
+    }
+    let _ = std::fs::remove_dir(&work);
+}
