@@ -423,7 +423,13 @@ fn child_main(
         };
         let ok = match cmd {
             CMD_CALIBRATE => {
-                let iters = calibrate(scenario, sample_ns);
+                let iters = match scenario.fixed_iters() {
+                    Some(n) => {
+                        scenario.run(n); // warm-up, as calibration would have done
+                        n
+                    }
+                    None => calibrate(scenario, sample_ns),
+                };
                 reply(TAG_CALIBRATED, [iters, 0, 0, 0, 0], "")
             }
             CMD_SAMPLE => {

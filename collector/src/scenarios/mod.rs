@@ -5,8 +5,10 @@
 //! - [`seccomp`]: the kernel benchmark's bitmap/full filters, the depth sweep, a real profile
 //! - [`sud`]: Syscall User Dispatch, selector ALLOW and BLOCK
 
+pub mod attach;
 pub mod baseline;
 pub mod bpf;
+pub mod intercept;
 pub mod seccomp;
 pub mod sud;
 
@@ -51,6 +53,12 @@ pub trait Scenario: Send {
     fn expected_verified(&self, iters: u64) -> u64 {
         iters
     }
+    /// Operations per sample when the scenario fixes it instead of calibrating to the sample
+    /// duration. Attach costs use 1: each sample is then one operation, so the samples are
+    /// the latency distribution (median, p90) rather than means of batches.
+    fn fixed_iters(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Every scenario this build knows, in the order they are reported.
@@ -58,7 +66,10 @@ pub fn all(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
     let mut v = baseline::scenarios(syscall);
     v.extend(seccomp::scenarios(syscall));
     v.extend(sud::scenarios(syscall));
+    // Right after SUD, so every interception mechanism is reported together.
+    v.extend(intercept::scenarios(syscall));
     v.extend(bpf::scenarios(syscall));
+    v.extend(attach::scenarios());
     v
 }
 

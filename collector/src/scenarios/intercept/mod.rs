@@ -1,0 +1,87 @@
+//! Interception paths: what a probe syscall costs when it is *intercepted* rather than let
+//! through — refused by seccomp (ERRNO, TRACE without a tracer), turned into SIGSYS (TRAP),
+//! handed to a supervisor (USER_NOTIF, answered with a value or CONTINUE), logged (LOG), or
+//! stopped by a ptrace tracer (PTRACE_SYSCALL, PTRACE_SYSEMU). `sud.block` is the SUD
+//! counterpart; the family list puts it right before these.
+//!
+//! Each path counts its interceptions per batch (returns, handler calls, answered
+//! notifications, audit records, tracer stops) and the engine fails the scenario on a mismatch.
+
+mod audit;
+mod filter;
+mod log;
+mod notif;
+mod placement;
+mod ptrace;
+mod refused;
+mod trap;
+
+use super::{Scenario, SetupError};
+use crate::probe::{raw_syscall1, Syscall};
+use libc::c_long;
+
+pub use filter::{action_filter, install};
+
+/// The family name of every interception path.
+pub const FAMILY: &str = "intercept";
+
+pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
+    let cpus = crate::engine::worker::allowed_cpus();
+    vec![
+        Box::new(refused::Refused::errno(syscall)),
+        Box::new(trap::Trap::new(syscall)),
+        Box::new(notif::Notif::new(syscall, false, false, cpus.clone())),
+        Box::new(notif::Notif::new(syscall, true, false, cpus.clone())),
+        Box::new(notif::Notif::new(syscall, false, true, cpus.clone())),
+        Box::new(log::Log::new(syscall)),
+        Box::new(refused::Refused::trace(syscall)),
+        Box::new(ptrace::Ptrace::new(syscall, false, false, cpus.clone())),
+        Box::new(ptrace::Ptrace::new(syscall, true, false, cpus.clone())),
+        Box::new(ptrace::Ptrace::new(syscall, false, true, cpus)),
+    ]
+}
+
+/// A single-syscall probe in a form the interception paths can issue and emulate: number,
+/// argument, and a buffer for `sysinfo`.
+pub(crate) struct Call {
+    pub nr: c_long,
+    buf: Box<[u64; 16]>,
+    takes_buffer: bool,
+}
+
+impl Call {
+    /// The probe as one syscall, or why this path cannot run it. Paths that replace the
+    /// result (refuse or emulate it) cannot run UnixBench's mix: `close(dup(fd))` needs a real
+    /// descriptor from `dup`.
+    pub fn of(syscall: Syscall, path: &str) -> Result<Call, SetupError> {
+        let nr = syscall.nr().ok_or_else(|| {
+            SetupError::Unsupported(format!(
+                "{path} replaces the syscall's result, which the '{}' probe cannot take \
+                 (close(dup(fd)) needs the real descriptor): use a single-syscall --syscall",
+                syscall.name()
+            ))
+        })?;
+        Ok(Call {
+            nr,
+            buf: Box::new([0; 16]),
+            takes_buffer: syscall == Syscall::Sysinfo,
+        })
+    }
+
+    /// The argument the probe passes (a buffer for `sysinfo`, 0 otherwise — `getpgid(0)`).
+    #[inline(always)]
+    pub fn arg(&mut self) -> usize {
+        if self.takes_buffer {
+            self.buf.as_mut_ptr() as usize
+        } else {
+            0
+        }
+    }
+
+    /// What the syscall really returns in this process (what an emulation must return).
+    pub fn native_result(&mut self) -> i64 {
+        let arg = self.arg();
+        // SAFETY: the probe syscalls are queries; the buffer outlives the call.
+        unsafe { raw_syscall1(self.nr, arg) as i64 }
+    }
+}

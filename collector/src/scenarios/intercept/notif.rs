@@ -1,0 +1,199 @@
+//! SECCOMP_RET_USER_NOTIF: each probe call blocks while a supervisor receives the notification
+//! on the listener fd and answers it — with a value (the call is emulated, as container runtimes
+//! do for `mount` or `mknod`) or with SECCOMP_USER_NOTIF_FLAG_CONTINUE (the kernel then runs the
+//! call). The supervisor is a thread of the worker started *before* the filter is attached, so
+//! it is not filtered itself; it runs on another CPU when there is one (see [`placement`]).
+//!
+//! [`placement`]: super::placement
+
+use super::{action_filter, install, placement, Call, FAMILY};
+use crate::probe::{Batch, Probe, Syscall};
+use crate::scenarios::{Scenario, SetupError};
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+
+#[derive(Default)]
+struct Counters {
+    /// Notifications for a probe syscall, counted before the answer is sent (so the target
+    /// cannot return before its call is counted).
+    answered: AtomicU64,
+    /// Notifications for anything else (answered with ENOSYS; there should be none).
+    other: AtomicU64,
+    /// Answers the kernel refused (the target was gone).
+    send_errors: AtomicU64,
+}
+
+pub struct Notif {
+    cont: bool,
+    /// Supervisor forced onto the loop's CPU (the `.same_cpu` variant).
+    same_cpu: bool,
+    syscall: Syscall,
+    cpus: Vec<u32>,
+    probe: Option<Probe>,
+    counters: Arc<Counters>,
+}
+
+impl Notif {
+    pub fn new(syscall: Syscall, cont: bool, same_cpu: bool, cpus: Vec<u32>) -> Notif {
+        Notif {
+            cont,
+            same_cpu,
+            syscall,
+            cpus,
+            probe: None,
+            counters: Arc::new(Counters::default()),
+        }
+    }
+
+    fn per_op(&self) -> u64 {
+        self.syscall.nrs().len() as u64
+    }
+}
+
+/// The supervisor: receive, count, answer — until the listener breaks.
+fn supervise(fd: i32, nrs: Vec<libc::c_long>, value: i64, cont: bool, c: &Counters) {
+    loop {
+        // SAFETY: the kernel requires a zeroed buffer for NOTIF_RECV.
+        let mut req: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+        // SAFETY: valid fd and buffer of the size the ioctl encodes.
+        if unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut req) } != 0 {
+            match std::io::Error::last_os_error().raw_os_error() {
+                Some(libc::EINTR) | Some(libc::ENOENT) => continue,
+                _ => return,
+            }
+        }
+        let ours = nrs.contains(&(req.data.nr as libc::c_long));
+        let mut resp = libc::seccomp_notif_resp {
+            id: req.id,
+            val: 0,
+            error: 0,
+            flags: 0,
+        };
+        if !ours {
+            resp.error = -libc::ENOSYS;
+            c.other.fetch_add(1, Ordering::SeqCst);
+        } else {
+            if cont {
+                resp.flags = libc::SECCOMP_USER_NOTIF_FLAG_CONTINUE as u32;
+            } else {
+                resp.val = value;
+            }
+            c.answered.fetch_add(1, Ordering::SeqCst);
+        }
+        // SAFETY: valid fd and response.
+        if unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_SEND, &resp) } != 0 {
+            c.send_errors.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+}
+
+impl Scenario for Notif {
+    fn id(&self) -> String {
+        let base = if self.cont {
+            "seccomp.user_notif_continue"
+        } else {
+            "seccomp.user_notif"
+        };
+        if self.same_cpu {
+            format!("{base}.same_cpu")
+        } else {
+            base.into()
+        }
+    }
+    fn family(&self) -> &'static str {
+        FAMILY
+    }
+    fn description(&self) -> String {
+        let s = self.syscall.describe();
+        if self.cont {
+            format!("{s} under SECCOMP_RET_USER_NOTIF; the supervisor answers CONTINUE and the kernel runs the call")
+        } else {
+            format!("{s} under SECCOMP_RET_USER_NOTIF; the supervisor answers with the result")
+        }
+    }
+    fn params(&self) -> BTreeMap<String, String> {
+        let mut p = BTreeMap::new();
+        p.insert(
+            "action".into(),
+            format!("{:#010x}", libc::SECCOMP_RET_USER_NOTIF),
+        );
+        p.insert(
+            "supervisor".into(),
+            "thread of the worker process, blocking in SECCOMP_IOCTL_NOTIF_RECV".into(),
+        );
+        p.insert(
+            "supervisor_cpu".into(),
+            placement::describe(&self.cpus, self.same_cpu).into(),
+        );
+        p.insert(
+            "answer".into(),
+            if self.cont { "continue" } else { "value" }.into(),
+        );
+        p
+    }
+    fn setup(&mut self) -> Result<(), SetupError> {
+        let nrs = self.syscall.nrs();
+        let value = if self.cont {
+            0
+        } else {
+            Call::of(self.syscall, "seccomp.user_notif")?.native_result()
+        };
+        super::filter::require_action("user_notif")?;
+        // The probe is prepared before the filter: its own setup calls would be notified.
+        let probe = Probe::new(self.syscall).map_err(SetupError::Failed)?;
+        let loop_cpu = placement::current_cpu()
+            .ok_or_else(|| SetupError::Failed("the worker is not pinned to one CPU".into()))?;
+        let sup_cpu = placement::interceptor_cpu(&self.cpus, loop_cpu, self.same_cpu);
+        let (fd_tx, fd_rx) = mpsc::channel::<i32>();
+        let (pin_tx, pin_rx) = mpsc::channel::<Result<(), String>>();
+        let counters = Arc::clone(&self.counters);
+        let cont = self.cont;
+        let sup_nrs = nrs.clone();
+        std::thread::Builder::new()
+            .name("notif-supervisor".into())
+            .spawn(move || {
+                let _ = pin_tx.send(placement::pin("supervisor", sup_cpu));
+                if let Ok(fd) = fd_rx.recv() {
+                    supervise(fd, sup_nrs, value, cont, &counters);
+                }
+            })
+            .map_err(|e| SetupError::Failed(format!("cannot start the supervisor thread: {e}")))?;
+        pin_rx
+            .recv()
+            .map_err(|_| SetupError::Failed("the supervisor thread died".into()))?
+            .map_err(SetupError::Failed)?;
+        let fd = install(
+            &action_filter(&nrs, libc::SECCOMP_RET_USER_NOTIF),
+            libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
+        )?;
+        fd_tx
+            .send(fd as i32)
+            .map_err(|_| SetupError::Failed("the supervisor thread died".into()))?;
+        self.probe = Some(probe);
+        let b = self.run(16);
+        if b.bad != 0 || b.verified != Some(16 * self.per_op()) {
+            return Err(SetupError::Failed(format!(
+                "16 notified operations: {} wrong results, {} answered notifications",
+                b.bad,
+                b.verified.unwrap_or(0)
+            )));
+        }
+        Ok(())
+    }
+    fn run(&mut self, iters: u64) -> Batch {
+        let Some(p) = &mut self.probe else {
+            return Batch::default();
+        };
+        let before = self.counters.answered.load(Ordering::SeqCst);
+        let mut b = p.run(iters, false);
+        b.verified = Some(self.counters.answered.load(Ordering::SeqCst) - before);
+        b
+    }
+    fn verification(&self) -> Option<&'static str> {
+        Some("notifications answered by the supervisor")
+    }
+    fn expected_verified(&self, iters: u64) -> u64 {
+        iters * self.per_op()
+    }
+}

@@ -1,0 +1,66 @@
+//! Where an interceptor (the USER_NOTIF supervisor, the ptrace tracer) runs relative to the
+//! timed loop. With more than one CPU it goes on another one, as a container runtime's
+//! supervisor usually does: the cost then includes the cross-CPU wake-up, not a context switch
+//! on the loop's own CPU. With one CPU both share it.
+
+use crate::engine::worker::pin_to_cpu;
+
+/// The CPU the calling thread is pinned to (the engine pins every worker to exactly one).
+pub fn current_cpu() -> Option<u32> {
+    // SAFETY: plain data; bounds checked by CPU_ISSET.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return None;
+        }
+        let cpus: Vec<u32> = (0..libc::CPU_SETSIZE as u32)
+            .filter(|&c| libc::CPU_ISSET(c as usize, &set))
+            .collect();
+        (cpus.len() == 1).then(|| cpus[0])
+    }
+}
+
+/// The interceptor's CPU: the highest of `candidates` (the CPUs the run may use) other than the
+/// loop's, or the loop's own when it is the only one or `same` asks for it.
+pub fn interceptor_cpu(candidates: &[u32], loop_cpu: u32, same: bool) -> u32 {
+    if same {
+        return loop_cpu;
+    }
+    candidates
+        .iter()
+        .rev()
+        .find(|&&c| c != loop_cpu)
+        .copied()
+        .unwrap_or(loop_cpu)
+}
+
+/// What `params` says about the placement, decided from the same candidates in the parent.
+pub fn describe(candidates: &[u32], same: bool) -> &'static str {
+    if same || candidates.len() < 2 {
+        "same as the timed loop"
+    } else {
+        "another CPU than the timed loop"
+    }
+}
+
+/// Pins the calling thread, with an error that says what was being placed.
+pub fn pin(what: &str, cpu: u32) -> Result<(), String> {
+    pin_to_cpu(cpu).map_err(|e| format!("cannot pin the {what} to CPU {cpu}: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn interceptor_avoids_the_loop_cpu_when_it_can() {
+        assert_eq!(interceptor_cpu(&[0, 1], 1, false), 0);
+        assert_eq!(interceptor_cpu(&[0, 1], 0, false), 1);
+        assert_eq!(interceptor_cpu(&[0, 1, 2, 3], 3, false), 2);
+        assert_eq!(interceptor_cpu(&[0, 1, 2, 3], 3, true), 3);
+        assert_eq!(interceptor_cpu(&[2], 2, false), 2);
+        assert!(describe(&[2], false).starts_with("same"));
+        assert!(describe(&[0, 1], true).starts_with("same"));
+        assert!(describe(&[0, 1], false).starts_with("another"));
+    }
+}

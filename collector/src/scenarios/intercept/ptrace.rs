@@ -1,0 +1,475 @@
+//! ptrace interception, what strace-style tools pay: `PTRACE_SYSCALL` stops the tracee at
+//! every syscall entry and exit; `PTRACE_SYSEMU` stops it at entry only and skips the syscall,
+//! the tracer writing the result (how User-Mode Linux and gVisor's ptrace platform emulate).
+//!
+//! The worker is the tracer. For each batch it forks a tracee that prepares the probe, warms it
+//! up, stops itself, and — once the tracer has resumed it with syscall tracing on — times the
+//! probe's own loop and leaves the batch in shared memory. The tracer counts the probe's entry
+//! stops and reaps the tracee on every path; `PTRACE_O_EXITKILL` and the tracee's parent-death
+//! signal stop it if the worker dies. At each stop the tracer does what strace does at least:
+//! `waitpid`, `PTRACE_GET_SYSCALL_INFO`, and resumes (plus one register write under SYSEMU).
+
+use super::super::attach::child::{fork_run, kill_and_reap, Exit, Shared, Slots};
+use super::{placement, Call, FAMILY};
+use crate::probe::{Batch, Probe, Syscall};
+use crate::scenarios::{Scenario, SetupError};
+use std::collections::BTreeMap;
+
+const PTRACE_SYSEMU: libc::c_uint = 31;
+const PTRACE_SYSCALL_INFO_ENTRY: u8 = 1;
+/// WSTOPSIG of a syscall stop with PTRACE_O_TRACESYSGOOD.
+const SYSCALL_STOP: i32 = libc::SIGTRAP | 0x80;
+
+// Shared-memory slots filled by the tracee.
+const W_ITERS: usize = 0;
+const W_ELAPSED: usize = 1;
+const W_BAD: usize = 2;
+const W_DONE: usize = 3;
+const W_SETUP_ERRNO: usize = 4;
+const S_RESULT: usize = 0;
+
+/// Exit codes of a tracee that could not start.
+const EXIT_PARENT_GONE: i32 = 2;
+const EXIT_TRACEME: i32 = 3;
+const EXIT_PROBE: i32 = 4;
+const EXIT_PIN: i32 = 5;
+
+pub struct Ptrace {
+    emulate: bool,
+    /// Tracer kept on the loop's CPU (the `.same_cpu` variant).
+    same_cpu: bool,
+    syscall: Syscall,
+    cpus: Vec<u32>,
+    shm: Option<Shared<Slots>>,
+    loop_cpu: u32,
+    /// Why the last batch failed, for setup's error message.
+    last_error: Option<String>,
+}
+
+impl Ptrace {
+    pub fn new(syscall: Syscall, emulate: bool, same_cpu: bool, cpus: Vec<u32>) -> Ptrace {
+        Ptrace {
+            emulate,
+            same_cpu,
+            syscall,
+            cpus,
+            shm: None,
+            loop_cpu: 0,
+            last_error: None,
+        }
+    }
+
+    fn per_op(&self) -> u64 {
+        self.syscall.nrs().len() as u64
+    }
+
+    fn resume_request(&self) -> libc::c_uint {
+        if self.emulate {
+            PTRACE_SYSEMU
+        } else {
+            libc::PTRACE_SYSCALL
+        }
+    }
+
+    /// The tracee: everything before the SIGSTOP is untraced preparation.
+    fn tracee(shm: &Slots, syscall: Syscall, cpu: u32, parent: libc::pid_t, iters: u64) -> i32 {
+        // SAFETY: plain prctl/ptrace/kill calls on ourselves.
+        unsafe {
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() != parent {
+                return EXIT_PARENT_GONE;
+            }
+        }
+        if placement::pin("tracee", cpu).is_err() {
+            return EXIT_PIN;
+        }
+        let Ok(mut probe) = Probe::new(syscall) else {
+            return EXIT_PROBE;
+        };
+        // The value the tracer writes under SYSEMU: what the call returns in this process.
+        if let Ok(mut c) = Call::of(syscall, "ptrace") {
+            shm.seti(S_RESULT, c.native_result());
+        }
+        probe.run(64, false); // warm-up: page faults and caches, before any stop
+                              // SAFETY: as above.
+        let me = unsafe {
+            if libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) != 0 {
+                shm.set(
+                    W_SETUP_ERRNO,
+                    std::io::Error::last_os_error().raw_os_error().unwrap_or(0) as u64,
+                );
+                return EXIT_TRACEME;
+            }
+            libc::getpid()
+        };
+        // SAFETY: stop ourselves; the tracer resumes us with syscall tracing on.
+        unsafe { libc::kill(me, libc::SIGSTOP) };
+        let b = probe.run(iters, false);
+        shm.set(W_ITERS, b.iters);
+        shm.set(W_ELAPSED, b.elapsed_ns);
+        shm.set(W_BAD, b.bad);
+        shm.set(W_DONE, 1);
+        // No destructor: the mix probe's would close its descriptor, a traced syscall.
+        std::mem::forget(probe);
+        0
+    }
+
+    /// One traced batch: fork, trace, reap.
+    fn batch(&mut self, iters: u64) -> Result<Batch, String> {
+        let shm = self.shm.as_ref().ok_or("the scenario was not set up")?;
+        shm.clear();
+        let (syscall, cpu) = (self.syscall, self.loop_cpu);
+        // SAFETY: getpid cannot fail.
+        let parent = unsafe { libc::getpid() };
+        let pid = fork_run(|| Self::tracee(shm, syscall, cpu, parent, iters))
+            .map_err(|e| format!("cannot fork the tracee: {e}"))?;
+        let mut tracee = Tracee { pid, reaped: false };
+        let result = self.trace(&mut tracee, shm);
+        // Every path reaps the tracee: if tracing stopped early it is killed first.
+        if !tracee.reaped {
+            kill_and_reap(pid);
+        }
+        let stops = result?;
+        if shm.get(W_DONE) != 1 {
+            return Err("the tracee ended without finishing its batch".into());
+        }
+        Ok(Batch {
+            iters: shm.get(W_ITERS),
+            elapsed_ns: shm.get(W_ELAPSED),
+            bad: shm.get(W_BAD),
+            verified: Some(stops),
+        })
+    }
+
+    /// Traces until the tracee is gone; returns the probe's entry stops.
+    fn trace(&self, t: &mut Tracee, shm: &Slots) -> Result<u64, String> {
+        let pid = t.pid;
+        // First report: the tracee's self-inflicted SIGSTOP (or its early exit).
+        match t.wait()? {
+            Stop::Signal(libc::SIGSTOP) => {}
+            Stop::Exited(Exit::Code(EXIT_TRACEME)) => {
+                return Err(format!(
+                    "PTRACE_TRACEME failed: {} (ptrace is not permitted here: Yama \
+                     ptrace_scope 3, or a seccomp profile blocking ptrace)",
+                    std::io::Error::from_raw_os_error(shm.get(W_SETUP_ERRNO) as i32)
+                ))
+            }
+            other => return Err(format!("the tracee did not stop as planned: {other:?}")),
+        }
+        let opts = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_EXITKILL;
+        // SAFETY: our stopped tracee.
+        if unsafe { libc::ptrace(libc::PTRACE_SETOPTIONS, pid, 0, opts) } != 0 {
+            return Err(format!(
+                "PTRACE_SETOPTIONS failed: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        let nrs = self.syscall.nrs();
+        let result = shm.geti(S_RESULT);
+        let req = self.resume_request();
+        let mut stops = 0u64;
+        let mut signal = 0;
+        loop {
+            // SAFETY: our stopped tracee; `signal` is 0 or the signal it stopped with.
+            if unsafe { libc::ptrace(req, pid, 0, signal) } != 0 {
+                return Err(format!(
+                    "resuming the tracee failed: {}",
+                    std::io::Error::last_os_error()
+                ));
+            }
+            signal = 0;
+            match t.wait()? {
+                Stop::Exited(Exit::Code(0)) => return Ok(stops),
+                Stop::Exited(how) => return Err(format!("the tracee {how} during its batch")),
+                Stop::Signal(SYSCALL_STOP) => {
+                    let (op, nr) = syscall_info(pid)?;
+                    if op != PTRACE_SYSCALL_INFO_ENTRY {
+                        continue;
+                    }
+                    if nrs.contains(&nr) {
+                        stops += 1;
+                        if self.emulate {
+                            set_return(pid, result)?;
+                        }
+                    } else if self.emulate {
+                        // SYSEMU would skip this call too; only the final exit_group is
+                        // expected, once the batch is in shared memory.
+                        if shm.get(W_DONE) == 1 {
+                            // SAFETY: our tracee.
+                            unsafe { libc::kill(pid, libc::SIGKILL) };
+                            while !t.reaped {
+                                t.wait()?;
+                            }
+                            return Ok(stops);
+                        }
+                        return Err(format!(
+                            "the tracee made syscall {nr} during its batch, which PTRACE_SYSEMU \
+                             cannot run (is the clock not served by the vDSO here?)"
+                        ));
+                    }
+                }
+                Stop::Signal(sig) => signal = sig,
+            }
+        }
+    }
+}
+
+/// A forked tracee; `reaped` once waitpid has collected it.
+struct Tracee {
+    pid: libc::pid_t,
+    reaped: bool,
+}
+
+#[derive(Debug)]
+enum Stop {
+    Signal(i32),
+    Exited(Exit),
+}
+
+impl Tracee {
+    fn wait(&mut self) -> Result<Stop, String> {
+        loop {
+            let mut status = 0;
+            // SAFETY: our own child.
+            let r = unsafe { libc::waitpid(self.pid, &mut status, libc::__WALL) };
+            if r != self.pid {
+                let e = std::io::Error::last_os_error();
+                if e.kind() == std::io::ErrorKind::Interrupted {
+                    continue;
+                }
+                return Err(format!("waitpid on the tracee failed: {e}"));
+            }
+            if libc::WIFSTOPPED(status) {
+                return Ok(Stop::Signal(libc::WSTOPSIG(status)));
+            }
+            if libc::WIFEXITED(status) {
+                self.reaped = true;
+                return Ok(Stop::Exited(Exit::Code(libc::WEXITSTATUS(status))));
+            }
+            if libc::WIFSIGNALED(status) {
+                self.reaped = true;
+                return Ok(Stop::Exited(Exit::Signal(libc::WTERMSIG(status))));
+            }
+        }
+    }
+}
+
+/// (op, syscall number) of the tracee's current stop.
+fn syscall_info(pid: libc::pid_t) -> Result<(u8, libc::c_long), String> {
+    // SAFETY: zeroed plain data, filled by the kernel up to the size we pass.
+    let mut info: libc::ptrace_syscall_info = unsafe { std::mem::zeroed() };
+    let size = std::mem::size_of::<libc::ptrace_syscall_info>();
+    // SAFETY: buffer of `size` bytes.
+    let n = unsafe {
+        libc::ptrace(
+            libc::PTRACE_GET_SYSCALL_INFO,
+            pid,
+            size,
+            &mut info as *mut libc::ptrace_syscall_info,
+        )
+    };
+    if n < 0 {
+        return Err(format!(
+            "PTRACE_GET_SYSCALL_INFO failed: {} (it needs Linux ≥ 5.3)",
+            std::io::Error::last_os_error()
+        ));
+    }
+    // SAFETY: `entry` is the union member for entry stops; for others only `op` is used.
+    let nr = unsafe { info.u.entry.nr } as libc::c_long;
+    Ok((info.op, nr))
+}
+
+/// Sets the tracee's syscall return register (at a SYSEMU entry stop).
+#[cfg(target_arch = "x86_64")]
+fn set_return(pid: libc::pid_t, value: i64) -> Result<(), String> {
+    let off = std::mem::offset_of!(libc::user_regs_struct, rax);
+    // SAFETY: POKEUSER into the register area of our stopped tracee.
+    if unsafe { libc::ptrace(libc::PTRACE_POKEUSER, pid, off, value) } != 0 {
+        return Err(format!(
+            "PTRACE_POKEUSER(rax) failed: {}",
+            std::io::Error::last_os_error()
+        ));
+    }
+    Ok(())
+}
+
+/// Sets the tracee's syscall return register (at a SYSEMU entry stop).
+#[cfg(target_arch = "aarch64")]
+fn set_return(pid: libc::pid_t, value: i64) -> Result<(), String> {
+    // SAFETY: GETREGSET/SETREGSET of NT_PRSTATUS on our stopped tracee with a matching iovec.
+    unsafe {
+        let mut regs: libc::user_regs_struct = std::mem::zeroed();
+        let mut iov = libc::iovec {
+            iov_base: &mut regs as *mut libc::user_regs_struct as *mut libc::c_void,
+            iov_len: std::mem::size_of::<libc::user_regs_struct>(),
+        };
+        if libc::ptrace(libc::PTRACE_GETREGSET, pid, libc::NT_PRSTATUS, &mut iov) != 0 {
+            return Err(format!(
+                "PTRACE_GETREGSET failed: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+        regs.regs[0] = value as u64;
+        if libc::ptrace(libc::PTRACE_SETREGSET, pid, libc::NT_PRSTATUS, &mut iov) != 0 {
+            return Err(format!(
+                "PTRACE_SETREGSET failed: {}",
+                std::io::Error::last_os_error()
+            ));
+        }
+    }
+    Ok(())
+}
+
+impl Scenario for Ptrace {
+    fn id(&self) -> String {
+        let base = if self.emulate {
+            "ptrace.sysemu"
+        } else {
+            "ptrace.syscall"
+        };
+        if self.same_cpu {
+            format!("{base}.same_cpu")
+        } else {
+            base.into()
+        }
+    }
+    fn family(&self) -> &'static str {
+        FAMILY
+    }
+    fn description(&self) -> String {
+        let s = self.syscall.describe();
+        if self.emulate {
+            format!("{s} under PTRACE_SYSEMU: one stop, the tracer writes the result")
+        } else {
+            format!("{s} under PTRACE_SYSCALL: entry and exit stops, the call runs")
+        }
+    }
+    fn params(&self) -> BTreeMap<String, String> {
+        let mut p = BTreeMap::new();
+        p.insert(
+            "tracer".into(),
+            "the worker; a fresh tracee per batch runs the timed loop".into(),
+        );
+        p.insert(
+            "tracer_cpu".into(),
+            placement::describe(&self.cpus, self.same_cpu).into(),
+        );
+        p.insert(
+            "tracer_work_per_stop".into(),
+            if self.emulate {
+                "waitpid, PTRACE_GET_SYSCALL_INFO, set the return register, PTRACE_SYSEMU"
+            } else {
+                "waitpid, PTRACE_GET_SYSCALL_INFO, PTRACE_SYSCALL"
+            }
+            .into(),
+        );
+        p.insert(
+            "stops_per_call".into(),
+            if self.emulate { "1" } else { "2" }.into(),
+        );
+        p
+    }
+    fn setup(&mut self) -> Result<(), SetupError> {
+        if self.emulate {
+            Call::of(self.syscall, "ptrace.sysemu")?;
+        }
+        self.loop_cpu = placement::current_cpu()
+            .ok_or_else(|| SetupError::Failed("the worker is not pinned to one CPU".into()))?;
+        // The tracer (this worker) moves; the tracee runs the loop on the worker's CPU.
+        let tracer_cpu = placement::interceptor_cpu(&self.cpus, self.loop_cpu, self.same_cpu);
+        placement::pin("tracer", tracer_cpu).map_err(SetupError::Failed)?;
+        self.shm =
+            Some(Shared::new().map_err(|e| SetupError::Failed(format!("mmap failed: {e}")))?);
+        let b = self.run(16);
+        if let Some(e) = self.last_error.take() {
+            return Err(if e.starts_with("PTRACE_TRACEME failed") {
+                SetupError::Unsupported(e)
+            } else {
+                SetupError::Failed(e)
+            });
+        }
+        if b.bad != 0 || b.verified != Some(16 * self.per_op()) {
+            return Err(SetupError::Failed(format!(
+                "16 traced operations: {} wrong results, {:?} probe stops",
+                b.bad, b.verified
+            )));
+        }
+        Ok(())
+    }
+    fn run(&mut self, iters: u64) -> Batch {
+        match self.batch(iters) {
+            Ok(b) => b,
+            Err(e) => {
+                self.last_error = Some(e);
+                // No verified count: the engine fails the scenario for it.
+                Batch {
+                    iters,
+                    elapsed_ns: 0,
+                    bad: 0,
+                    verified: None,
+                }
+            }
+        }
+    }
+    fn verification(&self) -> Option<&'static str> {
+        Some("tracer stops at the probe syscall's entry")
+    }
+    fn expected_verified(&self, iters: u64) -> u64 {
+        iters * self.per_op()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ready(emulate: bool) -> Ptrace {
+        let mut p = Ptrace::new(Syscall::Getppid, emulate, true, vec![]);
+        // What setup does, minus re-pinning the test thread.
+        p.loop_cpu = *crate::engine::worker::allowed_cpus().last().unwrap();
+        p.shm = Some(Shared::new().unwrap());
+        p
+    }
+
+    /// Children of this process right now.
+    fn children() -> Vec<String> {
+        let mut out = Vec::new();
+        for t in std::fs::read_dir("/proc/self/task").unwrap().flatten() {
+            let c = std::fs::read_to_string(t.path().join("children")).unwrap_or_default();
+            out.extend(c.split_whitespace().map(String::from));
+        }
+        out
+    }
+
+    #[test]
+    fn both_modes_count_every_probe_stop_and_reap_the_tracee() {
+        for emulate in [false, true] {
+            let mut p = ready(emulate);
+            let b = p.batch(200).unwrap();
+            assert_eq!(
+                (b.iters, b.bad, b.verified),
+                (200, 0, Some(200)),
+                "{emulate}"
+            );
+            assert!(b.elapsed_ns > 0);
+        }
+        // No tracee is left behind, not even as a zombie. (Other tests' children may come
+        // and go, so look for ours only: none of them may stay.)
+        let before = children();
+        let mut p = ready(true);
+        p.batch(10).unwrap();
+        let after = children();
+        assert!(
+            after.iter().all(|c| before.contains(c)),
+            "{before:?} → {after:?}"
+        );
+    }
+
+    #[test]
+    fn a_run_without_setup_reports_no_count() {
+        let mut p = Ptrace::new(Syscall::Getpid, false, true, vec![]);
+        let b = p.run(5);
+        assert_eq!(b.verified, None);
+        assert!(p.last_error.unwrap().contains("not set up"));
+    }
+}
