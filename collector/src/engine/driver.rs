@@ -272,8 +272,11 @@ pub fn measure(
         for step in 0..k {
             let i = active[(rounds + step) % k];
             let iters = run.slots[i].iters_per_sample;
+            let limit = run.scenarios[i]
+                .sample_timeout()
+                .map_or(sample_timeout, |t| t.max(sample_timeout));
             // A hang near the end may cost at most the rest of the budget plus a little.
-            let wait = sample_timeout.min(
+            let wait = limit.min(
                 deadline
                     .saturating_duration_since(Instant::now())
                     .max(Duration::from_millis(50)),

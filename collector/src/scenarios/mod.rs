@@ -59,6 +59,12 @@ pub trait Scenario: Send {
     fn fixed_iters(&self) -> Option<u64> {
         None
     }
+    /// How long one sample may take before its worker is presumed hung, for scenarios whose
+    /// untimed work per sample can outlast the engine's default (BPF detaches wait for RCU
+    /// grace periods, which stretch to hundreds of ms under load).
+    fn sample_timeout(&self) -> Option<std::time::Duration> {
+        None
+    }
 }
 
 /// Every scenario this build knows, in the order they are reported.

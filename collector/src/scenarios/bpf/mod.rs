@@ -30,6 +30,12 @@ use crate::probe::{Batch, Syscall};
 use kind::{attached_to, watched_syscall, Kind};
 use session::Session;
 use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// How long a sample with an attach and a detach may take before the worker is presumed hung:
+/// detaching a tracepoint or kprobe waits for RCU grace periods (~70 ms on a small VM, several
+/// times that under load).
+const DETACHING_SAMPLE_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
     let mut v: Vec<Box<dyn Scenario>> = Vec::new();
@@ -174,6 +180,9 @@ impl Scenario for Probed {
     fn verification(&self) -> Option<&'static str> {
         Some("BPF program hits by the worker's own calls while attached")
     }
+    fn sample_timeout(&self) -> Option<Duration> {
+        (!self.kind.is_user()).then_some(DETACHING_SAMPLE_TIMEOUT)
+    }
 }
 
 /// `bpf.ufunc`: the uprobes' baseline. Its own baseline is none: it makes no syscall, so an
@@ -252,5 +261,12 @@ impl Scenario for AttachCost {
     }
     fn verification(&self) -> Option<&'static str> {
         Some("attach + detach cycles that attached")
+    }
+    /// One cycle per sample: the samples are then the latency distribution of attach + detach.
+    fn fixed_iters(&self) -> Option<u64> {
+        Some(1)
+    }
+    fn sample_timeout(&self) -> Option<Duration> {
+        Some(DETACHING_SAMPLE_TIMEOUT)
     }
 }
