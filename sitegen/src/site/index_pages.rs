@@ -48,18 +48,12 @@ impl Groups {
     }
 }
 
+/// Distinct machines among runs that carry a machine identity (imports usually do not).
 fn machines(runs: &[RunInfo], idx: &[usize]) -> usize {
-    let mut known = BTreeSet::new();
-    let mut unknown = 0;
-    for &i in idx {
-        match &runs[i].machine {
-            Some(m) => {
-                known.insert(m.as_str());
-            }
-            None => unknown += 1,
-        }
-    }
-    known.len() + unknown
+    idx.iter()
+        .filter_map(|&i| runs[i].machine.as_deref())
+        .collect::<BTreeSet<_>>()
+        .len()
 }
 
 fn kernel_count(runs: &[RunInfo], idx: &[usize]) -> usize {
