@@ -270,6 +270,10 @@ impl Scenario for Direct {
         p.insert("instructions".into(), self.size().instructions());
         p.insert("cacheable".into(), self.cacheable().to_string());
         p.insert(
+            "warm_up".into(),
+            super::warm_up_param(super::warm_up(Some(self.size()))),
+        );
+        p.insert(
             "timed".into(),
             "the seccomp() call, in a freshly forked child".into(),
         );
@@ -337,6 +341,7 @@ impl Scenario for Direct {
         }
     }
     fn run(&mut self, iters: u64) -> Batch {
+        let warm = super::warm_up(Some(self.size()));
         let mut b = Batch {
             iters,
             elapsed_ns: 0,
@@ -344,6 +349,11 @@ impl Scenario for Direct {
             verified: Some(0),
         };
         for _ in 0..iters {
+            // Untimed twin first: the timed attach then meets warm kernel caches (see the
+            // module documentation of `attach`).
+            if warm {
+                let _ = self.once();
+            }
             match self.once() {
                 Ok((ns, ok)) => {
                     b.elapsed_ns += ns;
@@ -361,6 +371,9 @@ impl Scenario for Direct {
     }
     fn fixed_iters(&self) -> Option<u64> {
         Some(1)
+    }
+    fn sample_timeout(&self) -> Option<std::time::Duration> {
+        Some(super::SAMPLE_TIMEOUT)
     }
 }
 

@@ -7,6 +7,14 @@
 //! stays as set up. Each sample is one operation ([`Scenario::fixed_iters`]), so the samples are
 //! the latency distribution: the record's median, p90 and CI describe single attaches.
 //!
+//! Attaches of small filters (microseconds) follow an identical untimed one. A batch of
+//! syscalls amortises the cold caches its predecessor left behind over thousands of calls; a
+//! single 15 µs attach does not, and in the engine's rotation a scenario's predecessor is nearly
+//! always the same one, so without the warm-up its cold start would be a fixed bias (measured:
+//! up to 2× on `attach.seccomp.2` after a BPF attach) rather than noise. Millisecond attaches
+//! (Docker-like, 4096 instructions) skip it: the bias is small beside them, and doubling them
+//! would bring a loaded machine close to the engine's per-sample timeout.
+//!
 //! Ids: `attach.<what>.<size>`, sizes named in `params.instructions`.
 
 pub mod child;
@@ -84,6 +92,25 @@ pub(crate) fn seccomp_attach(prog: &[libc::sock_filter], flags: libc::c_ulong) -
         Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
     } else {
         Ok(rc)
+    }
+}
+
+/// How long one attach sample may take before its worker is presumed hung. A 4096-instruction
+/// attach takes ~5 ms of kernel time; on a loaded machine (load 9 on 2 CPUs) single ones were
+/// seen at 210 ms, close to the engine's default limit.
+pub(crate) const SAMPLE_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Whether attaches of this size get an untimed warm-up twin (see the module documentation).
+pub(crate) fn warm_up(size: Option<Size>) -> bool {
+    !matches!(size, Some(Size::Docker | Size::Max))
+}
+
+/// What `params.warm_up` says.
+pub(crate) fn warm_up_param(warm: bool) -> String {
+    if warm {
+        "an identical untimed operation before each timed one".into()
+    } else {
+        "none (the operation takes milliseconds)".into()
     }
 }
 

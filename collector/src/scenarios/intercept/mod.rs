@@ -25,6 +25,11 @@ pub use filter::{action_filter, install};
 /// The family name of every interception path.
 pub const FAMILY: &str = "intercept";
 
+/// How long a sample of a path with a second party (supervisor, tracer) may take before the
+/// worker is presumed hung: every call waits for another task to be scheduled, and on a loaded
+/// machine one such wait alone can last tens of milliseconds.
+pub(crate) const INTERCEPTOR_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
+
 pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
     let cpus = crate::engine::worker::allowed_cpus();
     vec![

@@ -196,4 +196,7 @@ impl Scenario for Notif {
     fn expected_verified(&self, iters: u64) -> u64 {
         iters * self.per_op()
     }
+    fn sample_timeout(&self) -> Option<std::time::Duration> {
+        Some(super::INTERCEPTOR_TIMEOUT)
+    }
 }
