@@ -242,9 +242,12 @@ pub fn measure(
     }
 
     // Rounds.
+    // A worker silent this long is hung. Generous: on a loaded machine a pinned worker can be
+    // starved for hundreds of milliseconds without anything being wrong with it.
     let sample_timeout =
-        Duration::from_nanos(opts.sample_ns.saturating_mul(50)).max(Duration::from_millis(250));
+        Duration::from_nanos(opts.sample_ns.saturating_mul(100)).max(Duration::from_secs(2));
     let mut rounds = 0usize;
+    let mut out_of_budget = false;
     let mut recent: Vec<Duration> = Vec::new();
     let mut stop_reason = StopReason::Budget;
     let mut worst = None;
@@ -275,12 +278,12 @@ pub fn measure(
             let limit = run.scenarios[i]
                 .sample_timeout()
                 .map_or(sample_timeout, |t| t.max(sample_timeout));
-            // A hang near the end may cost at most the rest of the budget plus a little.
-            let wait = limit.min(
-                deadline
-                    .saturating_duration_since(Instant::now())
-                    .max(Duration::from_millis(50)),
-            );
+            // Never wait past the budget: a sample still running when it ends is dropped with
+            // its round, and that is the budget's doing, not a hang.
+            let budget_left = deadline
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(20));
+            let wait = limit.min(budget_left);
             let reply = match run.workers[i].as_mut() {
                 Some(w) => w.request_sample(iters).and_then(|_| w.recv(wait, stop)),
                 None => continue,
@@ -289,10 +292,14 @@ pub fn measure(
                 Ok(Reply::Batch(b)) => run.take_sample(i, rounds, b),
                 Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
                 Err(WorkerError::Interrupted) => break,
+                Err(WorkerError::Timeout(_)) if wait < limit => {
+                    out_of_budget = true;
+                    break;
+                }
                 Err(e) => run.fail(i, Status::Failed, format!("in round {rounds}: {e}")),
             }
         }
-        if run.interrupted() {
+        if run.interrupted() || out_of_budget {
             break;
         }
         rounds += 1;
@@ -364,6 +371,7 @@ mod tests {
     enum Fault {
         None,
         Abort,
+        Panic,
         WrongCount,
         BadReturn,
     }
@@ -399,6 +407,9 @@ mod tests {
             let faulty = self.batches > self.after;
             if faulty && self.fault == Fault::Abort {
                 std::process::abort();
+            }
+            if faulty && self.fault == Fault::Panic {
+                panic!("scripted panic in a worker");
             }
             let t0 = crate::probe::clock::now_ns();
             while crate::probe::clock::now_ns() - t0 < iters * self.ns_per_op {}
@@ -446,8 +457,18 @@ mod tests {
         (liar.fault, liar.after) = (Fault::WrongCount, 4);
         let mut bad = Scripted::new("bad", 100);
         (bad.fault, bad.after) = (Fault::BadReturn, 5);
+        let mut panics = Scripted::new("panics", 100);
+        (panics.fault, panics.after) = (Fault::Panic, 4);
         let o = measure_scripted(
-            vec![Scripted::new("good", 200), skip, broken, crash, liar, bad],
+            vec![
+                Scripted::new("good", 200),
+                skip,
+                broken,
+                crash,
+                liar,
+                bad,
+                panics,
+            ],
             1500,
         );
         let s = |i: usize| {
@@ -466,6 +487,9 @@ mod tests {
         assert!(s(4).1.contains("verification failed"), "{}", s(4).1);
         assert_eq!(*s(5).0, Status::Failed);
         assert!(s(5).1.contains("unexpected value"), "{}", s(5).1);
+        // A panic in a worker ends that worker (status 101), never unwinds into the engine.
+        assert_eq!(*s(6).0, Status::Failed);
+        assert!(s(6).1.contains("status 101"), "{}", s(6).1);
         // Samples taken before a fault are kept; none after it.
         let crash_samples = o.slots[3].samples.iter().flatten().count();
         assert!(crash_samples <= 2, "{crash_samples}"); // calibration used batches 1-2

@@ -182,7 +182,13 @@ impl Worker {
         }
         if pid == 0 {
             drop(parent_end);
-            let code = child_main(scenario, child_end.as_raw_fd(), cpu, sample_ns, parent_pid);
+            // A panic must never unwind out of the child into the parent's code (which would
+            // then run twice, in two processes): catch it and leave.
+            let fd = child_end.as_raw_fd();
+            let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                child_main(scenario, fd, cpu, sample_ns, parent_pid)
+            }))
+            .unwrap_or(101);
             // SAFETY: leave without running the parent's atexit handlers or destructors.
             unsafe { libc::_exit(code) };
         }
