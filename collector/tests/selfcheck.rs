@@ -4,9 +4,21 @@ mod common;
 
 #[test]
 fn selfcheck_reports_both_methods_and_precision() {
-    let out = common::syscost(&["selfcheck", "--runs", "1", "--budget", "2", "--budgets", "2"]);
+    let out = common::syscost(&[
+        "selfcheck",
+        "--runs",
+        "1",
+        "--budget",
+        "2",
+        "--budgets",
+        "2",
+    ]);
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     for needle in [
         "### Kernel method vs syscost method",
         "| sequential (kernel) |",

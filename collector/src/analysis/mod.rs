@@ -37,56 +37,72 @@ pub fn summarize(values: &[f64]) -> Option<Summary> {
     Summary::of(values)
 }
 
-/// One `ScenarioResult` per scenario, in the scenarios' order.
+/// Fills the distribution fields of `r` from samples; false if there are none.
+fn fill_stats(r: &mut ScenarioResult, samples: &[Option<f64>]) -> Option<Summary> {
+    let values: Vec<f64> = samples.iter().flatten().copied().collect();
+    let sum = Summary::of(&values)?;
+    r.median_ns = Some(sum.median);
+    r.ci_low_ns = sum.ci.map(|c| c.0);
+    r.ci_high_ns = sum.ci.map(|c| c.1);
+    r.samples = Some(sum.n as u64);
+    r.mad_ns = Some(sum.mad);
+    r.min_ns = Some(sum.min);
+    r.p90_ns = Some(sum.p90);
+    r.outliers = Some(sum.outliers as u64);
+    Some(sum)
+}
+
+/// One `ScenarioResult` per scenario, in the scenarios' order, each followed by the result of
+/// its untimed work when it reports some (`attach.bpf.*`).
 pub fn results(scenarios: &[Box<dyn Scenario>], outcome: &Outcome) -> Vec<ScenarioResult> {
     let series = Series::new(scenarios, outcome);
-    scenarios
-        .iter()
-        .zip(&outcome.slots)
-        .map(|(s, slot)| {
-            let mut r = ScenarioResult::new(&s.id(), s.family(), &s.description(), slot.status);
-            r.reason = slot.reason.clone();
-            r.params = s.params();
-            if let (Some(what), Some((expected, observed))) = (s.verification(), slot.verified) {
-                r.verification = Some(Verification {
-                    what: what.into(),
-                    expected,
-                    observed,
-                });
-            }
-            if slot.status != Status::Measured {
-                return r;
-            }
-            let values: Vec<f64> = slot.samples.iter().flatten().copied().collect();
-            let Some(sum) = Summary::of(&values) else {
-                return r;
-            };
-            r.median_ns = Some(sum.median);
-            r.ci_low_ns = sum.ci.map(|c| c.0);
-            r.ci_high_ns = sum.ci.map(|c| c.1);
-            r.samples = Some(sum.n as u64);
-            r.iters_per_sample = Some(slot.iters_per_sample);
-            r.mad_ns = Some(sum.mad);
-            r.min_ns = Some(sum.min);
-            r.p90_ns = Some(sum.p90);
-            r.outliers = Some(sum.outliers as u64);
-            if sum.median > 0.0 {
-                r.throughput_mops = Some(Throughput {
-                    median: 1000.0 / sum.median,
-                    // 1000/x is decreasing: the interval's ends swap.
-                    ci_low: sum.ci.map(|c| 1000.0 / c.1),
-                    ci_high: sum.ci.map(|c| 1000.0 / c.0),
-                    stddev: None,
-                });
-            }
-            if let Some(base_id) = s.baseline() {
-                if let (Some(me), Some(base)) = (series.get(&s.id()), series.get(&base_id)) {
-                    r.overhead = overhead(&base_id, me, base);
+    let mut out = Vec::new();
+    for (s, slot) in scenarios.iter().zip(&outcome.slots) {
+        let mut r = ScenarioResult::new(&s.id(), s.family(), &s.description(), slot.status);
+        r.reason = slot.reason.clone();
+        r.params = s.params();
+        if let (Some(what), Some((expected, observed))) = (s.verification(), slot.verified) {
+            r.verification = Some(Verification {
+                what: what.into(),
+                expected,
+                observed,
+            });
+        }
+        if slot.status == Status::Measured {
+            if let Some(sum) = fill_stats(&mut r, &slot.samples) {
+                r.iters_per_sample = Some(slot.iters_per_sample);
+                if sum.median > 0.0 {
+                    r.throughput_mops = Some(Throughput {
+                        median: 1000.0 / sum.median,
+                        // 1000/x is decreasing: the interval's ends swap.
+                        ci_low: sum.ci.map(|c| 1000.0 / c.1),
+                        ci_high: sum.ci.map(|c| 1000.0 / c.0),
+                        stddev: None,
+                    });
+                }
+                if let Some(base_id) = s.baseline() {
+                    if let (Some(me), Some(base)) = (series.get(&s.id()), series.get(&base_id)) {
+                        r.overhead = overhead(&base_id, me, base);
+                    }
                 }
             }
-            r
-        })
-        .collect()
+        }
+        let untimed = s.untimed_result().map(|(id, description)| {
+            let mut u = ScenarioResult::new(&id, "attach", &description, slot.status);
+            u.reason = slot.reason.clone();
+            u.params = r.params.clone();
+            if slot.status == Status::Measured && fill_stats(&mut u, &slot.untimed).is_some() {
+                u.iters_per_sample = Some(1);
+            } else if slot.status == Status::Measured {
+                u.status = Status::Failed;
+                u.reason = Some(format!("{} reported no untimed work", s.id()));
+            }
+            u
+        });
+        out.push(r);
+        out.extend(untimed);
+    }
+    out
 }
 
 /// Paired overhead of `me` over `base`: per-round differences and ratios, summarised.

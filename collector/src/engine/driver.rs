@@ -1,5 +1,5 @@
 //! The interleaved-rounds driver: every worker takes one sample per round, in an order that
-//! rotates each round. Slow drift (frequency, host load, thermal) then hits every scenario alike,
+//! changes each round (see [`round_order`]). Slow drift (frequency, host load, thermal) then hits every scenario alike,
 //! and each round yields *paired* samples, so overheads are per-round differences rather than
 //! differences of two long runs taken minutes apart.
 //!
@@ -37,6 +37,8 @@ pub struct Slot {
     /// ns per operation, indexed by round; None where the scenario took no sample.
     pub samples: Vec<Option<f64>>,
     pub iters_per_sample: u64,
+    /// Untimed work per sample (ns), indexed by round, for scenarios that report it.
+    pub untimed: Vec<Option<f64>>,
     /// Interceptions expected and observed, summed over samples.
     pub verified: Option<(u64, u64)>,
 }
@@ -148,6 +150,22 @@ impl Run<'_> {
     }
 }
 
+/// The order of one round: a fresh permutation every round (Fisher–Yates on a fixed-seed
+/// xorshift, so runs are reproducible). A plain rotation would give each scenario almost always
+/// the same predecessor, whose cache and branch-predictor footprint then biases short
+/// operations; shuffling spreads both position and predecessor over all scenarios.
+pub fn round_order(active: &[usize], round: usize) -> Vec<usize> {
+    let mut order = active.to_vec();
+    let mut x = (round as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1;
+    for i in (1..order.len()).rev() {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        order.swap(i, (x % (i as u64 + 1)) as usize);
+    }
+    order
+}
+
 /// Measures the scenarios within the budget. `stop` is raised by SIGINT/SIGTERM.
 pub fn measure(
     scenarios: &mut [Box<dyn Scenario>],
@@ -171,6 +189,7 @@ pub fn measure(
                 reason: None,
                 samples: Vec::new(),
                 iters_per_sample: 0,
+                untimed: Vec::new(),
                 verified: None,
             };
             n
@@ -270,10 +289,9 @@ pub fn measure(
         let round_start = Instant::now();
         for slot in run.slots.iter_mut() {
             slot.samples.push(None);
+            slot.untimed.push(None);
         }
-        let k = active.len();
-        for step in 0..k {
-            let i = active[(rounds + step) % k];
+        for i in round_order(&active, rounds) {
             let iters = run.slots[i].iters_per_sample;
             let limit = run.scenarios[i]
                 .sample_timeout()
@@ -289,7 +307,10 @@ pub fn measure(
                 None => continue,
             };
             match reply {
-                Ok(Reply::Batch(b)) => run.take_sample(i, rounds, b),
+                Ok(Reply::Batch(b, untimed)) => {
+                    run.slots[i].untimed[rounds] = untimed.map(|u| u as f64);
+                    run.take_sample(i, rounds, b)
+                }
                 Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
                 Err(WorkerError::Interrupted) => break,
                 Err(WorkerError::Timeout(_)) if wait < limit => {
@@ -332,6 +353,7 @@ pub fn measure(
     // Scenarios that never got a sample (budget spent before the first round).
     for slot in run.slots.iter_mut() {
         slot.samples.truncate(rounds);
+        slot.untimed.truncate(rounds);
         if slot.status == Status::Measured && slot.samples.iter().all(|s| s.is_none()) {
             slot.status = Status::Skipped;
             slot.reason = Some(format!(
@@ -494,6 +516,25 @@ mod tests {
         let crash_samples = o.slots[3].samples.iter().flatten().count();
         assert!(crash_samples <= 2, "{crash_samples}"); // calibration used batches 1-2
         assert!(o.elapsed <= Duration::from_millis(1500).mul_f64(1.05));
+    }
+
+    #[test]
+    fn round_order_is_a_permutation_that_varies_positions_and_predecessors() {
+        let active: Vec<usize> = (0..6).collect();
+        let mut first = [0usize; 6];
+        let mut preds = std::collections::BTreeSet::new();
+        for r in 0..600 {
+            let o = round_order(&active, r);
+            let mut sorted = o.clone();
+            sorted.sort();
+            assert_eq!(sorted, active);
+            first[o[0]] += 1;
+            preds.extend(o.windows(2).map(|w| (w[0], w[1])));
+        }
+        // Every scenario leads some rounds, and every ordered pair occurs as neighbours.
+        assert!(first.iter().all(|&n| n > 50), "{first:?}");
+        assert_eq!(preds.len(), 30);
+        assert_eq!(round_order(&active, 7), round_order(&active, 7));
     }
 
     #[test]

@@ -22,7 +22,8 @@ const TAG_FAIL: u64 = 3;
 const TAG_BATCH: u64 = 4;
 const TAG_CALIBRATED: u64 = 5;
 
-const HEADER: usize = 6 * 8;
+const WORDS: usize = 7;
+const HEADER: usize = (WORDS + 1) * 8;
 const MAX_MSG: usize = 4096;
 
 /// What a worker said.
@@ -31,8 +32,11 @@ pub enum Reply {
     Ready,
     Skipped(String),
     Failed(String),
-    Batch(Batch),
-    Calibrated { iters: u64 },
+    /// A timed batch, and the untimed work the scenario did around it (ns), if it reports any.
+    Batch(Batch, Option<u64>),
+    Calibrated {
+        iters: u64,
+    },
 }
 
 /// Why talking to a worker failed.
@@ -67,7 +71,7 @@ pub struct Worker {
     reaped: bool,
 }
 
-fn encode(tag: u64, words: [u64; 5], text: &str) -> Vec<u8> {
+fn encode(tag: u64, words: [u64; WORDS], text: &str) -> Vec<u8> {
     let mut buf = Vec::with_capacity(HEADER + text.len());
     buf.extend_from_slice(&tag.to_ne_bytes());
     for w in words {
@@ -82,7 +86,7 @@ fn encode(tag: u64, words: [u64; 5], text: &str) -> Vec<u8> {
     buf
 }
 
-fn decode(buf: &[u8]) -> Option<(u64, [u64; 5], String)> {
+fn decode(buf: &[u8]) -> Option<(u64, [u64; WORDS], String)> {
     if buf.len() < HEADER {
         return None;
     }
@@ -92,7 +96,11 @@ fn decode(buf: &[u8]) -> Option<(u64, [u64; 5], String)> {
         u64::from_ne_bytes(b)
     };
     let text = String::from_utf8_lossy(&buf[HEADER..]).into_owned();
-    Some((word(0), [word(1), word(2), word(3), word(4), word(5)], text))
+    let mut words = [0u64; WORDS];
+    for (i, w) in words.iter_mut().enumerate() {
+        *w = word(i + 1);
+    }
+    Some((word(0), words, text))
 }
 
 fn send_raw(fd: libc::c_int, msg: &[u8]) -> io::Result<()> {
@@ -244,7 +252,11 @@ impl Worker {
     }
 
     fn send_cmd(&mut self, cmd: u64, arg: u64) -> Result<(), WorkerError> {
-        send_raw(self.fd.as_raw_fd(), &encode(cmd, [arg, 0, 0, 0, 0], "")).map_err(|e| {
+        send_raw(
+            self.fd.as_raw_fd(),
+            &encode(cmd, [arg, 0, 0, 0, 0, 0, 0], ""),
+        )
+        .map_err(|e| {
             if e.raw_os_error() == Some(libc::EPIPE) || e.raw_os_error() == Some(libc::ECONNRESET) {
                 WorkerError::Died(self.reap_status())
             } else {
@@ -352,18 +364,21 @@ fn parse_reply(buf: &[u8]) -> Result<Reply, WorkerError> {
         TAG_SKIP => Reply::Skipped(text),
         TAG_FAIL => Reply::Failed(text),
         TAG_CALIBRATED => Reply::Calibrated { iters: w[0] },
-        TAG_BATCH => Reply::Batch(Batch {
-            iters: w[0],
-            elapsed_ns: w[1],
-            bad: w[2],
-            verified: (w[3] != 0).then_some(w[4]),
-        }),
+        TAG_BATCH => Reply::Batch(
+            Batch {
+                iters: w[0],
+                elapsed_ns: w[1],
+                bad: w[2],
+                verified: (w[3] != 0).then_some(w[4]),
+            },
+            (w[5] != 0).then_some(w[6]),
+        ),
         other => return Err(WorkerError::Io(format!("unknown message tag {other}"))),
     })
 }
 
 /// Runs the scenario until it costs about `sample_ns` per batch; returns the iteration count.
-/// Doubles from a small count (the first batches also warm caches and branch predictors), then
+/// Quadruples from a small count (the first batches also warm caches and branch predictors), then
 /// scales to the target from the last batch, and never goes below one iteration.
 fn calibrate(scenario: &mut dyn Scenario, sample_ns: u64) -> u64 {
     let mut iters = 1u64;
@@ -371,7 +386,14 @@ fn calibrate(scenario: &mut dyn Scenario, sample_ns: u64) -> u64 {
         let b = scenario.run(iters);
         let elapsed = b.elapsed_ns.max(1);
         if elapsed >= sample_ns / 4 || iters >= 1 << 40 {
-            let scaled = (iters as f64 * sample_ns as f64 / elapsed as f64).round() as u64;
+            // Rescale from the median of three batches: one slow outlier (an interrupt, a
+            // preemption, a cold cache) must not set the sample size.
+            let mut times = [elapsed, 0, 0];
+            for t in times.iter_mut().skip(1) {
+                *t = scenario.run(iters).elapsed_ns.max(1);
+            }
+            times.sort_unstable();
+            let scaled = (iters as f64 * sample_ns as f64 / times[1] as f64).round() as u64;
             let iters = scaled.max(1);
             // One batch at the final size so the first real sample is not the first of its kind.
             scenario.run(iters);
@@ -400,21 +422,25 @@ fn child_main(
     }
     let reply = |tag, words, text: &str| send_raw(fd, &encode(tag, words, text)).is_ok();
     if let Err(e) = pin_to_cpu(cpu) {
-        reply(TAG_FAIL, [0; 5], &format!("cannot pin to CPU {cpu}: {e}"));
+        reply(
+            TAG_FAIL,
+            [0; WORDS],
+            &format!("cannot pin to CPU {cpu}: {e}"),
+        );
         return 1;
     }
     match scenario.setup() {
         Ok(()) => {
-            if !reply(TAG_READY, [0; 5], "") {
+            if !reply(TAG_READY, [0; WORDS], "") {
                 return 1;
             }
         }
         Err(SetupError::Unsupported(why)) => {
-            reply(TAG_SKIP, [0; 5], &why);
+            reply(TAG_SKIP, [0; WORDS], &why);
             return 0;
         }
         Err(SetupError::Failed(why)) => {
-            reply(TAG_FAIL, [0; 5], &why);
+            reply(TAG_FAIL, [0; WORDS], &why);
             return 1;
         }
     }
@@ -436,15 +462,17 @@ fn child_main(
                     }
                     None => calibrate(scenario, sample_ns),
                 };
-                reply(TAG_CALIBRATED, [iters, 0, 0, 0, 0], "")
+                reply(TAG_CALIBRATED, [iters, 0, 0, 0, 0, 0, 0], "")
             }
             CMD_SAMPLE => {
                 let b = scenario.run(w[0]);
-                let (has, v) = match b.verified {
-                    Some(v) => (1, v),
-                    None => (0, 0),
-                };
-                reply(TAG_BATCH, [b.iters, b.elapsed_ns, b.bad, has, v], "")
+                let (has, v) = b.verified.map_or((0, 0), |v| (1, v));
+                let (has_u, u) = scenario.untimed().map_or((0, 0), |u| (1, u));
+                reply(
+                    TAG_BATCH,
+                    [b.iters, b.elapsed_ns, b.bad, has, v, has_u, u],
+                    "",
+                )
             }
             _ => return 0,
         };
@@ -460,24 +488,27 @@ mod tests {
 
     #[test]
     fn messages_round_trip() {
-        let m = encode(TAG_BATCH, [10, 20, 1, 1, 9], "");
+        let m = encode(TAG_BATCH, [10, 20, 1, 1, 9, 1, 7], "");
         assert_eq!(
             parse_reply(&m).unwrap(),
-            Reply::Batch(Batch {
-                iters: 10,
-                elapsed_ns: 20,
-                bad: 1,
-                verified: Some(9)
-            })
+            Reply::Batch(
+                Batch {
+                    iters: 10,
+                    elapsed_ns: 20,
+                    bad: 1,
+                    verified: Some(9)
+                },
+                Some(7)
+            )
         );
-        let m = encode(TAG_SKIP, [0; 5], "kernel too old ✓");
+        let m = encode(TAG_SKIP, [0; WORDS], "kernel too old ✓");
         assert_eq!(
             parse_reply(&m).unwrap(),
             Reply::Skipped("kernel too old ✓".into())
         );
         // Overlong text is cut on a character boundary, never split inside one.
         let long = "é".repeat(4000);
-        let m = encode(TAG_FAIL, [0; 5], &long);
+        let m = encode(TAG_FAIL, [0; WORDS], &long);
         assert!(m.len() <= MAX_MSG);
         assert!(
             matches!(parse_reply(&m).unwrap(), Reply::Failed(t) if t.chars().all(|c| c == 'é'))

@@ -65,6 +65,15 @@ pub trait Scenario: Send {
     fn sample_timeout(&self) -> Option<std::time::Duration> {
         None
     }
+    /// In the worker, after `run`: time spent on this sample's work outside the timed region
+    /// (a BPF program's attach + detach), in ns. Reported as the result `untimed_result` names.
+    fn untimed(&mut self) -> Option<u64> {
+        None
+    }
+    /// Id and description of the result made from `untimed` (family `attach`).
+    fn untimed_result(&self) -> Option<(String, String)> {
+        None
+    }
 }
 
 /// Every scenario this build knows, in the order they are reported.
@@ -87,14 +96,24 @@ pub fn select(
     skip: &[String],
 ) -> Result<Vec<Box<dyn Scenario>>, String> {
     let ids: Vec<String> = all.iter().map(|s| s.id()).collect();
+    // Results a scenario reports besides its own (attach.bpf.* from bpf.*) select it too.
+    let extra: Vec<Option<String>> = all
+        .iter()
+        .map(|s| s.untimed_result().map(|(id, _)| id))
+        .collect();
+    let known: Vec<&str> = ids
+        .iter()
+        .map(String::as_str)
+        .chain(extra.iter().flatten().map(String::as_str))
+        .collect();
     let matcher = |pats: &[String], what: &str| -> Result<Vec<WildMatch>, String> {
         let mut out = Vec::new();
         for p in pats.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
             let m = WildMatch::new(p);
-            if !ids.iter().any(|id| m.matches(id)) {
+            if !known.iter().any(|id| m.matches(id)) {
                 return Err(format!(
                     "{what} '{p}' matches no scenario (see `syscost list`; known ids: {})",
-                    ids.join(", ")
+                    known.join(", ")
                 ));
             }
             out.push(m);
@@ -103,11 +122,15 @@ pub fn select(
     };
     let only = matcher(only, "--only")?;
     let skip = matcher(skip, "--skip")?;
-    let wanted = |id: &str| {
-        (only.is_empty() || only.iter().any(|m| m.matches(id)))
-            && !skip.iter().any(|m| m.matches(id))
+    let wanted = |i: usize| {
+        let mine = std::iter::once(&ids[i]).chain(extra[i].iter());
+        (only.is_empty()
+            || mine
+                .into_iter()
+                .any(|id| only.iter().any(|m| m.matches(id))))
+            && !skip.iter().any(|m| m.matches(&ids[i]))
     };
-    let mut keep: Vec<bool> = ids.iter().map(|id| wanted(id)).collect();
+    let mut keep: Vec<bool> = (0..ids.len()).map(wanted).collect();
     // Baselines of kept scenarios come along (transitively), or no overhead could be paired.
     loop {
         let mut changed = false;

@@ -75,17 +75,6 @@ impl Kind {
         }
     }
 
-    /// Kinds with an `attach.bpf.<name>` scenario: one per attach mechanism (kretprobe,
-    /// fexit/fmod_ret attach as kprobe and fentry do). Uprobes have none: their detach waits
-    /// for RCU grace periods (~0.1 s per cycle on a small VM), longer than the engine allows a
-    /// sample to take.
-    pub fn has_attach_scenario(self) -> bool {
-        matches!(
-            self,
-            Kind::Tp | Kind::RawTp | Kind::Kprobe | Kind::KprobeMulti | Kind::Fentry
-        )
-    }
-
     /// How the program is attached; kinds sharing one attach alike.
     pub fn mechanism(self) -> &'static str {
         match self {

@@ -3,7 +3,8 @@
 //!
 //! - `bpf.<kind>`: the probe syscall with the program attached (uprobes: a user function call,
 //!   paired against `bpf.ufunc`, the same call unprobed).
-//! - `attach.bpf.<kind>`: one attach + detach of that program.
+//! - `attach.bpf.<kind>`: the attach + detach each `bpf.<kind>` sample performs outside its
+//!   timed region, reported from the same worker (no worker of its own).
 //!
 //! Kernel-side programs attach system-wide, and every worker shares the measurement CPU in
 //! turn. So a worker loads its program once, but attaches it only for its own sample and
@@ -43,21 +44,15 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
         v.push(Box::new(Probed::new(kind, syscall)));
     }
     v.push(Box::new(Ufunc));
-    for kind in Kind::ALL.into_iter().filter(|k| k.has_attach_scenario()) {
-        v.push(Box::new(AttachCost {
-            kind,
-            syscall,
-            session: None,
-        }));
-    }
     v
 }
 
-/// Parameters shared by a kind's measured and attach-cost scenarios.
+/// Parameters of a kind's scenario.
 fn common_params(kind: Kind, syscall: Syscall) -> BTreeMap<String, String> {
     let mut p = BTreeMap::new();
     p.insert("program".into(), kind.program().into());
     p.insert("attached_to".into(), attached_to(kind, syscall));
+    p.insert("mechanism".into(), kind.mechanism().into());
     if !kind.is_user() && syscall == Syscall::Mix {
         p.insert(
             "watched_syscall".into(),
@@ -133,12 +128,11 @@ impl Scenario for Probed {
              worker's own memory, so no other scenario can be slowed by it"
                 .to_string()
         } else {
-            let cost = Kind::ALL
-                .into_iter()
-                .find(|k| k.has_attach_scenario() && k.mechanism() == self.kind.mechanism())
-                .map(|k| format!(" (its cost: attach.bpf.{})", k.name()))
-                .unwrap_or_default();
-            format!("for each sample, detached before the next scenario runs; outside the timed region{cost}")
+            format!(
+                "for each sample, detached before the next scenario runs; outside the timed \
+                 region (its cost: attach.bpf.{})",
+                self.kind.name()
+            )
         };
         p.insert("attach".into(), attach);
         p.insert(
@@ -183,6 +177,21 @@ impl Scenario for Probed {
     fn sample_timeout(&self) -> Option<Duration> {
         (!self.kind.is_user()).then_some(DETACHING_SAMPLE_TIMEOUT)
     }
+    fn untimed(&mut self) -> Option<u64> {
+        self.session.as_mut()?.untimed_ns.take()
+    }
+    fn untimed_result(&self) -> Option<(String, String)> {
+        (!self.kind.is_user()).then(|| {
+            (
+                format!("attach.bpf.{}", self.kind.name()),
+                format!(
+                    "attach + detach of bpf.{}'s program ({}) through libbpf, once per sample",
+                    self.kind.name(),
+                    attached_to(self.kind, self.syscall)
+                ),
+            )
+        })
+    }
 }
 
 /// `bpf.ufunc`: the uprobes' baseline. Its own baseline is none: it makes no syscall, so an
@@ -213,60 +222,5 @@ impl Scenario for Ufunc {
     }
     fn run(&mut self, iters: u64) -> Batch {
         ufunc::timed_calls(iters)
-    }
-}
-
-/// `attach.bpf.<kind>`: one attach + detach of the program, per operation.
-pub struct AttachCost {
-    kind: Kind,
-    syscall: Syscall,
-    session: Option<Session>,
-}
-
-impl Scenario for AttachCost {
-    fn id(&self) -> String {
-        format!("attach.bpf.{}", self.kind.name())
-    }
-    fn family(&self) -> &'static str {
-        "attach"
-    }
-    fn description(&self) -> String {
-        format!(
-            "attach + detach of bpf.{}'s program ({}), through libbpf",
-            self.kind.name(),
-            attached_to(self.kind, self.syscall)
-        )
-    }
-    fn baseline(&self) -> Option<String> {
-        None
-    }
-    fn params(&self) -> BTreeMap<String, String> {
-        let mut p = common_params(self.kind, self.syscall);
-        p.insert(
-            "check".into(),
-            "after each sample one watched call must not hit (a hit counts as a bad operation)"
-                .into(),
-        );
-        p
-    }
-    fn setup(&mut self) -> Result<(), SetupError> {
-        self.session = Some(Session::open(self.kind, self.syscall)?);
-        Ok(())
-    }
-    fn run(&mut self, iters: u64) -> Batch {
-        match &mut self.session {
-            Some(s) => s.attach_cycles(iters),
-            None => Batch::default(),
-        }
-    }
-    fn verification(&self) -> Option<&'static str> {
-        Some("attach + detach cycles that attached")
-    }
-    /// One cycle per sample: the samples are then the latency distribution of attach + detach.
-    fn fixed_iters(&self) -> Option<u64> {
-        Some(1)
-    }
-    fn sample_timeout(&self) -> Option<Duration> {
-        Some(DETACHING_SAMPLE_TIMEOUT)
     }
 }

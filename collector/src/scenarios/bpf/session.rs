@@ -50,6 +50,46 @@ pub struct Session {
     driver: Driver,
     /// The link of a program that stays attached (uprobes; see the module comment).
     kept: Option<Link>,
+    /// Attach + detach time of the last sample, ns (outside its timed region).
+    pub untimed_ns: Option<u64>,
+    /// The detach of the previous sample, still waiting for RCU in a thread of its own.
+    detaching: Option<std::thread::JoinHandle<u64>>,
+    /// CPU of the measurement (the detaching thread keeps off it when it can).
+    cpu: Option<u32>,
+}
+
+/// A link moved to the detaching thread. libbpf's link destroy only closes the descriptor and
+/// frees the struct, which any thread may do.
+struct SendLink(Link);
+// SAFETY: see above; the link is used by exactly one thread at a time.
+unsafe impl Send for SendLink {}
+
+/// The CPU the calling thread runs on.
+fn current_cpu() -> Option<u32> {
+    // SAFETY: no arguments.
+    let c = unsafe { libc::sched_getcpu() };
+    (c >= 0).then_some(c as u32)
+}
+
+/// Detaches in a thread of its own, on another CPU than `cpu` when there is one: the unregister
+/// takes effect at once, and the wait for RCU grace periods that follows (~80 ms for a
+/// tracepoint) then no longer stalls the round. Returns the detach duration in ns.
+fn detach_in_background(link: Link, cpu: Option<u32>) -> std::thread::JoinHandle<u64> {
+    let link = SendLink(link);
+    std::thread::spawn(move || {
+        if let Some(cpu) = cpu {
+            let others: Vec<u32> = crate::engine::worker::allowed_cpus()
+                .into_iter()
+                .filter(|&c| c != cpu)
+                .collect();
+            if let Some(&other) = others.first() {
+                let _ = crate::engine::worker::pin_to_cpu(other);
+            }
+        }
+        let t0 = crate::probe::clock::now_ns();
+        drop(link.0);
+        crate::probe::clock::now_ns().saturating_sub(t0)
+    })
 }
 
 fn unsupported(s: String) -> SetupError {
@@ -226,6 +266,9 @@ impl Session {
             target,
             driver,
             kept: None,
+            untimed_ns: None,
+            detaching: None,
+            cpu: current_cpu(),
         };
         let link = s.attach().map_err(|e| attach_error(kind, e))?;
         let trial = s.count(|s| s.driver.run(1)).map_err(SetupError::Failed)?;
@@ -265,10 +308,10 @@ impl Session {
         Ok((t, after.wrapping_sub(before)))
     }
 
-    /// One measured sample: attach, time `iters` operations, detach — the program exists only
-    /// while this worker is being measured — then one more call proves it is detached.
-    /// `verified` carries the hits; a hit after detaching counts as a bad operation. Programs
-    /// kept attached (uprobes) are only counted.
+    /// One measured sample: one untimed call proves the previous detach took effect, then
+    /// attach, time `iters` operations, and detach in the background — the program exists only
+    /// while this worker is being measured. `verified` carries the hits; a hit while detached
+    /// counts as a bad operation. Programs kept attached (uprobes) are only counted.
     pub fn sample(&mut self, iters: u64) -> Batch {
         if self.kept.is_some() {
             return match self.count(|s| s.driver.run(iters)) {
@@ -285,6 +328,11 @@ impl Session {
                 }
             };
         }
+        // The previous sample's detach must be complete before this attach; a call made now
+        // must not hit (the program was detached while the other scenarios ran).
+        let detach_ns = self.detaching.take().and_then(|h| h.join().ok());
+        let stray = self.count(|s| s.driver.run(1));
+        let t_attach = crate::probe::clock::now_ns();
         let link = match self.attach() {
             Ok(l) => l,
             Err(e) => {
@@ -300,9 +348,11 @@ impl Session {
                 };
             }
         };
+        let attach_ns = crate::probe::clock::now_ns().saturating_sub(t_attach);
         let timed = self.count(|s| s.driver.run(iters));
-        drop(link);
-        let stray = self.count(|s| s.driver.run(1));
+        self.detaching = Some(detach_in_background(link, self.cpu));
+        // One attach + one detach: this sample's attach and the previous sample's detach.
+        self.untimed_ns = detach_ns.map(|d| attach_ns + d);
         match (timed, stray) {
             (Ok((mut b, hits)), Ok((_, stray))) => {
                 b.verified = Some(hits);
@@ -323,47 +373,6 @@ impl Session {
                     ..Batch::default()
                 }
             }
-        }
-    }
-
-    /// `iters` attach + detach cycles, timed; then one call proves nothing stayed attached.
-    /// `verified` counts the cycles that attached; a hit afterwards is a bad operation.
-    pub fn attach_cycles(&mut self, iters: u64) -> Batch {
-        let mut ok = 0u64;
-        let mut first_err = None;
-        let t0 = crate::probe::clock::now_ns();
-        for _ in 0..iters {
-            match self.attach() {
-                Ok(link) => {
-                    drop(link);
-                    ok += 1;
-                }
-                Err(e) => {
-                    first_err.get_or_insert(e);
-                }
-            }
-        }
-        let t1 = crate::probe::clock::now_ns();
-        if let Some(e) = first_err {
-            eprintln!("syscost: attach.bpf.{}: {e}", self.kind.name());
-        }
-        let stray = match self.count(|s| s.driver.run(1)) {
-            Ok((_, n)) => n,
-            Err(e) => {
-                eprintln!("syscost: attach.bpf.{}: {e}", self.kind.name());
-                return Batch {
-                    iters,
-                    elapsed_ns: t1.saturating_sub(t0),
-                    bad: 0,
-                    verified: None,
-                };
-            }
-        };
-        Batch {
-            iters,
-            elapsed_ns: t1.saturating_sub(t0),
-            bad: stray,
-            verified: Some(ok),
         }
     }
 }
