@@ -293,6 +293,10 @@ pub struct ScenarioResult {
     /// Samples outside Tukey's fences (1.5 × IQR); kept in the data, the median resists them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outliers: Option<u64>,
+    /// Samples during which the worker was involuntarily switched out (another task ran on its
+    /// CPU, and that time is in the sample); kept, counted so a loaded machine shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preempted: Option<u64>,
     /// Paired cost over this scenario's baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<Overhead>,
@@ -431,6 +435,7 @@ impl ScenarioResult {
             min_ns: None,
             p90_ns: None,
             outliers: None,
+            preempted: None,
             overhead: None,
             throughput_mops: None,
             verification: None,

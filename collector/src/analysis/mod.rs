@@ -71,6 +71,7 @@ pub fn results(scenarios: &[Box<dyn Scenario>], outcome: &Outcome) -> Vec<Scenar
         if slot.status == Status::Measured {
             if let Some(sum) = fill_stats(&mut r, &slot.samples) {
                 r.iters_per_sample = Some(slot.iters_per_sample);
+                r.preempted = Some(slot.preempted);
                 if sum.median > 0.0 {
                     r.throughput_mops = Some(Throughput {
                         median: 1000.0 / sum.median,

@@ -39,6 +39,8 @@ pub struct Slot {
     pub iters_per_sample: u64,
     /// Untimed work per sample (ns), indexed by round, for scenarios that report it.
     pub untimed: Vec<Option<f64>>,
+    /// Samples during which the worker was involuntarily switched out.
+    pub preempted: u64,
     /// Interceptions expected and observed, summed over samples.
     pub verified: Option<(u64, u64)>,
 }
@@ -190,6 +192,7 @@ pub fn measure(
                 samples: Vec::new(),
                 iters_per_sample: 0,
                 untimed: Vec::new(),
+                preempted: 0,
                 verified: None,
             };
             n
@@ -307,9 +310,11 @@ pub fn measure(
                 None => continue,
             };
             match reply {
-                Ok(Reply::Batch(b, untimed)) => {
-                    run.slots[i].untimed[rounds] = untimed.map(|u| u as f64);
-                    run.take_sample(i, rounds, b)
+                Ok(Reply::Batch(sample)) => {
+                    let slot = &mut run.slots[i];
+                    slot.untimed[rounds] = sample.untimed_ns.map(|u| u as f64);
+                    slot.preempted += sample.preempted as u64;
+                    run.take_sample(i, rounds, sample.batch)
                 }
                 Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
                 Err(WorkerError::Interrupted) => break,

@@ -113,6 +113,20 @@ pub fn build_record(
             ));
         }
     }
+    let crowded: Vec<String> = results
+        .iter()
+        .filter_map(|r| {
+            let (p, n) = (r.preempted?, r.samples?);
+            (n > 0 && p * 5 > n).then(|| format!("{} {p}/{n}", r.id))
+        })
+        .collect();
+    if !crowded.is_empty() {
+        notes.push(format!(
+            "another task shared the measurement CPU during more than 20 % of the samples of: {} \
+             (was the machine busy? see the load averages)",
+            crowded.join(", ")
+        ));
+    }
     if outcome.rounds < driver::MIN_ROUNDS {
         notes.push(format!(
             "only {} rounds fitted in the budget; intervals need at least 6 samples and are \

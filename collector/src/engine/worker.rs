@@ -22,7 +22,7 @@ const TAG_FAIL: u64 = 3;
 const TAG_BATCH: u64 = 4;
 const TAG_CALIBRATED: u64 = 5;
 
-const WORDS: usize = 7;
+const WORDS: usize = 8;
 const HEADER: usize = (WORDS + 1) * 8;
 const MAX_MSG: usize = 4096;
 
@@ -32,11 +32,22 @@ pub enum Reply {
     Ready,
     Skipped(String),
     Failed(String),
-    /// A timed batch, and the untimed work the scenario did around it (ns), if it reports any.
-    Batch(Batch, Option<u64>),
+    /// A timed batch, with what the worker saw around it.
+    Batch(Sample),
     Calibrated {
         iters: u64,
     },
+}
+
+/// One sample as the worker reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Sample {
+    pub batch: Batch,
+    /// Untimed work the scenario did around the batch (ns), if it reports any.
+    pub untimed_ns: Option<u64>,
+    /// The worker was involuntarily switched out during the batch: another task ran on its CPU
+    /// and its time is in the sample.
+    pub preempted: bool,
 }
 
 /// Why talking to a worker failed.
@@ -254,7 +265,7 @@ impl Worker {
     fn send_cmd(&mut self, cmd: u64, arg: u64) -> Result<(), WorkerError> {
         send_raw(
             self.fd.as_raw_fd(),
-            &encode(cmd, [arg, 0, 0, 0, 0, 0, 0], ""),
+            &encode(cmd, [arg, 0, 0, 0, 0, 0, 0, 0], ""),
         )
         .map_err(|e| {
             if e.raw_os_error() == Some(libc::EPIPE) || e.raw_os_error() == Some(libc::ECONNRESET) {
@@ -364,15 +375,16 @@ fn parse_reply(buf: &[u8]) -> Result<Reply, WorkerError> {
         TAG_SKIP => Reply::Skipped(text),
         TAG_FAIL => Reply::Failed(text),
         TAG_CALIBRATED => Reply::Calibrated { iters: w[0] },
-        TAG_BATCH => Reply::Batch(
-            Batch {
+        TAG_BATCH => Reply::Batch(Sample {
+            batch: Batch {
                 iters: w[0],
                 elapsed_ns: w[1],
                 bad: w[2],
                 verified: (w[3] != 0).then_some(w[4]),
             },
-            (w[5] != 0).then_some(w[6]),
-        ),
+            untimed_ns: (w[5] != 0).then_some(w[6]),
+            preempted: w[7] != 0,
+        }),
         other => return Err(WorkerError::Io(format!("unknown message tag {other}"))),
     })
 }
@@ -401,6 +413,15 @@ fn calibrate(scenario: &mut dyn Scenario, sample_ns: u64) -> u64 {
         }
         iters *= 4;
     }
+}
+
+/// Involuntary context switches of the calling thread so far.
+fn involuntary_switches() -> i64 {
+    // SAFETY: rusage is plain data filled by the kernel.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: valid pointer.
+    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+    u.ru_nivcsw
 }
 
 fn child_main(
@@ -462,17 +483,16 @@ fn child_main(
                     }
                     None => calibrate(scenario, sample_ns),
                 };
-                reply(TAG_CALIBRATED, [iters, 0, 0, 0, 0, 0, 0], "")
+                reply(TAG_CALIBRATED, [iters, 0, 0, 0, 0, 0, 0, 0], "")
             }
             CMD_SAMPLE => {
+                let switches = involuntary_switches();
                 let b = scenario.run(w[0]);
+                let preempted = (involuntary_switches() != switches) as u64;
                 let (has, v) = b.verified.map_or((0, 0), |v| (1, v));
                 let (has_u, u) = scenario.untimed().map_or((0, 0), |u| (1, u));
-                reply(
-                    TAG_BATCH,
-                    [b.iters, b.elapsed_ns, b.bad, has, v, has_u, u],
-                    "",
-                )
+                let words = [b.iters, b.elapsed_ns, b.bad, has, v, has_u, u, preempted];
+                reply(TAG_BATCH, words, "")
             }
             _ => return 0,
         };
@@ -488,18 +508,19 @@ mod tests {
 
     #[test]
     fn messages_round_trip() {
-        let m = encode(TAG_BATCH, [10, 20, 1, 1, 9, 1, 7], "");
+        let m = encode(TAG_BATCH, [10, 20, 1, 1, 9, 1, 7, 1], "");
         assert_eq!(
             parse_reply(&m).unwrap(),
-            Reply::Batch(
-                Batch {
+            Reply::Batch(Sample {
+                batch: Batch {
                     iters: 10,
                     elapsed_ns: 20,
                     bad: 1,
                     verified: Some(9)
                 },
-                Some(7)
-            )
+                untimed_ns: Some(7),
+                preempted: true,
+            })
         );
         let m = encode(TAG_SKIP, [0; WORDS], "kernel too old ✓");
         assert_eq!(
