@@ -451,15 +451,15 @@ pub fn list(args: &ListArgs) -> i32 {
             }
             Err(e) => Err(("error", format!("cannot fork: {e}"))),
         };
-        match verdict {
-            Ok(()) => println!(
-                "{:<28} {:<9} {:<8} {}",
-                s.id(),
-                s.family(),
-                "yes",
-                s.description()
-            ),
-            Err((tag, why)) => println!("{:<28} {:<9} {:<8} {why}", s.id(), s.family(), tag),
+        let mut lines = vec![(s.id(), s.family().to_string(), s.description())];
+        if let Some((id, description)) = s.untimed_result() {
+            lines.push((id, "attach".into(), description));
+        }
+        for (id, family, description) in lines {
+            match &verdict {
+                Ok(()) => println!("{id:<28} {family:<9} {:<8} {description}", "yes"),
+                Err((tag, why)) => println!("{id:<28} {family:<9} {tag:<8} {why}"),
+            }
         }
     }
     0

@@ -245,7 +245,7 @@ impl Scenario for Direct {
             Kind::Stack {
                 depth: Depth::Fixed(k),
             } => format!(
-                "seccomp() attaching the {k}th 2-instruction filter onto a chain of {}",
+                "seccomp() attaching 2-instruction filter number {k} onto a chain of {}",
                 k - 1
             ),
             Kind::Stack { depth: Depth::Last } => {
