@@ -21,7 +21,13 @@ pub fn ns(x: f64) -> String {
 
 fn group_thousands(x: f64) -> String {
     let neg = x < 0.0;
-    let digits = format!("{:.0}", x.abs());
+    // `x` is whole: below 2^53 the integer conversion is exact and much cheaper than `{:.0}`.
+    let a = x.abs();
+    let digits = if a < 9.0e15 {
+        (a as u64).to_string()
+    } else {
+        format!("{a:.0}")
+    };
     let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i) % 3 == 0 {
@@ -115,6 +121,8 @@ pub fn esc(s: &str) -> String {
             '\'' => out.push_str("&#39;"),
             // Control characters are not allowed in XML 1.0.
             c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => out.push('\u{FFFD}'),
+            // Nor are these two noncharacters.
+            '\u{FFFE}' | '\u{FFFF}' => out.push('\u{FFFD}'),
             c => out.push(c),
         }
     }
@@ -133,6 +141,13 @@ mod tests {
         assert_eq!(ns(1234.4), "1,234");
         assert_eq!(ns(-1234567.0), "-1,234,567");
         assert_eq!(ns(999.6), "1,000");
+        assert_eq!(ns(1e12), "1,000,000,000,000");
+        assert_eq!(
+            ns(1e300).len(),
+            401,
+            "beyond 2^53 still exact: {}",
+            ns(1e300)
+        );
         assert_eq!(ns(f64::NAN), "—");
     }
 
@@ -163,5 +178,6 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;&amp;&#39;"
         );
         assert_eq!(esc("a\u{1}b"), "a\u{FFFD}b");
+        assert_eq!(esc("a\u{FFFE}b\u{FFFF}"), "a\u{FFFD}b\u{FFFD}");
     }
 }
