@@ -8,8 +8,14 @@ use syscost_record::{canonical_json, content_id, validate, with_id, RunRecord};
 use syscost_site::load::parse_record;
 
 fuzz_target!(|data: &[u8]| {
-    // The light first-pass reader must not panic either.
-    let _ = serde_json::from_slice::<syscost_site::info::Head>(data);
+    // The first pass's head readers must not panic either, and the early-stopping one must
+    // accept whatever the full one accepts, with the same id.
+    if let Ok(full) = serde_json::from_slice::<syscost_site::info::Head>(data) {
+        let early = syscost_site::info::read_head(data).expect("early head read");
+        assert_eq!(early.id, full.id);
+    } else {
+        let _ = syscost_site::info::read_head(data);
+    }
     let rec = match parse_record(data) {
         Ok(r) => r,
         Err(msg) => {

@@ -47,7 +47,9 @@ pub struct Report {
     pub stats: Stats,
 }
 
-/// Renders templates into the staging directory.
+/// Renders templates into the staging directory. Only shared references: every thread can
+/// have its own copy.
+#[derive(Clone, Copy)]
 pub struct Ctx<'a> {
     renderer: &'a Renderer,
     out: &'a Staging,
@@ -83,7 +85,7 @@ fn head_entry(cand: Candidate) -> Result<Entry, Issue> {
         message: m,
     };
     let bytes = load::read_limited(&cand.abs).map_err(reject)?;
-    let head: Head = match serde_json::from_slice(&bytes) {
+    let head: Head = match crate::info::read_head(&bytes) {
         Ok(h) => h,
         Err(e) => {
             // Explain with the full format's error, which names the actual problem.
@@ -143,6 +145,43 @@ fn par_map<T: Send, R: Send>(items: Vec<T>, jobs: usize, f: impl Fn(T) -> R + Sy
             .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     })
+}
+
+/// A piece of the build that writes its own files.
+type Task<'t> = Box<dyn FnOnce(&mut Ctx) -> Result<(), String> + Send + 't>;
+
+/// Runs independent tasks on up to `jobs` threads, each taking the next task from a shared
+/// queue; the first error (in task order) is returned.
+fn run_tasks(tasks: Vec<Task>, ctx: Ctx, jobs: usize) -> Result<(), String> {
+    let n = tasks.len();
+    let queue = std::sync::Mutex::new(tasks.into_iter().enumerate());
+    let mut errors: Vec<(usize, String)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..jobs.min(n).max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut ctx = ctx;
+                    let mut errs = Vec::new();
+                    loop {
+                        let next = queue.lock().ok().and_then(|mut q| q.next());
+                        let Some((i, task)) = next else { break };
+                        if let Err(e) = task(&mut ctx) {
+                            errs.push((i, e));
+                        }
+                    }
+                    errs
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    errors.sort();
+    match errors.into_iter().next() {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
 }
 
 /// Number of threads for the passes over records (`SYSCOST_SITE_JOBS` overrides).
@@ -386,7 +425,7 @@ pub fn build(opts: &Options) -> Result<Report, String> {
         let mut t = Instant::now();
         let entries = first_pass(scan.records, &mut rejected);
         tm.first_pass = lap(&mut t);
-        let mut ctx = Ctx {
+        let ctx = Ctx {
             renderer: &renderer,
             out: &staging,
         };
@@ -397,17 +436,28 @@ pub fn build(opts: &Options) -> Result<Report, String> {
         let mut t = Instant::now();
         let g = index_pages::Groups::new(&infos);
         let conf = index_pages::confidence_label(&infos);
-        index_pages::home(&mut ctx, &infos, &g, rejected.len())?;
-        index_pages::run_list(&mut ctx, &infos, &g)?;
-        index_pages::kernel_pages(&mut ctx, &infos, &g)?;
-        index_pages::arches(&mut ctx, &infos, &g, &conf)?;
-        index_pages::series(&mut ctx, &infos, &g, &conf)?;
-        index_pages::metrics(&mut ctx, &infos, &g, &conf)?;
-        content::pages(&mut ctx)?;
-        exports::all(&mut ctx, &infos, &g.newest, opts.base_url.as_deref())?;
-        for (name, body) in STATIC {
-            ctx.out.write(name, body.as_bytes())?;
-        }
+        let n_rejected = rejected.len();
+        let (infos_r, g, conf) = (&infos, &g, conf.as_str());
+        let base_url = opts.base_url.as_deref();
+        // Each task writes its own files, so they can run side by side; the output does not
+        // depend on which finishes first.
+        let tasks: Vec<Task> = vec![
+            Box::new(move |c| index_pages::series(c, infos_r, g, conf)),
+            Box::new(move |c| index_pages::kernel_pages(c, infos_r, g)),
+            Box::new(move |c| index_pages::arches(c, infos_r, g, conf)),
+            Box::new(move |c| index_pages::metrics(c, infos_r, g, conf)),
+            Box::new(move |c| exports::all(c, infos_r, &g.newest, base_url)),
+            Box::new(move |c| index_pages::run_list(c, infos_r, g)),
+            Box::new(move |c| index_pages::home(c, infos_r, g, n_rejected)),
+            Box::new(content::pages),
+            Box::new(|c| {
+                for (name, body) in STATIC {
+                    c.out.write(name, body.as_bytes())?;
+                }
+                Ok(())
+            }),
+        ];
+        run_tasks(tasks, ctx, jobs())?;
         tm.indexes = lap(&mut t);
         Ok(infos)
     })();
