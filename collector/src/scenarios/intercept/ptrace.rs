@@ -309,7 +309,8 @@ fn set_return(pid: libc::pid_t, value: i64) -> Result<(), String> {
                 std::io::Error::last_os_error()
             ));
         }
-        regs.regs[0] = value as u64;
+        // Through the iovec's pointer: the kernel reads the registers from there.
+        (*(iov.iov_base as *mut libc::user_regs_struct)).regs[0] = value as u64;
         if libc::ptrace(libc::PTRACE_SETREGSET, pid, libc::NT_PRSTATUS, &mut iov) != 0 {
             return Err(format!(
                 "PTRACE_SETREGSET failed: {}",
