@@ -125,6 +125,61 @@ pub struct HeadIncidental {
     pub machine_hash: Option<String>,
 }
 
+/// Reads a record's [`Head`], stopping as soon as `id`, `source` and `environment` have been
+/// read: records put them before the bulky results, so the first pass need not tokenise whole
+/// files. Whatever is wrong with the rest is found when the record is read in full. A file
+/// without all three (or not an object) is read whole, for serde's own error.
+pub fn read_head(bytes: &[u8]) -> Result<Head, serde_json::Error> {
+    use serde::de::{DeserializeSeed, Error, IgnoredAny, MapAccess, Visitor};
+
+    struct Seed<'a>(&'a mut Option<Head>);
+    impl<'de> DeserializeSeed<'de> for Seed<'_> {
+        type Value = ();
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<(), D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+    impl<'de> Visitor<'de> for Seed<'_> {
+        type Value = ();
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a run record")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+            let (mut id, mut source, mut env) = (None, None, None);
+            while let Some(key) = map.next_key::<String>()? {
+                match key.as_str() {
+                    "id" => id = Some(map.next_value::<String>()?),
+                    "source" => source = Some(map.next_value::<HeadSource>()?),
+                    "environment" => env = Some(map.next_value::<HeadEnv>()?),
+                    _ => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                if let (Some(_), Some(_), Some(_)) = (&id, &source, &env) {
+                    if let (Some(id), Some(source), Some(environment)) = (id, source, env) {
+                        *self.0 = Some(Head {
+                            id,
+                            source,
+                            environment,
+                        });
+                    }
+                    // Stop here: the caller takes the head and ignores this "error".
+                    return Err(A::Error::custom("head read"));
+                }
+            }
+            Err(A::Error::custom("incomplete head"))
+        }
+    }
+
+    let mut head = None;
+    let mut de = serde_json::Deserializer::from_slice(bytes);
+    let _ = Seed(&mut head).deserialize(&mut de);
+    match head {
+        Some(h) => Ok(h),
+        None => serde_json::from_slice::<Head>(bytes),
+    }
+}
+
 impl Head {
     pub fn series(&self) -> SeriesKey {
         let c = &self.environment.comparability;
@@ -257,6 +312,27 @@ pub fn kind_label(k: SourceKind) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn head_stops_early_but_matches_a_full_read() {
+        let r = crate::synth::generate(1, 5).next().unwrap();
+        let bytes = crate::synth::to_file_bytes(&r);
+        let early = read_head(&bytes).unwrap();
+        let full: Head = serde_json::from_slice(&bytes).unwrap();
+        assert_eq!(early.id, full.id);
+        assert_eq!(early.series(), full.series());
+        assert_eq!(early.source.date, full.source.date);
+        // Garbage after the head is left for the full read to find.
+        let mut cut = bytes.clone();
+        let at = String::from_utf8_lossy(&bytes).find("\"summary\"").unwrap();
+        cut.truncate(at + 12);
+        assert_eq!(read_head(&cut).unwrap().id, full.id);
+        // Without all three fields: serde's own error, as before.
+        let e = read_head(b"{\"id\": \"x\", \"source\": {}}").unwrap_err();
+        assert!(e.to_string().contains("missing field `environment`"), "{e}");
+        assert!(read_head(b"[1]").is_err());
+        assert!(read_head(b"").is_err());
+    }
 
     #[test]
     fn mitigation_profile_ignores_order_and_whitespace_only() {

@@ -21,8 +21,28 @@ pub struct Issue {
 
 impl std::fmt::Display for Issue {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", self.path, self.message)
+        write!(f, "{}: {}", printable(&self.path), printable(&self.message))
     }
+}
+
+/// Text from a file name or a record, made safe to print one message per line: control
+/// characters (line breaks, terminal escapes) are shown escaped, so a stranger's file can
+/// neither forge a line of output (such as a CI annotation) nor drive the terminal.
+pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
+    if !s.chars().any(char::is_control) {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out)
 }
 
 /// A file that looks like a record (`runs/**.json`, a regular file, not a symlink).
@@ -148,7 +168,24 @@ pub fn read_limited(path: &Path) -> Result<Vec<u8>, String> {
 
 /// Parses a record; on failure explains what is wrong in terms a submitter can act on.
 pub fn parse_record(bytes: &[u8]) -> Result<RunRecord, String> {
-    serde_json::from_slice::<RunRecord>(bytes).map_err(|e| diagnose(bytes, &e))
+    let rec = serde_json::from_slice::<RunRecord>(bytes).map_err(|e| diagnose(bytes, &e))?;
+    // Another version that happens to fit this one's fields is still not this format.
+    if rec.schema != SCHEMA_VERSION {
+        return Err(schema_message(u64::from(rec.schema)));
+    }
+    Ok(rec)
+}
+
+fn schema_message(v: u64) -> String {
+    format!(
+        "record schema version {v} is not supported: this site reads version \
+         {SCHEMA_VERSION}{}",
+        if v > u64::from(SCHEMA_VERSION) {
+            " (the record is newer than this syscost-site; upgrade it)"
+        } else {
+            ""
+        }
+    )
 }
 
 /// Turns a serde error into a message. Only runs on the error path, so re-parsing is fine.
@@ -197,17 +234,7 @@ pub fn diagnose(bytes: &[u8], err: &serde_json::Error) -> String {
         }
         Some(s) => match s.as_u64() {
             None => return format!("\"schema\" must be a whole number, found {s}"),
-            Some(v) if v != u64::from(SCHEMA_VERSION) => {
-                return format!(
-                    "record schema version {v} is not supported: this site reads version \
-                     {SCHEMA_VERSION}{}",
-                    if v > u64::from(SCHEMA_VERSION) {
-                        " (the record is newer than this syscost-site; upgrade it)"
-                    } else {
-                        ""
-                    }
-                )
-            }
+            Some(v) if v != u64::from(SCHEMA_VERSION) => return schema_message(v),
             Some(_) => {}
         },
     }
@@ -252,6 +279,32 @@ mod tests {
         let m = msg(b"{\"schema\": 1, \"id\": \"x\"}");
         assert!(m.contains("does not match the run-record format"), "{m}");
         assert!(m.contains("missing field"), "{m}");
+    }
+
+    #[test]
+    fn messages_print_on_one_line_without_terminal_escapes() {
+        let i = Issue {
+            path: "runs/a\n::error::x.json".to_string(),
+            message: "unknown variant `k\u{1b}[31m`".to_string(),
+        };
+        let s = i.to_string();
+        assert!(!s.contains('\n') && !s.contains('\u{1b}'), "{s}");
+        assert!(
+            s.contains("a\\n::error") && s.contains("\\u{1b}[31m"),
+            "{s}"
+        );
+        assert_eq!(printable("plain ü"), "plain ü");
+    }
+
+    #[test]
+    fn a_future_schema_that_fits_this_one_is_still_refused() {
+        let mut v: serde_json::Value = serde_json::from_slice(&crate::synth::to_file_bytes(
+            &crate::synth::generate(1, 1).next().unwrap(),
+        ))
+        .unwrap();
+        v["schema"] = serde_json::json!(2);
+        let m = msg(v.to_string().as_bytes());
+        assert!(m.contains("version 2") && m.contains("upgrade"), "{m}");
     }
 
     #[test]

@@ -51,8 +51,7 @@ impl Renderer {
         env.set_formatter(|out, state, value| {
             if matches!(state.auto_escape(), AutoEscape::Html) && !value.is_safe() {
                 if let Some(s) = value.as_str() {
-                    return out
-                        .write_str(&crate::fmt::esc(s))
+                    return crate::fmt::esc_into(out, s)
                         .map_err(|_| Error::new(ErrorKind::WriteFailure, "cannot write output"));
                 }
             }

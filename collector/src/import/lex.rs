@@ -67,8 +67,17 @@ pub fn grouped_u64(s: &str) -> Option<(u64, &str)> {
 
 /// A line shortened for an error message.
 pub fn excerpt(s: &str) -> String {
-    let mut out: String = s.chars().take(80).collect();
-    if out.len() < s.len() {
+    let mut out = String::new();
+    for c in s.chars().take(80) {
+        // A log line is quoted in messages: its control characters (terminal escapes, bells)
+        // are shown, not sent to the terminal.
+        if c.is_control() {
+            out.push_str(&c.escape_default().to_string());
+        } else {
+            out.push(c);
+        }
+    }
+    if s.chars().count() > 80 {
         out.push('…');
     }
     out
@@ -120,5 +129,6 @@ mod tests {
     fn excerpts_are_short() {
         assert_eq!(excerpt("abc"), "abc");
         assert_eq!(excerpt(&"x".repeat(200)).chars().count(), 81);
+        assert_eq!(excerpt("a\u{1b}[31mb\u{7}"), "a\\u{1b}[31mb\\u{7}");
     }
 }

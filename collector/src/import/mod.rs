@@ -164,13 +164,51 @@ pub fn import_bytes(
     Ok(Imported { records, warnings })
 }
 
+/// Largest log accepted. Published logs are kilobytes (a whole kselftest run a few megabytes);
+/// the limit keeps memory bounded whatever is given, including `/dev/zero`.
+pub const MAX_LOG_BYTES: u64 = 32 * 1024 * 1024;
+
+/// Reads a log, refusing anything over [`MAX_LOG_BYTES`] without reading it whole.
+fn read_log(path: &Path) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let name = path.display();
+    let too_big = || {
+        format!(
+            "{name} is larger than {} MiB; a benchmark log is far smaller — cut out the \
+             benchmark's output and import that",
+            MAX_LOG_BYTES >> 20
+        )
+    };
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
+    let meta = file
+        .metadata()
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    if meta.is_dir() {
+        return Err(format!(
+            "{name} is a directory; give the log files themselves"
+        ));
+    }
+    if meta.len() > MAX_LOG_BYTES {
+        return Err(too_big());
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // Pipes and devices report no size: `take` bounds them too.
+    file.take(MAX_LOG_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    if bytes.len() as u64 > MAX_LOG_BYTES {
+        return Err(too_big());
+    }
+    Ok(bytes)
+}
+
 /// Reads and imports one file. Errors name the file.
 pub fn import_file(
     path: &Path,
     format: ImportFormat,
     prov: &Provenance,
 ) -> Result<Imported, String> {
-    let bytes = std::fs::read(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
+    let bytes = read_log(path)?;
     import_bytes(&bytes, &path.display().to_string(), format, prov)
 }
 

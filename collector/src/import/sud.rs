@@ -24,7 +24,9 @@ pub const FORMAT: &str = "kselftest-sud";
 enum Ev {
     Calibrating(Option<u64>),
     Iterations(u64),
-    Avg(u64),
+    /// `None`: the line is there but its value is not a whole number of ns. It still takes
+    /// its place, so that the timing with dispatch on is never read as the native one.
+    Avg(Option<u64>),
     Caught(String),
     Counts(String, String),
     Overhead(f64, i64),
@@ -49,9 +51,11 @@ fn events(t: &str) -> Vec<(usize, Ev)> {
     scan("test iterations = ", &|r| {
         leading_u64(r).map(|(n, _)| Ev::Iterations(n))
     });
-    scan("Avg syscall time ", &|r| match leading_u64(r) {
-        Some((n, rest)) if rest.starts_with("ns") => Some(Ev::Avg(n)),
-        _ => None,
+    scan("Avg syscall time ", &|r| {
+        Some(Ev::Avg(match leading_u64(r) {
+            Some((n, rest)) if rest.starts_with("ns") => Some(n),
+            _ => None,
+        }))
     });
     scan("Caught sys_", &|r| {
         let hex: String = r.chars().take_while(|c| c.is_ascii_hexdigit()).collect();
@@ -77,7 +81,7 @@ struct Run {
     last: usize,
     calibration_s: Option<u64>,
     iterations: Option<u64>,
-    avgs: Vec<u64>,
+    avgs: Vec<Option<u64>>,
     caught: Option<String>,
     counts: Option<(String, String)>,
     overhead: Option<(f64, i64)>,
@@ -127,7 +131,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     }
     let mut out = Outcome::default();
     for run in runs {
-        if run.avgs.is_empty() {
+        if run.avgs.iter().all(Option::is_none) {
             let text = cleaned
                 .lines
                 .iter()
@@ -166,18 +170,32 @@ fn record(run: &Run, repairs: &[String]) -> RunRecord {
             .other
             .insert("calibration seconds".into(), s.to_string());
     }
-    let native = run.avgs[0] as f64;
-    let mut base = single(
-        "native",
-        "baseline",
-        "sysinfo() without Syscall User Dispatch",
-        native,
-    );
-    base.iters_per_sample = run.iterations;
-    r.results.push(base);
+    let native = run.avgs.first().copied().flatten().map(|n| n as f64);
+    match native {
+        Some(native) => {
+            let mut base = single(
+                "native",
+                "baseline",
+                "sysinfo() without Syscall User Dispatch",
+                native,
+            );
+            base.iters_per_sample = run.iterations;
+            r.results.push(base);
+        }
+        None => notes.push(
+            "The first \"Avg syscall time\" (without dispatch) is not a whole number of ns; \
+             native is not recorded."
+                .into(),
+        ),
+    }
 
-    match run.avgs.get(1) {
-        Some(&on) => {
+    match run.avgs.get(1).copied() {
+        Some(None) => notes.push(
+            "The second \"Avg syscall time\" (dispatch on) is not a whole number of ns; \
+             sud.allow is not recorded."
+                .into(),
+        ),
+        Some(Some(on)) => {
             let on = on as f64;
             let mut res = single(
                 "sud.allow",
@@ -193,9 +211,9 @@ fn record(run: &Run, repairs: &[String]) -> RunRecord {
                 res.params.insert("trapped_call_count".into(), t.clone());
                 res.params.insert("native_call_count".into(), n.clone());
             }
-            res.overhead = match run.overhead {
-                Some((pct, ns)) => {
-                    if (on - native) != ns as f64 {
+            res.overhead = match (run.overhead, native) {
+                (Some((pct, ns)), native) => {
+                    if let Some(native) = native.filter(|n| on - n != ns as f64) {
                         notes.push(format!(
                             "The log's overhead (+{ns} ns) differs from the difference of its \
                              two averages ({} ns); the log's figure is recorded.",
@@ -213,7 +231,7 @@ fn record(run: &Run, repairs: &[String]) -> RunRecord {
                         pct_ci_high: None,
                     })
                 }
-                None => {
+                (None, Some(native)) => {
                     notes.push(
                         "The log has no \"Interception overhead\" line; the overhead is the \
                          difference of its two averages."
@@ -221,6 +239,7 @@ fn record(run: &Run, repairs: &[String]) -> RunRecord {
                     );
                     overhead_vs("native", native, on)
                 }
+                (None, None) => None,
             };
             r.results.push(res);
         }
@@ -251,13 +270,29 @@ mod tests {
         assert_eq!(
             evs,
             [
-                Ev::Avg(134),
+                Ev::Avg(Some(134)),
                 Ev::Caught("sys_ff00".into()),
                 Ev::Counts("1".into(), "0".into()),
-                Ev::Avg(147),
+                Ev::Avg(Some(147)),
                 Ev::Overhead(9.7, 13)
             ]
         );
+    }
+
+    #[test]
+    fn an_unreadable_native_time_is_not_replaced_by_the_next_one() {
+        let log = "Calibrating test set to last ~5 seconds...\ntest iterations = 100\n\
+                   Avg syscall time 1e308ns.\nCaught sys_ff00\n\
+                   trapped_call_count 1, native_call_count 0.\nAvg syscall time 239ns.\n\
+                   Interception overhead: 39.8% (+68ns).\n";
+        let out = parse(&crate::import::text::clean(log));
+        assert_eq!(out.runs.len(), 1);
+        let r = &out.runs[0].record;
+        assert!(r.result("native").is_none(), "{:?}", r.results);
+        let allow = r.result("sud.allow").expect("sud.allow");
+        assert_eq!(allow.median_ns, Some(239.0));
+        assert_eq!(allow.overhead.as_ref().map(|o| o.median_ns), Some(68.0));
+        assert!(r.notes.iter().any(|n| n.contains("native is not recorded")));
     }
 
     #[test]

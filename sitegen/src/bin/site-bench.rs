@@ -124,7 +124,7 @@ fn main() {
         eprintln!("site-bench: refusing to use a directory named data");
         std::process::exit(2);
     }
-    println!("| runs | records | parse floor: wall (user) | floor peak RSS | build: wall (user + sys) | build ÷ floor: wall, user | build peak RSS | build wall per run | site | files | largest page |");
+    println!("| runs | records | parse floor: wall (user + sys) | floor peak RSS | build: wall (user + sys) | build ÷ floor: wall, CPU | build peak RSS | build wall per run | site | files | largest page |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     for &n in &sizes {
         let data = work.join(format!("records-{n}"));
@@ -157,16 +157,17 @@ fn main() {
         let (rec_bytes, _, _, _) = du(&data);
         let (bytes, files, largest, largest_path) = du(&site);
         println!(
-            "| {n} | {:.0} MB | {:.2} s ({:.2} s) | {:.0} MB | {:.2} s ({:.2} s + {:.2} s) | {:.1}×, {:.1}× | {:.0} MB | {:.2} ms | {:.0} MB | {files} | {largest_path} ({:.0} KB) |",
+            "| {n} | {:.0} MB | {:.2} s ({:.2} s + {:.2} s) | {:.0} MB | {:.2} s ({:.2} s + {:.2} s) | {:.1}×, {:.1}× | {:.0} MB | {:.2} ms | {:.0} MB | {files} | {largest_path} ({:.0} KB) |",
             rec_bytes as f64 / 1e6,
             floor.wall_s,
             floor.user_s,
+            floor.sys_s,
             floor.max_rss_mb,
             build.wall_s,
             build.user_s,
             build.sys_s,
             build.wall_s / floor.wall_s,
-            build.user_s / floor.user_s.max(1e-9),
+            (build.user_s + build.sys_s) / (floor.user_s + floor.sys_s).max(1e-9),
             build.max_rss_mb,
             build.wall_s / n as f64 * 1e3,
             bytes as f64 / 1e6,

@@ -84,10 +84,21 @@ fn run_out(r: &RunInfo) -> RunOut<'_> {
 
 /// One CSV field. Text that a spreadsheet would run as a formula is prefixed with `'`.
 fn csv_text(s: &str) -> String {
+    // Control characters other than line breaks (NUL, escapes) break CSV readers.
+    let s: String = s
+        .chars()
+        .map(|c| {
+            if c.is_control() && !matches!(c, '\n' | '\r' | '\t') {
+                '\u{FFFD}'
+            } else {
+                c
+            }
+        })
+        .collect();
     let s = if s.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         format!("'{s}")
     } else {
-        s.to_string()
+        s
     };
     if s.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", s.replace('"', "\"\""))
@@ -265,6 +276,7 @@ mod tests {
 
     #[test]
     fn csv_quotes_and_defuses_formulas() {
+        assert_eq!(csv_text("a\u{0}b\u{1b}"), "a\u{FFFD}b\u{FFFD}");
         assert_eq!(csv_text("plain"), "plain");
         assert_eq!(csv_text("a,b"), "\"a,b\"");
         assert_eq!(csv_text("say \"hi\""), "\"say \"\"hi\"\"\"");

@@ -47,7 +47,9 @@ pub struct Report {
     pub stats: Stats,
 }
 
-/// Renders templates into the staging directory.
+/// Renders templates into the staging directory. Only shared references: every thread can
+/// have its own copy.
+#[derive(Clone, Copy)]
 pub struct Ctx<'a> {
     renderer: &'a Renderer,
     out: &'a Staging,
@@ -76,67 +78,132 @@ struct Entry {
     id: String,
 }
 
+/// Reads the light [`Head`] of one candidate: enough to place it in its machine's chain.
+fn head_entry(cand: Candidate) -> Result<Entry, Issue> {
+    let reject = |m: String| Issue {
+        path: cand.rel.clone(),
+        message: m,
+    };
+    let bytes = load::read_limited(&cand.abs).map_err(reject)?;
+    let head: Head = match crate::info::read_head(&bytes) {
+        Ok(h) => h,
+        Err(e) => {
+            // Explain with the full format's error, which names the actual problem.
+            let msg = match load::parse_record(&bytes) {
+                Err(m) => m,
+                Ok(_) => load::diagnose(&bytes, &e),
+            };
+            return Err(reject(msg));
+        }
+    };
+    let machine = head
+        .environment
+        .incidental
+        .machine_hash
+        .clone()
+        .filter(|m| !m.trim().is_empty());
+    let chain = match machine {
+        Some(m) => Chain {
+            machine: m,
+            series: Some(head.series()),
+            alone: String::new(),
+        },
+        // Keyed by the claimed id, so that copies of one record share a chain (and a worker)
+        // and are recognised as duplicates once they have been validated.
+        None => Chain {
+            machine: String::new(),
+            series: None,
+            alone: head.id.clone(),
+        },
+    };
+    Ok(Entry {
+        chain,
+        date: head.source.date.clone(),
+        kernel: KernelVersion::parse(&head.environment.comparability.kernel_release),
+        id: head.id,
+        cand,
+    })
+}
+
+/// Splits `items` into at most `jobs` contiguous parts, runs `f` on each in its own thread and
+/// returns the results in the original order, so output never depends on scheduling.
+fn par_map<T: Send, R: Send>(items: Vec<T>, jobs: usize, f: impl Fn(T) -> R + Sync) -> Vec<R> {
+    let per = items.len().div_ceil(jobs.max(1)).max(1);
+    let mut parts: Vec<Vec<T>> = Vec::new();
+    let mut it = items.into_iter().peekable();
+    while it.peek().is_some() {
+        parts.push(it.by_ref().take(per).collect());
+    }
+    let f = &f;
+    std::thread::scope(|s| {
+        let handles: Vec<_> = parts
+            .into_iter()
+            .map(|p| s.spawn(move || p.into_iter().map(f).collect::<Vec<R>>()))
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    })
+}
+
+/// A piece of the build that writes its own files.
+type Task<'t> = Box<dyn FnOnce(&mut Ctx) -> Result<(), String> + Send + 't>;
+
+/// Runs independent tasks on up to `jobs` threads, each taking the next task from a shared
+/// queue; the first error (in task order) is returned.
+fn run_tasks(tasks: Vec<Task>, ctx: Ctx, jobs: usize) -> Result<(), String> {
+    let n = tasks.len();
+    let queue = std::sync::Mutex::new(tasks.into_iter().enumerate());
+    let mut errors: Vec<(usize, String)> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..jobs.min(n).max(1))
+            .map(|_| {
+                s.spawn(|| {
+                    let mut ctx = ctx;
+                    let mut errs = Vec::new();
+                    loop {
+                        let next = queue.lock().ok().and_then(|mut q| q.next());
+                        let Some((i, task)) = next else { break };
+                        if let Err(e) = task(&mut ctx) {
+                            errs.push((i, e));
+                        }
+                    }
+                    errs
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+            .collect()
+    });
+    errors.sort();
+    match errors.into_iter().next() {
+        Some((_, e)) => Err(e),
+        None => Ok(()),
+    }
+}
+
+/// Number of threads for the passes over records (`SYSCOST_SITE_JOBS` overrides).
+fn jobs() -> usize {
+    std::env::var("SYSCOST_SITE_JOBS")
+        .ok()
+        .and_then(|j| j.parse::<usize>().ok())
+        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+        .clamp(1, 16)
+}
+
+/// Places every candidate in its chain, on all cores. Duplicates are not judged here: a
+/// broken file may claim any id, so only validated records can be duplicates of each other.
 fn first_pass(cands: Vec<Candidate>, rejected: &mut Vec<Issue>) -> Vec<Entry> {
     let mut entries = Vec::with_capacity(cands.len());
-    let mut seen: BTreeMap<String, String> = BTreeMap::new();
-    for cand in cands {
-        let reject = |m: String| Issue {
-            path: cand.rel.clone(),
-            message: m,
-        };
-        let bytes = match load::read_limited(&cand.abs) {
-            Ok(b) => b,
-            Err(m) => {
-                rejected.push(reject(m));
-                continue;
-            }
-        };
-        let head: Head = match serde_json::from_slice(&bytes) {
-            Ok(h) => h,
-            Err(e) => {
-                // Explain with the full format's error, which names the actual problem.
-                let msg = match load::parse_record(&bytes) {
-                    Err(m) => m,
-                    Ok(_) => load::diagnose(&bytes, &e),
-                };
-                rejected.push(reject(msg));
-                continue;
-            }
-        };
-        if let Some(first) = seen.get(&head.id) {
-            rejected.push(reject(format!(
-                "duplicate of {first} (same id {}); only the first is used",
-                head.id
-            )));
-            continue;
+    for r in par_map(cands, jobs(), head_entry) {
+        match r {
+            Ok(e) => entries.push(e),
+            Err(i) => rejected.push(i),
         }
-        seen.insert(head.id.clone(), cand.rel.clone());
-        let machine = head
-            .environment
-            .incidental
-            .machine_hash
-            .clone()
-            .filter(|m| !m.trim().is_empty());
-        let chain = match machine {
-            Some(m) => Chain {
-                machine: m,
-                series: Some(head.series()),
-                alone: String::new(),
-            },
-            None => Chain {
-                machine: String::new(),
-                series: None,
-                alone: cand.rel.clone(),
-            },
-        };
-        entries.push(Entry {
-            chain,
-            date: head.source.date.clone(),
-            kernel: KernelVersion::parse(&head.environment.comparability.kernel_release),
-            id: head.id,
-            cand,
-        });
     }
+    // Stable: copies of one record stay in file-name order, so the first is the one kept.
     entries.sort_by(|a, b| {
         a.chain
             .cmp(&b.chain)
@@ -176,6 +243,11 @@ fn lap(t: &mut Instant) -> Duration {
     d
 }
 
+fn invalid(rec: &RunRecord) -> String {
+    let list: Vec<String> = validate(rec).iter().map(ToString::to_string).collect();
+    format!("invalid record: {}", list.join("; "))
+}
+
 /// Reads, validates and renders one run; `Err` is the reason it was left out.
 fn second_pass_one(
     e: &Entry,
@@ -197,8 +269,7 @@ fn second_pass_one(
     let problems = validate(&rec);
     tm.validate += lap(&mut t);
     if !problems.is_empty() {
-        let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
-        return Ok(Err(format!("invalid record: {}", list.join("; "))));
+        return Ok(Err(invalid(&rec)));
     }
     let want = rec.canonical_path();
     if e.cand.rel != want {
@@ -239,11 +310,7 @@ fn second_pass(entries: &[Entry], ctx: &Ctx) -> Result<PassResult, String> {
             start = i;
         }
     }
-    let jobs = std::env::var("SYSCOST_SITE_JOBS")
-        .ok()
-        .and_then(|j| j.parse::<usize>().ok())
-        .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
-        .clamp(1, 16);
+    let jobs = jobs();
     // Deterministic balance: each chain goes to the worker with the fewest runs so far.
     let mut work: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); jobs];
     let mut load = vec![0usize; jobs];
@@ -257,10 +324,32 @@ fn second_pass(entries: &[Entry], ctx: &Ctx) -> Result<PassResult, String> {
             (Vec::new(), Vec::new(), Vec::new(), Timings::default());
         for r in ranges {
             let mut prev: Option<(RunRecord, RunInfo)> = None;
+            // Valid copies of one record have the same content, hence the same chain.
+            let mut kept: BTreeMap<&str, &str> = BTreeMap::new();
             for i in r.clone() {
                 let e = &entries[i];
+                if let Some(first) = kept.get(e.id.as_str()) {
+                    // Only a record that validated is in `kept`, and ids are content hashes:
+                    // this file claims the same content; if it truly has it, it is a copy.
+                    let msg = match load::read_limited(&e.cand.abs)
+                        .and_then(|b| load::parse_record(&b))
+                    {
+                        Ok(rec) if validate(&rec).is_empty() => format!(
+                            "duplicate of {first} (same id {}); only the first is used",
+                            e.id
+                        ),
+                        Ok(rec) => invalid(&rec),
+                        Err(m) => m,
+                    };
+                    lost.push(Issue {
+                        path: e.cand.rel.clone(),
+                        message: msg,
+                    });
+                    continue;
+                }
                 match second_pass_one(e, prev.as_ref(), ctx, &mut warned, &mut tm)? {
                     Ok((rec, info)) => {
+                        kept.insert(e.id.as_str(), e.cand.rel.as_str());
                         ok.push((i, info.clone()));
                         // Only a machine's chain needs its previous record.
                         prev = (!e.chain.machine.is_empty()).then_some((rec, info));
@@ -302,6 +391,21 @@ fn second_pass(entries: &[Entry], ctx: &Ctx) -> Result<PassResult, String> {
     ))
 }
 
+/// The HTML page of one record, optionally compared with a previous run, exactly as `build`
+/// renders it. For the fuzz targets and tests; the record is assumed to have passed `validate`.
+pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<String, String> {
+    let renderer = Renderer::new()?;
+    let info = RunInfo::from_record(rec);
+    let prev = prev.map(|p| (p, RunInfo::from_record(p)));
+    let page = run_page::build(
+        rec,
+        &info,
+        prev.as_ref().map(|(r, i)| (*r, i)),
+        &common::Links,
+    );
+    renderer.render("run.html", &page)
+}
+
 pub fn build(opts: &Options) -> Result<Report, String> {
     let renderer = Renderer::new()?;
     let data_missing = !opts.data.is_dir();
@@ -321,7 +425,7 @@ pub fn build(opts: &Options) -> Result<Report, String> {
         let mut t = Instant::now();
         let entries = first_pass(scan.records, &mut rejected);
         tm.first_pass = lap(&mut t);
-        let mut ctx = Ctx {
+        let ctx = Ctx {
             renderer: &renderer,
             out: &staging,
         };
@@ -332,17 +436,28 @@ pub fn build(opts: &Options) -> Result<Report, String> {
         let mut t = Instant::now();
         let g = index_pages::Groups::new(&infos);
         let conf = index_pages::confidence_label(&infos);
-        index_pages::home(&mut ctx, &infos, &g, rejected.len())?;
-        index_pages::run_list(&mut ctx, &infos, &g)?;
-        index_pages::kernel_pages(&mut ctx, &infos, &g)?;
-        index_pages::arches(&mut ctx, &infos, &g, &conf)?;
-        index_pages::series(&mut ctx, &infos, &g, &conf)?;
-        index_pages::metrics(&mut ctx, &infos, &g, &conf)?;
-        content::pages(&mut ctx)?;
-        exports::all(&mut ctx, &infos, &g.newest, opts.base_url.as_deref())?;
-        for (name, body) in STATIC {
-            ctx.out.write(name, body.as_bytes())?;
-        }
+        let n_rejected = rejected.len();
+        let (infos_r, g, conf) = (&infos, &g, conf.as_str());
+        let base_url = opts.base_url.as_deref();
+        // Each task writes its own files, so they can run side by side; the output does not
+        // depend on which finishes first.
+        let tasks: Vec<Task> = vec![
+            Box::new(move |c| index_pages::series(c, infos_r, g, conf)),
+            Box::new(move |c| index_pages::kernel_pages(c, infos_r, g)),
+            Box::new(move |c| index_pages::arches(c, infos_r, g, conf)),
+            Box::new(move |c| index_pages::metrics(c, infos_r, g, conf)),
+            Box::new(move |c| exports::all(c, infos_r, &g.newest, base_url)),
+            Box::new(move |c| index_pages::run_list(c, infos_r, g)),
+            Box::new(move |c| index_pages::home(c, infos_r, g, n_rejected)),
+            Box::new(content::pages),
+            Box::new(|c| {
+                for (name, body) in STATIC {
+                    c.out.write(name, body.as_bytes())?;
+                }
+                Ok(())
+            }),
+        ];
+        run_tasks(tasks, ctx, jobs())?;
         tm.indexes = lap(&mut t);
         Ok(infos)
     })();

@@ -1,0 +1,37 @@
+//! Record files as strangers send them: parsing, diagnosis and validation never panic; a
+//! record that validates round-trips through its canonical JSON with the same id, saves under
+//! a safe path and renders a run page (alone and next to itself as the previous run).
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use syscost_record::{canonical_json, content_id, validate, with_id, RunRecord};
+use syscost_site::load::parse_record;
+
+fuzz_target!(|data: &[u8]| {
+    // The first pass's head readers must not panic either, and the early-stopping one must
+    // accept whatever the full one accepts, with the same id.
+    if let Ok(full) = serde_json::from_slice::<syscost_site::info::Head>(data) {
+        let early = syscost_site::info::read_head(data).expect("early head read");
+        assert_eq!(early.id, full.id);
+    } else {
+        let _ = syscost_site::info::read_head(data);
+    }
+    let rec = match parse_record(data) {
+        Ok(r) => r,
+        Err(msg) => {
+            assert!(!msg.is_empty());
+            return;
+        }
+    };
+    let _ = validate(&rec);
+    // Give it its true id so validation looks past the hash at the numbers.
+    let rec = with_id(rec);
+    if !validate(&rec).is_empty() {
+        return;
+    }
+    syscost_fuzz::assert_safe_path(&rec);
+    let back: RunRecord = serde_json::from_str(&canonical_json(&rec)).expect("own JSON parses");
+    assert_eq!(content_id(&back), rec.id, "id changed across a round trip");
+    let page = syscost_site::site::render_run_page(&rec, Some(&rec)).expect("page renders");
+    assert!(page.contains("</html>"));
+});

@@ -1,0 +1,563 @@
+//! The hostile-input corpus (`tests/hostile/` at the repository root) fed to `syscost-site check`
+//! and `syscost-site build`, plus what cannot be committed (a 100 MB file, symbolic links, a FIFO,
+//! odd file names), generated into a temporary directory. Every file must get a clear message
+//! naming it; nothing may panic, hang or read a huge file whole; nothing from a record may
+//! become markup; and the rest of the site must still be built (or, with `--strict`, nothing).
+
+mod common;
+
+use common::*;
+use std::collections::BTreeMap;
+use std::ffi::OsStr;
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+use syscost_record::{with_id, RunRecord};
+
+/// Generous ceiling for a child's peak RSS: the data set holds a 100 MB file, so a process that
+/// read it whole would exceed this; a normal build of this data set needs a small fraction.
+const RSS_LIMIT_KB: i64 = 64 * 1024;
+/// No command may take longer than this (a hang, not a slow machine: they take about a second).
+const TIMEOUT: Duration = Duration::from_secs(120);
+const HUGE_BYTES: usize = 100 * 1024 * 1024;
+
+fn corpus() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/hostile")
+}
+
+/// One file of the data set and what must become of it.
+#[derive(Debug, Clone)]
+struct Case {
+    /// Path under the data directory.
+    rel: String,
+    /// `check` must report a problem for this file.
+    check_problem: bool,
+    /// `build` must publish it (otherwise leave it out with a message).
+    published: bool,
+    /// The message (check's, or build's when left out) must contain this.
+    needle: String,
+}
+
+/// What a child process did, measured with `wait4`.
+struct Ran {
+    code: Option<i32>,
+    stdout: String,
+    stderr: String,
+    max_rss_kb: i64,
+}
+
+/// Runs `syscost-site` with a deadline, capturing output into files (no pipe can fill up) and
+/// the peak RSS of exactly that child.
+// The child is reaped with wait4 (for its rusage), not `Child::wait`.
+#[allow(clippy::zombie_processes)]
+fn run_bounded(args: &[&OsStr], scratch: &Path) -> Ran {
+    let out_path = scratch.join("child.stdout");
+    let err_path = scratch.join("child.stderr");
+    let child = Command::new(bin())
+        .args(args)
+        .stdin(Stdio::null())
+        .stdout(std::fs::File::create(&out_path).unwrap())
+        .stderr(std::fs::File::create(&err_path).unwrap())
+        .spawn()
+        .unwrap();
+    let pid = child.id() as libc::pid_t;
+    let start = Instant::now();
+    let mut status = 0;
+    // SAFETY: waiting on our own child; rusage is a valid out-pointer.
+    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
+        assert!(r >= 0, "wait4 failed");
+        if r == pid {
+            break;
+        }
+        if start.elapsed() > TIMEOUT {
+            unsafe { libc::kill(pid, libc::SIGKILL) };
+            unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+            panic!("syscost-site {args:?} hung (killed after {TIMEOUT:?})");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(
+        libc::WIFEXITED(status),
+        "syscost-site {args:?} did not exit normally (signal {}): a crash",
+        libc::WTERMSIG(status)
+    );
+    Ran {
+        code: Some(libc::WEXITSTATUS(status)),
+        stdout: String::from_utf8_lossy(&std::fs::read(&out_path).unwrap()).into_owned(),
+        stderr: String::from_utf8_lossy(&std::fs::read(&err_path).unwrap()).into_owned(),
+        max_rss_kb: ru.ru_maxrss,
+    }
+}
+
+fn manifest() -> Vec<(String, bool, bool, String)> {
+    let text = std::fs::read_to_string(corpus().join("records.tsv")).unwrap();
+    text.lines()
+        .filter(|l| !l.starts_with('#') && !l.trim().is_empty())
+        .map(|l| {
+            let f: Vec<&str> = l.split('\t').collect();
+            assert_eq!(f.len(), 4, "records.tsv: bad line {l:?}");
+            let problem = match f[1] {
+                "problem" => true,
+                "ok" => false,
+                o => panic!("records.tsv: check outcome {o:?}"),
+            };
+            let published = match f[2] {
+                "published" => true,
+                "left-out" => false,
+                o => panic!("records.tsv: build outcome {o:?}"),
+            };
+            (f[0].to_string(), problem, published, f[3].to_string())
+        })
+        .collect()
+}
+
+/// Lays the committed corpus out as a data directory: `raw/` files byte for byte under
+/// `runs/x86_64/6.8.0/`, `fill-id/` records with their true content id at their canonical path
+/// (so that only what the file is about can be wrong with them).
+fn lay_out_corpus(data: &Path) -> Vec<Case> {
+    let listed = manifest();
+    let mut on_disk: Vec<String> = Vec::new();
+    for sub in ["raw", "fill-id"] {
+        for e in std::fs::read_dir(corpus().join("records").join(sub)).unwrap() {
+            on_disk.push(format!(
+                "{sub}/{}",
+                e.unwrap().file_name().to_string_lossy()
+            ));
+        }
+    }
+    on_disk.sort();
+    let mut names: Vec<String> = listed.iter().map(|c| c.0.clone()).collect();
+    names.sort();
+    assert_eq!(
+        on_disk, names,
+        "every corpus file is listed in records.tsv, and only those"
+    );
+
+    let mut cases = Vec::new();
+    for (file, check_problem, published, needle) in listed {
+        let src = corpus().join("records").join(&file);
+        let rel = if let Some(name) = file.strip_prefix("raw/") {
+            let rel = format!("runs/x86_64/6.8.0/{name}");
+            std::fs::create_dir_all(data.join("runs/x86_64/6.8.0")).unwrap();
+            std::fs::copy(&src, data.join(&rel)).unwrap();
+            rel
+        } else {
+            let r: RunRecord = serde_json::from_slice(&std::fs::read(&src).unwrap())
+                .unwrap_or_else(|e| panic!("{file}: fill-id records must parse: {e}"));
+            let r = with_id(r);
+            save(data, &r);
+            r.canonical_path()
+        };
+        cases.push(Case {
+            rel,
+            check_problem,
+            published,
+            needle,
+        });
+    }
+    cases
+}
+
+/// What cannot be committed: made here, each with its expected outcome.
+fn add_generated(data: &Path, outside: &Path, cases: &mut Vec<Case>) {
+    use std::os::unix::fs::symlink;
+    let runs = data.join("runs");
+    let case = |rel: &str, needle: &str| Case {
+        rel: rel.to_string(),
+        check_problem: true,
+        published: false,
+        needle: needle.to_string(),
+    };
+
+    // 100 MB that would parse as a record: it must be refused by its size, not read whole.
+    let huge = runs.join("x86_64/6.8.0/huge.json");
+    {
+        use std::io::Write;
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&huge).unwrap());
+        f.write_all(b"{\"schema\": 1, \"notes\": [\"").unwrap();
+        let chunk = vec![b'A'; 1 << 20];
+        for _ in 0..HUGE_BYTES >> 20 {
+            f.write_all(&chunk).unwrap();
+        }
+        f.write_all(b"\"]}").unwrap();
+    }
+    cases.push(case(
+        "runs/x86_64/6.8.0/huge.json",
+        "a record may be at most 1 MiB",
+    ));
+
+    // The published markup record again under another name.
+    let markup = cases
+        .iter()
+        .find(|c| c.published && c.rel.contains("_script_"))
+        .map(|c| c.rel.clone())
+        .unwrap();
+    std::fs::copy(data.join(&markup), runs.join("x86_64/6.8.0/copy.json")).unwrap();
+    let mut dup = case("runs/x86_64/6.8.0/copy.json", "duplicate");
+    dup.check_problem = true;
+    cases.push(dup);
+
+    // Symbolic links: a loop, one to a file outside data/, one to a directory outside.
+    symlink("..", runs.join("loop")).unwrap();
+    cases.push(case("runs/loop", "symbolic link"));
+    let outside_record = outside.join("runs/x86_64/6.8.0/elsewhere.json");
+    std::fs::create_dir_all(outside_record.parent().unwrap()).unwrap();
+    std::fs::write(&outside_record, synth_bytes(&base_record(77))).unwrap();
+    symlink(&outside_record, runs.join("x86_64/6.8.0/link.json")).unwrap();
+    cases.push(case("runs/x86_64/6.8.0/link.json", "symbolic link"));
+    symlink(outside.join("runs"), runs.join("outside")).unwrap();
+    cases.push(case("runs/outside", "symbolic link"));
+
+    // A FIFO named like a record: opening it for reading would block forever.
+    let fifo = runs.join("x86_64/6.8.0/fifo.json");
+    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
+    // SAFETY: plain libc call with a valid C string.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    cases.push(case("runs/x86_64/6.8.0/fifo.json", "not a regular file"));
+
+    // A file name that is not UTF-8.
+    let name = OsStr::from_bytes(b"bad-\xff\xfe.json");
+    std::fs::write(runs.join("x86_64").join(name), b"{}").unwrap();
+    cases.push(case("runs/x86_64/bad-", "not valid UTF-8"));
+
+    // An edited copy of a good record, keeping its id and sorting before it: it must be
+    // refused for its hash, and must not push the good record out as its "duplicate".
+    let good = base_record(101);
+    let mut shadow = good.clone();
+    shadow.results[0].median_ns = shadow.results[0].median_ns.map(|m| m + 1.0);
+    std::fs::write(runs.join("x86_64/0-shadow.json"), synth_bytes(&shadow)).unwrap();
+    cases.push(case(
+        "runs/x86_64/0-shadow.json",
+        "does not match the content hash",
+    ));
+
+    // A file name with a line break and a CI annotation: must not forge a line of output.
+    let forged = "x\n::error file=README.md::forged annotation\n.json";
+    std::fs::write(runs.join("x86_64").join(forged), b"{}").unwrap();
+    cases.push(case("runs/x86_64/x\\n::error", "no \"schema\" field"));
+}
+
+fn synth_bytes(r: &RunRecord) -> Vec<u8> {
+    syscost_site::synth::to_file_bytes(r)
+}
+
+struct Fixture {
+    tmp: tempfile::TempDir,
+    data: PathBuf,
+    cases: Vec<Case>,
+    good: Vec<String>,
+    check: Ran,
+    build: Ran,
+    strict: Ran,
+}
+
+impl Fixture {
+    fn site(&self) -> PathBuf {
+        self.tmp.path().join("site")
+    }
+}
+
+fn fixture() -> &'static Fixture {
+    static F: OnceLock<Fixture> = OnceLock::new();
+    F.get_or_init(|| {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let outside = tmp.path().join("outside");
+        let scratch = tmp.path().join("scratch");
+        std::fs::create_dir_all(&scratch).unwrap();
+        let mut cases = lay_out_corpus(&data);
+        // Ordinary records that must still make it into the site.
+        let mut good = Vec::new();
+        for seed in [101, 102, 103] {
+            good.push(
+                save(&data, &base_record(seed))
+                    .strip_prefix(&data)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned(),
+            );
+        }
+        add_generated(&data, &outside, &mut cases);
+        let d = data.as_os_str();
+        let check = run_bounded(&[OsStr::new("check"), d], &scratch);
+        let site = tmp.path().join("site");
+        let build = run_bounded(
+            &[
+                OsStr::new("build"),
+                OsStr::new("--data"),
+                d,
+                OsStr::new("--out"),
+                site.as_os_str(),
+                OsStr::new("--base-url"),
+                OsStr::new("https://example.org/syscost/"),
+            ],
+            &scratch,
+        );
+        let strict_out = tmp.path().join("strict-site");
+        let strict = run_bounded(
+            &[
+                OsStr::new("build"),
+                OsStr::new("--strict"),
+                OsStr::new("--data"),
+                d,
+                OsStr::new("--out"),
+                strict_out.as_os_str(),
+            ],
+            &scratch,
+        );
+        Fixture {
+            tmp,
+            data,
+            cases,
+            good,
+            check,
+            build,
+            strict,
+        }
+    })
+}
+
+/// The lines of `stderr` about the file at `rel` (messages are `DATA/REL: message`).
+fn lines_about<'a>(stderr: &'a str, data: &Path, rel: &str) -> Vec<&'a str> {
+    let prefix = format!("{}/{rel}", data.display());
+    stderr
+        .lines()
+        .filter(|l| l.trim_start().starts_with(&prefix))
+        .collect()
+}
+
+#[test]
+fn check_names_every_hostile_file_and_why() {
+    let f = fixture();
+    assert_eq!(f.check.code, Some(1), "{}", f.check.stderr);
+    let mut missing = Vec::new();
+    for c in &f.cases {
+        let lines = lines_about(&f.check.stderr, &f.data, &c.rel);
+        if c.check_problem {
+            if !lines.iter().any(|l| l.contains(&c.needle)) {
+                missing.push(format!("{}: want {:?}, got {lines:?}", c.rel, c.needle));
+            }
+        } else if !lines.is_empty() {
+            missing.push(format!("{}: want no problem, got {lines:?}", c.rel));
+        }
+    }
+    for g in &f.good {
+        assert!(lines_about(&f.check.stderr, &f.data, g).is_empty(), "{g}");
+    }
+    assert!(missing.is_empty(), "check:\n{}", missing.join("\n"));
+}
+
+#[test]
+fn output_lines_cannot_be_forged_by_names_or_contents() {
+    // Every line of output starts with the data directory or is the summary: a file name or a
+    // record string with a line break or a terminal escape cannot start a line of its own.
+    let f = fixture();
+    for (what, out) in [
+        ("check", &f.check.stderr),
+        ("build", &f.build.stderr),
+        ("strict", &f.strict.stderr),
+    ] {
+        for l in out.lines() {
+            assert!(!l.starts_with("::"), "{what} printed a forged line: {l:?}");
+            assert!(
+                !l.contains('\u{1b}'),
+                "{what} printed a terminal escape: {l:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn nothing_is_read_whole_or_hangs() {
+    let f = fixture();
+    for (what, r) in [
+        ("check", &f.check),
+        ("build", &f.build),
+        ("strict", &f.strict),
+    ] {
+        assert!(
+            r.max_rss_kb < RSS_LIMIT_KB,
+            "{what}: peak RSS {} KB with a {} MB file present",
+            r.max_rss_kb,
+            HUGE_BYTES >> 20
+        );
+    }
+}
+
+#[test]
+fn default_build_leaves_out_each_bad_file_and_builds_the_rest() {
+    let f = fixture();
+    assert_eq!(f.build.code, Some(0), "{}", f.build.stderr);
+    let site = f.site();
+    assert!(site.join("index.html").is_file());
+    let mut wrong = Vec::new();
+    for c in &f.cases {
+        let page = site.join(c.rel.replace(".json", ".html"));
+        let lines = lines_about(&f.build.stderr, &f.data, &c.rel);
+        if c.published {
+            if !page.is_file() {
+                wrong.push(format!("{}: not published ({lines:?})", c.rel));
+            }
+        } else if page.exists() {
+            wrong.push(format!("{}: published but must be left out", c.rel));
+        } else if !lines.iter().any(|l| l.contains(&c.needle)) {
+            wrong.push(format!("{}: want {:?}, got {lines:?}", c.rel, c.needle));
+        }
+    }
+    for g in &f.good {
+        assert!(site.join(g.replace(".json", ".html")).is_file(), "{g}");
+    }
+    assert!(wrong.is_empty(), "build:\n{}", wrong.join("\n"));
+    assert!(f.build.stderr.contains("left out of the site"));
+    assert!(f.build.stdout.contains("left out"));
+}
+
+#[test]
+fn strict_build_fails_and_writes_nothing() {
+    let f = fixture();
+    assert_eq!(f.strict.code, Some(1), "{}", f.strict.stderr);
+    assert!(f.strict.stderr.contains("nothing written"));
+    let leftovers: Vec<_> = std::fs::read_dir(f.tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("strict"))
+        .collect();
+    assert!(leftovers.is_empty(), "strict build left {leftovers:?}");
+}
+
+#[test]
+fn nothing_lands_outside_the_output_directory() {
+    let f = fixture();
+    let mut top: Vec<String> = std::fs::read_dir(f.tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    top.sort();
+    assert_eq!(top, ["data", "outside", "scratch", "site"]);
+    for e in walkdir::WalkDir::new(f.site()) {
+        let e = e.unwrap();
+        assert!(!e.path_is_symlink(), "{}", e.path().display());
+    }
+    // The traversal record is published, under sanitised names.
+    let files = tree(&f.site());
+    assert!(
+        files.keys().any(|k| k.starts_with("runs/.._.._")),
+        "traversal record page"
+    );
+    assert!(files
+        .keys()
+        .all(|k| !k.split('/').any(|c| c == ".." || c.is_empty())));
+}
+
+/// Pieces of the payloads that must never reach a page unescaped.
+const RAW: &[&str] = &[
+    "<script>alert(",
+    "<img src=x",
+    "]]></title></desc><!--",
+    "60481729", // {{7777*7777}} evaluated
+];
+
+#[test]
+fn nothing_from_a_record_becomes_markup() {
+    let f = fixture();
+    let files = tree(&f.site());
+    let mut bad = Vec::new();
+    for (path, bytes) in &files {
+        let ext = path.rsplit('.').next().unwrap_or("");
+        if !matches!(ext, "html" | "xml" | "svg" | "csv") {
+            continue;
+        }
+        let text =
+            String::from_utf8(bytes.clone()).unwrap_or_else(|_| panic!("{path} is not UTF-8"));
+        if ext == "csv" {
+            // Data, not markup: only characters that break CSV readers are out of place.
+            if let Some(c) = text
+                .chars()
+                .find(|&c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+            {
+                bad.push(format!("{path}: control character U+{:04X}", c as u32));
+            }
+            continue;
+        }
+        for raw in RAW {
+            if text.contains(raw) {
+                bad.push(format!("{path}: contains {raw:?}"));
+            }
+        }
+        let lower = text.to_ascii_lowercase();
+        for attr in [
+            "href=\"javascript:",
+            "src=\"javascript:",
+            "href='javascript:",
+        ] {
+            if lower.contains(attr) {
+                bad.push(format!("{path}: {attr}"));
+            }
+        }
+        // XML 1.0 (the feed, and HTML parsers) refuse C0 controls, U+FFFE and U+FFFF.
+        if let Some(c) = text.chars().find(|&c| {
+            ((c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t'))
+                || matches!(c, '\u{fffe}' | '\u{ffff}')
+        }) {
+            bad.push(format!("{path}: control character U+{:04X}", c as u32));
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn record_strings_reach_the_run_page_as_text() {
+    // The check above is only meaningful if the payloads were rendered: find them, escaped.
+    let f = fixture();
+    let c = f
+        .cases
+        .iter()
+        .find(|c| c.published && c.needle.is_empty() && c.rel.contains("_script_"))
+        .expect("markup record case");
+    let page = std::fs::read_to_string(f.site().join(c.rel.replace(".json", ".html"))).unwrap();
+    let mut absent = Vec::new();
+    for field in [
+        "tool", "url", "note", "cpu", "kernel", "arch", "vendor", "hyp", "cmdline", "mitkey",
+        "mitval", "cfgkey", "cfgval", "otherkey", "otherval", "reason", "resultid", "pkey1",
+        "pval1", "estlabel", "explabel", "note0", "note1", "what",
+    ] {
+        let escaped = format!("&lt;script&gt;alert(&quot;{field}&quot;)&lt;&#x2f;script&gt;");
+        let escaped2 = format!("&lt;script&gt;alert(&quot;{field}&quot;)&lt;/script&gt;");
+        if !page.contains(&escaped) && !page.contains(&escaped2) {
+            absent.push(field);
+        }
+    }
+    assert!(
+        absent.is_empty(),
+        "fields not shown on the run page: {absent:?}"
+    );
+    // The javascript: URL is shown, but as text, never as a link.
+    assert!(page.contains("javascript:alert(document.cookie)"));
+    // The feed carries escaped text and stays well-formed enough to have its closing tag.
+    let feed = std::fs::read_to_string(f.site().join("feed.xml")).unwrap();
+    assert!(feed.trim_end().ends_with("</feed>"));
+}
+
+#[test]
+fn long_strings_do_not_blow_up_pages() {
+    let f = fixture();
+    // Every file name stays within what file systems accept.
+    for path in tree(&f.site()).keys() {
+        for part in path.split('/') {
+            assert!(part.len() <= 200, "{path}");
+        }
+    }
+    let sizes: BTreeMap<String, usize> = tree(&f.site())
+        .into_iter()
+        .filter(|(p, _)| p.ends_with(".html"))
+        .map(|(p, b)| (p, b.len()))
+        .collect();
+    // No index page repeats the 20 KB CPU model or the 5,000-digit kernel per run beyond reason.
+    for (p, n) in &sizes {
+        assert!(*n < 4 << 20, "{p} is {n} bytes");
+    }
+}

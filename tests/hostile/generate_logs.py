@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+# Regenerates logs/ from the importer fixtures (run from tests/hostile/: python3 generate_logs.py).
+# The outputs are committed; logs.tsv says what `syscost import` must make of each.
+import os
+L = 'logs/'
+os.makedirs(L, exist_ok=True)
+ktap = open('../../collector/tests/fixtures/import/seccomp-ktap.txt', encoding='utf-8').read()
+sud = open('../../collector/tests/fixtures/import/sud-two-runs.txt', encoding='utf-8').read()
+P = '<script>alert("log")</script>"\'><img src=x onerror=alert(1)>'
+def w(name, text):
+    with open(L + name, 'w', encoding='utf-8', newline='') as f: f.write(text)
+def wb(name, b):
+    with open(L + name, 'wb') as f: f.write(b)
+wb('empty.txt', b'')
+wb('whitespace.txt', b'\n\n   \r\n\t\n')
+wb('binary.txt', bytes(range(256)) * 16)
+wb('nul-bytes.txt', ktap.encode().replace(b'getpid native: 302 ns', b'getpid native: 3\x0002 ns'))
+wb('latin1.txt', ktap.replace('≤', '<=').replace('≈', '~').replace('✔️', 'ok').replace('❌', 'x').replace('ci-runner-7', 'caf\u00e9').encode('latin-1', errors='replace'))
+# Markup and traversal in what the log says about the machine: imported, saved inside --save.
+w('markup-in-uname.txt', ktap.replace('Linux ci-runner-7 6.8.0-45-generic #45-Ubuntu',
+                                      'Linux <script>alert(1)</script> 6.8.0-<img/src=x/onerror=alert(1)> #45-Ubuntu'))
+w('traversal-in-uname.txt', ktap.replace('6.8.0-45-generic', '../../../../../../tmp/escaped'))
+# Numbers a log should never hold.
+w('huge-numbers.txt', ktap.replace('getpid native: 302 ns', 'getpid native: 99999999999999999999999999999 ns')
+  .replace('Benchmarking 23486415 syscalls', 'Benchmarking 999999999999999999999999 syscalls'))
+w('nan-numbers.txt', ktap.replace('getpid native: 302 ns', 'getpid native: nan ns')
+  .replace('RET_ALLOW 1 filter (bitmap): 318 ns', 'RET_ALLOW 1 filter (bitmap): inf ns'))
+w('negative-numbers.txt', ktap.replace('getpid native: 302 ns', 'getpid native: -302 ns'))
+w('sud-absurd.txt', sud.replace('Avg syscall time 171ns.', 'Avg syscall time 1e308ns.')
+  .replace('test iterations = 29100000', 'test iterations = 18446744073709551616'))
+w('bpf-absurd.txt', 'Summary: hits 1e999 \u00b1 -0.000M/s (nan M/prog)\n'
+  'base            :   1e400 \u00b1 NaN M/s\ntp              : -12.345 \u00b1 0.001M/s\n')
+w('perf-absurd.txt', '# Running \'syscall/basic\' benchmark:\n# Executed 0 getppid() calls\n'
+  '     Total time: 0.000 [sec]\n\n       inf usecs/op\n       -5 ops/sec\n')
+# Quoting and line shapes that could make text cleaning slow.
+w('deep-quoting.txt', ''.join('> ' * 2000 + line + '\n' for line in ktap.splitlines()))
+w('lone-carriage-returns.txt', ktap.replace('\n', '\r'))
+w('qp-soft-breaks.txt', '=\n' * 20000 + ktap.replace('=', '=3D'))
+w('interleaved-console.txt', ''.join(f'[{i:>6}.000000][   C{i % 64}] {P}\n' + line + '\n'
+                                     for i, line in enumerate(ktap.splitlines())))
+w('markup-only.txt', (P + '\n') * 100)
+w('control-characters.txt', ktap.replace('ci-runner-7', 'host\x1b[31m\x07\x08').replace(
+    '# # Running on:', '# # Running on:\x1b]0;title\x07'))
