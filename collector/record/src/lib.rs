@@ -294,7 +294,8 @@ pub struct ScenarioResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub outliers: Option<u64>,
     /// Samples during which the worker was involuntarily switched out (another task ran on its
-    /// CPU, and that time is in the sample); kept, counted so a loaded machine shows.
+    /// CPU) — counted over the whole sample request, untimed work around the timed loop
+    /// included; kept in the data, counted so a busy machine shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preempted: Option<u64>,
     /// Paired cost over this scenario's baseline.

@@ -178,6 +178,16 @@ pub fn build_record(
     with_id(record)
 }
 
+/// Moves this (parent) process off the measurement CPU when there is another: woken by every
+/// reply, it would otherwise be scheduled next to the workers and preempt them. The workers
+/// inherit this mask and then pin themselves to `cpu`.
+fn keep_off(cpu: u32) {
+    let others: Vec<u32> = allowed_cpus().into_iter().filter(|&c| c != cpu).collect();
+    if !others.is_empty() {
+        let _ = super::worker::pin_to_cpus(&others);
+    }
+}
+
 /// Raised by SIGINT/SIGTERM; the driver polls it between samples.
 fn stop_flag() -> Arc<AtomicBool> {
     let stop = Arc::new(AtomicBool::new(false));
@@ -203,6 +213,7 @@ pub fn main(args: &RunArgs) -> i32 {
         }
     };
     let stop = stop_flag();
+    keep_off(plan.cpu);
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let mut env = envprobe::probe();
     let opts = Options {
@@ -291,6 +302,7 @@ fn sequential_main(args: &RunArgs) -> i32 {
         }
     };
     let stop = stop_flag();
+    keep_off(plan.cpu);
     let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let mut env = envprobe::probe();
     let budget = Duration::from_secs_f64(args.budget);

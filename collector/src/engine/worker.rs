@@ -159,6 +159,21 @@ pub fn pin_to_cpu(cpu: u32) -> io::Result<()> {
     Ok(())
 }
 
+/// Restricts the calling process to `cpus` (the parent keeps off the measurement CPU).
+pub fn pin_to_cpus(cpus: &[u32]) -> io::Result<()> {
+    // SAFETY: as above.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            libc::CPU_SET(c as usize, &mut set);
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
 /// CPUs this process may run on.
 pub fn allowed_cpus() -> Vec<u32> {
     // SAFETY: as above.
@@ -256,7 +271,11 @@ impl Worker {
             let mut buf = [0u8; MAX_MSG];
             return match recv_raw(self.fd.as_raw_fd(), &mut buf) {
                 Ok(Some(len)) => parse_reply(&buf[..len]),
+                // A peer killed mid-message resets the connection instead of closing it.
                 Ok(None) => Err(WorkerError::Died(self.reap_status())),
+                Err(e) if e.raw_os_error() == Some(libc::ECONNRESET) => {
+                    Err(WorkerError::Died(self.reap_status()))
+                }
                 Err(e) => Err(WorkerError::Io(e.to_string())),
             };
         }
