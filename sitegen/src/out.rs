@@ -120,6 +120,49 @@ impl Staging {
         Ok(())
     }
 
+    /// Writes `rel` by streaming: `fill` writes into a buffered file, so an export that grows
+    /// with the number of runs is never held in memory whole.
+    pub fn write_with(
+        &self,
+        rel: &str,
+        fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Result<(), String> {
+        use std::io::Write;
+        /// Counts what passes through, for the statistics.
+        struct Counting<W> {
+            inner: W,
+            n: u64,
+        }
+        impl<W: Write> Write for Counting<W> {
+            fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                let k = self.inner.write(buf)?;
+                self.n += k as u64;
+                Ok(k)
+            }
+            fn flush(&mut self) -> std::io::Result<()> {
+                self.inner.flush()
+            }
+        }
+        let path = self.tmp.join(rel);
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent)
+                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        }
+        let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
+        let file = fs::File::create(&path).map_err(err)?;
+        let mut w = Counting {
+            inner: std::io::BufWriter::with_capacity(1 << 16, file),
+            n: 0,
+        };
+        fill(&mut w).map_err(err)?;
+        w.flush().map_err(err)?;
+        if let Ok(mut st) = self.stats.lock() {
+            st.files += 1;
+            st.bytes += w.n;
+        }
+        Ok(())
+    }
+
     pub fn stats(&self) -> Stats {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
     }

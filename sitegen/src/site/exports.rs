@@ -44,7 +44,19 @@ struct Index<'a> {
     generator: &'static str,
     record_schema: u32,
     metrics: Vec<(&'static str, &'static str)>,
-    runs: Vec<RunOut<'a>>,
+    runs: Runs<'a>,
+}
+
+/// The runs of the index, turned into [`RunOut`] one at a time as they are serialised.
+struct Runs<'a> {
+    runs: &'a [RunInfo],
+    order: &'a [usize],
+}
+
+impl Serialize for Runs<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.order.iter().map(|&i| run_out(&self.runs[i])))
+    }
 }
 
 fn run_out(r: &RunInfo) -> RunOut<'_> {
@@ -111,7 +123,12 @@ fn csv_num(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-pub fn csv(runs: &[RunInfo], order: &[usize]) -> String {
+/// The CSV export, one line per run, streamed into `w`.
+pub fn write_csv(
+    w: &mut dyn std::io::Write,
+    runs: &[RunInfo],
+    order: &[usize],
+) -> std::io::Result<()> {
     let mut out = String::from(
         "id,date,kind,arch,kernel_release,kernel_base,cpu,virtualization,mitigation_profile,series,machine,record",
     );
@@ -122,7 +139,9 @@ pub fn csv(runs: &[RunInfo], order: &[usize]) -> String {
         ));
     }
     out.push('\n');
+    w.write_all(out.as_bytes())?;
     for &i in order {
+        out.clear();
         let r = &runs[i];
         let fields = [
             r.id.as_str(),
@@ -149,8 +168,9 @@ pub fn csv(runs: &[RunInfo], order: &[usize]) -> String {
             out.push_str(&csv_num(v.and_then(|v| v.hi)));
         }
         out.push('\n');
+        w.write_all(out.as_bytes())?;
     }
-    out
+    Ok(())
 }
 
 /// `YYYY-MM-DDTHH:MM:SS…(Z|±HH:MM)`: good enough to put in Atom's `updated`.
@@ -210,11 +230,13 @@ pub fn all(
         generator: concat!("syscost-site ", env!("CARGO_PKG_VERSION")),
         record_schema: syscost_record::SCHEMA_VERSION,
         metrics: METRICS.iter().map(|m| (m.slug, m.label)).collect(),
-        runs: order.iter().map(|&i| run_out(&runs[i])).collect(),
+        runs: Runs { runs, order },
     };
-    let json = serde_json::to_vec(&index).map_err(|e| format!("index.json: {e}"))?;
-    ctx.out.write("index.json", &json)?;
-    ctx.out.write("runs.csv", csv(runs, order).as_bytes())?;
+    ctx.out.write_with("index.json", |w| {
+        serde_json::to_writer(w, &index).map_err(std::io::Error::other)
+    })?;
+    ctx.out
+        .write_with("runs.csv", |w| write_csv(w, runs, order))?;
 
     // Feed readers need absolute links; without --base-url they are relative to the feed.
     let base = base_url.map(|b| format!("{}/", b.trim_end_matches('/')));

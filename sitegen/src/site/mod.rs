@@ -430,6 +430,8 @@ pub fn build(opts: &Options) -> Result<Report, String> {
             out: &staging,
         };
         let (infos, lost, warned, t2) = second_pass(&entries, &ctx)?;
+        // The index pages need only the summaries.
+        drop(entries);
         rejected.extend(lost);
         warnings.extend(warned);
         tm.add(&t2);
