@@ -22,7 +22,8 @@ fn selfcheck_reports_both_methods_and_precision() {
     for needle in [
         "### Kernel method vs syscost method",
         "| sequential (kernel) |",
-        "| interleaved (syscost) |",
+        "| interleaved (syscost, stops at ±1 % CI) |",
+        "| interleaved (syscost, whole budget) |",
         "### Precision versus budget",
         "| 2 |",
         "`null`) costs",
