@@ -221,6 +221,7 @@ fn huge_inputs_are_refused_without_being_read_whole() {
     let r = import(&[huge.as_os_str()], tmp.path());
     assert_eq!(r.code, 1, "{}", r.stderr);
     assert!(r.stderr.contains("huge.txt is larger than"), "{}", r.stderr);
+    eprintln!("peak RSS {} KB", r.max_rss_kb);
     assert!(r.max_rss_kb < RSS_LIMIT_KB, "peak RSS {} KB", r.max_rss_kb);
 
     // A device with no size and no end is cut off at the limit.
@@ -231,6 +232,7 @@ fn huge_inputs_are_refused_without_being_read_whole() {
         "{}",
         r.stderr
     );
+    eprintln!("peak RSS {} KB", r.max_rss_kb);
     assert!(r.max_rss_kb < RSS_LIMIT_KB, "peak RSS {} KB", r.max_rss_kb);
 }
 

@@ -379,6 +379,7 @@ fn nothing_is_read_whole_or_hangs() {
         ("build", &f.build),
         ("strict", &f.strict),
     ] {
+        eprintln!("{what}: peak RSS {} KB", r.max_rss_kb);
         assert!(
             r.max_rss_kb < RSS_LIMIT_KB,
             "{what}: peak RSS {} KB with a {} MB file present",
