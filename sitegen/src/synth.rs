@@ -460,6 +460,7 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
                 diff_ci_low_ns: dlo,
                 diff_ci_high_ns: dhi,
                 tolerance_ns: 2.0,
+                systematic_ns: None,
                 verdict: if single {
                     Verdict::Skip
                 } else {

@@ -404,6 +404,10 @@ pub struct Expectation {
     pub diff_ci_high_ns: Option<f64>,
     /// Practical-equivalence margin used by the verdict.
     pub tolerance_ns: f64,
+    /// Systematic uncertainty added to both ends of the difference's CI before judging: the
+    /// bias between two identical worker processes, from the A/A control (`native.replica`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub systematic_ns: Option<f64>,
     pub verdict: Verdict,
     /// What the kernel's own rule (integer ns, 10 %-or-2-ns) says on the same point values.
     pub kernel_verdict: Verdict,

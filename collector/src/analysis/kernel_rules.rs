@@ -233,6 +233,7 @@ pub fn record_parts(
                 diff_ci_low_ns: None,
                 diff_ci_high_ns: None,
                 tolerance_ns: crate::analysis::expectations::tolerance(l, r),
+                systematic_ns: None,
                 // The sequential method's verdict is the kernel's rule: there is no interval.
                 verdict: v,
                 kernel_verdict: v,

@@ -148,9 +148,13 @@ pub fn render(r: &RunRecord) -> String {
                 (Some(m), ..) => format!("diff {}", num(m)),
                 _ => String::new(),
             };
+            let sys = x
+                .systematic_ns
+                .map(|b| format!(", A/A bias ±{}", num(b)))
+                .unwrap_or_default();
             let _ = writeln!(
                 out,
-                "  {:<13} [{:<4}] {:<52} {diff}, tolerance ±{}",
+                "  {:<13} [{:<4}] {:<52} {diff}, tolerance ±{}{sys}",
                 verdict(x.verdict),
                 verdict(x.kernel_verdict),
                 x.label,

@@ -131,6 +131,16 @@ pub fn select(
             && !skip.iter().any(|m| m.matches(&ids[i]))
     };
     let mut keep: Vec<bool> = (0..ids.len()).map(wanted).collect();
+    // The expectations need the A/A control's bias estimate: it comes with the kernel's five.
+    let kernel_five = crate::analysis::estimates::KERNEL_IDS;
+    if kernel_five
+        .iter()
+        .all(|k| ids.iter().position(|id| id == k).is_some_and(|i| keep[i]))
+    {
+        if let Some(i) = ids.iter().position(|id| id == "native.replica") {
+            keep[i] = true;
+        }
+    }
     // Baselines of kept scenarios come along (transitively), or no overhead could be paired.
     loop {
         let mut changed = false;

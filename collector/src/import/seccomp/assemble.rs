@@ -400,6 +400,7 @@ pub fn record(run: &Run, repairs: &[String]) -> RunRecord {
             diff_ci_low_ns: None,
             diff_ci_high_ns: None,
             tolerance_ns: tolerance(i, lhs, rhs, divisor),
+            systematic_ns: None,
             verdict: Verdict::Inconclusive,
             kernel_verdict,
         });
