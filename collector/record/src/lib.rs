@@ -405,7 +405,8 @@ pub struct Expectation {
     /// Practical-equivalence margin used by the verdict.
     pub tolerance_ns: f64,
     /// Systematic uncertainty added to both ends of the difference's CI before judging: the
-    /// bias between two identical worker processes, from the A/A control (`native.replica`).
+    /// bias between two identical worker processes, from the A/A control
+    /// (`native.replica.*`, `seccomp.bitmap.1.replica.*`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub systematic_ns: Option<f64>,
     pub verdict: Verdict,

@@ -3,9 +3,13 @@
 //! For each expectation the per-round difference d = lhs − rhs is summarised with its 95% CI,
 //! and compared with a practical tolerance T = max(10 % of the smaller |median|, 2 ns) — the
 //! kernel's own margin. Paired rounds cancel drift, but not a constant bias between two worker
-//! processes (where their pages landed, say), which a long run would otherwise turn into a
-//! confident "fail". So the CI is first widened on both sides by the bias measured between two
-//! identical workers, the A/A control `native.replica` (the larger |end| of its overhead's CI).
+//! processes (where their pages and kernel stacks landed), which a long run would otherwise turn
+//! into a confident "fail". The A/A control measures that bias: identical copies of `native` and
+//! of `seccomp.bitmap.1` in processes of their own; from their offsets to their originals (the
+//! originals count as 0) comes the spread s of per-process offsets, and a difference between
+//! two processes carries a bias of up to 2·√2·s (about 95 % if offsets are normal). The CI is
+//! widened on both sides by that — and at least by the largest offset actually seen — before
+//! judging.
 //! Rule (an equivalence test in the TOST spirit), on the widened interval:
 //! - `≈`: pass if the CI lies inside [−T, T]; fail if it lies entirely outside; else
 //!   inconclusive.
@@ -106,16 +110,40 @@ pub fn verdict(relation: Relation, ci: Option<(f64, f64)>, tol: f64) -> Verdict 
     }
 }
 
-/// The between-process bias allowance from the A/A control, when it was measured.
+/// Per-process offsets of the A/A replicas from their originals (medians of per-round
+/// differences), grouped by original.
+pub fn replica_offsets(series: &Series) -> Vec<(&'static str, f64)> {
+    crate::scenarios::baseline::REPLICAS
+        .iter()
+        .filter_map(|&(id, of)| {
+            let d = per_round(&[series.get(id)?, series.get(of)?], |x| x[0] - x[1]);
+            Summary::of(&d).map(|s| (of, s.median))
+        })
+        .collect()
+}
+
+/// The between-process bias allowance from the A/A control, when it was measured: the larger
+/// of 2·√2·s and the largest |offset|, where s is the pooled standard deviation of the
+/// per-process offsets within each group (an original counts as offset 0 in its group).
 pub fn systematic(series: &Series) -> Option<f64> {
-    let d = Summary::of(&per_round(
-        &[series.get("native.replica")?, series.get("native")?],
-        |x| x[0] - x[1],
-    ))?;
-    Some(match d.ci {
-        Some((lo, hi)) => lo.abs().max(hi.abs()),
-        None => d.median.abs(),
-    })
+    let offsets = replica_offsets(series);
+    if offsets.is_empty() {
+        return None;
+    }
+    let (mut ss, mut df) = (0.0, 0usize);
+    let mut groups: Vec<&str> = offsets.iter().map(|o| o.0).collect();
+    groups.dedup();
+    for g in groups {
+        let xs: Vec<f64> = std::iter::once(0.0)
+            .chain(offsets.iter().filter(|o| o.0 == g).map(|o| o.1))
+            .collect();
+        let mean = xs.iter().sum::<f64>() / xs.len() as f64;
+        ss += xs.iter().map(|x| (x - mean).powi(2)).sum::<f64>();
+        df += xs.len() - 1;
+    }
+    let sd = (ss / df.max(1) as f64).sqrt();
+    let largest = offsets.iter().fold(0.0f64, |m, o| m.max(o.1.abs()));
+    Some((2.0 * std::f64::consts::SQRT_2 * sd).max(largest))
 }
 
 /// The seven expectations, if the five kernel scenarios were measured.

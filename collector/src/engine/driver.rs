@@ -181,7 +181,7 @@ pub fn measure(
     let reserve = opts
         .budget
         .mul_f64(0.01)
-        .clamp(Duration::from_millis(5), Duration::from_millis(200));
+        .clamp(Duration::from_millis(15), Duration::from_millis(200));
     let n = scenarios.len();
     let mut run = Run {
         workers: Vec::with_capacity(n),
@@ -238,6 +238,17 @@ pub fn measure(
             Ok(Reply::Failed(why)) => run.fail(i, Status::Failed, format!("setup failed: {why}")),
             Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
             Err(WorkerError::Interrupted) => break,
+            // Setup may use half the budget; beyond that it is the budget's doing (or a hang,
+            // which the reason cannot tell apart, so it says both).
+            Err(WorkerError::Timeout(_)) => run.fail(
+                i,
+                Status::Skipped,
+                format!(
+                    "its setup did not finish within {:.2} s, half of the budget (a larger \
+                     --budget gives it more time; if it still does not finish, it hangs)",
+                    opts.budget.as_secs_f64() / 2.0
+                ),
+            ),
             Err(e) => run.fail(i, Status::Failed, format!("during setup: {e}")),
         }
     }
@@ -245,12 +256,15 @@ pub fn measure(
     // Calibration, one worker at a time: they share the CPU.
     report("calibrating", 0, None, progress);
     for i in run.active() {
-        if run.interrupted() {
+        // Calibrating what cannot be sampled any more is wasted budget.
+        if run.interrupted() || Instant::now() + reserve >= deadline {
             break;
         }
-        let wait = deadline
-            .saturating_duration_since(Instant::now())
-            .max(Duration::from_millis(50));
+        let budget_left = deadline
+            .saturating_duration_since(Instant::now() + reserve)
+            .max(Duration::from_millis(5));
+        let hang = Duration::from_secs(10);
+        let wait = hang.min(budget_left);
         let reply = match run.workers[i].as_mut() {
             Some(w) => w.request_calibration().and_then(|_| w.recv(wait, stop)),
             None => continue,
@@ -259,6 +273,13 @@ pub fn measure(
             Ok(Reply::Calibrated { iters }) => run.slots[i].iters_per_sample = iters,
             Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
             Err(WorkerError::Interrupted) => break,
+            // The budget ran out while it calibrated: it simply gets no sample (see below).
+            Err(WorkerError::Timeout(_)) if wait < hang => {
+                if let Some(w) = run.workers[i].take() {
+                    let mut w = w;
+                    w.kill();
+                }
+            }
             Err(e) => run.fail(i, Status::Failed, format!("during calibration: {e}")),
         }
     }
@@ -270,6 +291,7 @@ pub fn measure(
         Duration::from_nanos(opts.sample_ns.saturating_mul(100)).max(Duration::from_secs(2));
     let mut rounds = 0usize;
     let mut out_of_budget = false;
+    let mut in_flight = None;
     let mut recent: Vec<Duration> = Vec::new();
     let mut stop_reason = StopReason::Budget;
     let mut worst = None;
@@ -320,6 +342,7 @@ pub fn measure(
                 Err(WorkerError::Interrupted) => break,
                 Err(WorkerError::Timeout(_)) if wait < limit => {
                     out_of_budget = true;
+                    in_flight = Some(i);
                     break;
                 }
                 Err(e) => run.fail(i, Status::Failed, format!("in round {rounds}: {e}")),
@@ -348,12 +371,17 @@ pub fn measure(
     if stop_reason != StopReason::Target {
         worst = run.worst_ci();
     }
-    for w in run.workers.iter_mut().flatten() {
-        if interrupted {
+    if let Some(i) = in_flight {
+        // Still running the sample the budget cut short: no need to wait for it.
+        if let Some(w) = run.workers[i].as_mut() {
             w.kill();
-        } else {
-            w.shutdown();
         }
+    }
+    let mut left: Vec<&mut Worker> = run.workers.iter_mut().flatten().collect();
+    if interrupted {
+        left.iter_mut().for_each(|w| w.kill());
+    } else {
+        Worker::shutdown_all(&mut left, Duration::from_millis(100));
     }
     // Scenarios that never got a sample (budget spent before the first round).
     for slot in run.slots.iter_mut() {

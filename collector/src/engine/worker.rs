@@ -80,6 +80,8 @@ pub struct Worker {
     pub pid: libc::pid_t,
     fd: OwnedFd,
     reaped: bool,
+    /// SIGKILL was sent (it may still be exiting).
+    killed: bool,
 }
 
 fn encode(tag: u64, words: [u64; WORDS], text: &str) -> Vec<u8> {
@@ -231,6 +233,7 @@ impl Worker {
             pid,
             fd: parent_end,
             reaped: false,
+            killed: false,
         })
     }
 
@@ -318,14 +321,41 @@ impl Worker {
         self.kill();
     }
 
-    /// SIGKILL and reap.
+    /// Asks every worker to leave at once, then reaps them together (one worker's exit no
+    /// longer waits for the previous one's), killing what is left after `grace`.
+    pub fn shutdown_all(workers: &mut [&mut Worker], grace: Duration) {
+        for w in workers.iter_mut().filter(|w| !w.reaped) {
+            let _ = w.send_cmd(CMD_QUIT, 0);
+        }
+        let end = std::time::Instant::now() + grace;
+        loop {
+            let mut left = 0;
+            for w in workers.iter_mut().filter(|w| !w.reaped) {
+                if w.try_reap().is_none() {
+                    left += 1;
+                }
+            }
+            if left == 0 || std::time::Instant::now() >= end {
+                break;
+            }
+            std::thread::sleep(Duration::from_micros(500));
+        }
+        for w in workers.iter_mut() {
+            w.kill();
+        }
+    }
+
+    /// SIGKILL, and reap if it is already gone. Never blocks: a worker holding BPF links may
+    /// take a grace period to exit, and the budget must not wait for it (the kernel finishes
+    /// its exit; the process is dead to us either way).
     pub fn kill(&mut self) {
         if self.reaped {
             return;
         }
         // SAFETY: our own child.
         unsafe { libc::kill(self.pid, libc::SIGKILL) };
-        let _ = self.reap_status();
+        self.killed = true;
+        let _ = self.try_reap();
     }
 
     fn try_reap(&mut self) -> Option<String> {
@@ -343,19 +373,17 @@ impl Worker {
         }
     }
 
-    /// Blocks until the worker is reaped and says how it ended.
+    /// Waits (at most 200 ms) for a worker whose socket closed and says how it ended.
     fn reap_status(&mut self) -> String {
-        if self.reaped {
-            return "exited".into();
-        }
-        let mut status = 0;
-        // SAFETY: our own child; it has closed its socket, so it is exiting or gone.
-        let r = unsafe { libc::waitpid(self.pid, &mut status, 0) };
-        self.reaped = true;
-        if r == self.pid {
-            describe_status(status)
-        } else {
-            "ended (status unknown)".into()
+        let end = std::time::Instant::now() + Duration::from_millis(200);
+        loop {
+            if let Some(how) = self.try_reap() {
+                return how;
+            }
+            if std::time::Instant::now() >= end {
+                return "closed its connection and has not exited yet".into();
+            }
+            std::thread::sleep(Duration::from_micros(500));
         }
     }
 }
@@ -414,20 +442,20 @@ fn parse_reply(buf: &[u8]) -> Result<Reply, WorkerError> {
 fn calibrate(scenario: &mut dyn Scenario, sample_ns: u64) -> u64 {
     let mut iters = 1u64;
     loop {
-        let b = scenario.run(iters);
+        let b = scenario.calibration_run(iters);
         let elapsed = b.elapsed_ns.max(1);
         if elapsed >= sample_ns / 4 || iters >= 1 << 40 {
             // Rescale from the median of three batches: one slow outlier (an interrupt, a
             // preemption, a cold cache) must not set the sample size.
             let mut times = [elapsed, 0, 0];
             for t in times.iter_mut().skip(1) {
-                *t = scenario.run(iters).elapsed_ns.max(1);
+                *t = scenario.calibration_run(iters).elapsed_ns.max(1);
             }
             times.sort_unstable();
             let scaled = (iters as f64 * sample_ns as f64 / times[1] as f64).round() as u64;
             let iters = scaled.max(1);
             // One batch at the final size so the first real sample is not the first of its kind.
-            scenario.run(iters);
+            scenario.calibration_run(iters);
             return iters;
         }
         iters *= 4;

@@ -12,8 +12,17 @@ pub struct Plain {
     probe: Option<Probe>,
 }
 
+/// The A/A control: (replica, original) pairs — identical copies in processes of their own, of
+/// `native` and of a filtered scenario (whose filter objects have placements of their own too).
+pub const REPLICAS: [(&str, &str); 4] = [
+    ("native.replica.1", "native"),
+    ("native.replica.2", "native"),
+    ("seccomp.bitmap.1.replica.1", "seccomp.bitmap.1"),
+    ("seccomp.bitmap.1.replica.2", "seccomp.bitmap.1"),
+];
+
 pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
-    vec![
+    let mut v: Vec<Box<dyn Scenario>> = vec![
         Box::new(Plain {
             id: "null",
             baseline: None,
@@ -28,25 +37,28 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
             null: false,
             probe: None,
         }),
-        // The A/A control: a second, identical worker. Its paired "overhead" over native is the
-        // bias between two processes doing the same thing; differences smaller than it mean
-        // nothing.
-        Box::new(Plain {
-            id: "native.replica",
+    ];
+    // The A/A control: identical copies of `native` in processes of their own. Their paired
+    // "overheads" over native measure the bias between two processes doing the same thing
+    // (where their pages and kernel stacks landed); differences smaller than it mean nothing.
+    for (id, _) in REPLICAS.iter().filter(|(_, of)| *of == "native") {
+        v.push(Box::new(Plain {
+            id,
             baseline: Some("native"),
             syscall,
             null: false,
             probe: None,
-        }),
-        // Baseline of seccomp.profile.argcheck, whose probe must be a syscall with arguments.
-        Box::new(Plain {
-            id: "native.personality",
-            baseline: None,
-            syscall: Syscall::PersonalityQuery,
-            null: false,
-            probe: None,
-        }),
-    ]
+        }));
+    }
+    // Baseline of seccomp.profile.argcheck, whose probe must be a syscall with arguments.
+    v.push(Box::new(Plain {
+        id: "native.personality",
+        baseline: None,
+        syscall: Syscall::PersonalityQuery,
+        null: false,
+        probe: None,
+    }));
+    v
 }
 
 impl Scenario for Plain {
@@ -59,7 +71,7 @@ impl Scenario for Plain {
     fn description(&self) -> String {
         if self.baseline.is_some() {
             return format!(
-                "{}, no filter: an identical second worker (A/A control of the method)",
+                "{}, no filter: an identical copy of native in its own process (A/A control)",
                 self.syscall.describe()
             );
         }

@@ -45,6 +45,11 @@ pub trait Scenario: Send {
     fn setup(&mut self) -> Result<(), SetupError>;
     /// In the worker: one timed batch of `iters` operations.
     fn run(&mut self, iters: u64) -> Batch;
+    /// In the worker: a batch used only to size the samples. Scenarios whose samples do slow
+    /// untimed work (a BPF detach waits for RCU) can time just their loop here.
+    fn calibration_run(&mut self, iters: u64) -> Batch {
+        self.run(iters)
+    }
     /// What `Batch::verified` counts, if the scenario verifies its interception.
     fn verification(&self) -> Option<&'static str> {
         None
@@ -137,8 +142,10 @@ pub fn select(
         .iter()
         .all(|k| ids.iter().position(|id| id == k).is_some_and(|i| keep[i]))
     {
-        if let Some(i) = ids.iter().position(|id| id == "native.replica") {
-            keep[i] = true;
+        for (r, _) in baseline::REPLICAS {
+            if let Some(i) = ids.iter().position(|id| id == r) {
+                keep[i] = true;
+            }
         }
     }
     // Baselines of kept scenarios come along (transitively), or no overhead could be paired.

@@ -151,6 +151,20 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
             syscall,
         )),
     ];
+    // The A/A control's copies of bitmap.1 (see baseline::REPLICAS).
+    for (id, _) in super::baseline::REPLICAS
+        .iter()
+        .filter(|(_, of)| *of == "seccomp.bitmap.1")
+    {
+        let mut replica = Stack::new(
+            (*id).into(),
+            format!("{s}, 1 constant-ALLOW filter: an identical copy of seccomp.bitmap.1 in its own process (A/A control)"),
+            vec![ConstAllow],
+            syscall,
+        );
+        replica.baseline = "seccomp.bitmap.1";
+        v.push(Box::new(replica));
+    }
     for n in DEPTHS {
         v.push(Box::new(Stack::new(
             format!("seccomp.depth.{n}"),

@@ -180,6 +180,12 @@ impl Scenario for Probed {
     fn untimed(&mut self) -> Option<u64> {
         self.session.as_mut()?.untimed_ns.take()
     }
+    fn calibration_run(&mut self, iters: u64) -> Batch {
+        match &mut self.session {
+            Some(s) if !self.kind.is_user() => s.unattached(iters),
+            _ => self.run(iters),
+        }
+    }
     fn untimed_result(&self) -> Option<(String, String)> {
         (!self.kind.is_user()).then(|| {
             (

@@ -308,6 +308,12 @@ impl Session {
         Ok((t, after.wrapping_sub(before)))
     }
 
+    /// The timed loop alone, without attaching (sizes the samples: the program adds a few
+    /// percent, and each attach + detach would cost a grace period).
+    pub fn unattached(&mut self, iters: u64) -> Batch {
+        self.driver.run(iters)
+    }
+
     /// One measured sample: one untimed call proves the previous detach took effect, then
     /// attach, time `iters` operations, and detach in the background — the program exists only
     /// while this worker is being measured. `verified` carries the hits; a hit while detached
