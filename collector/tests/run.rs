@@ -343,20 +343,22 @@ fn run_and_hurt_a_worker(only: &str, signal: libc::c_int) -> (syscost_record::Ru
     (r, victim)
 }
 
-#[test]
-fn a_killed_worker_is_recorded_and_the_run_continues() {
-    let (r, victim) = run_and_hurt_a_worker("native,seccomp.bitmap.1,sud.allow", libc::SIGKILL);
+/// Exactly one scenario failed, and its reason says `why`.
+fn the_one_failure(r: &syscost_record::RunRecord, why: &str) {
     let failed: Vec<_> = r
         .results
         .iter()
         .filter(|x| x.status == Status::Failed)
         .collect();
     assert_eq!(failed.len(), 1, "{:?}", r.results);
-    assert!(
-        failed[0].reason.as_deref().unwrap().contains("signal 9"),
-        "{:?}",
-        failed[0]
-    );
+    let reason = failed[0].reason.as_deref().unwrap_or_default();
+    assert!(reason.contains(why), "{:?}", failed[0]);
+}
+
+#[test]
+fn a_killed_worker_is_recorded_and_the_run_continues() {
+    let (r, victim) = run_and_hurt_a_worker("native,seccomp.bitmap.1,sud.allow", libc::SIGKILL);
+    the_one_failure(&r, "signal 9");
     assert!(!alive(victim));
     for x in r.results.iter().filter(|x| x.status != Status::Failed) {
         assert_measured(&r, &x.id);
@@ -367,17 +369,7 @@ fn a_killed_worker_is_recorded_and_the_run_continues() {
 fn a_hung_worker_is_killed_and_recorded() {
     // SIGSTOP freezes the worker mid-run: to the parent it is a hang.
     let (r, victim) = run_and_hurt_a_worker("native,seccomp.bitmap.1,sud.allow", libc::SIGSTOP);
-    let failed: Vec<_> = r
-        .results
-        .iter()
-        .filter(|x| x.status == Status::Failed)
-        .collect();
-    assert_eq!(failed.len(), 1, "{:?}", r.results);
-    assert!(
-        failed[0].reason.as_deref().unwrap().contains("hung"),
-        "{:?}",
-        failed[0]
-    );
+    the_one_failure(&r, "hung");
     assert!(
         wait_until(5.0, || !alive(victim)),
         "hung worker left behind"

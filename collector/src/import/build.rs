@@ -30,6 +30,22 @@ pub struct Hint {
 /// Why most empty runs are empty.
 pub const NO_RESULT_FOLLOWS: &str = "begins a run, but no result follows";
 
+impl Hint {
+    /// A run that begins at `line` of the cleaned log but holds no result.
+    pub fn no_result_at(cleaned: &crate::import::text::Cleaned, line: usize) -> Hint {
+        Hint {
+            line,
+            text: cleaned
+                .lines
+                .iter()
+                .find(|l| l.no == line)
+                .map(|l| l.text.clone())
+                .unwrap_or_default(),
+            why: NO_RESULT_FOLLOWS.into(),
+        }
+    }
+}
+
 /// What one parser made of one log.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {

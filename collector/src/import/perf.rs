@@ -9,7 +9,7 @@
 //!          19,144,887 ops/sec
 //! ```
 
-use super::build::{provenance, single, skeleton, Hint, Outcome, Parsed, NO_RESULT_FOLLOWS};
+use super::build::{provenance, single, skeleton, Hint, Outcome, Parsed};
 use super::lex::{grouped_u64, leading_f64};
 use super::text::Cleaned;
 use syscost_record::{RunRecord, Throughput};
@@ -129,19 +129,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
                 last_line: run.last,
                 record,
             }),
-            None => {
-                let text = cleaned
-                    .lines
-                    .iter()
-                    .find(|l| l.no == run.first)
-                    .map(|l| l.text.clone())
-                    .unwrap_or_default();
-                out.empty.push(Hint {
-                    line: run.first,
-                    text,
-                    why: NO_RESULT_FOLLOWS.into(),
-                });
-            }
+            None => out.empty.push(Hint::no_result_at(cleaned, run.first)),
         }
     }
     out

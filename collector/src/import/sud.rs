@@ -11,9 +11,7 @@
 //! Interception overhead: 9.7% (+13ns).
 //! ```
 
-use super::build::{
-    overhead_vs, provenance, single, skeleton, Hint, Outcome, Parsed, NO_RESULT_FOLLOWS,
-};
+use super::build::{overhead_vs, provenance, single, skeleton, Hint, Outcome, Parsed};
 use super::lex::{leading_f64, leading_i64, leading_u64};
 use super::text::Cleaned;
 use syscost_record::{Overhead, RunRecord};
@@ -132,17 +130,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     let mut out = Outcome::default();
     for run in runs {
         if run.avgs.iter().all(Option::is_none) {
-            let text = cleaned
-                .lines
-                .iter()
-                .find(|l| l.no == run.first)
-                .map(|l| l.text.clone())
-                .unwrap_or_default();
-            out.empty.push(Hint {
-                line: run.first,
-                text,
-                why: NO_RESULT_FOLLOWS.into(),
-            });
+            out.empty.push(Hint::no_result_at(cleaned, run.first));
         } else {
             out.runs.push(Parsed {
                 first_line: run.first,

@@ -60,9 +60,14 @@ pub fn render(r: &RunRecord) -> String {
         (Some(p), Some(id)) => format!("; widest CI ±{p:.2}% ({id})"),
         _ => String::new(),
     };
+    let intervals = if s.stop_reason == StopReason::Complete {
+        "single timings, no CIs"
+    } else {
+        "95% CIs"
+    };
     let _ = writeln!(
         out,
-        "{} rounds in {:.1} s ({reached}{worst}); 95% CIs, ns per operation\n",
+        "{} rounds in {:.1} s ({reached}{worst}); {intervals}, ns per operation; n = samples\n",
         s.rounds, s.duration_s
     );
     let mut families: Vec<&str> = Vec::new();
@@ -75,8 +80,8 @@ pub fn render(r: &RunRecord) -> String {
         let _ = writeln!(out, "{fam}");
         let _ = writeln!(
             out,
-            "  {:<28} {:>10} {:>10} {:>12} {:>10} {:>9}  vs",
-            "scenario", "ns/op", "±CI", "overhead ns", "±CI", "overhead"
+            "  {:<28} {:>10} {:>10} {:>5} {:>12} {:>10} {:>9}  vs",
+            "scenario", "ns/op", "±CI", "n", "overhead ns", "±CI", "overhead"
         );
         for res in r.results.iter().filter(|x| x.family == fam) {
             match res.status {
@@ -85,6 +90,7 @@ pub fn render(r: &RunRecord) -> String {
                         res.median_ns.map(num).unwrap_or_default(),
                         half(res.ci_low_ns, res.ci_high_ns),
                     );
+                    let n = res.samples.map(|n| n.to_string()).unwrap_or_default();
                     let (o, oci, pct, vs) = match &res.overhead {
                         Some(o) => (
                             format!("{:+.2}", o.median_ns),
@@ -100,7 +106,7 @@ pub fn render(r: &RunRecord) -> String {
                     };
                     let _ = writeln!(
                         out,
-                        "  {:<28} {m:>10} {ci:>10} {o:>12} {oci:>10} {pct:>9}  {vs}",
+                        "  {:<28} {m:>10} {ci:>10} {n:>5} {o:>12} {oci:>10} {pct:>9}  {vs}",
                         res.id
                     );
                 }
@@ -126,10 +132,11 @@ pub fn render(r: &RunRecord) -> String {
         for e in &r.estimates {
             let _ = writeln!(
                 out,
-                "  {:<20} {:>8} {:>9}  {}",
+                "  {:<20} {:>8} {:>9} {:>5}  {}",
                 e.id,
                 num(e.median_ns),
                 half(e.ci_low_ns, e.ci_high_ns),
+                e.samples,
                 e.label
             );
         }
