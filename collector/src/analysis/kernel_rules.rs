@@ -173,15 +173,35 @@ pub fn record_parts(
         e.per_filter_div4,
     ];
     let mut notes = Vec::new();
+    // What the estimates mean: the same formulas in signed arithmetic. (Reinterpreting the
+    // kernel's wrapped value is not enough: it divides the wrapped number by 4.)
+    let (n, b1, b2, f3, f4) = (
+        k.native as i64,
+        k.bitmap1 as i64,
+        k.bitmap2 as i64,
+        k.filter1 as i64,
+        k.filter2 as i64,
+    );
+    let entry = b1 - n - (b2 - b1);
+    let last2 = f4 - f3;
+    let meant = [
+        b1 - n,
+        b2 - n,
+        f3 - n,
+        f4 - n,
+        entry,
+        last2,
+        (f4 - n - entry) / 4,
+    ];
     let ests = ESTIMATE_LABELS
         .iter()
         .zip(values)
-        .map(|(&(id, label, formula), v)| {
-            // The kernel's unsigned arithmetic: a value above INT_MAX is a negative difference.
-            let signed = v as i64;
-            if v > i32::MAX as u64 {
+        .zip(meant)
+        .map(|((&(id, label, formula), printed), signed)| {
+            if printed > i32::MAX as u64 {
                 notes.push(format!(
-                    "{label}: the kernel prints {v} ns, an unsigned wrap-around of {signed} ns"
+                    "{label}: the kernel prints {printed} ns, an unsigned wrap-around; the \
+                     difference is {signed} ns"
                 ));
             }
             Estimate {
@@ -195,22 +215,15 @@ pub fn record_parts(
             }
         })
         .collect();
-    let i = |v: u64| v as i32 as f64;
-    let total = e
-        .entry
-        .wrapping_add(e.per_filter_last2.wrapping_mul(4))
-        .wrapping_add(k.native);
+    // The values compared, as differences in ns (the verdicts below are the kernel's own).
     let sides = [
-        (k.native, k.bitmap1),
-        (k.native, k.filter1),
-        (e.per_filter_last2, e.per_filter_div4),
-        (
-            k.bitmap1.wrapping_sub(k.native),
-            k.bitmap2.wrapping_sub(k.native),
-        ),
-        (e.entry, k.bitmap1.wrapping_sub(k.native)),
-        (e.entry, k.bitmap2.wrapping_sub(k.native)),
-        (total, k.filter2),
+        (n, b1),
+        (n, f3),
+        (last2, (f4 - n - entry) / 4),
+        (b1 - n, b2 - n),
+        (entry, b1 - n),
+        (entry, b2 - n),
+        (n + entry + 4 * last2, f4),
     ];
     let verdicts = verdicts(k);
     let exps = crate::analysis::expectations::EXPECTATIONS
@@ -218,7 +231,7 @@ pub fn record_parts(
         .zip(sides)
         .zip(verdicts)
         .map(|((&(id, label, relation, _, _), (l, r)), v)| {
-            let (l, r) = (i(l), i(r));
+            let (l, r) = (l as f64, r as f64);
             Expectation {
                 id: id.into(),
                 label: label.into(),
@@ -295,6 +308,41 @@ mod tests {
         };
         assert!(estimates(k).entry > i32::MAX as u64);
         assert_eq!(verdicts(k), [Verdict::Skip; 7]);
+    }
+
+    #[test]
+    fn recorded_estimates_are_the_signed_differences_not_the_wrapped_ones() {
+        // entry = 2 − 8 = −6 wraps; (210 − 170 − entry) / 4 is then computed from a wrapped
+        // number by the kernel (≈ 4.6e18) — the record must hold 11, not that.
+        let k = KernelInputs {
+            native: 170,
+            bitmap1: 172,
+            bitmap2: 180,
+            filter1: 200,
+            filter2: 210,
+        };
+        let (ests, exps, notes) = record_parts(k);
+        let get = |id: &str| ests.iter().find(|e| e.id == id).unwrap().median_ns;
+        assert_eq!(get("entry"), -6.0);
+        assert_eq!(get("per_filter.div4"), 11.0);
+        assert!(ests.iter().all(|e| e.median_ns.abs() < 1000.0), "{ests:?}");
+        assert!(notes
+            .iter()
+            .any(|n| n.contains("wrap-around") && n.contains("-6 ns")));
+        assert!(exps.iter().all(|e| e.verdict == Verdict::Skip));
+        assert!(exps
+            .iter()
+            .all(|e| e.lhs_ns.abs() < 1000.0 && e.rhs_ns.abs() < 1000.0));
+        // A negative per-filter estimate itself.
+        let k = KernelInputs {
+            native: 100,
+            bitmap1: 101,
+            bitmap2: 101,
+            filter1: 100,
+            filter2: 90,
+        };
+        let (ests, _, _) = record_parts(k);
+        assert_eq!(ests[6].median_ns, -2.0);
     }
 
     #[test]
