@@ -1,10 +1,8 @@
-//! Command-line interface: argument types and dispatch. Each subcommand's work lives elsewhere.
+//! Command-line interface: the argument types (clap) and nothing else. `commands/` turns them
+//! into work; no domain module sees them.
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 use std::path::PathBuf;
-
-/// Exit code for bad usage or bad input (unknown scenario, budget ≤ 0, unknown syscall...).
-pub const EXIT_USAGE: i32 = 2;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -56,11 +54,23 @@ pub struct SelectArgs {
     pub skip: Vec<String>,
     /// The probe syscall timed in the loop: getpid (default, as the kernel's seccomp_benchmark),
     /// getppid, getpgid, getuid, gettid, sysinfo, or `mix` (UnixBench's five-syscall iteration).
-    #[arg(long, default_value = "getpid")]
-    pub syscall: String,
+    #[arg(long, value_enum, default_value_t = SyscallArg::Getpid)]
+    pub syscall: SyscallArg,
     /// CPU to pin the workers to (default: the highest-numbered CPU this process may use).
     #[arg(long)]
     pub cpu: Option<u32>,
+}
+
+/// The probes `--syscall` offers (the harness knows one more, `personality`, used internally).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum SyscallArg {
+    Getpid,
+    Getppid,
+    Getpgid,
+    Getuid,
+    Gettid,
+    Sysinfo,
+    Mix,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -130,13 +140,4 @@ pub struct ImportArgs {
     /// A note kept with the records.
     #[arg(long)]
     pub note: Option<String>,
-}
-
-pub fn dispatch(cli: Cli) -> i32 {
-    match cli.command {
-        Command::Run(args) => crate::engine::run::main(&args),
-        Command::List(args) => crate::engine::run::list(&args),
-        Command::Import(args) => crate::import::main(&args),
-        Command::Selfcheck(args) => crate::selfcheck::main(&args),
-    }
 }

@@ -1,24 +1,25 @@
 //! syscost: what does it cost a Linux system call to be watched or filtered?
 //!
-//! Layout (see ARCHITECTURE.md):
-//! - [`probe`]: the timed loop — the raw syscall instruction, inlined.
-//! - [`engine`]: forked workers, interleaved rounds, calibration, the time budget.
+//! Layout (see ARCHITECTURE.md), lower layers first; no module imports one above it:
+//! - [`sys`]: affinity, signals — the unsafe plumbing everything shares.
+//! - [`harness`]: the timed loop — the raw syscall instruction, inlined.
 //! - [`stats`]: medians, order-statistic intervals, paired differences — no I/O.
-//! - [`scenarios`]: the families (baseline, seccomp, sud, ...), each a set of scenarios.
-//! - [`analysis`]: the kernel benchmark's estimates and expectations, judged on intervals.
-//! - [`envprobe`]: what machine this is.
-//! - [`output`]: progress and the human table; [`export`]: the record, written atomically.
-//! - [`import`]: published kernel benchmark logs → run records.
-//! - [`selfcheck`]: evidence about syscost's own measurements (method comparison, precision).
+//! - [`machine`]: what machine this is.
+//! - [`scenarios`]: the families (baseline, seccomp, sud, intercept, bpf, attach).
+//! - [`engine`]: forked workers, interleaved rounds, calibration, the time budget.
+//! - [`analysis`]: samples → the record's numbers, the kernel benchmark's estimates and
+//!   expectations judged on intervals.
+//! - [`report`]: progress, the human table, the JSON record written atomically.
+//! - [`commands`] (with [`cli`] and [`error`]): arguments in, exit codes out.
 
 pub mod analysis;
 pub mod cli;
+pub mod commands;
 pub mod engine;
-pub mod envprobe;
-pub mod export;
-pub mod import;
-pub mod output;
-pub mod probe;
+pub mod error;
+pub mod harness;
+pub mod machine;
+pub mod report;
 pub mod scenarios;
-pub mod selfcheck;
 pub mod stats;
+pub mod sys;

@@ -1,6 +1,15 @@
 use clap::Parser;
+use syscost::cli::Cli;
+use syscost::commands;
 
 fn main() {
-    let cli = syscost::cli::Cli::parse();
-    std::process::exit(syscost::cli::dispatch(cli));
+    let cli = Cli::parse();
+    let code = match commands::dispatch(&cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("{}: {e}", commands::name(&cli.command));
+            e.exit_code()
+        }
+    };
+    std::process::exit(code);
 }

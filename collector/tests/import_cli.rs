@@ -6,7 +6,7 @@ use syscost_record::RunRecord;
 
 fn fixture(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/import")
+        .join("import/tests/fixtures")
         .join(name)
 }
 

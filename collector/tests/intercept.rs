@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use syscost::engine::driver::{measure, Options};
-use syscost::probe::{Batch, Syscall};
+use syscost::harness::{Batch, Syscall};
 use syscost::scenarios::{intercept, Scenario, SetupError};
 use syscost_record::Status;
 
@@ -78,7 +78,7 @@ fn every_path_is_measured_with_exact_counts_and_grouped_after_sud() {
     assert!(m("ptrace.syscall") > m("seccomp.trap"));
     // The table shows every interception mechanism together: the intercept block right
     // after the sud block.
-    let table = syscost::output::table::render(&r);
+    let table = syscost::report::table::render(&r);
     let families: Vec<&str> = table
         .lines()
         .filter(|l| !l.is_empty() && !l.contains(' '))
@@ -189,7 +189,7 @@ fn a_wrong_count_or_return_fails_the_scenario_loudly() {
         budget: Duration::from_secs(3),
         target_ci_pct: 0.0,
         sample_ns: 1_000_000,
-        cpu: *syscost::engine::worker::allowed_cpus().last().unwrap(),
+        cpu: *syscost::sys::affinity::allowed_cpus().last().unwrap(),
     };
     let stop = AtomicBool::new(false);
     let out = measure(&mut scenarios, &opts, &stop, &mut |_| {});

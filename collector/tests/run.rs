@@ -172,7 +172,7 @@ fn bad_arguments_are_usage_errors() {
         (&["run", "--skip", "bogus*"], "'bogus*' matches no scenario"),
         (
             &["run", "--syscall", "frobnicate"],
-            "unknown syscall 'frobnicate'",
+            "invalid value 'frobnicate' for '--syscall",
         ),
         (&["run", "--cpu", "4096"], "--cpu 4096 is not available"),
         (&["list", "--only", "zzz"], "'zzz' matches no scenario"),
@@ -316,7 +316,17 @@ fn missing_kernel_features_are_skipped_with_reasons() {
 /// Spawns a collector, waits for its workers, applies `hurt` to one worker.
 fn run_and_hurt_a_worker(only: &str, signal: libc::c_int) -> (syscost_record::RunRecord, u32) {
     let child = Command::new(bin())
-        .args(["run", "--json", "--budget", "4", "--only", only])
+        // A target no run reaches: the run stays in its rounds for the whole budget.
+        .args([
+            "run",
+            "--json",
+            "--budget",
+            "4",
+            "--target-ci",
+            "0.0001",
+            "--only",
+            only,
+        ])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -327,9 +337,13 @@ fn run_and_hurt_a_worker(only: &str, signal: libc::c_int) -> (syscost_record::Ru
         wait_until(10.0, || children(pid).len() >= expected),
         "workers never appeared"
     );
-    // Let measuring start, then hurt the last-forked worker.
-    std::thread::sleep(std::time::Duration::from_millis(800));
-    let victim = *children(pid).iter().max().unwrap();
+    // Once every worker is being sampled, hurt the last-forked one.
+    let workers = children(pid);
+    assert!(
+        wait_until_sampling(&workers, 20),
+        "the run never reached its rounds"
+    );
+    let victim = *workers.iter().max().expect("no worker");
     // SAFETY: signalling a process we just found.
     unsafe { libc::kill(victim as i32, signal) };
     let out = child.wait_with_output().unwrap();
@@ -383,7 +397,16 @@ fn sigint_and_sigterm_stop_cleanly_without_output_or_orphans() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("never.json");
         let child = Command::new(bin())
-            .args(["run", "--budget", "20", "--only", CORE, "-o"])
+            .args([
+                "run",
+                "--budget",
+                "20",
+                "--target-ci",
+                "0.0001",
+                "--only",
+                CORE,
+                "-o",
+            ])
             .arg(&file)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
@@ -391,8 +414,11 @@ fn sigint_and_sigterm_stop_cleanly_without_output_or_orphans() {
             .unwrap();
         let pid = child.id();
         assert!(wait_until(10.0, || children(pid).len() >= 10));
-        std::thread::sleep(std::time::Duration::from_millis(500));
         let workers = children(pid);
+        assert!(
+            wait_until_sampling(&workers, 10),
+            "the run never reached its rounds"
+        );
         // SAFETY: signalling our own child.
         unsafe { libc::kill(pid as i32, sig) };
         let out = child.wait_with_output().unwrap();

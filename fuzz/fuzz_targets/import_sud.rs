@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use syscost::cli::ImportFormat;
+use syscost_import::Format as ImportFormat;
 
 fuzz_target!(|data: &[u8]| {
     syscost_fuzz::check_import(data, ImportFormat::KselftestSud);

@@ -1,7 +1,7 @@
 //! Checks shared by the fuzz targets: what must hold for any input, not just "no panic".
 
-use syscost::cli::ImportFormat;
-use syscost::import::{import_bytes, Provenance};
+use syscost_import::Format as ImportFormat;
+use syscost_import::{import_bytes, Provenance};
 use syscost_record::{validate, RunRecord};
 
 /// A record's canonical path stays inside the data directory whatever its strings say.

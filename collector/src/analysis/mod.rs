@@ -4,6 +4,7 @@
 pub mod estimates;
 pub mod expectations;
 pub mod kernel_rules;
+pub mod record;
 
 use crate::engine::driver::Outcome;
 use crate::scenarios::Scenario;

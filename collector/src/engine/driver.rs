@@ -7,7 +7,7 @@
 //! below the target, or before the next round would cross the time budget — whichever is first.
 
 use super::worker::{Reply, Worker, WorkerError};
-use crate::probe::Batch;
+use crate::harness::Batch;
 use crate::scenarios::Scenario;
 use crate::stats::Summary;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -466,9 +466,9 @@ mod tests {
             if faulty && self.fault == Fault::Panic {
                 panic!("scripted panic in a worker");
             }
-            let t0 = crate::probe::clock::now_ns();
-            while crate::probe::clock::now_ns() - t0 < iters * self.ns_per_op {}
-            let elapsed = crate::probe::clock::now_ns() - t0;
+            let t0 = crate::harness::clock::now_ns();
+            while crate::harness::clock::now_ns() - t0 < iters * self.ns_per_op {}
+            let elapsed = crate::harness::clock::now_ns() - t0;
             let lie = faulty && self.fault == Fault::WrongCount;
             Batch {
                 iters,
@@ -495,7 +495,7 @@ mod tests {
             budget: Duration::from_millis(budget_ms),
             target_ci_pct: 0.0001,
             sample_ns: 500_000,
-            cpu: *crate::engine::worker::allowed_cpus().last().unwrap(),
+            cpu: *crate::sys::affinity::allowed_cpus().last().unwrap(),
         };
         measure(&mut scenarios, &opts, &AtomicBool::new(false), &mut |_| {})
     }

@@ -1,8 +1,10 @@
 //! The measurement engine: forked workers ([`worker`]), the interleaved-rounds driver with its
-//! time budget ([`driver`]), and the `run`/`list` commands that tie probe, engine, analysis and
-//! output together ([`run`]).
+//! time budget ([`driver`]), the kernel tool's sequential method ([`sequential`]), and what a run
+//! measures ([`Plan`]).
 
 pub mod driver;
-pub mod run;
+mod plan;
 pub mod sequential;
 pub mod worker;
+
+pub use plan::{Plan, PlanError};

@@ -134,7 +134,7 @@ pub fn measure(cpu: u32, budget: Duration, stop: &AtomicBool) -> SequentialOutco
             libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
             libc::signal(libc::SIGINT, libc::SIG_IGN);
         }
-        let _ = super::worker::pin_to_cpu(cpu);
+        let _ = crate::sys::affinity::pin_to_cpu(cpu);
         let fd = fds[1];
         let mut send = |v: u64| {
             // SAFETY: writing 8 bytes from a local to our pipe.

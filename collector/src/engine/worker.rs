@@ -6,8 +6,9 @@
 //! parent decides when to stop), and exits with `_exit` so nothing of the parent's runtime runs
 //! twice. BPF links and filters are owned by the worker process, so its death releases them.
 
-use crate::probe::Batch;
+use crate::harness::Batch;
 use crate::scenarios::{Scenario, SetupError};
+use crate::sys::affinity::pin_to_cpu;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
 use std::time::Duration;
@@ -145,48 +146,6 @@ fn recv_raw(fd: libc::c_int, buf: &mut [u8]) -> io::Result<Option<usize>> {
         if e.kind() != io::ErrorKind::Interrupted {
             return Err(e);
         }
-    }
-}
-
-/// Pins the calling process to one CPU.
-pub fn pin_to_cpu(cpu: u32) -> io::Result<()> {
-    // SAFETY: cpu_set_t is plain data; CPU_SET bounds-checks against its size.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        libc::CPU_SET(cpu as usize, &mut set);
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-/// Restricts the calling process to `cpus` (the parent keeps off the measurement CPU).
-pub fn pin_to_cpus(cpus: &[u32]) -> io::Result<()> {
-    // SAFETY: as above.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        for &c in cpus {
-            libc::CPU_SET(c as usize, &mut set);
-        }
-        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
-            return Err(io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-/// CPUs this process may run on.
-pub fn allowed_cpus() -> Vec<u32> {
-    // SAFETY: as above.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return Vec::new();
-        }
-        (0..libc::CPU_SETSIZE as u32)
-            .filter(|&c| libc::CPU_ISSET(c as usize, &set))
-            .collect()
     }
 }
 

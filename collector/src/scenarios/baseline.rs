@@ -1,7 +1,7 @@
 //! Baselines: the harness loop alone (`null`) and the probe with nothing watching (`native`).
 
 use super::{Scenario, SetupError};
-use crate::probe::{Batch, Probe, Syscall};
+use crate::harness::{Batch, Probe, Syscall};
 
 /// The probe with no interception, or (null = true) the same loop without the syscall.
 pub struct Plain {

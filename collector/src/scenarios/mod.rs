@@ -12,7 +12,7 @@ pub mod intercept;
 pub mod seccomp;
 pub mod sud;
 
-use crate::probe::{Batch, Syscall};
+use crate::harness::{Batch, Syscall};
 use std::collections::BTreeMap;
 use wildmatch::WildMatch;
 
@@ -93,13 +93,26 @@ pub fn all(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
     v
 }
 
+/// Why `--only`/`--skip` select nothing usable.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SelectError {
+    #[error("{flag} '{pattern}' matches no scenario (see `syscost list`; known ids: {})", known.join(", "))]
+    NoMatch {
+        flag: &'static str,
+        pattern: String,
+        known: Vec<String>,
+    },
+    #[error("the --only/--skip patterns leave no scenario to run")]
+    Empty,
+}
+
 /// The scenarios picked by `--only`/`--skip` patterns, plus the baselines they need. Every
 /// pattern must match some scenario: a typo is an error, not an empty run.
 pub fn select(
     all: Vec<Box<dyn Scenario>>,
     only: &[String],
     skip: &[String],
-) -> Result<Vec<Box<dyn Scenario>>, String> {
+) -> Result<Vec<Box<dyn Scenario>>, SelectError> {
     let ids: Vec<String> = all.iter().map(|s| s.id()).collect();
     // Results a scenario reports besides its own (attach.bpf.* from bpf.*) select it too.
     let extra: Vec<Option<String>> = all
@@ -111,15 +124,16 @@ pub fn select(
         .map(String::as_str)
         .chain(extra.iter().flatten().map(String::as_str))
         .collect();
-    let matcher = |pats: &[String], what: &str| -> Result<Vec<WildMatch>, String> {
+    let matcher = |pats: &[String], flag: &'static str| -> Result<Vec<WildMatch>, SelectError> {
         let mut out = Vec::new();
         for p in pats.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
             let m = WildMatch::new(p);
             if !known.iter().any(|id| m.matches(id)) {
-                return Err(format!(
-                    "{what} '{p}' matches no scenario (see `syscost list`; known ids: {})",
-                    known.join(", ")
-                ));
+                return Err(SelectError::NoMatch {
+                    flag,
+                    pattern: p.to_string(),
+                    known: known.iter().map(|k| k.to_string()).collect(),
+                });
             }
             out.push(m);
         }
@@ -174,7 +188,7 @@ pub fn select(
         .filter_map(|(s, k)| k.then_some(s))
         .collect();
     if picked.is_empty() {
-        return Err("the --only/--skip patterns leave no scenario to run".into());
+        return Err(SelectError::Empty);
     }
     Ok(picked)
 }
@@ -223,10 +237,14 @@ mod tests {
         let e = select(all(Syscall::Getpid), &["nope".into()], &[])
             .err()
             .unwrap();
-        assert!(e.contains("'nope' matches no scenario"), "{e}");
+        assert!(
+            matches!(&e, SelectError::NoMatch { flag: "--only", pattern, .. } if pattern == "nope"),
+            "{e:?}"
+        );
+        assert!(e.to_string().contains("'nope' matches no scenario"), "{e}");
         let e = select(all(Syscall::Getpid), &[], &["*".into()])
             .err()
             .unwrap();
-        assert!(e.contains("no scenario"), "{e}");
+        assert_eq!(e, SelectError::Empty);
     }
 }

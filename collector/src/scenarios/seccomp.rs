@@ -7,7 +7,7 @@
 //! is what the kernel benchmark's `full` stacks rely on.
 
 use super::{Scenario, SetupError};
-use crate::probe::{Batch, Probe, Syscall};
+use crate::harness::{Batch, Probe, Syscall};
 use seccompiler::{sock_filter, BpfProgram};
 use std::collections::BTreeMap;
 

@@ -10,7 +10,7 @@
 //! a raw `rt_sigaction` (libc's own restorer lives outside the region).
 
 use super::{Scenario, SetupError};
-use crate::probe::{raw_syscall0, Batch, Probe, Syscall};
+use crate::harness::{raw_syscall0, Batch, Probe, Syscall};
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicU8, Ordering};
 
 const PR_SET_SYSCALL_USER_DISPATCH: libc::c_int = 59;

@@ -78,6 +78,25 @@ pub fn alive(pid: u32) -> bool {
     }
 }
 
+/// Voluntary context switches of a process so far (0 when it is gone). A worker blocks once
+/// per sample request, so this counts, roughly, the samples it was asked for.
+pub fn voluntary_switches(pid: u32) -> u64 {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("voluntary_ctxt_switches:"))
+                .and_then(|v| v.trim().parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+/// Waits until every one of `pids` has been asked for at least `n` samples (see
+/// [`voluntary_switches`]): the run is in its rounds, past setup and calibration.
+pub fn wait_until_sampling(pids: &[u32], n: u64) -> bool {
+    wait_until(20.0, || pids.iter().all(|&p| voluntary_switches(p) >= n))
+}
+
 /// Waits until `pred` holds or the deadline passes (polling, no fixed sleeps in assertions).
 pub fn wait_until(secs: f64, mut pred: impl FnMut() -> bool) -> bool {
     let end = std::time::Instant::now() + std::time::Duration::from_secs_f64(secs);

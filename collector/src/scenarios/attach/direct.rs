@@ -9,7 +9,7 @@
 use super::child::{fork_run, reap, seccomp_filters, Exit, Shared, Slots};
 use super::programs::Size;
 use super::{errno_name, limit, no_new_privs, seccomp_attach, FAMILY};
-use crate::probe::{clock, Batch};
+use crate::harness::{clock, Batch};
 use crate::scenarios::seccomp::Filter;
 use crate::scenarios::{Scenario, SetupError};
 use std::collections::BTreeMap;

@@ -6,7 +6,7 @@
 use super::child::{fork_run, reap, Exit};
 use super::programs::Size;
 use super::{no_new_privs, seccomp_attach, FAMILY};
-use crate::probe::{clock, Batch};
+use crate::harness::{clock, Batch};
 use crate::scenarios::{Scenario, SetupError};
 use std::collections::BTreeMap;
 

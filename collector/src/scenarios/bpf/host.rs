@@ -1,7 +1,7 @@
 //! What this host allows: privileges, kernel version and configuration, tracefs. Each check
 //! returns the reason a scenario is skipped, worded so the user knows what to change.
 
-use crate::envprobe;
+use crate::machine;
 use flate2::read::GzDecoder;
 use std::collections::BTreeMap;
 use std::ffi::CStr;
@@ -23,7 +23,7 @@ pub const VMLINUX_BTF: &str = "/sys/kernel/btf/vmlinux";
 
 /// The running kernel's (major, minor), from uname's release ("6.18.44-fc-v669" → (6, 18)).
 pub fn kernel_version() -> Option<(u32, u32)> {
-    parse_release(&envprobe::uname().2)
+    parse_release(&machine::uname().2)
 }
 
 pub fn parse_release(release: &str) -> Option<(u32, u32)> {
@@ -43,7 +43,7 @@ fn kconfig() -> &'static BTreeMap<String, String> {
             .ok()
             .and_then(|f| GzDecoder::new(f).read_to_string(&mut text).ok());
         if from_proc.is_none() {
-            let release = envprobe::uname().2;
+            let release = machine::uname().2;
             text = std::fs::read_to_string(format!("/boot/config-{release}")).unwrap_or_default();
         }
         parse_kconfig(&text)

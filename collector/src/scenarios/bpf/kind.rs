@@ -1,6 +1,6 @@
 //! The attach types, and what each one attaches to for a given probe syscall.
 
-use crate::probe::Syscall;
+use crate::harness::Syscall;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Kind {

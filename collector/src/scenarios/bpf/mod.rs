@@ -27,7 +27,7 @@ mod ufunc;
 mod tests;
 
 use super::{Scenario, SetupError};
-use crate::probe::{Batch, Syscall};
+use crate::harness::{Batch, Syscall};
 use kind::{attached_to, watched_syscall, Kind};
 use session::Session;
 use std::collections::BTreeMap;

@@ -5,7 +5,7 @@ use super::host;
 use super::kind::{kernel_function, trampoline_targets, watched_syscall, Kind};
 use super::object::{BpfError, Config, Loaded, Target};
 use super::ufunc;
-use crate::probe::{Batch, Probe, Syscall};
+use crate::harness::{Batch, Probe, Syscall};
 use crate::scenarios::SetupError;
 use libbpf_rs::Link;
 
@@ -78,17 +78,17 @@ fn detach_in_background(link: Link, cpu: Option<u32>) -> std::thread::JoinHandle
     let link = SendLink(link);
     std::thread::spawn(move || {
         if let Some(cpu) = cpu {
-            let others: Vec<u32> = crate::engine::worker::allowed_cpus()
+            let others: Vec<u32> = crate::sys::affinity::allowed_cpus()
                 .into_iter()
                 .filter(|&c| c != cpu)
                 .collect();
             if let Some(&other) = others.first() {
-                let _ = crate::engine::worker::pin_to_cpu(other);
+                let _ = crate::sys::affinity::pin_to_cpu(other);
             }
         }
-        let t0 = crate::probe::clock::now_ns();
+        let t0 = crate::harness::clock::now_ns();
         drop(link.0);
-        crate::probe::clock::now_ns().saturating_sub(t0)
+        crate::harness::clock::now_ns().saturating_sub(t0)
     })
 }
 
@@ -338,7 +338,7 @@ impl Session {
         // must not hit (the program was detached while the other scenarios ran).
         let detach_ns = self.detaching.take().and_then(|h| h.join().ok());
         let stray = self.count(|s| s.driver.run(1));
-        let t_attach = crate::probe::clock::now_ns();
+        let t_attach = crate::harness::clock::now_ns();
         let link = match self.attach() {
             Ok(l) => l,
             Err(e) => {
@@ -354,7 +354,7 @@ impl Session {
                 };
             }
         };
-        let attach_ns = crate::probe::clock::now_ns().saturating_sub(t_attach);
+        let attach_ns = crate::harness::clock::now_ns().saturating_sub(t_attach);
         let timed = self.count(|s| s.driver.run(iters));
         self.detaching = Some(detach_in_background(link, self.cpu));
         // One attach + one detach: this sample's attach and the previous sample's detach.

@@ -2,7 +2,7 @@
 //! and a syscall whose return is rewritten by fmod_ret. Both mirror `Probe::timed`: a
 //! monomorphised loop, the clock read once before and once after.
 
-use crate::probe::{clock, raw_syscall1, Batch};
+use crate::harness::{clock, raw_syscall1, Batch};
 use std::path::PathBuf;
 
 /// The user function's symbol (also what `params.attached_to` names).

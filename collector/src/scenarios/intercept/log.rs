@@ -11,7 +11,7 @@
 //! [`audit`]: super::audit
 
 use super::{action_filter, audit, install, FAMILY};
-use crate::probe::{raw_syscall0, Batch, Probe, Syscall};
+use crate::harness::{raw_syscall0, Batch, Probe, Syscall};
 use crate::scenarios::{Scenario, SetupError};
 use std::collections::BTreeMap;
 

@@ -17,7 +17,7 @@ mod refused;
 mod trap;
 
 use super::{Scenario, SetupError};
-use crate::probe::{raw_syscall1, Syscall};
+use crate::harness::{raw_syscall1, Syscall};
 use libc::c_long;
 
 pub use filter::{action_filter, install};
@@ -31,7 +31,7 @@ pub const FAMILY: &str = "intercept";
 pub(crate) const INTERCEPTOR_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(2);
 
 pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
-    let cpus = crate::engine::worker::allowed_cpus();
+    let cpus = crate::sys::affinity::allowed_cpus();
     vec![
         Box::new(refused::Refused::errno(syscall)),
         Box::new(trap::Trap::new(syscall)),

@@ -7,7 +7,7 @@
 //! [`placement`]: super::placement
 
 use super::{action_filter, install, placement, Call, FAMILY};
-use crate::probe::{Batch, Probe, Syscall};
+use crate::harness::{Batch, Probe, Syscall};
 use crate::scenarios::{Scenario, SetupError};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -3,7 +3,7 @@
 //! supervisor usually does: the cost then includes the cross-CPU wake-up, not a context switch
 //! on the loop's own CPU. With one CPU both share it.
 
-use crate::engine::worker::pin_to_cpu;
+use crate::sys::affinity::pin_to_cpu;
 
 /// The CPU the calling thread is pinned to (the engine pins every worker to exactly one).
 pub fn current_cpu() -> Option<u32> {

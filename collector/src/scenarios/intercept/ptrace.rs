@@ -11,7 +11,7 @@
 
 use super::super::attach::child::{fork_run, kill_and_reap, Exit, Shared, Slots};
 use super::{placement, Call, FAMILY};
-use crate::probe::{Batch, Probe, Syscall};
+use crate::harness::{Batch, Probe, Syscall};
 use crate::scenarios::{Scenario, SetupError};
 use std::collections::BTreeMap;
 
@@ -430,7 +430,7 @@ mod tests {
     fn ready(emulate: bool) -> Ptrace {
         let mut p = Ptrace::new(Syscall::Getppid, emulate, true, vec![]);
         // What setup does, minus re-pinning the test thread.
-        p.loop_cpu = *crate::engine::worker::allowed_cpus().last().unwrap();
+        p.loop_cpu = *crate::sys::affinity::allowed_cpus().last().unwrap();
         p.shm = Some(Shared::new().unwrap());
         p
     }

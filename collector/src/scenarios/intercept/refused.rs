@@ -3,7 +3,7 @@
 //! with ENOSYS. The loop is the probe's loop with the expected return swapped for the refusal.
 
 use super::{action_filter, install, Call, FAMILY};
-use crate::probe::{clock, raw_syscall1, Batch, Syscall};
+use crate::harness::{clock, raw_syscall1, Batch, Syscall};
 use crate::scenarios::{Scenario, SetupError};
 use std::collections::BTreeMap;
 

@@ -5,7 +5,7 @@
 //! allowed code region, so reissuing the call would trap again.
 
 use super::{action_filter, install, Call, FAMILY};
-use crate::probe::{Batch, Probe, Syscall};
+use crate::harness::{Batch, Probe, Syscall};
 use crate::scenarios::{Scenario, SetupError};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};

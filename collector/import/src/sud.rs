@@ -273,7 +273,7 @@ mod tests {
                    Avg syscall time 1e308ns.\nCaught sys_ff00\n\
                    trapped_call_count 1, native_call_count 0.\nAvg syscall time 239ns.\n\
                    Interception overhead: 39.8% (+68ns).\n";
-        let out = parse(&crate::import::text::clean(log));
+        let out = parse(&crate::text::clean(log));
         assert_eq!(out.runs.len(), 1);
         let r = &out.runs[0].record;
         assert!(r.result("native").is_none(), "{:?}", r.results);

@@ -1,4 +1,4 @@
-//! `syscost import`: published kernel benchmark logs → run records.
+//! syscost-import: published kernel benchmark logs → syscost run records.
 //!
 //! A log is first cleaned ([`text`]: e-mail quoting, quoted-printable, CRLF, kernel console
 //! lines), then read by one parser per format ([`seccomp`], [`sud`], [`bpf`], [`perf`]); `auto`
@@ -16,34 +16,44 @@ mod text;
 
 pub use build::{Hint, Outcome, Parsed};
 
-use crate::cli::{ImportArgs, ImportFormat};
-use crate::export::save_record;
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use syscost_record::{validate, with_id, RunRecord};
 
-/// Exit code when a file cannot be read or holds no result.
-pub const EXIT_NO_RESULT: i32 = 1;
+/// Which benchmark's output a log holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// Try every parser and keep what each finds.
+    Auto,
+    /// tools/testing/selftests/seccomp/seccomp_benchmark.
+    KselftestSeccomp,
+    /// tools/testing/selftests/syscall_user_dispatch/sud_benchmark.
+    KselftestSud,
+    /// tools/testing/selftests/bpf/bench trig-*.
+    BpfBench,
+    /// perf bench syscall.
+    PerfBench,
+}
 
 /// The parsers `auto` tries, with the name of the tool each reads (for messages).
-const PARSERS: [(ImportFormat, &str, &str); 4] = [
+const PARSERS: [(Format, &str, &str); 4] = [
     (
-        ImportFormat::KselftestSeccomp,
+        Format::KselftestSeccomp,
         seccomp::FORMAT,
         "seccomp_benchmark",
     ),
-    (ImportFormat::KselftestSud, sud::FORMAT, "sud_benchmark"),
-    (ImportFormat::BpfBench, bpf::FORMAT, "BPF trigger bench"),
-    (ImportFormat::PerfBench, perf::FORMAT, "perf bench syscall"),
+    (Format::KselftestSud, sud::FORMAT, "sud_benchmark"),
+    (Format::BpfBench, bpf::FORMAT, "BPF trigger bench"),
+    (Format::PerfBench, perf::FORMAT, "perf bench syscall"),
 ];
 
-fn run_parser(format: ImportFormat, cleaned: &text::Cleaned) -> Outcome {
+fn run_parser(format: Format, cleaned: &text::Cleaned) -> Outcome {
     match format {
-        ImportFormat::KselftestSeccomp => seccomp::parse(cleaned),
-        ImportFormat::KselftestSud => sud::parse(cleaned),
-        ImportFormat::BpfBench => bpf::parse(cleaned),
-        ImportFormat::PerfBench => perf::parse(cleaned),
-        ImportFormat::Auto => Outcome::default(),
+        Format::KselftestSeccomp => seccomp::parse(cleaned),
+        Format::KselftestSud => sud::parse(cleaned),
+        Format::BpfBench => bpf::parse(cleaned),
+        Format::PerfBench => perf::parse(cleaned),
+        Format::Auto => Outcome::default(),
     }
 }
 
@@ -66,16 +76,16 @@ pub struct Provenance<'a> {
 /// Parses a log without finishing the records (no hash, source or id): what the parsers saw.
 pub fn parse_log(
     raw: &str,
-    format: ImportFormat,
+    format: Format,
     file: &str,
 ) -> Result<(Vec<Parsed>, Vec<String>), String> {
     if raw.trim().is_empty() {
         return Err(format!("{file} is empty"));
     }
     let cleaned = text::clean(raw);
-    let chosen: Vec<&(ImportFormat, &str, &str)> = PARSERS
+    let chosen: Vec<&(Format, &str, &str)> = PARSERS
         .iter()
-        .filter(|(f, _, _)| format == ImportFormat::Auto || *f == format)
+        .filter(|(f, _, _)| format == Format::Auto || *f == format)
         .collect();
     let mut runs = Vec::new();
     let mut warnings = Vec::new();
@@ -135,7 +145,7 @@ fn sha256_hex(bytes: &[u8]) -> String {
 pub fn import_bytes(
     bytes: &[u8],
     file: &str,
-    format: ImportFormat,
+    format: Format,
     prov: &Provenance,
 ) -> Result<Imported, String> {
     let raw = String::from_utf8_lossy(bytes);
@@ -203,112 +213,7 @@ fn read_log(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// Reads and imports one file. Errors name the file.
-pub fn import_file(
-    path: &Path,
-    format: ImportFormat,
-    prov: &Provenance,
-) -> Result<Imported, String> {
+pub fn import_file(path: &Path, format: Format, prov: &Provenance) -> Result<Imported, String> {
     let bytes = read_log(path)?;
     import_bytes(&bytes, &path.display().to_string(), format, prov)
-}
-
-/// `syscost import`. Every file is parsed before anything is written: one bad file fails the
-/// whole command (exit 1) with nothing saved.
-pub fn main(args: &ImportArgs) -> i32 {
-    let prov = Provenance {
-        source: args.source.as_deref(),
-        note: args.note.as_deref(),
-    };
-    let mut imported = Vec::new();
-    let mut failed = false;
-    for file in &args.files {
-        match import_file(file, args.format, &prov) {
-            Ok(imp) => {
-                for w in &imp.warnings {
-                    eprintln!("syscost import: warning: {w}");
-                }
-                imported.push((file.display().to_string(), imp.records));
-            }
-            Err(e) => {
-                eprintln!("syscost import: {e}");
-                failed = true;
-            }
-        }
-    }
-    if failed {
-        eprintln!("syscost import: nothing was imported");
-        return EXIT_NO_RESULT;
-    }
-    let records: Vec<&RunRecord> = imported.iter().flat_map(|(_, rs)| rs).collect();
-    if let Some(dir) = &args.save {
-        for r in &records {
-            match save_record(dir, (*r).clone()) {
-                Ok((path, _)) if args.json => eprintln!("{}", path.display()),
-                Ok((path, _)) => println!("{}", path.display()),
-                Err(e) => {
-                    eprintln!("syscost import: {e}");
-                    return EXIT_NO_RESULT;
-                }
-            }
-        }
-    }
-    if args.json {
-        match serde_json::to_string_pretty(&records) {
-            Ok(s) => println!("{s}"),
-            Err(e) => {
-                eprintln!("syscost import: cannot encode the records: {e}");
-                return EXIT_NO_RESULT;
-            }
-        }
-    } else if args.save.is_none() {
-        for (file, rs) in &imported {
-            for r in rs {
-                print!("{}", summary(file, r));
-            }
-        }
-    }
-    0
-}
-
-/// A few readable lines per record, for a look before saving.
-fn summary(file: &str, r: &RunRecord) -> String {
-    let c = &r.environment.comparability;
-    let lines = r
-        .environment
-        .incidental
-        .other
-        .get("log lines")
-        .cloned()
-        .unwrap_or_default();
-    let mut s = format!(
-        "{file} (lines {lines}): {} on {} {}, syscall {}, id {}\n",
-        r.source.format.as_deref().unwrap_or("?"),
-        c.arch,
-        c.kernel_release,
-        r.settings.syscall,
-        r.id
-    );
-    for res in &r.results {
-        let ns = res
-            .median_ns
-            .map_or("-".to_string(), |v| format!("{v:.1} ns"));
-        let over = res.overhead.as_ref().map_or(String::new(), |o| {
-            format!("  {:+.1} ns ({:+.1} %) vs {}", o.median_ns, o.pct, o.vs)
-        });
-        s.push_str(&format!("  {:<28} {:>12}{over}\n", res.id, ns));
-    }
-    for e in &r.estimates {
-        s.push_str(&format!(
-            "  estimate {:<15} {:>12.1} ns\n",
-            e.id, e.median_ns
-        ));
-    }
-    for e in &r.expectations {
-        s.push_str(&format!(
-            "  {:<55} kernel: {:?}\n",
-            e.label, e.kernel_verdict
-        ));
-    }
-    s.push_str(&format!("  {} notes (see --json)\n", r.notes.len()));
-    s
 }

@@ -6,6 +6,17 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use syscost_record::{with_id, RunRecord};
 
+/// A record that could not be written; says which path and why.
+#[derive(Debug, thiserror::Error)]
+pub enum WriteError {
+    #[error("{}: not a file path", .0.display())]
+    NotAFile(PathBuf),
+    #[error("cannot write {}: {source}", path.display())]
+    Write { path: PathBuf, source: io::Error },
+    #[error("cannot create {}: {source}", dir.display())]
+    CreateDir { dir: PathBuf, source: io::Error },
+}
+
 /// The record as it is stored in a file: pretty JSON with a trailing newline.
 pub fn to_file_json(record: &RunRecord) -> String {
     let mut s = serde_json::to_string_pretty(record).unwrap_or_default();
@@ -14,14 +25,14 @@ pub fn to_file_json(record: &RunRecord) -> String {
 }
 
 /// Writes `bytes` to `path` atomically. Errors name the path.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
     };
     let name = path
         .file_name()
-        .ok_or_else(|| format!("{}: not a file path", path.display()))?;
+        .ok_or_else(|| WriteError::NotAFile(path.to_path_buf()))?;
     let tmp = dir.join(format!(
         ".{}.tmp.{}",
         name.to_string_lossy(),
@@ -43,18 +54,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
     })();
     result.map_err(|e| {
         let _ = fs::remove_file(&tmp);
-        format!("cannot write {}: {e}", path.display())
+        WriteError::Write {
+            path: path.to_path_buf(),
+            source: e,
+        }
     })
 }
 
 /// Saves under `dir/runs/<arch>/<kernel>/<id>.json` and returns the path. The id is the content
 /// hash, so saving the same record twice writes the same file.
-pub fn save_record(dir: &Path, record: RunRecord) -> Result<(PathBuf, RunRecord), String> {
+pub fn save_record(dir: &Path, record: RunRecord) -> Result<(PathBuf, RunRecord), WriteError> {
     let record = with_id(record);
     let path = dir.join(record.canonical_path());
     if let Some(parent) = path.parent() {
-        fs::create_dir_all(parent)
-            .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+        fs::create_dir_all(parent).map_err(|e| WriteError::CreateDir {
+            dir: parent.to_path_buf(),
+            source: e,
+        })?;
     }
     write_atomic(&path, to_file_json(&record).as_bytes())?;
     Ok((path, record))
@@ -79,7 +95,7 @@ mod tests {
     fn atomic_write_to_missing_dir_names_the_path() {
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("no/such/dir/r.json");
-        let e = write_atomic(&p, b"x").unwrap_err();
+        let e = write_atomic(&p, b"x").unwrap_err().to_string();
         assert!(e.contains("no/such/dir/r.json"), "{e}");
     }
 }

@@ -4,13 +4,13 @@
 
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
-use syscost::cli::ImportFormat;
-use syscost::import::{import_bytes, Imported, Provenance};
+use syscost_import::Format as ImportFormat;
+use syscost_import::{import_bytes, Imported, Provenance};
 use syscost_record::{content_id, validate, Method, RunRecord, SourceKind, StopReason, Verdict};
 
 fn path(name: &str) -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/import")
+        .join("tests/fixtures")
         .join(name)
 }
 

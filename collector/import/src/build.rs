@@ -32,7 +32,7 @@ pub const NO_RESULT_FOLLOWS: &str = "begins a run, but no result follows";
 
 impl Hint {
     /// A run that begins at `line` of the cleaned log but holds no result.
-    pub fn no_result_at(cleaned: &crate::import::text::Cleaned, line: usize) -> Hint {
+    pub fn no_result_at(cleaned: &crate::text::Cleaned, line: usize) -> Hint {
         Hint {
             line,
             text: cleaned

@@ -12,6 +12,7 @@
 //! next. Output is Markdown, ready for the README.
 
 use crate::cli::SelfcheckArgs;
+use crate::error::Error;
 use crate::stats;
 use std::fmt::Write as _;
 use std::process::Command;
@@ -21,22 +22,20 @@ use syscost_record::{RunRecord, Verdict};
 const KERNEL_FIVE: &str = "native,seccomp.bitmap.1,seccomp.bitmap.2,seccomp.full.3,seccomp.full.4";
 
 /// Runs this executable's `run --json` with `args`; the record and the wall time.
-fn run(args: &[String]) -> Result<(RunRecord, f64), String> {
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find syscost itself: {e}"))?;
+fn run_json(args: &[String]) -> Result<(RunRecord, f64), Error> {
+    let exe = std::env::current_exe().map_err(Error::SelfExe)?;
     let t0 = Instant::now();
     let out = Command::new(exe)
         .arg("run")
         .arg("--json")
         .args(args)
         .output()
-        .map_err(|e| format!("cannot start syscost run: {e}"))?;
+        .map_err(Error::Spawn)?;
     let wall = t0.elapsed().as_secs_f64();
-    let record = serde_json::from_slice(&out.stdout).map_err(|e| {
-        format!(
-            "syscost run {} produced no record ({e}): {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )
+    let record = serde_json::from_slice(&out.stdout).map_err(|error| Error::NoRecord {
+        args: args.join(" "),
+        error,
+        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
     })?;
     Ok((record, wall))
 }
@@ -112,20 +111,12 @@ impl MethodStats {
     }
 }
 
-pub fn main(a: &SelfcheckArgs) -> i32 {
-    match report(a) {
-        Ok(text) => {
-            print!("{text}");
-            0
-        }
-        Err(e) => {
-            eprintln!("syscost selfcheck: {e}");
-            1
-        }
-    }
+pub fn run(a: &SelfcheckArgs) -> Result<i32, Error> {
+    print!("{}", report(a)?);
+    Ok(0)
 }
 
-fn report(a: &SelfcheckArgs) -> Result<String, String> {
+fn report(a: &SelfcheckArgs) -> Result<String, Error> {
     let mut out = String::new();
     let budget = format!("{}", a.budget);
     let mut seq = MethodStats::default();
@@ -134,7 +125,7 @@ fn report(a: &SelfcheckArgs) -> Result<String, String> {
     let mut env_line = String::new();
     for i in 0..a.runs {
         eprintln!("selfcheck: method comparison, run {} of {}", i + 1, a.runs);
-        let (r, wall) = run(&[
+        let (r, wall) = run_json(&[
             "--method".into(),
             "sequential".into(),
             "--budget".into(),
@@ -155,7 +146,7 @@ fn report(a: &SelfcheckArgs) -> Result<String, String> {
             );
         }
         seq.add(&r, wall);
-        let (r, wall) = run(&[
+        let (r, wall) = run_json(&[
             "--budget".into(),
             budget.clone(),
             "--only".into(),
@@ -163,7 +154,7 @@ fn report(a: &SelfcheckArgs) -> Result<String, String> {
         ])?;
         inter.add(&r, wall);
         // The same, forced to use the whole budget: spreads at equal time.
-        let (r, wall) = run(&[
+        let (r, wall) = run_json(&[
             "--budget".into(),
             budget.clone(),
             "--target-ci".into(),
@@ -221,7 +212,7 @@ fn report(a: &SelfcheckArgs) -> Result<String, String> {
     let mut last = None;
     for b in &a.budgets {
         eprintln!("selfcheck: precision at --budget {b}");
-        let (r, wall) = run(&["--budget".into(), format!("{b}")])?;
+        let (r, wall) = run_json(&["--budget".into(), format!("{b}")])?;
         let _ = writeln!(
             out,
             "| {b} | {wall:.1} | {} | ±{} | ±{} | ±{} | ±{} | {} |",
@@ -249,7 +240,7 @@ fn report(a: &SelfcheckArgs) -> Result<String, String> {
             );
         }
     }
-    let (pr, _) = run(&[
+    let (pr, _) = run_json(&[
         "--budget".into(),
         "5".into(),
         "--syscall".into(),

@@ -3,8 +3,8 @@
 //! (and the decoding checked against the printed value), never recorded as 1.8e19 ns.
 
 use super::{Est, Generation, Mark, Run, Scn, EXPECTATIONS, FORMAT};
-use crate::import::build::{overhead_vs, provenance, single, skeleton};
-use crate::import::env::{apply_sysctl, apply_uname};
+use crate::build::{overhead_vs, provenance, single, skeleton};
+use crate::env::{apply_sysctl, apply_uname};
 use syscost_record::{Estimate, Expectation, RunRecord, Verdict};
 
 /// The kernel's own plausibility bound: anything above INT_MAX "went negative".

@@ -1,0 +1,43 @@
+//! The subcommands: the only code that reads arguments, prints, and chooses exit codes (through
+//! [`crate::error::Error`]).
+
+pub mod import;
+pub mod list;
+pub mod run;
+pub mod selfcheck;
+
+use crate::cli::{Command, SyscallArg};
+use crate::error::Error;
+use crate::harness::Syscall;
+
+/// Runs one subcommand; Ok(exit code) or the error `main` reports.
+pub fn dispatch(command: &Command) -> Result<i32, Error> {
+    match command {
+        Command::Run(args) => run::run(args),
+        Command::List(args) => list::run(args),
+        Command::Import(args) => import::run(args),
+        Command::Selfcheck(args) => selfcheck::run(args),
+    }
+}
+
+/// What `main` prefixes its messages with.
+pub fn name(command: &Command) -> &'static str {
+    match command {
+        Command::Run(_) | Command::List(_) => "syscost",
+        Command::Import(_) => "syscost import",
+        Command::Selfcheck(_) => "syscost selfcheck",
+    }
+}
+
+/// The harness's probe for a `--syscall` value.
+pub fn syscall(s: SyscallArg) -> Syscall {
+    match s {
+        SyscallArg::Getpid => Syscall::Getpid,
+        SyscallArg::Getppid => Syscall::Getppid,
+        SyscallArg::Getpgid => Syscall::Getpgid,
+        SyscallArg::Getuid => Syscall::Getuid,
+        SyscallArg::Gettid => Syscall::Gettid,
+        SyscallArg::Sysinfo => Syscall::Sysinfo,
+        SyscallArg::Mix => Syscall::Mix,
+    }
+}

@@ -1,0 +1,59 @@
+//! The one place where the collector's failures become messages and exit codes.
+
+use crate::engine::PlanError;
+use crate::report::json::WriteError;
+use std::path::PathBuf;
+
+/// Exit code: a scenario failed (the record is still written), or a command could not finish.
+pub const EXIT_FAILED: i32 = 1;
+/// Exit code: bad usage or bad input (unknown scenario, budget ≤ 0, unavailable CPU...).
+pub const EXIT_USAGE: i32 = 2;
+/// Exit code: stopped by SIGINT/SIGTERM; nothing was written.
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// An argument out of its range (the message names the flag and the value).
+    #[error("{0}")]
+    Argument(String),
+    #[error(transparent)]
+    Plan(#[from] PlanError),
+    #[error(transparent)]
+    Write(#[from] WriteError),
+    #[error("interrupted after {rounds} rounds ({seconds:.1} s); every worker was stopped and no record was written")]
+    Interrupted { rounds: usize, seconds: f64 },
+    #[error("interrupted; the worker was stopped and no record was written")]
+    InterruptedSequential,
+    #[error("{} scenario(s) failed: {} (see the reasons in the record)", .0.len(), .0.join(", "))]
+    ScenariosFailed(Vec<String>),
+    /// Every file's own error has been printed; nothing was saved.
+    #[error("nothing was imported")]
+    NothingImported,
+    #[error("cannot encode the records: {0}")]
+    Encode(#[from] serde_json::Error),
+    #[error("cannot find syscost itself: {0}")]
+    SelfExe(std::io::Error),
+    #[error("cannot start syscost run: {0}")]
+    Spawn(std::io::Error),
+    #[error("syscost run {args} produced no record ({error}): {stderr}")]
+    NoRecord {
+        args: String,
+        error: serde_json::Error,
+        stderr: String,
+    },
+    #[error("cannot save {path}: {source}")]
+    Save {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl Error {
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            Error::Argument(_) | Error::Plan(_) => EXIT_USAGE,
+            Error::Interrupted { .. } | Error::InterruptedSequential => EXIT_INTERRUPTED,
+            _ => EXIT_FAILED,
+        }
+    }
+}

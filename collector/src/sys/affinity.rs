@@ -1,0 +1,56 @@
+//! CPU affinity: the measurement CPU, the CPUs this process may use, and keeping the parent
+//! off the measurement CPU.
+
+use std::io;
+
+/// Pins the calling process to one CPU.
+pub fn pin_to_cpu(cpu: u32) -> io::Result<()> {
+    // SAFETY: cpu_set_t is plain data; CPU_SET bounds-checks against its size.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        libc::CPU_SET(cpu as usize, &mut set);
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// Restricts the calling process to `cpus` (the parent keeps off the measurement CPU).
+pub fn pin_to_cpus(cpus: &[u32]) -> io::Result<()> {
+    // SAFETY: as above.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        for &c in cpus {
+            libc::CPU_SET(c as usize, &mut set);
+        }
+        if libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) != 0 {
+            return Err(io::Error::last_os_error());
+        }
+    }
+    Ok(())
+}
+
+/// CPUs this process may run on.
+pub fn allowed_cpus() -> Vec<u32> {
+    // SAFETY: as above.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Vec::new();
+        }
+        (0..libc::CPU_SETSIZE as u32)
+            .filter(|&c| libc::CPU_ISSET(c as usize, &set))
+            .collect()
+    }
+}
+
+/// Moves this (parent) process off the measurement CPU when there is another: woken by every
+/// reply, it would otherwise be scheduled next to the workers and preempt them. The workers
+/// inherit this mask and then pin themselves to `cpu`.
+pub fn keep_off(cpu: u32) {
+    let others: Vec<u32> = allowed_cpus().into_iter().filter(|&c| c != cpu).collect();
+    if !others.is_empty() {
+        let _ = pin_to_cpus(&others);
+    }
+}
