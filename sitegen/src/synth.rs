@@ -8,8 +8,8 @@ use std::io::Write;
 use std::path::Path;
 use syscost_record::{
     with_id, Comparability, Cpu, Environment, Estimate, Expectation, Incidental, Method, Overhead,
-    RunRecord, RunSummary, ScenarioResult, Settings, Source, SourceKind, Status, StopReason,
-    Throughput, Verdict, Verification, Virtualization, SCHEMA_VERSION,
+    Relation, RunRecord, RunSummary, ScenarioResult, Settings, Source, SourceKind, Status,
+    StopReason, Throughput, Verdict, Verification, Virtualization, SCHEMA_VERSION,
 };
 
 pub struct Rng(u64);
@@ -453,7 +453,11 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
             Expectation {
                 id: id.to_string(),
                 label: label.to_string(),
-                relation: rel.to_string(),
+                relation: if *rel == "le" {
+                    Relation::Le
+                } else {
+                    Relation::Approx
+                },
                 lhs_ns: lhs,
                 rhs_ns: rhs,
                 diff_median_ns: Some(dm),

@@ -122,7 +122,7 @@ def xss(r):
     r['results'][1]['verification'] = {"what": P('what'), "expected": 10, "observed": 10}
     r['estimates'][0].update(label=P('estlabel'), formula=P('formula'))
     r['estimates'].append(dict(r['estimates'][0], id=P('estid')))
-    r['expectations'][0].update(label=P('explabel'), relation=P('relation'))
+    r['expectations'][0].update(label=P('explabel'))  # relation is an enum: markup cannot parse
     r['expectations'].append(dict(r['expectations'][0], id=P('expid')))
     r['notes'] = [P('note0'), P('note1')]
 edit('markup-in-every-string.json', xss)

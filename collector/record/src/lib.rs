@@ -7,10 +7,14 @@
 //! carries its confidence interval and the number of samples behind it; imported single-sample
 //! results carry no interval (`ci_*` absent), never a made-up one.
 
+mod build;
 mod id;
+pub mod ids;
 mod validate;
 
+pub use build::RecordBuilder;
 pub use id::{canonical_json, content_id, sanitize_path_component, with_id};
+pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
 pub use validate::{validate, Problem};
 
 use serde::{Deserialize, Serialize};
@@ -391,8 +395,7 @@ pub struct Expectation {
     pub id: String,
     /// The kernel's wording: "native ≤ 1 bitmap".
     pub label: String,
-    /// `le` or `approx`.
-    pub relation: String,
+    pub relation: Relation,
     pub lhs_ns: f64,
     pub rhs_ns: f64,
     /// Median of the per-round lhs − rhs, with its CI.

@@ -18,77 +18,11 @@
 //! Noise widens the CI, which can only move a verdict towards "inconclusive", never to "fail".
 //! The kernel's own rule on the same (integer) medians is recorded beside it.
 
-use super::estimates::{entry, KERNEL_IDS};
+use super::kernel::{tolerance, Five};
 use super::kernel_rules::{self, KernelInputs};
 use super::Series;
 use crate::stats::{per_round, Summary};
-use syscost_record::{Expectation, Verdict};
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Relation {
-    Le,
-    Approx,
-}
-
-type Side = fn(&[f64]) -> f64;
-
-/// (id, label, relation, lhs, rhs) over [n, b1, b2, f3, f4], in the kernel's order.
-pub const EXPECTATIONS: [(&str, &str, Relation, Side, Side); 7] = [
-    (
-        "native_le_bitmap1",
-        "native ≤ 1 bitmap",
-        Relation::Le,
-        |x| x[0],
-        |x| x[1],
-    ),
-    (
-        "native_le_filter1",
-        "native ≤ 1 filter",
-        Relation::Le,
-        |x| x[0],
-        |x| x[3],
-    ),
-    (
-        "per_filter_approx",
-        "per-filter (last 2 diff) ≈ per-filter (filters / 4)",
-        Relation::Approx,
-        |x| x[4] - x[3],
-        |x| (x[4] - x[0] - entry(x)) / 4.0,
-    ),
-    (
-        "bitmap1_approx_bitmap2",
-        "1 bitmapped ≈ 2 bitmapped",
-        Relation::Approx,
-        |x| x[1] - x[0],
-        |x| x[2] - x[0],
-    ),
-    (
-        "entry_approx_bitmap1",
-        "entry ≈ 1 bitmapped",
-        Relation::Approx,
-        entry,
-        |x| x[1] - x[0],
-    ),
-    (
-        "entry_approx_bitmap2",
-        "entry ≈ 2 bitmapped",
-        Relation::Approx,
-        entry,
-        |x| x[2] - x[0],
-    ),
-    (
-        "total_approx_full4",
-        "native + entry + (per filter * 4) ≈ 4 filters total",
-        Relation::Approx,
-        |x| x[0] + entry(x) + 4.0 * (x[4] - x[3]),
-        |x| x[4],
-    ),
-];
-
-/// The tolerance for comparing two values (the kernel's margin).
-pub fn tolerance(lhs: f64, rhs: f64) -> f64 {
-    (0.1 * lhs.abs().min(rhs.abs())).max(2.0)
-}
+use syscost_record::{Expectation, KernelExpectation, Relation, Verdict};
 
 /// The CI widened by a systematic allowance on both ends.
 pub fn widen(ci: Option<(f64, f64)>, sys: Option<f64>) -> Option<(f64, f64)> {
@@ -148,17 +82,14 @@ pub fn systematic(series: &Series) -> Option<f64> {
 
 /// The seven expectations, if the five kernel scenarios were measured.
 pub fn all(series: &Series) -> Vec<Expectation> {
-    let Some(inputs) = KERNEL_IDS
-        .iter()
-        .map(|id| series.get(id))
-        .collect::<Option<Vec<_>>>()
-    else {
+    let Some(inputs) = series.kernel() else {
         return Vec::new();
     };
     let medians: Vec<f64> = inputs
         .iter()
         .map(|s| crate::stats::median(&s.iter().flatten().copied().collect::<Vec<_>>()))
         .collect();
+    let medians = Five::from_row(&medians);
     // The kernel's verdicts on integer ns (it divides total ns by samples in integers).
     let int = |v: f64| {
         if v.is_finite() && v > 0.0 {
@@ -168,29 +99,30 @@ pub fn all(series: &Series) -> Vec<Expectation> {
         }
     };
     let kernel = kernel_rules::verdicts(KernelInputs {
-        native: int(medians[0]),
-        bitmap1: int(medians[1]),
-        bitmap2: int(medians[2]),
-        filter1: int(medians[3]),
-        filter2: int(medians[4]),
+        native: int(medians.native),
+        bitmap1: int(medians.bitmap1),
+        bitmap2: int(medians.bitmap2),
+        filter1: int(medians.full3),
+        filter2: int(medians.full4),
     });
     let sys = systematic(series);
-    EXPECTATIONS
+    KernelExpectation::ALL
         .iter()
         .zip(kernel)
-        .filter_map(|(&(id, label, relation, lhs, rhs), kernel_verdict)| {
-            let l = Summary::of(&per_round(&inputs, lhs))?;
-            let r = Summary::of(&per_round(&inputs, rhs))?;
-            let d = Summary::of(&per_round(&inputs, |x| lhs(x) - rhs(x)))?;
+        .filter_map(|(&x, kernel_verdict)| {
+            let sides = |row: &[f64]| Five::from_row(row).sides(x);
+            let l = Summary::of(&per_round(&inputs, |r| sides(r).0))?;
+            let r = Summary::of(&per_round(&inputs, |r| sides(r).1))?;
+            let d = Summary::of(&per_round(&inputs, |r| {
+                let (lhs, rhs) = sides(r);
+                lhs - rhs
+            }))?;
             let tol = tolerance(l.median, r.median);
+            let relation = x.relation();
             Some(Expectation {
-                id: id.into(),
-                label: label.into(),
-                relation: match relation {
-                    Relation::Le => "le",
-                    Relation::Approx => "approx",
-                }
-                .into(),
+                id: x.id().into(),
+                label: x.label().into(),
+                relation,
                 lhs_ns: l.median,
                 rhs_ns: r.median,
                 diff_median_ns: Some(d.median),
@@ -275,12 +207,5 @@ mod tests {
             Verdict::Fail
         );
         assert_eq!(widen(ci, None), ci);
-    }
-
-    #[test]
-    fn tolerance_is_the_kernels_margin() {
-        assert!((tolerance(29.0, 29.0) - 2.9).abs() < 1e-12);
-        assert_eq!(tolerance(5.0, 100.0), 2.0);
-        assert!((tolerance(-40.0, 200.0) - 4.0).abs() < 1e-12);
     }
 }

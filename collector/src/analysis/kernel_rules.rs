@@ -3,7 +3,8 @@
 //! expectation), values compared as `int`, and `≈` meaning "the larger is within the smaller +
 //! max(10 % of the smaller, 2)". Used to record what the kernel would have said.
 
-use syscost_record::Verdict;
+use super::kernel::tolerance;
+use syscost_record::{Estimate, EstimateId, Expectation, KernelExpectation, Verdict};
 
 /// Per-call times in integer ns, as the kernel computes them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -113,65 +114,21 @@ pub fn verdicts(k: KernelInputs) -> [Verdict; 7] {
     out
 }
 
-/// The kernel's labels for its estimates, in its order, with the record's ids.
-pub const ESTIMATE_LABELS: [(&str, &str, &str); 7] = [
-    (
-        "total.bitmap.1",
-        "total seccomp overhead for 1 bitmapped filter",
-        "bitmap.1 − native",
-    ),
-    (
-        "total.bitmap.2",
-        "total seccomp overhead for 2 bitmapped filters",
-        "bitmap.2 − native",
-    ),
-    (
-        "total.full.3",
-        "total seccomp overhead for 3 full filters",
-        "full.3 − native",
-    ),
-    (
-        "total.full.4",
-        "total seccomp overhead for 4 full filters",
-        "full.4 − native",
-    ),
-    (
-        "entry",
-        "seccomp entry overhead",
-        "bitmap.1 − native − (bitmap.2 − bitmap.1)",
-    ),
-    (
-        "per_filter.last2",
-        "seccomp per-filter overhead (last 2 diff)",
-        "full.4 − full.3",
-    ),
-    (
-        "per_filter.div4",
-        "seccomp per-filter overhead (filters / 4)",
-        "(full.4 − native − entry) / 4",
-    ),
-];
-
 /// Estimates and expectations exactly as the kernel computes them from single integer values,
 /// as record entries (no CI: one measurement each), plus notes on wrapped-around values.
-pub fn record_parts(
-    k: KernelInputs,
-) -> (
-    Vec<syscost_record::Estimate>,
-    Vec<syscost_record::Expectation>,
-    Vec<String>,
-) {
-    use syscost_record::{Estimate, Expectation};
+pub fn record_parts(k: KernelInputs) -> (Vec<Estimate>, Vec<Expectation>, Vec<String>) {
     let e = estimates(k);
-    let values = [
-        e.total_bitmap1,
-        e.total_bitmap2,
-        e.total_full3,
-        e.total_full4,
-        e.entry,
-        e.per_filter_last2,
-        e.per_filter_div4,
-    ];
+    let printed = |id: EstimateId| match id {
+        EstimateId::TotalBitmap1 => e.total_bitmap1,
+        EstimateId::TotalBitmap2 => e.total_bitmap2,
+        EstimateId::TotalFull3 => e.total_full3,
+        EstimateId::TotalFull4 => e.total_full4,
+        EstimateId::Entry => e.entry,
+        EstimateId::PerFilterLast2 => e.per_filter_last2,
+        EstimateId::PerFilterDiv4 | EstimateId::DepthPerFilter | EstimateId::DepthEntry => {
+            e.per_filter_div4
+        }
+    };
     let mut notes = Vec::new();
     // What the estimates mean: the same formulas in signed arithmetic. (Reinterpreting the
     // kernel's wrapped value is not enough: it divides the wrapped number by 4.)
@@ -184,20 +141,21 @@ pub fn record_parts(
     );
     let entry = b1 - n - (b2 - b1);
     let last2 = f4 - f3;
-    let meant = [
-        b1 - n,
-        b2 - n,
-        f3 - n,
-        f4 - n,
-        entry,
-        last2,
-        (f4 - n - entry) / 4,
-    ];
-    let ests = ESTIMATE_LABELS
+    let meant = |id: EstimateId| match id {
+        EstimateId::TotalBitmap1 => b1 - n,
+        EstimateId::TotalBitmap2 => b2 - n,
+        EstimateId::TotalFull3 => f3 - n,
+        EstimateId::TotalFull4 => f4 - n,
+        EstimateId::Entry => entry,
+        EstimateId::PerFilterLast2 => last2,
+        EstimateId::PerFilterDiv4 | EstimateId::DepthPerFilter | EstimateId::DepthEntry => {
+            (f4 - n - entry) / 4
+        }
+    };
+    let ests = EstimateId::KERNEL
         .iter()
-        .zip(values)
-        .zip(meant)
-        .map(|((&(id, label, formula), printed), signed)| {
+        .map(|&id| {
+            let (label, printed, signed) = (id.label(), printed(id), meant(id));
             if printed > i32::MAX as u64 {
                 notes.push(format!(
                     "{label}: the kernel prints {printed} ns, an unsigned wrap-around; the \
@@ -205,9 +163,9 @@ pub fn record_parts(
                 ));
             }
             Estimate {
-                id: id.into(),
+                id: id.id().into(),
                 label: label.into(),
-                formula: formula.into(),
+                formula: id.kernel_formula().unwrap_or_default().into(),
                 median_ns: signed as f64,
                 ci_low_ns: None,
                 ci_high_ns: None,
@@ -216,36 +174,32 @@ pub fn record_parts(
         })
         .collect();
     // The values compared, as differences in ns (the verdicts below are the kernel's own).
-    let sides = [
-        (n, b1),
-        (n, f3),
-        (last2, (f4 - n - entry) / 4),
-        (b1 - n, b2 - n),
-        (entry, b1 - n),
-        (entry, b2 - n),
-        (n + entry + 4 * last2, f4),
-    ];
+    let sides = |x: KernelExpectation| match x {
+        KernelExpectation::NativeLeBitmap1 => (n, b1),
+        KernelExpectation::NativeLeFilter1 => (n, f3),
+        KernelExpectation::PerFilterApprox => (last2, (f4 - n - entry) / 4),
+        KernelExpectation::Bitmap1ApproxBitmap2 => (b1 - n, b2 - n),
+        KernelExpectation::EntryApproxBitmap1 => (entry, b1 - n),
+        KernelExpectation::EntryApproxBitmap2 => (entry, b2 - n),
+        KernelExpectation::TotalApproxFull4 => (n + entry + 4 * last2, f4),
+    };
     let verdicts = verdicts(k);
-    let exps = crate::analysis::expectations::EXPECTATIONS
+    let exps = KernelExpectation::ALL
         .iter()
-        .zip(sides)
         .zip(verdicts)
-        .map(|((&(id, label, relation, _, _), (l, r)), v)| {
+        .map(|(&x, v)| {
+            let (l, r) = sides(x);
             let (l, r) = (l as f64, r as f64);
             Expectation {
-                id: id.into(),
-                label: label.into(),
-                relation: match relation {
-                    crate::analysis::expectations::Relation::Le => "le",
-                    crate::analysis::expectations::Relation::Approx => "approx",
-                }
-                .into(),
+                id: x.id().into(),
+                label: x.label().into(),
+                relation: x.relation(),
                 lhs_ns: l,
                 rhs_ns: r,
                 diff_median_ns: Some(l - r),
                 diff_ci_low_ns: None,
                 diff_ci_high_ns: None,
-                tolerance_ns: crate::analysis::expectations::tolerance(l, r),
+                tolerance_ns: tolerance(l, r),
                 systematic_ns: None,
                 // The sequential method's verdict is the kernel's rule: there is no interval.
                 verdict: v,

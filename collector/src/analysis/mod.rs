@@ -3,13 +3,14 @@
 
 pub mod estimates;
 pub mod expectations;
+pub mod kernel;
 pub mod kernel_rules;
 pub mod record;
 
 use crate::engine::driver::Outcome;
 use crate::scenarios::Scenario;
 use crate::stats::{per_round, Summary};
-use syscost_record::{Overhead, ScenarioResult, Status, Throughput, Verification};
+use syscost_record::{KernelScenario, Overhead, ScenarioResult, Status, Throughput, Verification};
 
 /// Per-round series of the measured scenarios, looked up by id.
 pub struct Series<'a> {
@@ -31,11 +32,15 @@ impl<'a> Series<'a> {
         let slot = &self.outcome.slots[i];
         (slot.status == Status::Measured).then_some(slot.samples.as_slice())
     }
-}
 
-/// Summary of a per-round derived quantity as (median, ci, n).
-pub fn summarize(values: &[f64]) -> Option<Summary> {
-    Summary::of(values)
+    /// The kernel benchmark's five series, in [`KernelScenario::ALL`] order, if all were
+    /// measured.
+    pub fn kernel(&self) -> Option<Vec<&'a [Option<f64>]>> {
+        KernelScenario::ALL
+            .iter()
+            .map(|k| self.get(k.id()))
+            .collect()
+    }
 }
 
 /// Fills the distribution fields of `r` from samples; false if there are none.

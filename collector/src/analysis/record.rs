@@ -2,13 +2,15 @@
 //! environment, and notes on what limits the numbers.
 
 use super::kernel_rules::{record_parts, KernelInputs};
+use super::{estimates, expectations, results, Series};
 use crate::engine::driver::{self, Outcome};
 use crate::engine::sequential::SequentialOutcome;
 use crate::engine::Plan;
 use crate::scenarios;
 use crate::stats::{CI_METHOD, CONFIDENCE};
 use syscost_record::{
-    with_id, Method, RunRecord, RunSummary, Settings, Source, SourceKind, Status,
+    Environment, KernelScenario, Method, Overhead, RunRecord, RunSummary, ScenarioResult, Settings,
+    Source, SourceKind, Status, StopReason,
 };
 
 /// The settings a run was started with, as the record keeps them.
@@ -21,36 +23,31 @@ pub struct RunSettings {
     pub skip: Vec<String>,
 }
 
-/// The tool name and version recorded in every record.
-pub fn tool() -> String {
-    format!("syscost {}", env!("CARGO_PKG_VERSION"))
+/// Who made a collected record, and when the run started (RFC 3339).
+fn source(method: Method, started: String) -> Source {
+    let mut s = Source::new(
+        SourceKind::Collected,
+        format!("syscost {}", env!("CARGO_PKG_VERSION")),
+        method,
+    );
+    s.commit = option_env!("SYSCOST_GIT_COMMIT").map(String::from);
+    s.date = Some(started);
+    s
 }
 
-/// The commit the collector was built from, when known.
-pub fn commit() -> Option<String> {
-    option_env!("SYSCOST_GIT_COMMIT").map(String::from)
-}
-
-/// Builds the record from a finished measurement.
-pub fn interleaved(
-    plan: &Plan,
-    args: &RunSettings,
-    env: syscost_record::Environment,
-    started: String,
+/// Notes on what limits the numbers of an interleaved run.
+fn notes(
     outcome: &Outcome,
-) -> RunRecord {
-    let results = super::results(&plan.scenarios, outcome);
-    let series = super::Series::new(&plan.scenarios, outcome);
-    let estimates = super::estimates::all(&series);
-    let expectations = super::expectations::all(&series);
+    results: &[ScenarioResult],
+    worst: &Option<String>,
+    target: f64,
+) -> Vec<String> {
     let mut notes = Vec::new();
-    let worst_id = outcome.worst_ci.map(|(i, _)| plan.scenarios[i].id());
-    if outcome.stop_reason != syscost_record::StopReason::Target {
-        if let (Some((_, pct)), Some(id)) = (outcome.worst_ci, &worst_id) {
+    if outcome.stop_reason != StopReason::Target {
+        if let (Some((_, pct)), Some(id)) = (outcome.worst_ci, worst) {
             notes.push(format!(
-                "the budget ran out before every CI reached ±{}%: the widest is ±{pct:.2}% \
-                 ({id}); a larger --budget narrows it",
-                args.target_ci_pct
+                "the budget ran out before every CI reached ±{target}%: the widest is ±{pct:.2}% \
+                 ({id}); a larger --budget narrows it"
             ));
         }
     }
@@ -76,85 +73,81 @@ pub fn interleaved(
             driver::MIN_ROUNDS
         ));
     }
-    let record = RunRecord {
-        schema: syscost_record::SCHEMA_VERSION,
-        id: String::new(),
-        source: Source {
-            kind: SourceKind::Collected,
-            tool: tool(),
-            commit: commit(),
-            method: Method::Interleaved,
-            format: None,
-            url: None,
-            text_sha256: None,
-            note: None,
-            date: Some(started),
-        },
-        settings: Settings {
-            budget_s: Some(args.budget_s),
-            target_ci_pct: Some(args.target_ci_pct),
-            syscall: plan.syscall.name().into(),
-            syscalls_per_op: plan.syscall.syscalls_per_op(),
-            cpu: Some(plan.cpu),
-            sample_ms: Some(args.sample_ms),
-            confidence: CONFIDENCE,
-            only: args.only.clone(),
-            skip: args.skip.clone(),
-        },
-        environment: env,
-        summary: RunSummary {
-            rounds: outcome.rounds as u64,
-            duration_s: outcome.elapsed.as_secs_f64(),
-            stop_reason: outcome.stop_reason,
-            target_reached: outcome.stop_reason == syscost_record::StopReason::Target,
-            worst_ci_pct: outcome.worst_ci.map(|w| w.1),
-            worst_ci_id: worst_id,
-            ci_method: CI_METHOD.into(),
-        },
-        results,
-        estimates,
-        expectations,
-        notes,
+    notes
+}
+
+/// The record of an interleaved run.
+pub fn interleaved(
+    plan: &Plan,
+    args: &RunSettings,
+    env: Environment,
+    started: String,
+    outcome: &Outcome,
+) -> RunRecord {
+    let results = results(&plan.scenarios, outcome);
+    let series = Series::new(&plan.scenarios, outcome);
+    let worst_id = outcome.worst_ci.map(|(i, _)| plan.scenarios[i].id());
+    let notes = notes(outcome, &results, &worst_id, args.target_ci_pct);
+    let mut settings = Settings::new(
+        plan.syscall.name(),
+        plan.syscall.syscalls_per_op(),
+        CONFIDENCE,
+    );
+    settings.budget_s = Some(args.budget_s);
+    settings.target_ci_pct = Some(args.target_ci_pct);
+    settings.cpu = Some(plan.cpu);
+    settings.sample_ms = Some(args.sample_ms);
+    settings.only = args.only.clone();
+    settings.skip = args.skip.clone();
+    let summary = RunSummary {
+        rounds: outcome.rounds as u64,
+        duration_s: outcome.elapsed.as_secs_f64(),
+        stop_reason: outcome.stop_reason,
+        target_reached: outcome.stop_reason == StopReason::Target,
+        worst_ci_pct: outcome.worst_ci.map(|w| w.1),
+        worst_ci_id: worst_id,
+        ci_method: CI_METHOD.into(),
     };
-    with_id(record)
+    RunRecord::builder(source(Method::Interleaved, started), settings, env, summary)
+        .results(results)
+        .estimates(estimates::all(&series))
+        .expectations(expectations::all(&series))
+        .notes(notes)
+        .build()
 }
 
 /// The record of a sequential run: single integer timings, the kernel's estimates and verdicts.
 pub fn sequential(
     plan: &Plan,
     args: &RunSettings,
-    env: syscost_record::Environment,
+    env: Environment,
     started: String,
     out: &SequentialOutcome,
 ) -> RunRecord {
-    use super::estimates::KERNEL_IDS;
     let all = scenarios::all(plan.syscall);
+    let native = out.ns.first().copied();
     let mut results = Vec::new();
-    for (i, id) in KERNEL_IDS.iter().enumerate() {
-        let Some(s) = all.iter().find(|s| s.id() == *id) else {
+    // The kernel's sequence times its five scenarios in this order.
+    for (i, k) in KernelScenario::ALL.iter().enumerate() {
+        let Some(s) = all.iter().find(|s| s.id() == k.id()) else {
             continue;
         };
-        let mut r =
-            syscost_record::ScenarioResult::new(id, s.family(), &s.description(), Status::Measured);
+        let mut r = ScenarioResult::new(k.id(), s.family(), &s.description(), Status::Measured);
         r.params = s.params();
         match out.ns.get(i) {
             Some(&ns) => {
                 r.median_ns = Some(ns as f64);
                 r.samples = Some(1);
                 r.iters_per_sample = Some(out.samples);
-                if let (Some(&native), true) = (out.ns.first(), i > 0) {
+                if let Some(native) = native.filter(|&n| n > 0 && *k != KernelScenario::Native) {
                     let d = ns as f64 - native as f64;
-                    r.overhead = Some(syscost_record::Overhead {
-                        vs: "native".into(),
+                    r.overhead = Some(Overhead {
+                        vs: KernelScenario::Native.id().into(),
                         median_ns: d,
                         ci_low_ns: None,
                         ci_high_ns: None,
                         samples: 1,
-                        pct: if native > 0 {
-                            d / native as f64 * 100.0
-                        } else {
-                            0.0
-                        },
+                        pct: d / native as f64 * 100.0,
                         pct_ci_low: None,
                         pct_ci_high: None,
                     });
@@ -189,45 +182,17 @@ pub fn sequential(
     if let Some(e) = &out.error {
         notes.push(format!("the sequence stopped early: {e}"));
     }
-    let record = RunRecord {
-        schema: syscost_record::SCHEMA_VERSION,
-        id: String::new(),
-        source: Source {
-            kind: SourceKind::Collected,
-            tool: tool(),
-            commit: commit(),
-            method: Method::Sequential,
-            format: None,
-            url: None,
-            text_sha256: None,
-            note: None,
-            date: Some(started),
-        },
-        settings: Settings {
-            budget_s: Some(args.budget_s),
-            target_ci_pct: None,
-            syscall: "getpid".into(),
-            syscalls_per_op: 1,
-            cpu: Some(plan.cpu),
-            sample_ms: None,
-            confidence: CONFIDENCE,
-            only: Vec::new(),
-            skip: Vec::new(),
-        },
-        environment: env,
-        summary: RunSummary {
-            rounds: 1,
-            duration_s: out.elapsed.as_secs_f64(),
-            stop_reason: syscost_record::StopReason::Complete,
-            target_reached: false,
-            worst_ci_pct: None,
-            worst_ci_id: None,
-            ci_method: "none (one timing per scenario, the kernel's method)".into(),
-        },
-        results,
-        estimates,
-        expectations,
-        notes,
-    };
-    with_id(record)
+    let mut settings = Settings::new("getpid", 1, CONFIDENCE);
+    settings.budget_s = Some(args.budget_s);
+    settings.cpu = Some(plan.cpu);
+    let summary = RunSummary::complete(
+        out.elapsed.as_secs_f64(),
+        "none (one timing per scenario, the kernel's method)",
+    );
+    RunRecord::builder(source(Method::Sequential, started), settings, env, summary)
+        .results(results)
+        .estimates(estimates)
+        .expectations(expectations)
+        .notes(notes)
+        .build()
 }

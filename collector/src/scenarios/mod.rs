@@ -14,6 +14,7 @@ pub mod sud;
 
 use crate::harness::{Batch, Syscall};
 use std::collections::BTreeMap;
+use syscost_record::KernelScenario;
 use wildmatch::WildMatch;
 
 /// Why a scenario could not be set up.
@@ -151,11 +152,11 @@ pub fn select(
     };
     let mut keep: Vec<bool> = (0..ids.len()).map(wanted).collect();
     // The expectations need the A/A control's bias estimate: it comes with the kernel's five.
-    let kernel_five = crate::analysis::estimates::KERNEL_IDS;
-    if kernel_five
-        .iter()
-        .all(|k| ids.iter().position(|id| id == k).is_some_and(|i| keep[i]))
-    {
+    if KernelScenario::ALL.iter().all(|k| {
+        ids.iter()
+            .position(|id| id == k.id())
+            .is_some_and(|i| keep[i])
+    }) {
         for (r, _) in baseline::REPLICAS {
             if let Some(i) = ids.iter().position(|id| id == r) {
                 keep[i] = true;

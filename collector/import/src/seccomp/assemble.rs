@@ -5,7 +5,7 @@
 use super::{Est, Generation, Mark, Run, Scn, EXPECTATIONS, FORMAT};
 use crate::build::{overhead_vs, provenance, single, skeleton};
 use crate::env::{apply_sysctl, apply_uname};
-use syscost_record::{Estimate, Expectation, RunRecord, Verdict};
+use syscost_record::{Estimate, Expectation, Relation, RunRecord, Verdict};
 
 /// The kernel's own plausibility bound: anything above INT_MAX "went negative".
 const INT_MAX: u64 = i32::MAX as u64;
@@ -393,7 +393,11 @@ pub fn record(run: &Run, repairs: &[String]) -> RunRecord {
         r.expectations.push(Expectation {
             id: (*id).into(),
             label,
-            relation: if i < 2 { "le" } else { "approx" }.into(),
+            relation: if i < 2 {
+                Relation::Le
+            } else {
+                Relation::Approx
+            },
             lhs_ns: lhs,
             rhs_ns: rhs,
             diff_median_ns: Some(lhs - rhs),
