@@ -3,7 +3,27 @@
 #![allow(dead_code)]
 
 use std::process::{Command, Output};
+use std::sync::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use syscost_record::{RunRecord, ScenarioResult, Status};
+
+/// The machine as the measuring tests share it. A test that measures (`syscost run`,
+/// `selfcheck`, the engine in process) holds it shared for as long as it measures: its
+/// assertions compare scenarios of one run, which a neighbouring measurement slows alike. A
+/// test whose result depends on having the machine to itself holds it alone: BPF programs
+/// attached to syscall tracepoints run for every process's syscalls (a neighbour's timings would
+/// include them), and the kernel method's fixed sequence only fits its budget when it gets the
+/// CPU it is pinned to.
+static MACHINE: RwLock<()> = RwLock::new(());
+
+/// Held by every test that measures; any number of them may run at once.
+pub fn measuring() -> RwLockReadGuard<'static, ()> {
+    MACHINE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Held by a test that must not run beside any measurement.
+pub fn alone() -> RwLockWriteGuard<'static, ()> {
+    MACHINE.write().unwrap_or_else(|e| e.into_inner())
+}
 
 pub fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_syscost")

@@ -1,7 +1,7 @@
 //! Faults around the collector: where the record goes cannot be written, and several
 //! collectors at once.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::os::unix::process::CommandExt;
@@ -13,6 +13,7 @@ use syscost_record::{validate, Status};
 /// nothing half-written left behind.
 #[test]
 fn a_full_disk_leaves_no_partial_record() {
+    let _m = measuring();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("run.json");
     let data = dir.path().join("data");
@@ -65,6 +66,7 @@ fn walk(p: &std::path::Path) -> Vec<std::path::PathBuf> {
 /// ignores permission bits); otherwise the directory is made read-only.
 #[test]
 fn an_unwritable_directory_is_a_clear_error() {
+    let _m = measuring();
     let dir = tempfile::tempdir().unwrap();
     let ro = dir.path().join("ro");
     std::fs::create_dir(&ro).unwrap();
@@ -101,6 +103,7 @@ fn an_unwritable_directory_is_a_clear_error() {
 /// worker counts only its own process's events).
 #[test]
 fn two_collectors_at_once_both_produce_valid_records() {
+    let _m = measuring();
     let only = "native,seccomp.bitmap.1,sud.block";
     let spawn = || {
         Command::new(bin())

@@ -2,7 +2,7 @@
 //! verified attaches, the costs order as the kernel's work does (compared as ratios, never as
 //! absolute times), and the chain's refusal point is recorded as data.
 
-mod common;
+use crate::common;
 
 use common::*;
 
@@ -11,6 +11,7 @@ const ATTACH: &str =
 
 #[test]
 fn attach_costs_are_measured_per_operation_and_order_plausibly() {
+    let _m = measuring();
     let (r, out) = run_json(&["--budget", "8", "--only", ATTACH]);
     assert!(
         out.status.success(),

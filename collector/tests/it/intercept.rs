@@ -2,7 +2,7 @@
 //! exact verification counts, sits next to SUD in the table, and the engine rejects a batch
 //! whose interception count or return value is wrong.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::collections::BTreeMap;
@@ -29,6 +29,7 @@ const PATHS: [&str; 11] = [
 
 #[test]
 fn every_path_is_measured_with_exact_counts_and_grouped_after_sud() {
+    let _m = measuring();
     let only = PATHS.join(",");
     let (r, out) = run_json(&["--budget", "5", "--only", &only]);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -92,6 +93,7 @@ fn every_path_is_measured_with_exact_counts_and_grouped_after_sud() {
 
 #[test]
 fn mix_runs_the_pass_through_paths_and_skips_the_emulating_ones() {
+    let _m = measuring();
     let (r, _) = run_json(&[
         "--budget",
         "3",
@@ -171,6 +173,7 @@ fn path(id: &str) -> Box<dyn Scenario> {
 
 #[test]
 fn a_wrong_count_or_return_fails_the_scenario_loudly() {
+    let _m = measuring();
     let tamper = |id, verified_delta, extra_bad| -> Box<dyn Scenario> {
         Box::new(Tamper {
             inner: path(id),

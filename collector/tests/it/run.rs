@@ -1,7 +1,7 @@
 //! End-to-end tests of `syscost run` / `syscost list`: real scenarios, small budgets, assertions
 //! on ratios and on the record — never on absolute times.
 
-mod common;
+use crate::common;
 
 use common::*;
 use std::os::unix::process::CommandExt;
@@ -12,6 +12,7 @@ const CORE: &str = "null,native,native.personality,seccomp.bitmap.*,seccomp.full
 
 #[test]
 fn core_suite_measures_every_scenario_with_intervals() {
+    let _m = measuring();
     let budget = 6.0;
     let (r, out) = run_json(&["--budget", "6", "--only", CORE]);
     assert!(
@@ -103,6 +104,7 @@ fn core_suite_measures_every_scenario_with_intervals() {
 
 #[test]
 fn bitmap_expectations_do_not_fail_on_noise() {
+    let _m = measuring();
     // The kernel tool's bitmap comparisons fail from drift alone on VMs; ours must say pass or
     // inconclusive when the cache works.
     for _ in 0..2 {
@@ -125,6 +127,7 @@ fn bitmap_expectations_do_not_fail_on_noise() {
 
 #[test]
 fn tiny_budgets_are_respected_and_loose_targets_stop_early() {
+    let _m = measuring();
     for budget in ["0.5", "1.5"] {
         let (r, _) = run_json(&["--budget", budget, "--only", CORE]);
         let b: f64 = budget.parse().unwrap();
@@ -188,6 +191,7 @@ fn bad_arguments_are_usage_errors() {
 
 #[test]
 fn output_file_and_save_dir_hold_the_same_canonical_record() {
+    let _m = measuring();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("run.json");
     let data = dir.path().join("data");
@@ -241,6 +245,7 @@ fn walk_files(p: &std::path::Path) -> usize {
 /// such kernels return.
 #[test]
 fn missing_kernel_features_are_skipped_with_reasons() {
+    let _m = measuring();
     use seccompiler::{
         BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
         SeccompRule,
@@ -371,6 +376,7 @@ fn the_one_failure(r: &syscost_record::RunRecord, why: &str) {
 
 #[test]
 fn a_killed_worker_is_recorded_and_the_run_continues() {
+    let _m = measuring();
     let (r, victim) = run_and_hurt_a_worker("native,seccomp.bitmap.1,sud.allow", libc::SIGKILL);
     the_one_failure(&r, "signal 9");
     assert!(!alive(victim));
@@ -381,6 +387,7 @@ fn a_killed_worker_is_recorded_and_the_run_continues() {
 
 #[test]
 fn a_hung_worker_is_killed_and_recorded() {
+    let _m = measuring();
     // SIGSTOP freezes the worker mid-run: to the parent it is a hang.
     let (r, victim) = run_and_hurt_a_worker("native,seccomp.bitmap.1,sud.allow", libc::SIGSTOP);
     the_one_failure(&r, "hung");
@@ -393,6 +400,7 @@ fn a_hung_worker_is_killed_and_recorded() {
 
 #[test]
 fn sigint_and_sigterm_stop_cleanly_without_output_or_orphans() {
+    let _m = measuring();
     for sig in [libc::SIGINT, libc::SIGTERM] {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("never.json");
@@ -464,6 +472,7 @@ fn list_tells_what_can_run_here() {
 
 #[test]
 fn mix_probe_counts_five_syscalls_per_operation() {
+    let _m = measuring();
     let (r, _) = run_json(&[
         "--budget",
         "3",

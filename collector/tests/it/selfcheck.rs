@@ -1,9 +1,10 @@
 //! `syscost selfcheck` produces its three sections from real runs.
 
-mod common;
+use crate::common;
 
 #[test]
 fn selfcheck_reports_both_methods_and_precision() {
+    let _m = common::measuring();
     let out = common::syscost(&[
         "selfcheck",
         "--runs",
