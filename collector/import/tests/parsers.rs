@@ -5,7 +5,7 @@
 use sha2::{Digest, Sha256};
 use std::path::PathBuf;
 use syscost_import::Format as ImportFormat;
-use syscost_import::{import_bytes, Imported, Provenance};
+use syscost_import::{import_bytes, Error, Imported, Provenance};
 use syscost_record::{content_id, validate, Method, RunRecord, SourceKind, StopReason, Verdict};
 
 fn path(name: &str) -> PathBuf {
@@ -14,7 +14,7 @@ fn path(name: &str) -> PathBuf {
         .join(name)
 }
 
-fn try_import(name: &str, format: ImportFormat) -> Result<Imported, String> {
+fn try_import(name: &str, format: ImportFormat) -> Result<Imported, Error> {
     let bytes = std::fs::read(path(name)).unwrap();
     import_bytes(&bytes, name, format, &Provenance::default())
 }
@@ -240,7 +240,9 @@ fn seed_004_sud_flattened_mail_every_number() {
 #[test]
 fn unsupported_seeds_are_rejected_naming_file_and_line() {
     // Seed 001 is UnixBench output: no supported format.
-    let e = try_import(SEED_001, ImportFormat::Auto).unwrap_err();
+    let e = try_import(SEED_001, ImportFormat::Auto)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.starts_with("no supported benchmark result found in seeds/001"),
         "{e}"
@@ -248,7 +250,9 @@ fn unsupported_seeds_are_rejected_naming_file_and_line() {
     assert!(e.contains("line 1 reads \"new seccomp mode aims"), "{e}");
     // Seed 002 prints "Benchmarking N syscalls..." but its numbers are filter attach times of a
     // one-off benchmark, not seccomp_benchmark scenarios.
-    let e = try_import(SEED_002, ImportFormat::KselftestSeccomp).unwrap_err();
+    let e = try_import(SEED_002, ImportFormat::KselftestSeccomp)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.starts_with("no seccomp_benchmark result found in seeds/002"),
         "{e}"
@@ -516,7 +520,7 @@ fn bpf_bench_summaries_use_the_per_producer_rate() {
     // The ring-buffer bench's summary is not a trigger bench: reported, not imported.
     assert!(has_note(r, "rb-libbpf, not a trigger bench"));
     assert!(
-        imp.warnings.iter().any(|w| w.contains("line 21")),
+        imp.warnings.iter().any(|w| w.hint.line == 21),
         "{:?}",
         imp.warnings
     );
@@ -591,7 +595,9 @@ fn perf_bench_runs_each_become_a_record() {
 
 #[test]
 fn garbage_and_empty_input_are_rejected() {
-    let e = try_import("garbage.txt", ImportFormat::Auto).unwrap_err();
+    let e = try_import("garbage.txt", ImportFormat::Auto)
+        .unwrap_err()
+        .to_string();
     assert!(e.contains("garbage.txt"), "{e}");
     assert!(e.contains("line 1"), "{e}");
     let e = import_bytes(
@@ -601,12 +607,14 @@ fn garbage_and_empty_input_are_rejected() {
         &Provenance::default(),
     )
     .unwrap_err();
-    assert_eq!(e, "empty.log is empty");
+    assert_eq!(e.to_string(), "empty.log is empty");
 }
 
 #[test]
 fn an_explicit_format_only_reads_that_format() {
-    let e = try_import(SEED_000, ImportFormat::KselftestSud).unwrap_err();
+    let e = try_import(SEED_000, ImportFormat::KselftestSud)
+        .unwrap_err()
+        .to_string();
     assert!(
         e.starts_with("no sud_benchmark result found in seeds/000"),
         "{e}"

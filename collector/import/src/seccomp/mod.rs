@@ -11,46 +11,20 @@
 
 mod assemble;
 
-use super::build::{Hint, Outcome, Parsed, NO_RESULT_FOLLOWS};
-use super::env::{parse_sysctl, parse_uname, Uname};
-use super::lex::{leading_i64, leading_u64};
-use super::text::Cleaned;
-use syscost_record::Verdict;
+use crate::build::{Hint, Outcome, Parsed, NO_RESULT_FOLLOWS};
+use crate::env::{parse_sysctl, parse_uname, Uname};
+use crate::lex::{leading_i64, leading_u64};
+use crate::text::Cleaned;
+use syscost_record::{EstimateId, KernelExpectation, KernelScenario, Relation, Verdict};
 
-pub const FORMAT: &str = "kselftest-seccomp";
-
-/// The scenarios, in the benchmark's order.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Scn {
-    Native,
-    Bitmap1,
-    Bitmap2,
-    Full3,
-    Full4,
+/// Position of a scenario in the benchmark's order (`ALL` is in declaration order).
+fn scenario_index(s: KernelScenario) -> usize {
+    s as usize
 }
 
-impl Scn {
-    pub const ALL: [Scn; 5] = [
-        Scn::Native,
-        Scn::Bitmap1,
-        Scn::Bitmap2,
-        Scn::Full3,
-        Scn::Full4,
-    ];
-
-    pub fn id(self) -> &'static str {
-        match self {
-            Scn::Native => "native",
-            Scn::Bitmap1 => "seccomp.bitmap.1",
-            Scn::Bitmap2 => "seccomp.bitmap.2",
-            Scn::Full3 => "seccomp.full.3",
-            Scn::Full4 => "seccomp.full.4",
-        }
-    }
-
-    fn stage(self) -> u32 {
-        8 + self as u32
-    }
+/// Position of an expectation in the benchmark's order (`ALL` is in declaration order).
+fn expectation_index(e: KernelExpectation) -> usize {
+    e as usize
 }
 
 /// Which benchmark generation a scenario label belongs to.
@@ -64,111 +38,120 @@ pub enum Generation {
     Bitmap,
 }
 
-fn scenario_label(label: &str) -> Option<(Scn, Option<Generation>)> {
+/// The scenario a `getpid <label>: N ns` line measures, in every generation's words.
+fn scenario_label(label: &str) -> Option<(KernelScenario, Option<Generation>)> {
+    use KernelScenario::*;
     Some(match label {
-        "native" => (Scn::Native, None),
-        "RET_ALLOW" => (Scn::Bitmap1, Some(Generation::OneFilter)),
-        "RET_ALLOW 1 filter" => (Scn::Bitmap1, Some(Generation::TwoFilters)),
-        "RET_ALLOW 2 filters" => (Scn::Bitmap2, Some(Generation::TwoFilters)),
-        "RET_ALLOW 1 filter (bitmap)" => (Scn::Bitmap1, Some(Generation::Bitmap)),
-        "RET_ALLOW 2 filters (bitmap)" => (Scn::Bitmap2, Some(Generation::Bitmap)),
-        "RET_ALLOW 3 filters (full)" => (Scn::Full3, Some(Generation::Bitmap)),
-        "RET_ALLOW 4 filters (full)" => (Scn::Full4, Some(Generation::Bitmap)),
+        "native" => (Native, None),
+        "RET_ALLOW" => (Bitmap1, Some(Generation::OneFilter)),
+        "RET_ALLOW 1 filter" => (Bitmap1, Some(Generation::TwoFilters)),
+        "RET_ALLOW 2 filters" => (Bitmap2, Some(Generation::TwoFilters)),
+        "RET_ALLOW 1 filter (bitmap)" => (Bitmap1, Some(Generation::Bitmap)),
+        "RET_ALLOW 2 filters (bitmap)" => (Bitmap2, Some(Generation::Bitmap)),
+        "RET_ALLOW 3 filters (full)" => (Full3, Some(Generation::Bitmap)),
+        "RET_ALLOW 4 filters (full)" => (Full4, Some(Generation::Bitmap)),
         _ => return None,
     })
 }
 
-/// The estimates, with their ids in docs/ids.md.
+/// An estimate the benchmark prints: one of the kernel's seven (docs/ids.md; printed in the
+/// words of their labels since late 2020), or the one only the mid-2020 generation printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Est {
-    TotalB1,
-    TotalB2,
-    TotalF3,
-    TotalF4,
-    /// Mid-2020 generation only: `filter2 − filter1`.
-    PerFilterBitmap,
-    Entry,
-    PerFilterLast2,
-    PerFilterDiv4,
+    Kernel(EstimateId),
+    /// `filter2 − filter1`; later generations dropped it.
+    BitmapDiff,
 }
 
 impl Est {
     pub fn id(self) -> &'static str {
         match self {
-            Est::TotalB1 => "total.bitmap.1",
-            Est::TotalB2 => "total.bitmap.2",
-            Est::TotalF3 => "total.full.3",
-            Est::TotalF4 => "total.full.4",
-            Est::PerFilterBitmap => "per_filter.bitmap_diff",
-            Est::Entry => "entry",
-            Est::PerFilterLast2 => "per_filter.last2",
-            Est::PerFilterDiv4 => "per_filter.div4",
+            Est::Kernel(e) => e.id(),
+            Est::BitmapDiff => "per_filter.bitmap_diff",
         }
     }
 
-    pub fn formula(self) -> &'static str {
+    /// The benchmark's words for it (the latest generation's, for the kernel's seven).
+    pub fn label(self) -> &'static str {
         match self {
-            Est::TotalB1 => "seccomp.bitmap.1 − native",
-            Est::TotalB2 => "seccomp.bitmap.2 − native",
-            Est::TotalF3 => "seccomp.full.3 − native",
-            Est::TotalF4 => "seccomp.full.4 − native",
-            Est::PerFilterBitmap => "seccomp.bitmap.2 − seccomp.bitmap.1",
-            Est::Entry => "seccomp.bitmap.1 − native − (seccomp.bitmap.2 − seccomp.bitmap.1)",
-            Est::PerFilterLast2 => "seccomp.full.4 − seccomp.full.3",
-            Est::PerFilterDiv4 => "(seccomp.full.4 − native − entry) / 4",
+            Est::Kernel(e) => e.label(),
+            Est::BitmapDiff => "seccomp per-filter overhead",
         }
     }
 
-    fn stage(self) -> u32 {
-        match self {
-            Est::TotalB1 => 13,
-            Est::TotalB2 => 14,
-            Est::TotalF3 => 15,
-            Est::TotalF4 | Est::PerFilterBitmap => 16,
-            Est::Entry => 17,
-            Est::PerFilterLast2 => 18,
-            Est::PerFilterDiv4 => 19,
-        }
+    /// Where the benchmark prints it, after the scenarios; None for estimates it never prints.
+    fn stage(self) -> Option<u32> {
+        use EstimateId::*;
+        Some(match self {
+            Est::Kernel(TotalBitmap1) => 13,
+            Est::Kernel(TotalBitmap2) => 14,
+            Est::Kernel(TotalFull3) => 15,
+            Est::Kernel(TotalFull4) | Est::BitmapDiff => 16,
+            Est::Kernel(Entry) => 17,
+            Est::Kernel(PerFilterLast2) => 18,
+            Est::Kernel(PerFilterDiv4) => 19,
+            Est::Kernel(DepthPerFilter | DepthEntry) => return None,
+        })
     }
 }
 
+/// The estimate an `Estimated <label>: N ns` line gives, in every generation's words.
 fn estimate_label(label: &str) -> Option<Est> {
+    if let Some(e) = EstimateId::KERNEL.into_iter().find(|e| e.label() == label) {
+        return Some(Est::Kernel(e));
+    }
     Some(match label {
-        "total seccomp overhead for 1 bitmapped filter" => Est::TotalB1,
-        "total seccomp overhead for 2 bitmapped filters" => Est::TotalB2,
-        "total seccomp overhead for 3 full filters" => Est::TotalF3,
-        "total seccomp overhead for 4 full filters" => Est::TotalF4,
-        "seccomp entry overhead" => Est::Entry,
-        "seccomp per-filter overhead (last 2 diff)" => Est::PerFilterLast2,
-        "seccomp per-filter overhead (filters / 4)" => Est::PerFilterDiv4,
         // Earlier generations.
-        "total seccomp overhead for 1 filter" | "seccomp overhead per syscall" => Est::TotalB1,
-        "total seccomp overhead for 2 filters" => Est::TotalB2,
-        "seccomp per-filter overhead" => Est::PerFilterBitmap,
+        "total seccomp overhead for 1 filter" | "seccomp overhead per syscall" => {
+            Est::Kernel(EstimateId::TotalBitmap1)
+        }
+        "total seccomp overhead for 2 filters" => Est::Kernel(EstimateId::TotalBitmap2),
+        "seccomp per-filter overhead" => Est::BitmapDiff,
         _ => return None,
     })
 }
 
-/// The kernel's seven expectations: id, left label, operator, right label.
-pub const EXPECTATIONS: [(&str, &str, &str, &str); 7] = [
-    ("native_le_bitmap1", "native", "≤", "1 bitmap"),
-    ("native_le_filter1", "native", "≤", "1 filter"),
-    (
-        "per_filter_approx",
-        "per-filter (last 2 diff)",
-        "≈",
-        "per-filter (filters / 4)",
-    ),
-    ("bitmap1_approx_bitmap2", "1 bitmapped", "≈", "2 bitmapped"),
-    ("entry_approx_bitmap1", "entry", "≈", "1 bitmapped"),
-    ("entry_approx_bitmap2", "entry", "≈", "2 bitmapped"),
-    (
-        "total_approx_full4",
-        "native + entry + (per filter * 4)",
-        "≈",
-        "4 filters total",
-    ),
-];
+/// How the benchmark prints the two sides of an expectation: `<lhs> <op> <rhs> (<values>): <mark>`.
+fn printed_sides(e: KernelExpectation) -> (&'static str, &'static str) {
+    use KernelExpectation::*;
+    match e {
+        NativeLeBitmap1 => ("native", "1 bitmap"),
+        NativeLeFilter1 => ("native", "1 filter"),
+        PerFilterApprox => ("per-filter (last 2 diff)", "per-filter (filters / 4)"),
+        Bitmap1ApproxBitmap2 => ("1 bitmapped", "2 bitmapped"),
+        EntryApproxBitmap1 => ("entry", "1 bitmapped"),
+        EntryApproxBitmap2 => ("entry", "2 bitmapped"),
+        TotalApproxFull4 => ("native + entry + (per filter * 4)", "4 filters total"),
+    }
+}
+
+/// The operator the benchmark prints for a relation.
+pub fn operator(r: Relation) -> &'static str {
+    match r {
+        Relation::Le => "≤",
+        Relation::Approx => "≈",
+    }
+}
+
+/// One slot per kernel expectation.
+#[derive(Debug, Clone)]
+pub struct PerExpectation<T>([Option<T>; 7]);
+
+impl<T> Default for PerExpectation<T> {
+    fn default() -> Self {
+        PerExpectation(Default::default())
+    }
+}
+
+impl<T> PerExpectation<T> {
+    pub fn get(&self, e: KernelExpectation) -> Option<&T> {
+        self.0[expectation_index(e)].as_ref()
+    }
+
+    fn set(&mut self, e: KernelExpectation, v: T) {
+        self.0[expectation_index(e)] = Some(v);
+    }
+}
 
 /// The verdict mark printed after a comparison.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -181,12 +164,23 @@ pub enum Mark {
     Missing,
 }
 
+impl Mark {
+    /// The verdict the mark gives, if it gives one.
+    pub fn verdict(self) -> Option<Verdict> {
+        match self {
+            Mark::Pass => Some(Verdict::Pass),
+            Mark::Fail | Mark::Negative => Some(Verdict::Fail),
+            Mark::Missing => None,
+        }
+    }
+}
+
+/// A printed comparison: `<lhs> <op> <rhs> (<lhs value> <op> <rhs value>): <mark>`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Compare {
     pub lhs: i64,
     pub rhs: i64,
     pub mark: Mark,
-    pub line: usize,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -200,11 +194,11 @@ enum Ev {
     Calibrating(Option<String>),
     Benchmarking(u64),
     Timing(u64),
-    Scenario(Scn, Option<Generation>, String, u64),
+    Scenario(KernelScenario, Option<Generation>, String, u64),
     Estimate(Est, String, u64),
     ExpectHeader,
-    Compare(usize, i64, i64, Mark),
-    KtapResult(usize, Verdict),
+    Compare(KernelExpectation, Compare),
+    KtapResult(KernelExpectation, Verdict),
     RunnerResult(bool, String),
     Totals(String),
     /// A sentence of the benchmark's own worth keeping as a note.
@@ -213,6 +207,11 @@ enum Ev {
     Other,
 }
 
+/// Where the `Running on:` header puts a run: the next line is `uname -a`.
+const STAGE_RUNNING_ON: u32 = 3;
+/// Where the sysctl header puts a run: sysctl lines follow.
+const STAGE_SYSCTLS: u32 = 4;
+
 impl Ev {
     /// Position in the benchmark's fixed order; None for events that do not delimit runs.
     fn stage(&self) -> Option<u32> {
@@ -220,102 +219,107 @@ impl Ev {
             Ev::RunnerHeader => 0,
             // Other tests print plans too; only the benchmark's own (7 tests) delimits a run.
             Ev::Plan(7) => 2,
-            Ev::RunningOn => 3,
-            Ev::SysctlHeader => 4,
+            Ev::RunningOn => STAGE_RUNNING_ON,
+            Ev::SysctlHeader => STAGE_SYSCTLS,
             Ev::Pinned(..) => 5,
             Ev::Calibrating(_) => 6,
             Ev::Benchmarking(_) => 7,
-            Ev::Scenario(s, ..) => s.stage(),
-            Ev::Estimate(e, ..) => e.stage(),
+            Ev::Scenario(s, ..) => 8 + scenario_index(*s) as u32,
+            Ev::Estimate(e, ..) => return e.stage(),
             Ev::ExpectHeader => 20,
-            Ev::Compare(i, ..) => 21 + *i as u32,
+            Ev::Compare(e, _) => 21 + expectation_index(*e) as u32,
             _ => return None,
         })
     }
 }
 
 fn classify(t: &str) -> Ev {
-    if t == "selftests: seccomp: seccomp_benchmark" {
-        return Ev::RunnerHeader;
+    setup(t)
+        .or_else(|| measurement(t))
+        .or_else(|| verdict(t))
+        .unwrap_or(Ev::Other)
+}
+
+/// The lines before the measurements: runner and TAP headers, machine, pinning, calibration.
+fn setup(t: &str) -> Option<Ev> {
+    match t {
+        "selftests: seccomp: seccomp_benchmark" => return Some(Ev::RunnerHeader),
+        "Running on:" => return Some(Ev::RunningOn),
+        "Current BPF sysctl settings:" => return Some(Ev::SysctlHeader),
+        _ => {}
     }
     if t.starts_with("TAP version ") || t.starts_with("KTAP version ") {
-        return Ev::TapVersion;
+        return Some(Ev::TapVersion);
     }
-    if let Some(rest) = t.strip_prefix("1..") {
-        if let Some((n, "")) = leading_u64(rest) {
-            return Ev::Plan(n as u32);
-        }
+    if let Some((n, "")) = t.strip_prefix("1..").and_then(leading_u64) {
+        return Some(Ev::Plan(n as u32));
     }
-    if t == "Running on:" {
-        return Ev::RunningOn;
-    }
-    if t == "Current BPF sysctl settings:" {
-        return Ev::SysctlHeader;
-    }
-    if let Some(rest) = t.strip_prefix("Pinned to CPU ") {
-        if let Some((cpu, rest)) = leading_u64(rest) {
-            let of = rest
-                .strip_prefix(" of ")
-                .and_then(leading_u64)
-                .map(|(n, _)| n as u32);
-            return Ev::Pinned(cpu as u32, of);
-        }
+    if let Some((cpu, rest)) = t.strip_prefix("Pinned to CPU ").and_then(leading_u64) {
+        let of = rest
+            .strip_prefix(" of ")
+            .and_then(leading_u64)
+            .map(|(n, _)| n as u32);
+        return Some(Ev::Pinned(cpu as u32, of));
     }
     if let Some(rest) = t.strip_prefix("Calibrating sample size for ") {
-        return Ev::Calibrating(leading_u64(rest).map(|(n, _)| n.to_string()));
+        return Some(Ev::Calibrating(
+            leading_u64(rest).map(|(n, _)| n.to_string()),
+        ));
     }
     if t.starts_with("Calibrating reasonable sample size") {
-        return Ev::Calibrating(None);
+        return Some(Ev::Calibrating(None));
     }
-    if let Some(rest) = t.strip_prefix("Benchmarking ") {
-        if let Some((n, rest)) = leading_u64(rest) {
-            if rest.starts_with(" syscalls") || rest.starts_with(" samples") {
-                return Ev::Benchmarking(n);
-            }
+    None
+}
+
+/// The loop size, the timings, the scenarios and the estimates.
+fn measurement(t: &str) -> Option<Ev> {
+    if let Some((n, rest)) = t.strip_prefix("Benchmarking ").and_then(leading_u64) {
+        if rest.starts_with(" syscalls") || rest.starts_with(" samples") {
+            return Some(Ev::Benchmarking(n));
         }
     }
     if let Some(ev) = timing(t) {
-        return ev;
+        return Some(ev);
     }
-    if let Some(rest) = t.strip_prefix("getpid ") {
-        if let Some((label, value)) = rest.rsplit_once(": ") {
-            if let (Some((scn, generation)), Some((v, " ns"))) =
-                (scenario_label(label), leading_u64(value))
-            {
-                return Ev::Scenario(scn, generation, label.to_string(), v);
-            }
+    if let Some((label, value)) = t.strip_prefix("getpid ").and_then(|r| r.rsplit_once(": ")) {
+        if let (Some((scn, generation)), Some((v, " ns"))) =
+            (scenario_label(label), leading_u64(value))
+        {
+            return Some(Ev::Scenario(scn, generation, label.to_string(), v));
         }
     }
-    if let Some(rest) = t.strip_prefix("Estimated ") {
-        if let Some((label, value)) = rest.rsplit_once(": ") {
-            if let (Some(est), Some((v, " ns"))) = (estimate_label(label), leading_u64(value)) {
-                return Ev::Estimate(est, label.to_string(), v);
-            }
+    if let Some((label, value)) = t
+        .strip_prefix("Estimated ")
+        .and_then(|r| r.rsplit_once(": "))
+    {
+        if let (Some(est), Some((v, " ns"))) = (estimate_label(label), leading_u64(value)) {
+            return Some(Ev::Estimate(est, label.to_string(), v));
         }
     }
+    None
+}
+
+/// The expectations and results: comparisons, KTAP lines, totals, the benchmark's remarks.
+fn verdict(t: &str) -> Option<Ev> {
     if t == "Expectations:" {
-        return Ev::ExpectHeader;
+        return Some(Ev::ExpectHeader);
     }
-    if let Some(ev) = compare(t) {
-        return ev;
-    }
-    if let Some(ev) = ktap_result(t) {
-        return ev;
+    if let Some(ev) = compare(t).or_else(|| ktap_result(t)) {
+        return Some(ev);
     }
     if let Some(rest) = t.strip_prefix("Totals: ") {
-        return Ev::Totals(rest.to_string());
+        return Some(Ev::Totals(rest.to_string()));
     }
-    for said in [
+    [
         "Skipping constant action bitmap expectations",
         "Saw unexpected benchmark result",
         "No overhead measured",
         "Could not set CPU affinity",
-    ] {
-        if t.starts_with(said) {
-            return Ev::Said(t.to_string());
-        }
-    }
-    Ev::Other
+    ]
+    .iter()
+    .any(|said| t.starts_with(said))
+    .then(|| Ev::Said(t.to_string()))
 }
 
 /// `129.359381409 - 0.008724424 = 129350656985 (129.4s)` (older: without the seconds).
@@ -335,10 +339,11 @@ fn timing(t: &str) -> Option<Ev> {
     (rest.is_empty() || rest.starts_with(" (")).then_some(Ev::Timing(ns))
 }
 
-/// Matches `<lhs> <op> <rhs>` of expectation `i` at the start of `t`, tolerating a mangled
+/// Matches `<lhs> <op> <rhs>` of an expectation at the start of `t`, tolerating a mangled
 /// operator (`<=`, mojibake): returns the text after it.
-fn match_expectation(t: &str) -> Option<(usize, &str)> {
-    for (i, (_, lhs, _, rhs)) in EXPECTATIONS.iter().enumerate() {
+fn match_expectation(t: &str) -> Option<(KernelExpectation, &str)> {
+    for e in KernelExpectation::ALL {
+        let (lhs, rhs) = printed_sides(e);
         let Some(rest) = t.strip_prefix(lhs) else {
             continue;
         };
@@ -349,7 +354,7 @@ fn match_expectation(t: &str) -> Option<(usize, &str)> {
             continue;
         }
         if let Some(after_rhs) = rest[op_end..].trim_start().strip_prefix(rhs) {
-            return Some((i, after_rhs));
+            return Some((e, after_rhs));
         }
     }
     None
@@ -357,7 +362,7 @@ fn match_expectation(t: &str) -> Option<(usize, &str)> {
 
 /// `native ≤ 1 bitmap (646 ≤ 675): ✔️` and its failing / negative / unfinished forms.
 fn compare(t: &str) -> Option<Ev> {
-    let (i, rest) = match_expectation(t)?;
+    let (e, rest) = match_expectation(t)?;
     let inner = rest.strip_prefix(" (")?;
     let (values, tail) = inner.split_once("):")?;
     let mut v = values.split_whitespace();
@@ -382,7 +387,7 @@ fn compare(t: &str) -> Option<Ev> {
     } else {
         Mark::Missing
     };
-    Some(Ev::Compare(i, lhs, rhs, mark))
+    Some(Ev::Compare(e, Compare { lhs, rhs, mark }))
 }
 
 /// `ok 1 native ≤ 1 bitmap`, `not ok 3 per-filter …`, `ok 5 # SKIP entry ≈ 1 bitmapped`, and
@@ -402,7 +407,7 @@ fn ktap_result(t: &str) -> Option<Ev> {
         Some(d) => (true, d.trim_start()),
         None => (false, desc),
     };
-    let (i, tail) = match_expectation(desc)?;
+    let (e, tail) = match_expectation(desc)?;
     let tail = tail.trim();
     let skip = skip || tail.starts_with("# SKIP");
     if !tail.is_empty() && !tail.starts_with('#') {
@@ -413,7 +418,18 @@ fn ktap_result(t: &str) -> Option<Ev> {
         (false, true) => Verdict::Pass,
         (false, false) => Verdict::Fail,
     };
-    Some(Ev::KtapResult(i, verdict))
+    Some(Ev::KtapResult(e, verdict))
+}
+
+/// A `getpid <label>: N ns` line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioLine {
+    pub scenario: KernelScenario,
+    /// The label as printed (it tells the generation).
+    pub label: String,
+    pub ns: u64,
+    /// The timed loop's total ns, printed before it.
+    pub timed_ns: Option<u64>,
 }
 
 /// Everything one run said, in the order it said it.
@@ -433,12 +449,11 @@ pub struct Run {
     pub iterations: Option<u64>,
     pending_timing: Option<u64>,
     pub generation: Option<Generation>,
-    /// Scenario, the log's label, ns per call, the timed loop's total ns.
-    pub scenarios: Vec<(Scn, String, u64, Option<u64>)>,
+    pub scenarios: Vec<ScenarioLine>,
     pub estimates: Vec<(Est, String, u64)>,
     pub expect_header: bool,
-    pub compares: [Option<Compare>; 7],
-    pub ktap_results: [Option<Verdict>; 7],
+    pub compares: PerExpectation<Compare>,
+    pub ktap_results: PerExpectation<Verdict>,
     pub runner: Option<(bool, String)>,
     pub totals: Option<String>,
     pub said: Vec<String>,
@@ -450,12 +465,98 @@ impl Run {
         !self.scenarios.is_empty()
     }
 
-    pub fn scenario(&self, s: Scn) -> Option<u64> {
-        self.scenarios.iter().find(|x| x.0 == s).map(|x| x.2)
+    pub fn scenario(&self, s: KernelScenario) -> Option<u64> {
+        self.scenarios
+            .iter()
+            .find(|x| x.scenario == s)
+            .map(|x| x.ns)
     }
 
     pub fn estimate(&self, e: Est) -> Option<u64> {
         self.estimates.iter().find(|x| x.0 == e).map(|x| x.2)
+    }
+
+    /// The log's own verdict on an expectation: the KTAP line, else the printed mark.
+    pub fn logged_verdict(&self, e: KernelExpectation) -> Option<Verdict> {
+        self.ktap_results
+            .get(e)
+            .copied()
+            .or_else(|| self.compares.get(e).and_then(|c| c.mark.verdict()))
+    }
+
+    /// Takes in what line `no` (text `t`) says.
+    fn apply(&mut self, ev: Ev, no: usize, t: &str) {
+        if ev != Ev::Other {
+            self.last = no;
+        }
+        match ev {
+            Ev::RunnerHeader | Ev::TapVersion | Ev::RunningOn => self.ktap = true,
+            Ev::Plan(n) => {
+                self.ktap = true;
+                self.plan = Some(n);
+            }
+            Ev::SysctlHeader => {}
+            Ev::ExpectHeader => self.expect_header = true,
+            Ev::Pinned(cpu, of) => {
+                self.cpu = Some(cpu);
+                self.cpus = of;
+            }
+            Ev::Calibrating(s) => self.calibration_s = s,
+            Ev::Benchmarking(n) => self.iterations = Some(n),
+            Ev::Timing(ns) => self.pending_timing = Some(ns),
+            Ev::Scenario(scn, generation, label, v) => {
+                if generation.is_some() {
+                    self.generation = self.generation.max(generation);
+                }
+                self.scenarios.push(ScenarioLine {
+                    scenario: scn,
+                    label,
+                    ns: v,
+                    timed_ns: self.pending_timing.take(),
+                });
+            }
+            Ev::Estimate(est, label, v) => self.estimates.push((est, label, v)),
+            Ev::Compare(e, c) => self.compares.set(e, c),
+            Ev::KtapResult(e, v) => {
+                self.ktap = true;
+                self.ktap_results.set(e, v);
+            }
+            Ev::RunnerResult(ok, directive) => {
+                self.ktap = true;
+                self.runner = Some((ok, directive));
+            }
+            Ev::Totals(s) => {
+                if self.totals.is_none() {
+                    self.ktap = true;
+                    self.totals = Some(s);
+                }
+            }
+            Ev::Said(s) => self.said.push(s),
+            Ev::Other => self.apply_other(no, t),
+        }
+    }
+
+    /// A line with no meaning of its own: `uname -a` after `Running on:`, sysctls after their
+    /// header.
+    fn apply_other(&mut self, no: usize, t: &str) {
+        match self.stage {
+            Some(STAGE_RUNNING_ON) if self.uname.is_none() => {
+                self.uname = parse_uname(t);
+                if self.uname.is_some() {
+                    self.last = no;
+                }
+            }
+            Some(STAGE_SYSCTLS) => {
+                if let Some(kv) = parse_sysctl(t) {
+                    self.sysctls.push(kv);
+                    self.last = no;
+                } else if t.contains("bpf_jit") {
+                    self.sysctl_errors.push(t.to_string());
+                    self.last = no;
+                }
+            }
+            _ => {}
+        }
     }
 }
 
@@ -478,76 +579,7 @@ pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
         } else if run.stage.is_none() {
             continue;
         }
-        if ev != Ev::Other {
-            run.last = line.no;
-        }
-        match ev {
-            Ev::RunnerHeader | Ev::TapVersion => run.ktap = true,
-            Ev::Plan(n) => {
-                run.ktap = true;
-                run.plan = Some(n);
-            }
-            Ev::RunningOn => run.ktap = true,
-            Ev::SysctlHeader => {}
-            Ev::ExpectHeader => run.expect_header = true,
-            Ev::Pinned(cpu, of) => {
-                run.cpu = Some(cpu);
-                run.cpus = of;
-            }
-            Ev::Calibrating(s) => run.calibration_s = s,
-            Ev::Benchmarking(n) => run.iterations = Some(n),
-            Ev::Timing(ns) => run.pending_timing = Some(ns),
-            Ev::Scenario(scn, generation, label, v) => {
-                if generation.is_some() {
-                    run.generation = run.generation.max(generation);
-                }
-                let timing = run.pending_timing.take();
-                run.scenarios.push((scn, label, v, timing));
-            }
-            Ev::Estimate(est, label, v) => run.estimates.push((est, label, v)),
-            Ev::Compare(i, lhs, rhs, mark) => {
-                run.compares[i] = Some(Compare {
-                    lhs,
-                    rhs,
-                    mark,
-                    line: line.no,
-                })
-            }
-            Ev::KtapResult(i, v) => {
-                run.ktap = true;
-                run.ktap_results[i] = Some(v);
-            }
-            Ev::RunnerResult(ok, directive) => {
-                run.ktap = true;
-                run.runner = Some((ok, directive));
-            }
-            Ev::Totals(s) => {
-                if run.totals.is_none() {
-                    run.ktap = true;
-                    run.totals = Some(s);
-                }
-            }
-            Ev::Said(s) => run.said.push(s),
-            Ev::Other => match run.stage {
-                // The line after `Running on:` is `uname -a`.
-                Some(3) if run.uname.is_none() => {
-                    run.uname = parse_uname(t);
-                    if run.uname.is_some() {
-                        run.last = line.no;
-                    }
-                }
-                Some(4) => {
-                    if let Some(kv) = parse_sysctl(t) {
-                        run.sysctls.push(kv);
-                        run.last = line.no;
-                    } else if t.contains("bpf_jit") {
-                        run.sysctl_errors.push(t.to_string());
-                        run.last = line.no;
-                    }
-                }
-                _ => {}
-            },
-        }
+        run.apply(ev, line.no, t);
     }
     if run.stage.is_some() {
         done.push(run);
@@ -560,11 +592,10 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     let mut out = Outcome::default();
     for run in runs(cleaned) {
         if run.has_result() {
-            let record = assemble::record(&run, &cleaned.repairs);
             out.runs.push(Parsed {
                 first_line: run.first,
                 last_line: run.last,
-                record,
+                record: assemble::record(&run, &cleaned.repairs),
             });
         } else if let Some((line, text)) = run.header_line.clone() {
             out.empty.push(Hint {
@@ -585,17 +616,21 @@ mod tests {
     fn classifies_each_line_kind() {
         assert_eq!(
             classify("getpid native: 646 ns"),
-            Ev::Scenario(Scn::Native, None, "native".into(), 646)
+            Ev::Scenario(KernelScenario::Native, None, "native".into(), 646)
         );
         assert!(matches!(
             classify("getpid RET_ALLOW 3 filters (full): 732 ns"),
-            Ev::Scenario(Scn::Full3, Some(Generation::Bitmap), _, 732)
+            Ev::Scenario(KernelScenario::Full3, Some(Generation::Bitmap), _, 732)
         ));
         assert!(matches!(
             classify(
                 "Estimated seccomp per-filter overhead (filters / 4): 18446744073709551613 ns"
             ),
-            Ev::Estimate(Est::PerFilterDiv4, _, 18446744073709551613)
+            Ev::Estimate(
+                Est::Kernel(EstimateId::PerFilterDiv4),
+                _,
+                18446744073709551613
+            )
         ));
         assert_eq!(classify("Pinned to CPU 3 of 4"), Ev::Pinned(3, Some(4)));
         assert_eq!(
@@ -614,21 +649,49 @@ mod tests {
     fn compares_with_every_mark() {
         assert_eq!(
             classify("native ≤ 1 bitmap (646 ≤ 675): ✔️"),
-            Ev::Compare(0, 646, 675, Mark::Pass)
+            Ev::Compare(
+                KernelExpectation::NativeLeBitmap1,
+                Compare {
+                    lhs: 646,
+                    rhs: 675,
+                    mark: Mark::Pass
+                }
+            )
         );
         assert_eq!(
             classify("per-filter (last 2 diff) ≈ per-filter (filters / 4) (20 ≈ 19): ❌"),
-            Ev::Compare(2, 20, 19, Mark::Fail)
+            Ev::Compare(
+                KernelExpectation::PerFilterApprox,
+                Compare {
+                    lhs: 20,
+                    rhs: 19,
+                    mark: Mark::Fail
+                }
+            )
         );
         assert_eq!(
             classify(
                 "entry ≈ 2 bitmapped (-3 ≈ 29): Miscalculation! Measurement went negative: -3"
             ),
-            Ev::Compare(5, -3, 29, Mark::Negative)
+            Ev::Compare(
+                KernelExpectation::EntryApproxBitmap2,
+                Compare {
+                    lhs: -3,
+                    rhs: 29,
+                    mark: Mark::Negative
+                }
+            )
         );
         assert_eq!(
             classify("native + entry + (per filter * 4) <= 4 filters total (755 <= 752):"),
-            Ev::Compare(6, 755, 752, Mark::Missing)
+            Ev::Compare(
+                KernelExpectation::TotalApproxFull4,
+                Compare {
+                    lhs: 755,
+                    rhs: 752,
+                    mark: Mark::Missing
+                }
+            )
         );
     }
 
@@ -636,20 +699,57 @@ mod tests {
     fn ktap_results() {
         assert_eq!(
             classify("ok 1 native ≤ 1 bitmap"),
-            Ev::KtapResult(0, Verdict::Pass)
+            Ev::KtapResult(KernelExpectation::NativeLeBitmap1, Verdict::Pass)
         );
         assert_eq!(
             classify("not ok 4 1 bitmapped ≈ 2 bitmapped"),
-            Ev::KtapResult(3, Verdict::Fail)
+            Ev::KtapResult(KernelExpectation::Bitmap1ApproxBitmap2, Verdict::Fail)
         );
         assert_eq!(
             classify("ok 5 # SKIP entry ≈ 1 bitmapped"),
-            Ev::KtapResult(4, Verdict::Skip)
+            Ev::KtapResult(KernelExpectation::EntryApproxBitmap1, Verdict::Skip)
         );
         assert_eq!(
             classify("not ok 1 selftests: seccomp: seccomp_benchmark # TIMEOUT 180 seconds"),
             Ev::RunnerResult(false, "# TIMEOUT 180 seconds".into())
         );
         assert_eq!(classify("ok 9 global.user_notification_basic"), Ev::Other);
+    }
+
+    #[test]
+    fn printed_sides_are_the_labels_halves() {
+        for e in KernelExpectation::ALL {
+            let (lhs, rhs) = printed_sides(e);
+            assert_eq!(format!("{lhs} {} {rhs}", operator(e.relation())), e.label());
+        }
+    }
+
+    #[test]
+    fn indices_follow_the_benchmarks_order() {
+        for (i, s) in KernelScenario::ALL.into_iter().enumerate() {
+            assert_eq!(scenario_index(s), i);
+        }
+        for (i, e) in KernelExpectation::ALL.into_iter().enumerate() {
+            assert_eq!(expectation_index(e), i);
+        }
+    }
+
+    #[test]
+    fn every_generation_names_its_estimates() {
+        for e in EstimateId::KERNEL {
+            assert_eq!(estimate_label(e.label()), Some(Est::Kernel(e)));
+        }
+        assert_eq!(
+            estimate_label("seccomp overhead per syscall"),
+            Some(Est::Kernel(EstimateId::TotalBitmap1))
+        );
+        assert_eq!(
+            estimate_label("seccomp per-filter overhead"),
+            Some(Est::BitmapDiff)
+        );
+        assert_eq!(
+            estimate_label("per-filter cost (slope of the depth sweep)"),
+            None
+        );
     }
 }
