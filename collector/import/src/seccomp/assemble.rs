@@ -2,7 +2,9 @@
 //! subtracts unsigned values, so a negative estimate appears as a huge number: it is decoded
 //! (and the decoding checked against the printed value), never recorded as 1.8e19 ns.
 
-use super::{operator, scenario_index, Compare, Est, Generation, Mark, Run, ScenarioLine};
+use super::read::{
+    expectation_index, operator, scenario_index, Compare, Est, Generation, Mark, Run, ScenarioLine,
+};
 use crate::build::{overhead_vs, provenance, single, skeleton};
 use crate::env::{apply_sysctl, apply_uname};
 use crate::format::Format;
@@ -606,12 +608,9 @@ fn missing_expectations(run: &Run) -> Vec<&'static str> {
         .into_iter()
         .find(|&e| failed(e))
     };
-    let expected =
-        KernelExpectation::ALL
-            .into_iter()
-            .take(stop.map_or(KernelExpectation::ALL.len(), |e| {
-                super::expectation_index(e) + 1
-            }));
+    let expected = KernelExpectation::ALL
+        .into_iter()
+        .take(stop.map_or(KernelExpectation::ALL.len(), |e| expectation_index(e) + 1));
     let absent: Vec<&str> = expected
         .filter(|&e| run.compares.get(e).is_none() && run.ktap_results.get(e).is_none())
         .map(|e| e.id())
