@@ -16,6 +16,8 @@ use syscost_record::{
 /// The kernel's own plausibility bound: anything above INT_MAX "went negative".
 const INT_MAX: u64 = i32::MAX as u64;
 
+/// The record of a run that holds a result. Its notes open with what the benchmark measured,
+/// then say what had to be decoded or was missing, in the order the parts are assembled.
 pub fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
     let mut notes = Vec::new();
     let mut b = skeleton(Format::KselftestSeccomp, "getpid");
