@@ -41,18 +41,6 @@ pub enum Command {
         #[arg(default_value = "data")]
         dir: PathBuf,
     },
-    /// Generate synthetic records for tests and benchmarks (never into data/).
-    Synth {
-        /// Number of records.
-        #[arg(long)]
-        runs: usize,
-        /// Directory to write records into.
-        #[arg(long)]
-        out: PathBuf,
-        /// Random seed; the same seed gives the same records.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
     /// Read and parse every record and nothing else: the floor a build is measured against.
     #[command(hide = true)]
     Parse {
@@ -75,7 +63,6 @@ pub fn run(cli: Cli) -> i32 {
             base_url,
         }),
         Command::Check { dir } => crate::check::run(&dir),
-        Command::Synth { runs, out, seed } => synth(runs, &out, seed),
         Command::Parse { data } => parse_floor(&data),
     }
 }
@@ -137,28 +124,6 @@ fn build(opts: crate::site::Options) -> i32 {
         s.largest_page as f64 / 1e3
     );
     0
-}
-
-fn synth(runs: usize, out: &std::path::Path, seed: u64) -> i32 {
-    // A cheap guard against the one mistake that matters: generated data in the data set.
-    if out.file_name().is_some_and(|n| n == "data") {
-        eprintln!(
-            "syscost-site synth: refusing to write synthetic records into a directory named \
-             `data` ({}); use a temporary directory",
-            out.display()
-        );
-        return EXIT_USAGE;
-    }
-    match crate::synth::write(out, runs, seed) {
-        Ok(n) => {
-            println!("wrote {n} synthetic records under {}", out.display());
-            0
-        }
-        Err(e) => {
-            eprintln!("syscost-site synth: {e}");
-            1
-        }
-    }
 }
 
 fn parse_floor(data: &std::path::Path) -> i32 {

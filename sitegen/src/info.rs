@@ -315,8 +315,8 @@ mod tests {
 
     #[test]
     fn head_stops_early_but_matches_a_full_read() {
-        let r = crate::synth::generate(1, 5).next().unwrap();
-        let bytes = crate::synth::to_file_bytes(&r);
+        let r = syscost_site_bench::generate(1, 5).next().unwrap();
+        let bytes = syscost_site_bench::to_file_bytes(&r);
         let early = read_head(&bytes).unwrap();
         let full: Head = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(early.id, full.id);

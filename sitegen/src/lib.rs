@@ -12,4 +12,3 @@ pub mod metrics;
 pub mod out;
 pub mod render;
 pub mod site;
-pub mod synth;

@@ -66,16 +66,7 @@ fn pages_render_in_headless_chromium() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("records");
     let site = tmp.path().join("site");
-    let o = run(&[
-        "synth",
-        "--runs",
-        "40",
-        "--seed",
-        "9",
-        "--out",
-        data.to_str().unwrap(),
-    ]);
-    assert!(o.status.success(), "{}", stderr(&o));
+    syscost_site_bench::write(&data, 40, 9).unwrap();
     let rec = edited(base_record(40), |r| {
         r.environment.comparability.arch = "x86_64".into();
         r.environment.comparability.kernel_release = "6.8.0-45-generic".into();

@@ -1,11 +1,12 @@
-//! Plausible made-up run records for tests and benchmarks (`syscost-site synth`). Every one is
-//! marked `source.kind = "synthetic"`: `check` refuses them, the site labels them.
+//! Plausible made-up run records for the site's tests and benchmark (`site-bench synth`). Every
+//! one is marked `source.kind = "synthetic"`: `syscost-site check` refuses them, the site
+//! labels them.
 //!
 //! Deterministic for a seed: a small SplitMix64 generator, no external randomness.
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use syscost_record::{
     with_id, Comparability, Cpu, Environment, Estimate, Expectation, Incidental, Method, Overhead,
     Relation, RunRecord, RunSummary, ScenarioResult, Settings, Source, SourceKind, Status,
@@ -622,25 +623,66 @@ pub fn to_file_bytes(r: &RunRecord) -> Vec<u8> {
     v
 }
 
+/// Why [`write`] failed.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The target is named `data`: generated records must never mix with real ones.
+    DataDir(PathBuf),
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::DataDir(dir) => write!(
+                f,
+                "refusing to write synthetic records into a directory named `data` ({}); use a \
+                 temporary directory",
+                dir.display()
+            ),
+            WriteError::Io { path, source } => {
+                write!(f, "cannot write {}: {source}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteError::DataDir(_) => None,
+            WriteError::Io { source, .. } => Some(source),
+        }
+    }
+}
+
 /// Writes `n` records under `dir/runs/<arch>/<kernel>/<id>.json` (each via temp file + rename).
-pub fn write(dir: &Path, n: usize, seed: u64) -> Result<usize, String> {
+/// Refuses a directory named `data`: a cheap guard against the one mistake that matters,
+/// generated data in the data set.
+pub fn write(dir: &Path, n: usize, seed: u64) -> Result<usize, WriteError> {
+    if dir.file_name().is_some_and(|name| name == "data") {
+        return Err(WriteError::DataDir(dir.to_path_buf()));
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| WriteError::Io { path, source }
+    };
     let mut made = std::collections::BTreeSet::new();
     let mut count = 0;
     for r in generate(n, seed) {
         let path = dir.join(r.canonical_path());
         if let Some(parent) = path.parent() {
             if made.insert(parent.to_path_buf()) {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
             }
         }
         let tmp = path.with_extension("json.tmp");
-        let mut f = std::fs::File::create(&tmp)
-            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        f.write_all(&to_file_bytes(&r))
-            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &path)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(&to_file_bytes(&r)).map_err(io(&tmp))?;
+        std::fs::rename(&tmp, &path).map_err(io(&path))?;
         count += 1;
     }
     Ok(count)
@@ -667,6 +709,21 @@ mod tests {
             .map(|r| r.environment.comparability.arch.clone())
             .collect();
         assert!(arches.len() >= 2, "{arches:?}");
+    }
+
+    #[test]
+    fn never_writes_into_a_directory_named_data() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        assert!(matches!(write(&data, 1, 1), Err(WriteError::DataDir(_))));
+        assert!(!data.exists());
+        let out = tmp.path().join("records");
+        assert_eq!(write(&out, 3, 1).unwrap(), 3);
+        let files = walkdir::WalkDir::new(&out)
+            .into_iter()
+            .filter(|e| e.as_ref().is_ok_and(|e| e.file_type().is_file()))
+            .count();
+        assert_eq!(files, 3);
     }
 
     #[test]
