@@ -1,8 +1,6 @@
 //! `syscost-site check`: each kind of bad submission is caught, named and explained.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 
 /// A data directory with one good record plus whatever `add` puts in; returns (exit, stderr).

@@ -1,6 +1,5 @@
 //! Helpers shared by the integration tests: running the binary, hand-made records, walking a
 //! generated site.
-#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -2,9 +2,7 @@
 //! and checks that they render. Runs when /usr/bin/chromium exists (CI installs it); otherwise
 //! it says plainly that it did not run.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};

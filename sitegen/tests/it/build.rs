@@ -1,9 +1,7 @@
 //! `syscost-site build` end to end: synthetic plus hand-made records into a temporary site,
 //! then the site is inspected like a visitor (and a link checker) would.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::path::Path;
 use std::sync::OnceLock;
 use syscost_record::{Estimate, SourceKind};

@@ -4,9 +4,7 @@
 //! naming it; nothing may panic, hang or read a huge file whole; nothing from a record may
 //! become markup; and the rest of the site must still be built (or, with `--strict`, nothing).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
