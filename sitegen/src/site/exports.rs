@@ -1,7 +1,7 @@
 //! Machine-readable exports: every run as one JSON index and as CSV, and an Atom feed of the
 //! newest runs. Rows are in the same newest-first order as the run list.
 
-use super::Ctx;
+use super::ctx::Ctx;
 use crate::fmt;
 use crate::info::{kind_label, RunInfo};
 use crate::metrics::METRICS;

@@ -1,9 +1,9 @@
 //! The page of one run: everything in the record, readable, plus the comparison with the
 //! previous run of the same machine.
 
-use super::common::Links;
 use crate::fmt::{self, ns, opt_interval, opt_ns};
 use crate::info::{kind_label, RunInfo};
+use crate::site::links::Links;
 use serde::Serialize;
 use syscost_record::{Method, RunRecord, Status, StopReason, Verdict};
 
