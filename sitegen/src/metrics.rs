@@ -1,13 +1,13 @@
 //! The headline numbers the site tracks over kernel versions, and how each is read out of a
 //! record. Ids are the stable ones of docs/ids.md.
 
-use syscost_record::{RunRecord, Status};
+use syscost_record::{EstimateId, RunRecord, Status};
 
 /// Where a metric's number lives in a record.
 #[derive(Debug, Clone, Copy)]
 pub enum From {
     /// `estimates[id]`.
-    Estimate(&'static str),
+    Estimate(EstimateId),
     /// `results[id].overhead` (measured results only).
     Overhead(&'static str),
 }
@@ -26,7 +26,7 @@ pub struct Metric {
 impl Metric {
     pub fn source_id(&self) -> String {
         match self.from {
-            From::Estimate(id) => format!("estimates: {id}"),
+            From::Estimate(id) => format!("estimates: {}", id.id()),
             From::Overhead(id) => format!("results: {id} (overhead)"),
         }
     }
@@ -36,7 +36,7 @@ const fn est(
     slug: &'static str,
     label: &'static str,
     short: &'static str,
-    id: &'static str,
+    id: EstimateId,
 ) -> Metric {
     Metric {
         slug,
@@ -69,25 +69,25 @@ pub const METRICS: &[Metric] = &[
         "seccomp-entry",
         "seccomp entry cost (kernel formula)",
         "entry",
-        "entry",
+        EstimateId::Entry,
     ),
     est(
         "seccomp-entry-fit",
         "seccomp entry cost (depth fit)",
         "entry (fit)",
-        "depth.entry",
+        EstimateId::DepthEntry,
     ),
     est(
         "seccomp-per-filter",
         "seccomp per-filter cost (last 2 diff)",
         "per filter",
-        "per_filter.last2",
+        EstimateId::PerFilterLast2,
     ),
     est(
         "seccomp-per-filter-fit",
         "seccomp per-filter cost (depth fit)",
         "per filter (fit)",
-        "depth.per_filter",
+        EstimateId::DepthPerFilter,
     ),
     ovh(
         "sud-allow",
@@ -200,7 +200,7 @@ impl Val {
 pub fn extract(r: &RunRecord, m: &Metric) -> Option<Val> {
     let v = match m.from {
         From::Estimate(id) => {
-            let e = r.estimate(id)?;
+            let e = r.estimate(id.id())?;
             Val {
                 median: e.median_ns,
                 lo: e.ci_low_ns,

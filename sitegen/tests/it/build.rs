@@ -4,7 +4,7 @@
 use crate::common::*;
 use std::path::Path;
 use std::sync::OnceLock;
-use syscost_record::{Estimate, SourceKind};
+use syscost_record::{Estimate, EstimateId, SourceKind};
 
 const HOSTILE: &str = "<script>alert(1)</script>";
 
@@ -109,10 +109,11 @@ fn fixture() -> &'static Fixture {
                     o.pct_ci_high = None;
                 }
             }
+            let entry = EstimateId::Entry;
             r.estimates = vec![Estimate {
-                id: "entry".into(),
-                label: "seccomp entry overhead".into(),
-                formula: "bitmap.1 − native − (bitmap.2 − bitmap.1)".into(),
+                id: entry.id().into(),
+                label: entry.label().into(),
+                formula: entry.kernel_formula().unwrap_or_default().into(),
                 median_ns: 42.0,
                 ci_low_ns: None,
                 ci_high_ns: None,
