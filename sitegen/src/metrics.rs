@@ -20,7 +20,6 @@ pub struct Metric {
     /// Short column header.
     pub short: &'static str,
     pub from: From,
-    pub group: &'static str,
 }
 
 impl Metric {
@@ -43,7 +42,6 @@ const fn est(
         label,
         short,
         from: From::Estimate(id),
-        group: "seccomp",
     }
 }
 
@@ -52,14 +50,12 @@ const fn ovh(
     label: &'static str,
     short: &'static str,
     id: &'static str,
-    group: &'static str,
 ) -> Metric {
     Metric {
         slug,
         label,
         short,
         from: From::Overhead(id),
-        group,
     }
 }
 
@@ -94,84 +90,62 @@ pub const METRICS: &[Metric] = &[
         "SUD on, selector ALLOW: overhead",
         "SUD allow",
         "sud.allow",
-        "sud",
     ),
     ovh(
         "sud-block",
         "SUD on, selector BLOCK (SIGSYS round trip): overhead",
         "SUD block",
         "sud.block",
-        "sud",
     ),
-    ovh(
-        "bpf-tp",
-        "BPF tracepoint: overhead",
-        "BPF tp",
-        "bpf.tp",
-        "bpf",
-    ),
+    ovh("bpf-tp", "BPF tracepoint: overhead", "BPF tp", "bpf.tp"),
     ovh(
         "bpf-rawtp",
         "BPF raw tracepoint: overhead",
         "BPF raw_tp",
         "bpf.rawtp",
-        "bpf",
     ),
     ovh(
         "bpf-kprobe",
         "BPF kprobe: overhead",
         "BPF kprobe",
         "bpf.kprobe",
-        "bpf",
     ),
     ovh(
         "bpf-kretprobe",
         "BPF kretprobe: overhead",
         "BPF kretprobe",
         "bpf.kretprobe",
-        "bpf",
     ),
     ovh(
         "bpf-kprobe-multi",
         "BPF kprobe.multi: overhead",
         "BPF kprobe.multi",
         "bpf.kprobe_multi",
-        "bpf",
     ),
     ovh(
         "bpf-fentry",
         "BPF fentry: overhead",
         "BPF fentry",
         "bpf.fentry",
-        "bpf",
     ),
-    ovh(
-        "bpf-fexit",
-        "BPF fexit: overhead",
-        "BPF fexit",
-        "bpf.fexit",
-        "bpf",
-    ),
+    ovh("bpf-fexit", "BPF fexit: overhead", "BPF fexit", "bpf.fexit"),
     ovh(
         "bpf-fmodret",
         "BPF fmod_ret: overhead",
         "BPF fmod_ret",
         "bpf.fmodret",
-        "bpf",
     ),
     ovh(
         "bpf-uprobe",
         "BPF uprobe: overhead",
         "BPF uprobe",
         "bpf.uprobe",
-        "bpf",
     ),
     ovh(
         "bpf-uretprobe",
         "BPF uretprobe: overhead",
         "BPF uretprobe",
         "bpf.uretprobe",
-        "bpf",
     ),
 ];
 
@@ -229,10 +203,6 @@ pub fn extract_all(r: &RunRecord) -> Vec<Option<Val>> {
     METRICS.iter().map(|m| extract(r, m)).collect()
 }
 
-pub fn by_slug(slug: &str) -> Option<(usize, &'static Metric)> {
-    METRICS.iter().enumerate().find(|(_, m)| m.slug == slug)
-}
-
 /// Several runs' values of one metric at one point (a series at a kernel, an arch at a kernel)
 /// summarised without inventing precision: the median of the runs' medians and an interval
 /// that is the run's own CI for a single run, or the span of all runs' CIs (or medians, where a
@@ -253,16 +223,6 @@ pub enum IntervalKind {
     None,
     /// Several runs: from the lowest to the highest bound among them.
     Span,
-}
-
-impl IntervalKind {
-    pub fn describe(self, confidence_pct: &str) -> String {
-        match self {
-            IntervalKind::Ci => format!("{confidence_pct} CI"),
-            IntervalKind::None => "no CI (single sample)".to_string(),
-            IntervalKind::Span => "span of the runs' CIs".to_string(),
-        }
-    }
 }
 
 pub fn aggregate(vals: &[Val]) -> Option<Point> {

@@ -95,7 +95,6 @@ pub fn chart_for(
     title: String,
     anchor: String,
     root: &str,
-    _conf: &str,
 ) -> Chart {
     let metric = &METRICS[m];
     let t = trend(runs, idx, m);

@@ -48,7 +48,6 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<
                     format!("{} on {arch}", METRICS[m].label),
                     METRICS[m].slug.to_string(),
                     &root,
-                    conf,
                 )
             })
             .collect();

@@ -70,7 +70,6 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<
                     format!("{} on {arch}", metric.label),
                     fmt::slug(arch),
                     &root,
-                    conf,
                 )
             })
             .collect();

@@ -331,10 +331,13 @@ pub fn build(
             kernel_verdict: verdict_name(e.kernel_verdict),
         })
         .collect();
-    let v = info.verdicts;
+    let count = |v: Verdict| r.expectations.iter().filter(|e| e.verdict == v).count();
     let verdict_counts = format!(
         "{} pass, {} fail, {} inconclusive, {} not evaluated.",
-        v[0], v[1], v[2], v[3]
+        count(Verdict::Pass),
+        count(Verdict::Fail),
+        count(Verdict::Inconclusive),
+        count(Verdict::Skip)
     );
 
     let mut comparability = vec![

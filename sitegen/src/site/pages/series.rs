@@ -42,7 +42,6 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<
                     format!("{} — series {}", METRICS[m].label, s.id()),
                     METRICS[m].slug.to_string(),
                     &root,
-                    conf,
                 )
             })
             .collect();
