@@ -5,7 +5,10 @@ use crate::fmt::{self, ns, opt_interval, opt_ns};
 use crate::info::{kind_label, RunInfo};
 use crate::site::links::Links;
 use serde::Serialize;
-use syscost_record::{Method, RunRecord, Status, StopReason, Verdict};
+use syscost_record::{
+    Comparability, Estimate, Expectation, Incidental, Method, RunRecord, RunSummary,
+    ScenarioResult, Settings, Source, SourceKind, Status, StopReason, Throughput, Verdict,
+};
 
 #[derive(Serialize)]
 pub struct RunPage {
@@ -227,277 +230,12 @@ pub fn build(
     prev: Option<(&RunRecord, &RunInfo)>,
     links: &Links,
 ) -> RunPage {
-    let page_rel = format!("{}.html", info.page);
-    let root = fmt::root_of(&page_rel);
+    let root = fmt::root_of(&format!("{}.html", info.page));
     let c = &r.environment.comparability;
-    let conf = format!("{}%", r.settings.confidence * 100.0);
-
-    let mut results = Vec::new();
-    let mut skipped = Vec::new();
-    let mut params = Vec::new();
-    let mut any_ci = false;
-    for res in &r.results {
-        if !res.params.is_empty() {
-            params.push(ParamRow {
-                id: res.id.clone(),
-                text: res
-                    .params
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join(", "),
-            });
-        }
-        if res.status != Status::Measured {
-            let (status, status_class) = match res.status {
-                Status::Failed => ("failed", "fail"),
-                _ => ("skipped", "skip"),
-            };
-            skipped.push(SkippedRow {
-                id: res.id.clone(),
-                description: res.description.clone(),
-                status,
-                status_class,
-                reason: opt(&res.reason),
-            });
-            continue;
-        }
-        any_ci |= res.ci_low_ns.is_some();
-        let o = res.overhead.as_ref();
-        let t = res.throughput_mops.as_ref();
-        results.push(ResultRow {
-            id: res.id.clone(),
-            description: res.description.clone(),
-            family: res.family.clone(),
-            median: opt_ns(res.median_ns),
-            median_v: res.median_ns.map(|v| v.to_string()).unwrap_or_default(),
-            ci: opt_interval(res.ci_low_ns, res.ci_high_ns),
-            samples: res.samples.map(|s| s.to_string()).unwrap_or_default(),
-            overhead: o.map(|o| ns(o.median_ns)).unwrap_or_default(),
-            overhead_v: o.map(|o| o.median_ns.to_string()).unwrap_or_default(),
-            overhead_ci: o
-                .map(|o| opt_interval(o.ci_low_ns, o.ci_high_ns))
-                .unwrap_or_default(),
-            overhead_pct: o.map(|o| fmt::pct(o.pct)).unwrap_or_default(),
-            vs: o.map(|o| o.vs.clone()).unwrap_or_default(),
-            throughput: t
-                .map(|t| match (t.ci_low, t.ci_high, t.stddev) {
-                    (Some(l), Some(h), _) => format!("{:.3} [{l:.3}, {h:.3}]", t.median),
-                    (_, _, Some(sd)) => format!("{:.3} ± {sd:.3} (sd)", t.median),
-                    _ => format!("{:.3}", t.median),
-                })
-                .unwrap_or_default(),
-            // Short in the cell (the table is wide); what was counted is in the tooltip.
-            verification: res
-                .verification
-                .as_ref()
-                .map(|v| format!("{} / {}", v.observed, v.expected))
-                .unwrap_or_default(),
-            verification_what: res
-                .verification
-                .as_ref()
-                .map(|v| format!("{} (observed / expected)", v.what))
-                .unwrap_or_default(),
-        });
-    }
-
-    let estimates = r
-        .estimates
-        .iter()
-        .map(|e| {
-            any_ci |= e.ci_low_ns.is_some();
-            EstimateRow {
-                id: e.id.clone(),
-                label: e.label.clone(),
-                formula: e.formula.clone(),
-                median: ns(e.median_ns),
-                ci: opt_interval(e.ci_low_ns, e.ci_high_ns),
-                samples: e.samples,
-            }
-        })
-        .collect();
-    let expectations: Vec<ExpectationRow> = r
-        .expectations
-        .iter()
-        .map(|e| ExpectationRow {
-            id: e.id.clone(),
-            label: e.label.clone(),
-            lhs: ns(e.lhs_ns),
-            rhs: ns(e.rhs_ns),
-            diff: opt_ns(e.diff_median_ns),
-            diff_ci: opt_interval(e.diff_ci_low_ns, e.diff_ci_high_ns),
-            tolerance: ns(e.tolerance_ns),
-            verdict: verdict_name(e.verdict),
-            kernel_verdict: verdict_name(e.kernel_verdict),
-        })
-        .collect();
-    let count = |v: Verdict| r.expectations.iter().filter(|e| e.verdict == v).count();
-    let verdict_counts = format!(
-        "{} pass, {} fail, {} inconclusive, {} not evaluated.",
-        count(Verdict::Pass),
-        count(Verdict::Fail),
-        count(Verdict::Inconclusive),
-        count(Verdict::Skip)
-    );
-
-    let mut comparability = vec![
-        ("architecture".to_string(), c.arch.clone()),
-        ("kernel release".to_string(), c.kernel_release.clone()),
-        ("kernel version".to_string(), opt(&c.kernel_version)),
-        ("upstream base".to_string(), info.kbase.clone()),
-        ("CPU vendor".to_string(), opt(&c.cpu.vendor)),
-        ("CPU model".to_string(), opt(&c.cpu.model_name)),
-        (
-            "family / model / stepping".to_string(),
-            format!(
-                "{} / {} / {}",
-                opt(&c.cpu.family),
-                opt(&c.cpu.model),
-                opt(&c.cpu.stepping)
-            ),
-        ),
-        ("microcode".to_string(), opt(&c.cpu.microcode)),
-        (
-            "logical CPUs / cores / SMT".to_string(),
-            format!(
-                "{} / {} / {}",
-                c.cpu
-                    .logical_cpus
-                    .map(|x| x.to_string())
-                    .unwrap_or_default(),
-                c.cpu
-                    .physical_cores
-                    .map(|x| x.to_string())
-                    .unwrap_or_default(),
-                c.cpu
-                    .smt
-                    .map(|x| if x { "on" } else { "off" })
-                    .unwrap_or_default()
-            ),
-        ),
-        ("virtualisation".to_string(), c.virtualization.kind.clone()),
-        ("hypervisor".to_string(), opt(&c.virtualization.hypervisor)),
-        ("product".to_string(), opt(&c.virtualization.product)),
-        (
-            "mitigation profile".to_string(),
-            info.series.mitigations.clone(),
-        ),
-        ("kernel command line".to_string(), opt(&c.cmdline)),
-        ("bpf_jit_enable".to_string(), opt(&c.bpf_jit_enable)),
-        ("bpf_jit_harden".to_string(), opt(&c.bpf_jit_harden)),
-        ("seccomp actions".to_string(), opt(&c.seccomp_actions_avail)),
-    ];
-    comparability.retain(|(_, v)| !v.trim().is_empty() && v != " /  / ");
-    let inc = &r.environment.incidental;
-    let load = |l: &Option<[f64; 3]>| {
-        l.map(|a| format!("{:.2} {:.2} {:.2}", a[0], a[1], a[2]))
-            .unwrap_or_default()
-    };
-    let mut incidental = vec![
-        ("machine".to_string(), opt(&inc.machine_hash)),
-        ("clock source".to_string(), opt(&inc.clocksource)),
-        ("CPU governor".to_string(), opt(&inc.governor)),
-        (
-            "load average at start".to_string(),
-            load(&inc.loadavg_start),
-        ),
-        ("load average at end".to_string(), load(&inc.loadavg_end)),
-    ];
-    incidental.extend(inc.other.iter().map(|(k, v)| (k.clone(), v.clone())));
-    incidental.retain(|(_, v)| !v.trim().is_empty());
-
     let s = &r.settings;
-    let sm = &r.summary;
-    let mut settings = vec![
-        ("probe syscall".to_string(), s.syscall.clone()),
-        (
-            "syscalls per operation".to_string(),
-            s.syscalls_per_op.to_string(),
-        ),
-        ("confidence".to_string(), conf.clone()),
-        (
-            "time budget".to_string(),
-            s.budget_s.map(|b| format!("{b} s")).unwrap_or_default(),
-        ),
-        (
-            "target CI half-width".to_string(),
-            s.target_ci_pct
-                .map(|b| format!("{b} %"))
-                .unwrap_or_default(),
-        ),
-        (
-            "pinned CPU".to_string(),
-            s.cpu.map(|b| b.to_string()).unwrap_or_default(),
-        ),
-        (
-            "sample length".to_string(),
-            s.sample_ms.map(|b| format!("{b} ms")).unwrap_or_default(),
-        ),
-        ("only".to_string(), s.only.join(", ")),
-        ("skip".to_string(), s.skip.join(", ")),
-        ("rounds".to_string(), sm.rounds.to_string()),
-        ("duration".to_string(), format!("{:.1} s", sm.duration_s)),
-        (
-            "stopped because".to_string(),
-            match sm.stop_reason {
-                StopReason::Target => "every CI reached the target",
-                StopReason::Budget => "the time budget was spent",
-                StopReason::Complete => "one pass per scenario (complete)",
-            }
-            .to_string(),
-        ),
-        (
-            "target reached".to_string(),
-            if sm.target_reached { "yes" } else { "no" }.to_string(),
-        ),
-        (
-            "widest CI".to_string(),
-            match (sm.worst_ci_pct, &sm.worst_ci_id) {
-                (Some(p), Some(id)) => format!("±{p:.2} % ({id})"),
-                (Some(p), None) => format!("±{p:.2} %"),
-                _ => String::new(),
-            },
-        ),
-        ("interval method".to_string(), sm.ci_method.clone()),
-    ];
-    settings.retain(|(_, v)| !v.trim().is_empty());
-
-    let src = &r.source;
-    let method = match src.method {
-        Method::Interleaved => "interleaved rounds, paired differences",
-        Method::Sequential => "sequential (the kernel seccomp_benchmark method)",
-        Method::External => "as done by the imported tool",
-    };
-    let provenance_text = match r.source.kind {
-        syscost_record::SourceKind::Collected => format!("collected by {}", src.tool),
-        syscost_record::SourceKind::Import => format!(
-            "imported by {} from a published log{}",
-            src.tool,
-            src.format
-                .as_ref()
-                .map(|f| format!(" ({f})"))
-                .unwrap_or_default()
-        ),
-        syscost_record::SourceKind::Synthetic => {
-            format!("generated by {} (synthetic, not a measurement)", src.tool)
-        }
-    };
-    let mut provenance = vec![
-        ("tool".to_string(), src.tool.clone()),
-        ("commit".to_string(), opt(&src.commit)),
-        ("method".to_string(), method.to_string()),
-        ("log format".to_string(), opt(&src.format)),
-        ("log SHA-256".to_string(), opt(&src.text_sha256)),
-        ("date".to_string(), opt(&src.date)),
-        ("note".to_string(), opt(&src.note)),
-        ("schema".to_string(), r.schema.to_string()),
-    ];
-    provenance.retain(|(_, v)| !v.trim().is_empty());
-    let source_url = opt(&src.url);
-    // Only plain web links become clickable; anything else (javascript:, data:) stays text.
-    let source_link = source_url.starts_with("https://") || source_url.starts_with("http://");
-
-    let kernel_href = format!("{root}{}", links.kernel(&info.kbase));
+    let conf = format!("{}%", s.confidence * 100.0);
+    let measured = || r.results.iter().filter(|x| x.status == Status::Measured);
+    let source_url = opt(&r.source.url);
     RunPage {
         title: format!("Run {} ({} {})", r.id, c.arch, c.kernel_release),
         id: r.id.clone(),
@@ -505,7 +243,7 @@ pub fn build(
         arch: c.arch.clone(),
         arch_href: format!("{root}{}", links.arch(&info.arch)),
         kernel_release: c.kernel_release.clone(),
-        kernel_href,
+        kernel_href: format!("{root}{}", links.kernel(&info.kbase)),
         cpu: info.series.cpu.clone(),
         virt: info.series.virt.clone(),
         date: opt(&r.source.date),
@@ -518,17 +256,22 @@ pub fn build(
         } else {
             format!("{} syscalls of the {} probe", s.syscalls_per_op, s.syscall)
         },
-        confidence: conf,
-        any_ci,
-        results,
-        params,
-        estimates,
-        expectations,
-        verdict_counts,
-        skipped,
+        any_ci: measured().any(|x| x.ci_low_ns.is_some())
+            || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
+        results: measured().map(result_row).collect(),
+        params: r.results.iter().filter_map(param_row).collect(),
+        estimates: r.estimates.iter().map(estimate_row).collect(),
+        expectations: r.expectations.iter().map(expectation_row).collect(),
+        verdict_counts: verdict_counts(r),
+        skipped: r
+            .results
+            .iter()
+            .filter(|x| x.status != Status::Measured)
+            .map(skipped_row)
+            .collect(),
         compare: prev.map(|(p, pi)| compare(p, pi, r, &root)),
-        machine: opt(&inc.machine_hash),
-        comparability,
+        machine: opt(&r.environment.incidental.machine_hash),
+        comparability: comparability(c, info),
         mitigations: c
             .mitigations
             .iter()
@@ -539,15 +282,283 @@ pub fn build(
             .iter()
             .map(|(k, v)| (k.clone(), v.clone()))
             .collect(),
-        incidental,
-        settings,
-        provenance_text,
-        provenance,
+        incidental: incidental(&r.environment.incidental),
+        settings: settings(s, &r.summary, &conf),
+        provenance_text: provenance_text(&r.source),
+        provenance: provenance(r),
+        // Only plain web links become clickable; anything else (javascript:, data:) stays text.
+        source_link: source_url.starts_with("https://") || source_url.starts_with("http://"),
         source_url,
-        source_link,
         notes: r.notes.clone(),
+        confidence: conf,
         root,
     }
+}
+
+fn result_row(res: &ScenarioResult) -> ResultRow {
+    let o = res.overhead.as_ref();
+    ResultRow {
+        id: res.id.clone(),
+        description: res.description.clone(),
+        family: res.family.clone(),
+        median: opt_ns(res.median_ns),
+        median_v: res.median_ns.map(|v| v.to_string()).unwrap_or_default(),
+        ci: opt_interval(res.ci_low_ns, res.ci_high_ns),
+        samples: res.samples.map(|s| s.to_string()).unwrap_or_default(),
+        overhead: o.map(|o| ns(o.median_ns)).unwrap_or_default(),
+        overhead_v: o.map(|o| o.median_ns.to_string()).unwrap_or_default(),
+        overhead_ci: o
+            .map(|o| opt_interval(o.ci_low_ns, o.ci_high_ns))
+            .unwrap_or_default(),
+        overhead_pct: o.map(|o| fmt::pct(o.pct)).unwrap_or_default(),
+        vs: o.map(|o| o.vs.clone()).unwrap_or_default(),
+        throughput: res
+            .throughput_mops
+            .as_ref()
+            .map(throughput)
+            .unwrap_or_default(),
+        // Short in the cell (the table is wide); what was counted is in the tooltip.
+        verification: res
+            .verification
+            .as_ref()
+            .map(|v| format!("{} / {}", v.observed, v.expected))
+            .unwrap_or_default(),
+        verification_what: res
+            .verification
+            .as_ref()
+            .map(|v| format!("{} (observed / expected)", v.what))
+            .unwrap_or_default(),
+    }
+}
+
+fn throughput(t: &Throughput) -> String {
+    match (t.ci_low, t.ci_high, t.stddev) {
+        (Some(l), Some(h), _) => format!("{:.3} [{l:.3}, {h:.3}]", t.median),
+        (_, _, Some(sd)) => format!("{:.3} ± {sd:.3} (sd)", t.median),
+        _ => format!("{:.3}", t.median),
+    }
+}
+
+fn param_row(res: &ScenarioResult) -> Option<ParamRow> {
+    (!res.params.is_empty()).then(|| ParamRow {
+        id: res.id.clone(),
+        text: res
+            .params
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    })
+}
+
+fn skipped_row(res: &ScenarioResult) -> SkippedRow {
+    let (status, status_class) = match res.status {
+        Status::Failed => ("failed", "fail"),
+        _ => ("skipped", "skip"),
+    };
+    SkippedRow {
+        id: res.id.clone(),
+        description: res.description.clone(),
+        status,
+        status_class,
+        reason: opt(&res.reason),
+    }
+}
+
+fn estimate_row(e: &Estimate) -> EstimateRow {
+    EstimateRow {
+        id: e.id.clone(),
+        label: e.label.clone(),
+        formula: e.formula.clone(),
+        median: ns(e.median_ns),
+        ci: opt_interval(e.ci_low_ns, e.ci_high_ns),
+        samples: e.samples,
+    }
+}
+
+fn expectation_row(e: &Expectation) -> ExpectationRow {
+    ExpectationRow {
+        id: e.id.clone(),
+        label: e.label.clone(),
+        lhs: ns(e.lhs_ns),
+        rhs: ns(e.rhs_ns),
+        diff: opt_ns(e.diff_median_ns),
+        diff_ci: opt_interval(e.diff_ci_low_ns, e.diff_ci_high_ns),
+        tolerance: ns(e.tolerance_ns),
+        verdict: verdict_name(e.verdict),
+        kernel_verdict: verdict_name(e.kernel_verdict),
+    }
+}
+
+fn verdict_counts(r: &RunRecord) -> String {
+    let count = |v: Verdict| r.expectations.iter().filter(|e| e.verdict == v).count();
+    format!(
+        "{} pass, {} fail, {} inconclusive, {} not evaluated.",
+        count(Verdict::Pass),
+        count(Verdict::Fail),
+        count(Verdict::Inconclusive),
+        count(Verdict::Skip)
+    )
+}
+
+/// Label/value rows without the ones that have nothing to say.
+fn facts<'a>(rows: impl IntoIterator<Item = (&'a str, String)>) -> Vec<(String, String)> {
+    rows.into_iter()
+        .filter(|(_, v)| !v.trim().is_empty())
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+}
+
+fn comparability(c: &Comparability, info: &RunInfo) -> Vec<(String, String)> {
+    let cpu = &c.cpu;
+    let mut rows = facts([
+        ("architecture", c.arch.clone()),
+        ("kernel release", c.kernel_release.clone()),
+        ("kernel version", opt(&c.kernel_version)),
+        ("upstream base", info.kbase.clone()),
+        ("CPU vendor", opt(&cpu.vendor)),
+        ("CPU model", opt(&cpu.model_name)),
+        (
+            "family / model / stepping",
+            format!(
+                "{} / {} / {}",
+                opt(&cpu.family),
+                opt(&cpu.model),
+                opt(&cpu.stepping)
+            ),
+        ),
+        ("microcode", opt(&cpu.microcode)),
+        (
+            "logical CPUs / cores / SMT",
+            format!(
+                "{} / {} / {}",
+                cpu.logical_cpus.map(|x| x.to_string()).unwrap_or_default(),
+                cpu.physical_cores
+                    .map(|x| x.to_string())
+                    .unwrap_or_default(),
+                cpu.smt
+                    .map(|x| if x { "on" } else { "off" })
+                    .unwrap_or_default()
+            ),
+        ),
+        ("virtualisation", c.virtualization.kind.clone()),
+        ("hypervisor", opt(&c.virtualization.hypervisor)),
+        ("product", opt(&c.virtualization.product)),
+        ("mitigation profile", info.series.mitigations.clone()),
+        ("kernel command line", opt(&c.cmdline)),
+        ("bpf_jit_enable", opt(&c.bpf_jit_enable)),
+        ("bpf_jit_harden", opt(&c.bpf_jit_harden)),
+        ("seccomp actions", opt(&c.seccomp_actions_avail)),
+    ]);
+    // A triple with every part unknown says nothing either.
+    rows.retain(|(_, v)| v != " /  / ");
+    rows
+}
+
+fn incidental(inc: &Incidental) -> Vec<(String, String)> {
+    let load = |l: &Option<[f64; 3]>| {
+        l.map(|a| format!("{:.2} {:.2} {:.2}", a[0], a[1], a[2]))
+            .unwrap_or_default()
+    };
+    facts(
+        [
+            ("machine", opt(&inc.machine_hash)),
+            ("clock source", opt(&inc.clocksource)),
+            ("CPU governor", opt(&inc.governor)),
+            ("load average at start", load(&inc.loadavg_start)),
+            ("load average at end", load(&inc.loadavg_end)),
+        ]
+        .into_iter()
+        .chain(inc.other.iter().map(|(k, v)| (k.as_str(), v.clone()))),
+    )
+}
+
+fn settings(s: &Settings, sm: &RunSummary, conf: &str) -> Vec<(String, String)> {
+    facts([
+        ("probe syscall", s.syscall.clone()),
+        ("syscalls per operation", s.syscalls_per_op.to_string()),
+        ("confidence", conf.to_string()),
+        (
+            "time budget",
+            s.budget_s.map(|b| format!("{b} s")).unwrap_or_default(),
+        ),
+        (
+            "target CI half-width",
+            s.target_ci_pct
+                .map(|b| format!("{b} %"))
+                .unwrap_or_default(),
+        ),
+        (
+            "pinned CPU",
+            s.cpu.map(|b| b.to_string()).unwrap_or_default(),
+        ),
+        (
+            "sample length",
+            s.sample_ms.map(|b| format!("{b} ms")).unwrap_or_default(),
+        ),
+        ("only", s.only.join(", ")),
+        ("skip", s.skip.join(", ")),
+        ("rounds", sm.rounds.to_string()),
+        ("duration", format!("{:.1} s", sm.duration_s)),
+        (
+            "stopped because",
+            match sm.stop_reason {
+                StopReason::Target => "every CI reached the target",
+                StopReason::Budget => "the time budget was spent",
+                StopReason::Complete => "one pass per scenario (complete)",
+            }
+            .to_string(),
+        ),
+        (
+            "target reached",
+            if sm.target_reached { "yes" } else { "no" }.to_string(),
+        ),
+        (
+            "widest CI",
+            match (sm.worst_ci_pct, &sm.worst_ci_id) {
+                (Some(p), Some(id)) => format!("±{p:.2} % ({id})"),
+                (Some(p), None) => format!("±{p:.2} %"),
+                _ => String::new(),
+            },
+        ),
+        ("interval method", sm.ci_method.clone()),
+    ])
+}
+
+fn provenance_text(src: &Source) -> String {
+    match src.kind {
+        SourceKind::Collected => format!("collected by {}", src.tool),
+        SourceKind::Import => format!(
+            "imported by {} from a published log{}",
+            src.tool,
+            src.format
+                .as_ref()
+                .map(|f| format!(" ({f})"))
+                .unwrap_or_default()
+        ),
+        SourceKind::Synthetic => {
+            format!("generated by {} (synthetic, not a measurement)", src.tool)
+        }
+    }
+}
+
+fn provenance(r: &RunRecord) -> Vec<(String, String)> {
+    let src = &r.source;
+    let method = match src.method {
+        Method::Interleaved => "interleaved rounds, paired differences",
+        Method::Sequential => "sequential (the kernel seccomp_benchmark method)",
+        Method::External => "as done by the imported tool",
+    };
+    facts([
+        ("tool", src.tool.clone()),
+        ("commit", opt(&src.commit)),
+        ("method", method.to_string()),
+        ("log format", opt(&src.format)),
+        ("log SHA-256", opt(&src.text_sha256)),
+        ("date", opt(&src.date)),
+        ("note", opt(&src.note)),
+        ("schema", r.schema.to_string()),
+    ])
 }
 
 #[cfg(test)]
