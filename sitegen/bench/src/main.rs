@@ -131,7 +131,11 @@ fn main() {
         let cli = syscost_site::cli::Cli::parse_from(
             std::iter::once("syscost-site".to_string()).chain(args[2..].iter().cloned()),
         );
-        std::process::exit(syscost_site::cli::run(cli));
+        if let Err(e) = syscost_site::commands::run(cli) {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+        return;
     }
     let cli = Cli::parse();
     std::process::exit(match cli.command {

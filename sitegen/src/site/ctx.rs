@@ -1,5 +1,6 @@
 //! What every page writer is handed: the template renderer and the staging directory.
 
+use super::error::BuildError;
 use crate::out::Staging;
 use crate::render::Renderer;
 use serde::Serialize;
@@ -14,8 +15,13 @@ pub struct Ctx<'a> {
 
 impl Ctx<'_> {
     /// Renders `template` with `ctx` and writes it at the site path `path`.
-    pub fn page<T: Serialize>(&self, path: &str, template: &str, ctx: &T) -> Result<(), String> {
+    pub fn page<T: Serialize>(
+        &self,
+        path: &str,
+        template: &str,
+        ctx: &T,
+    ) -> Result<(), BuildError> {
         let html = self.renderer.render(template, ctx)?;
-        self.out.write(path, html.as_bytes())
+        Ok(self.out.write(path, html.as_bytes())?)
     }
 }

@@ -2,6 +2,7 @@
 //! newest runs. Rows are in the same newest-first order as the run list.
 
 use super::ctx::Ctx;
+use super::error::BuildError;
 use crate::fmt;
 use crate::info::{kind_label, RunInfo};
 use crate::metrics::METRICS;
@@ -225,7 +226,7 @@ pub fn all(
     runs: &[RunInfo],
     order: &[usize],
     base_url: Option<&str>,
-) -> Result<(), String> {
+) -> Result<(), BuildError> {
     let index = Index {
         generator: concat!("syscost-site ", env!("CARGO_PKG_VERSION")),
         record_schema: syscost_record::SCHEMA_VERSION,

@@ -8,6 +8,7 @@
 
 mod charts;
 mod ctx;
+mod error;
 mod exports;
 mod groups;
 mod links;
@@ -20,16 +21,18 @@ mod rows;
 use crate::info::RunInfo;
 use crate::load::{self, Issue};
 use crate::out::{Staging, Stats};
-use crate::render::{Renderer, STATIC};
+use crate::render::{RenderError, Renderer, STATIC};
 use ctx::Ctx;
 use groups::{confidence_label, Groups};
 use links::Links;
 use parallel::{jobs, run_tasks, Task};
 use passes::{first_pass, lap, second_pass, Timings};
+use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Instant;
 use syscost_record::RunRecord;
 
+pub use error::BuildError;
 pub use pager::PAGE_SIZE;
 
 pub struct Options {
@@ -56,7 +59,7 @@ pub struct Report {
 
 /// The HTML page of one record, optionally compared with a previous run, exactly as `build`
 /// renders it. For the fuzz targets and tests; the record is assumed to have passed `validate`.
-pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<String, String> {
+pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<String, RenderError> {
     let renderer = Renderer::new()?;
     let info = RunInfo::from_record(rec);
     let prev = prev.map(|p| (p, RunInfo::from_record(p)));
@@ -64,7 +67,7 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
     renderer.render("run.html", &page)
 }
 
-pub fn build(opts: &Options) -> Result<Report, String> {
+pub fn build(opts: &Options) -> Result<Report, BuildError> {
     let renderer = Renderer::new()?;
     let data_missing = !opts.data.is_dir();
     let scan = load::scan(&opts.data);
@@ -78,76 +81,44 @@ pub fn build(opts: &Options) -> Result<Report, String> {
         })
         .collect();
     let staging = Staging::new(&opts.out)?;
+    let ctx = Ctx {
+        renderer: &renderer,
+        out: &staging,
+    };
     let mut tm = Timings::default();
-    let result = (|| -> Result<Vec<RunInfo>, String> {
-        let mut t = Instant::now();
-        let entries = first_pass(scan.records, &mut rejected);
-        tm.first_pass = lap(&mut t);
-        let ctx = Ctx {
-            renderer: &renderer,
-            out: &staging,
-        };
-        let (infos, lost, warned, t2) = second_pass(&entries, &ctx)?;
-        // The index pages need only the summaries.
-        drop(entries);
-        rejected.extend(lost);
-        warnings.extend(warned);
-        tm.add(&t2);
-        let mut t = Instant::now();
-        let g = Groups::new(&infos);
-        let conf = confidence_label(&infos);
-        let n_rejected = rejected.len();
-        let (infos_r, g, conf) = (&infos, &g, conf.as_str());
-        let base_url = opts.base_url.as_deref();
-        // Each task writes its own files, so they can run side by side; the output does not
-        // depend on which finishes first.
-        let tasks: Vec<Task> = vec![
-            Box::new(move |c| pages::series::write(c, infos_r, g, conf)),
-            Box::new(move |c| pages::kernels::write(c, infos_r, g)),
-            Box::new(move |c| pages::arch::write(c, infos_r, g, conf)),
-            Box::new(move |c| pages::metrics::write(c, infos_r, g, conf)),
-            Box::new(move |c| pages::matrix::write(c, infos_r, g, conf)),
-            Box::new(move |c| exports::all(c, infos_r, &g.newest, base_url)),
-            Box::new(move |c| pages::runs::write(c, infos_r, g)),
-            Box::new(move |c| pages::home::write(c, infos_r, g, n_rejected)),
-            Box::new(pages::content::write),
-            Box::new(|c| {
-                for (name, body) in STATIC {
-                    c.out.write(name, body.as_bytes())?;
-                }
-                Ok(())
-            }),
-        ];
-        run_tasks(tasks, ctx, jobs())?;
-        tm.indexes = lap(&mut t);
-        Ok(infos)
-    })();
-    let infos = match result {
-        Ok(i) => i,
+    let mut t = Instant::now();
+    let entries = first_pass(scan.records, &mut rejected);
+    tm.first_pass = lap(&mut t);
+    let infos = match second_pass(&entries, &ctx) {
+        Ok(pass) => {
+            rejected.extend(pass.rejected);
+            warnings.extend(pass.warnings);
+            tm.add(&pass.timings);
+            pass.infos
+        }
         Err(e) => {
             staging.discard();
             return Err(e);
         }
     };
+    // The index pages need only the summaries.
+    drop(entries);
+    let mut t = Instant::now();
+    if let Err(e) = index_pages(ctx, &infos, rejected.len(), opts.base_url.as_deref()) {
+        staging.discard();
+        return Err(e);
+    }
+    tm.indexes = lap(&mut t);
     if std::env::var_os("SYSCOST_SITE_TIMINGS").is_some() {
         tm.print();
     }
     rejected.sort();
     warnings.sort();
-    let arches = infos
-        .iter()
-        .map(|r| r.arch.as_str())
-        .collect::<std::collections::BTreeSet<_>>()
-        .len();
-    let kernels = infos
-        .iter()
-        .map(|r| r.kbase.as_str())
-        .collect::<std::collections::BTreeSet<_>>()
-        .len();
+    let count = |f: fn(&RunInfo) -> &str| infos.iter().map(f).collect::<BTreeSet<_>>().len();
     let mut report = Report {
         runs: infos.len(),
-        arches,
-        kernels,
+        arches: count(|r| r.arch.as_str()),
+        kernels: count(|r| r.kbase.as_str()),
         rejected,
         warnings,
         data_missing,
@@ -161,4 +132,35 @@ pub fn build(opts: &Options) -> Result<Report, String> {
     report.stats = staging.commit()?;
     report.written = true;
     Ok(report)
+}
+
+/// Everything but the run pages: index, chart and export pages, prose and static files.
+fn index_pages(
+    ctx: Ctx,
+    infos: &[RunInfo],
+    rejected: usize,
+    base_url: Option<&str>,
+) -> Result<(), BuildError> {
+    let g = &Groups::new(infos);
+    let conf = &confidence_label(infos);
+    // Each task writes its own files, so they can run side by side; the output does not
+    // depend on which finishes first.
+    let tasks: Vec<Task> = vec![
+        Box::new(move |c| pages::series::write(c, infos, g, conf)),
+        Box::new(move |c| pages::kernels::write(c, infos, g)),
+        Box::new(move |c| pages::arch::write(c, infos, g, conf)),
+        Box::new(move |c| pages::metrics::write(c, infos, g, conf)),
+        Box::new(move |c| pages::matrix::write(c, infos, g, conf)),
+        Box::new(move |c| exports::all(c, infos, &g.newest, base_url)),
+        Box::new(move |c| pages::runs::write(c, infos, g)),
+        Box::new(move |c| pages::home::write(c, infos, g, rejected)),
+        Box::new(pages::content::write),
+        Box::new(|c| {
+            for (name, body) in STATIC {
+                c.out.write(name, body.as_bytes())?;
+            }
+            Ok(())
+        }),
+    ];
+    run_tasks(tasks, ctx, jobs())
 }

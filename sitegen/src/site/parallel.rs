@@ -1,6 +1,7 @@
 //! Running the build's work on all cores without letting the output depend on scheduling.
 
 use super::ctx::Ctx;
+use super::error::BuildError;
 
 /// Splits `items` into at most `jobs` contiguous parts, runs `f` on each in its own thread and
 /// returns the results in the original order, so output never depends on scheduling.
@@ -25,14 +26,14 @@ pub fn par_map<T: Send, R: Send>(items: Vec<T>, jobs: usize, f: impl Fn(T) -> R 
 }
 
 /// A piece of the build that writes its own files.
-pub type Task<'t> = Box<dyn FnOnce(&mut Ctx) -> Result<(), String> + Send + 't>;
+pub type Task<'t> = Box<dyn FnOnce(&mut Ctx) -> Result<(), BuildError> + Send + 't>;
 
 /// Runs independent tasks on up to `jobs` threads, each taking the next task from a shared
 /// queue; the first error (in task order) is returned.
-pub fn run_tasks(tasks: Vec<Task>, ctx: Ctx, jobs: usize) -> Result<(), String> {
+pub fn run_tasks(tasks: Vec<Task>, ctx: Ctx, jobs: usize) -> Result<(), BuildError> {
     let n = tasks.len();
     let queue = std::sync::Mutex::new(tasks.into_iter().enumerate());
-    let mut errors: Vec<(usize, String)> = std::thread::scope(|s| {
+    let mut errors: Vec<(usize, BuildError)> = std::thread::scope(|s| {
         let handles: Vec<_> = (0..jobs.min(n).max(1))
             .map(|_| {
                 s.spawn(|| {
@@ -54,7 +55,7 @@ pub fn run_tasks(tasks: Vec<Task>, ctx: Ctx, jobs: usize) -> Result<(), String> 
             .flat_map(|h| h.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
             .collect()
     });
-    errors.sort();
+    errors.sort_by_key(|(i, _)| *i);
     match errors.into_iter().next() {
         Some((_, e)) => Err(e),
         None => Ok(()),

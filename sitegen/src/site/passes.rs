@@ -3,15 +3,17 @@
 //! validates it and writes its run page next to the machine's previous run.
 
 use super::ctx::Ctx;
+use super::error::BuildError;
 use super::links::Links;
 use super::pages::run;
 use super::parallel::{jobs, par_map};
 use crate::info::{Head, RunInfo, SeriesKey};
 use crate::kver::KernelVersion;
-use crate::load::{self, Candidate, Issue};
+use crate::load::{self, Candidate, Issue, RecordError};
 use std::collections::BTreeMap;
+use std::ops::Range;
 use std::time::{Duration, Instant};
-use syscost_record::{validate, RunRecord};
+use syscost_record::{validate, Problem, RunRecord};
 
 /// A machine's runs form a chain ordered in time; runs without a machine identity are alone.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -31,20 +33,20 @@ pub struct Entry {
 
 /// Reads the light [`Head`] of one candidate: enough to place it in its machine's chain.
 fn head_entry(cand: Candidate) -> Result<Entry, Issue> {
-    let reject = |m: String| Issue {
+    let reject = |why: RecordError| Issue {
         path: cand.rel.clone(),
-        message: m,
+        message: why.to_string(),
     };
     let bytes = load::read_limited(&cand.abs).map_err(reject)?;
     let head: Head = match crate::info::read_head(&bytes) {
         Ok(h) => h,
         Err(e) => {
             // Explain with the full format's error, which names the actual problem.
-            let msg = match load::parse_record(&bytes) {
-                Err(m) => m,
+            let why = match load::parse_record(&bytes) {
+                Err(why) => why,
                 Ok(_) => load::diagnose(&bytes, &e),
             };
-            return Err(reject(msg));
+            return Err(reject(why));
         }
     };
     let machine = head
@@ -139,33 +141,41 @@ pub fn lap(t: &mut Instant) -> Duration {
     d
 }
 
-fn invalid(rec: &RunRecord) -> String {
-    let list: Vec<String> = validate(rec).iter().map(ToString::to_string).collect();
-    format!("invalid record: {}", list.join("; "))
+/// Why a record was left out of the site.
+#[derive(Debug, thiserror::Error)]
+enum Rejection {
+    #[error(transparent)]
+    Unusable(#[from] RecordError),
+    #[error("invalid record: {}", list(.0))]
+    Invalid(Vec<Problem>),
+    #[error("duplicate of {first} (same id {id}); only the first is used")]
+    Duplicate { first: String, id: String },
 }
 
-/// Reads, validates and renders one run; `Err` is the reason it was left out.
+fn list(problems: &[Problem]) -> String {
+    let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    list.join("; ")
+}
+
+/// Reads, validates and renders one run; the inner `Err` is the reason it was left out.
 fn second_pass_one(
     e: &Entry,
     prev: Option<&(RunRecord, RunInfo)>,
     ctx: &Ctx,
     warnings: &mut Vec<Issue>,
     tm: &mut Timings,
-) -> Result<Result<(RunRecord, RunInfo), String>, String> {
+) -> Result<Result<(RunRecord, RunInfo), Rejection>, BuildError> {
     let mut t = Instant::now();
-    let bytes = match load::read_limited(&e.cand.abs) {
-        Ok(b) => b,
-        Err(m) => return Ok(Err(m)),
-    };
-    let rec = match load::parse_record(&bytes) {
-        Ok(r) => r,
-        Err(m) => return Ok(Err(m)),
+    let read = load::read_limited(&e.cand.abs).and_then(|b| Ok((load::parse_record(&b)?, b)));
+    let (rec, bytes) = match read {
+        Ok(x) => x,
+        Err(m) => return Ok(Err(m.into())),
     };
     tm.read_parse += lap(&mut t);
     let problems = validate(&rec);
     tm.validate += lap(&mut t);
     if !problems.is_empty() {
-        return Ok(Err(invalid(&rec)));
+        return Ok(Err(Rejection::Invalid(problems)));
     }
     let want = rec.canonical_path();
     if e.cand.rel != want {
@@ -186,103 +196,122 @@ fn second_pass_one(
     Ok(Ok((rec, info)))
 }
 
-/// What one rendering thread hands back: accepted runs (by entry index), rejections,
-/// warnings and where its time went.
-type PassOut = (Vec<(usize, RunInfo)>, Vec<Issue>, Vec<Issue>, Timings);
-/// Accepted runs in entry order, rejections, warnings, timings.
-pub type PassResult = (Vec<RunInfo>, Vec<Issue>, Vec<Issue>, Timings);
+/// Why a later copy of an accepted record's id is left out: a copy if it truly has the same
+/// content (ids are content hashes), or whatever is wrong with it.
+fn duplicate(e: &Entry, first: &str) -> Rejection {
+    match load::read_record(&e.cand.abs) {
+        Ok(rec) => match validate(&rec) {
+            problems if problems.is_empty() => Rejection::Duplicate {
+                first: first.to_string(),
+                id: e.id.clone(),
+            },
+            problems => Rejection::Invalid(problems),
+        },
+        Err(m) => m.into(),
+    }
+}
 
-/// Renders every run page. Chains (a machine's runs in time order) are independent, so they
-/// are spread over the available cores; results are put back in entry order so the output
-/// does not depend on scheduling.
-pub fn second_pass(entries: &[Entry], ctx: &Ctx) -> Result<PassResult, String> {
-    let mut chains: Vec<std::ops::Range<usize>> = Vec::new();
+/// What the second pass produced.
+#[derive(Default)]
+pub struct Rendered {
+    /// Accepted runs, in entry order.
+    pub infos: Vec<RunInfo>,
+    /// Records left out, with why.
+    pub rejected: Vec<Issue>,
+    /// Problems that did not stop a record from being used.
+    pub warnings: Vec<Issue>,
+    pub timings: Timings,
+}
+
+/// One worker's share of [`Rendered`]; accepted runs carry their entry index.
+#[derive(Default)]
+struct Share {
+    infos: Vec<(usize, RunInfo)>,
+    rejected: Vec<Issue>,
+    warnings: Vec<Issue>,
+    timings: Timings,
+}
+
+/// The chains (ranges of consecutive entries with the same chain) spread over `jobs` workers:
+/// each goes to the worker with the fewest runs so far, so the split is deterministic.
+fn assign_chains(entries: &[Entry], jobs: usize) -> Vec<Vec<Range<usize>>> {
+    let mut work: Vec<Vec<Range<usize>>> = vec![Vec::new(); jobs];
+    let mut load = vec![0usize; jobs];
     let mut start = 0;
     for i in 1..=entries.len() {
         if i == entries.len() || entries[i].chain != entries[start].chain {
             if i > start {
-                chains.push(start..i);
+                let w = (0..jobs).min_by_key(|&w| (load[w], w)).unwrap_or(0);
+                load[w] += i - start;
+                work[w].push(start..i);
             }
             start = i;
         }
     }
-    let jobs = jobs();
-    // Deterministic balance: each chain goes to the worker with the fewest runs so far.
-    let mut work: Vec<Vec<std::ops::Range<usize>>> = vec![Vec::new(); jobs];
-    let mut load = vec![0usize; jobs];
-    for c in chains {
-        let w = (0..jobs).min_by_key(|&w| (load[w], w)).unwrap_or(0);
-        load[w] += c.len();
-        work[w].push(c);
-    }
-    let run_worker = |ranges: &[std::ops::Range<usize>]| -> Result<PassOut, String> {
-        let (mut ok, mut lost, mut warned, mut tm) =
-            (Vec::new(), Vec::new(), Vec::new(), Timings::default());
-        for r in ranges {
-            let mut prev: Option<(RunRecord, RunInfo)> = None;
-            // Valid copies of one record have the same content, hence the same chain.
-            let mut kept: BTreeMap<&str, &str> = BTreeMap::new();
-            for i in r.clone() {
-                let e = &entries[i];
-                if let Some(first) = kept.get(e.id.as_str()) {
-                    // Only a record that validated is in `kept`, and ids are content hashes:
-                    // this file claims the same content; if it truly has it, it is a copy.
-                    let msg = match load::read_limited(&e.cand.abs)
-                        .and_then(|b| load::parse_record(&b))
-                    {
-                        Ok(rec) if validate(&rec).is_empty() => format!(
-                            "duplicate of {first} (same id {}); only the first is used",
-                            e.id
-                        ),
-                        Ok(rec) => invalid(&rec),
-                        Err(m) => m,
-                    };
-                    lost.push(Issue {
-                        path: e.cand.rel.clone(),
-                        message: msg,
-                    });
-                    continue;
+    work
+}
+
+/// Renders the runs of some chains, each chain in order so every run is compared with the
+/// previous run of its machine.
+fn render_chains(
+    entries: &[Entry],
+    chains: &[Range<usize>],
+    ctx: &Ctx,
+) -> Result<Share, BuildError> {
+    let mut out = Share::default();
+    for chain in chains {
+        let mut prev: Option<(RunRecord, RunInfo)> = None;
+        // Valid copies of one record have the same content, hence the same chain.
+        let mut kept: BTreeMap<&str, &str> = BTreeMap::new();
+        for i in chain.clone() {
+            let e = &entries[i];
+            let reject = |why: Rejection| Issue {
+                path: e.cand.rel.clone(),
+                message: why.to_string(),
+            };
+            if let Some(first) = kept.get(e.id.as_str()) {
+                out.rejected.push(reject(duplicate(e, first)));
+                continue;
+            }
+            match second_pass_one(e, prev.as_ref(), ctx, &mut out.warnings, &mut out.timings)? {
+                Ok((rec, info)) => {
+                    kept.insert(e.id.as_str(), e.cand.rel.as_str());
+                    out.infos.push((i, info.clone()));
+                    // Only a machine's chain needs its previous record.
+                    prev = (!e.chain.machine.is_empty()).then_some((rec, info));
                 }
-                match second_pass_one(e, prev.as_ref(), ctx, &mut warned, &mut tm)? {
-                    Ok((rec, info)) => {
-                        kept.insert(e.id.as_str(), e.cand.rel.as_str());
-                        ok.push((i, info.clone()));
-                        // Only a machine's chain needs its previous record.
-                        prev = (!e.chain.machine.is_empty()).then_some((rec, info));
-                    }
-                    Err(m) => lost.push(Issue {
-                        path: e.cand.rel.clone(),
-                        message: m,
-                    }),
-                }
+                Err(why) => out.rejected.push(reject(why)),
             }
         }
-        Ok((ok, lost, warned, tm))
-    };
-    let outs: Vec<Result<PassOut, String>> = std::thread::scope(|s| {
-        let handles: Vec<_> = work.iter().map(|w| s.spawn(|| run_worker(w))).collect();
+    }
+    Ok(out)
+}
+
+/// Renders every run page. Chains (a machine's runs in time order) are independent, so they
+/// are spread over the available cores; results are put back in entry order so the output
+/// does not depend on scheduling.
+pub fn second_pass(entries: &[Entry], ctx: &Ctx) -> Result<Rendered, BuildError> {
+    let work = assign_chains(entries, jobs());
+    let shares: Vec<Result<Share, BuildError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = work
+            .iter()
+            .map(|w| s.spawn(|| render_chains(entries, w, ctx)))
+            .collect();
         handles
             .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err("a rendering thread panicked".to_string()))
-            })
+            .map(|h| h.join().unwrap_or(Err(BuildError::Panicked)))
             .collect()
     });
-    let (mut infos, mut lost, mut warned, mut tm) =
-        (Vec::new(), Vec::new(), Vec::new(), Timings::default());
-    for o in outs {
-        let (a, b, c, t) = o?;
-        infos.extend(a);
-        lost.extend(b);
-        warned.extend(c);
-        tm.add(&t);
+    let mut out = Rendered::default();
+    let mut infos = Vec::new();
+    for share in shares {
+        let share = share?;
+        infos.extend(share.infos);
+        out.rejected.extend(share.rejected);
+        out.warnings.extend(share.warnings);
+        out.timings.add(&share.timings);
     }
     infos.sort_by_key(|(i, _)| *i);
-    Ok((
-        infos.into_iter().map(|(_, r)| r).collect(),
-        lost,
-        warned,
-        tm,
-    ))
+    out.infos = infos.into_iter().map(|(_, r)| r).collect();
+    Ok(out)
 }

@@ -5,6 +5,7 @@ use crate::info::RunInfo;
 use crate::metrics::METRICS;
 use crate::site::charts::{chart_for, has_metric, Chart};
 use crate::site::ctx::Ctx;
+use crate::site::error::BuildError;
 use crate::site::groups::{kernel_count, machines, Groups};
 use crate::site::links::Links;
 use serde::Serialize;
@@ -33,7 +34,7 @@ struct ArchPage {
     series: Vec<SeriesRow>,
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), String> {
+pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), BuildError> {
     let links = Links;
     for (arch, idx) in &g.by_arch {
         let path = links.arch(arch);

@@ -2,6 +2,7 @@
 //! compiled in and rendered with pulldown-cmark into the page template.
 
 use crate::site::ctx::Ctx;
+use crate::site::error::BuildError;
 use pulldown_cmark::{html, Options, Parser};
 use serde::Serialize;
 
@@ -39,7 +40,7 @@ fn title_of(src: &str, fallback: &str) -> String {
         .unwrap_or_else(|| fallback.to_string())
 }
 
-pub fn write(ctx: &mut Ctx) -> Result<(), String> {
+pub fn write(ctx: &mut Ctx) -> Result<(), BuildError> {
     for (name, src) in PAGES {
         let page = Page {
             root: "",

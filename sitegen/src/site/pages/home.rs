@@ -6,6 +6,7 @@ use crate::info::RunInfo;
 use crate::kver::{label_key, KernelVersion};
 use crate::metrics::{aggregate, Val, METRICS};
 use crate::site::ctx::Ctx;
+use crate::site::error::BuildError;
 use crate::site::groups::{confidence_label, kernel_count, machines, Groups};
 use crate::site::links::Links;
 use crate::site::rows::{key_columns, run_row, Column, RunRow};
@@ -74,7 +75,12 @@ fn per_kernel(
     out
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, skipped: usize) -> Result<(), String> {
+pub fn write(
+    ctx: &mut Ctx,
+    runs: &[RunInfo],
+    g: &Groups,
+    skipped: usize,
+) -> Result<(), BuildError> {
     let links = Links;
     let mut arches = Vec::new();
     for (arch, idx) in &g.by_arch {

@@ -5,6 +5,7 @@ use crate::fmt::root_of;
 use crate::info::RunInfo;
 use crate::metrics::{aggregate, Val};
 use crate::site::ctx::Ctx;
+use crate::site::error::BuildError;
 use crate::site::groups::Groups;
 use crate::site::links::Links;
 use crate::site::pager::{pager, Pager, PAGE_SIZE};
@@ -77,7 +78,7 @@ fn machine_label(r: &RunInfo) -> String {
     }
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups) -> Result<(), String> {
+pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups) -> Result<(), BuildError> {
     let links = Links;
     let desc: Vec<&(String, Vec<usize>)> = g.by_kernel.values().rev().collect();
     let pages = desc.len().div_ceil(PAGE_SIZE).max(1);

@@ -5,6 +5,7 @@ use crate::info::RunInfo;
 use crate::kver::{label_key, KernelVersion};
 use crate::metrics::{aggregate, Val, METRICS};
 use crate::site::ctx::Ctx;
+use crate::site::error::BuildError;
 use crate::site::groups::Groups;
 use crate::site::links::Links;
 use serde::Serialize;
@@ -48,7 +49,7 @@ struct MatrixPage {
     rows: Vec<MatrixRow>,
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), String> {
+pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), BuildError> {
     let links = Links;
     for (m, metric) in METRICS.iter().enumerate() {
         // Kernels (newest first) × architectures.

@@ -5,6 +5,7 @@ use crate::info::RunInfo;
 use crate::metrics::METRICS;
 use crate::site::charts::{chart_for, has_metric, Chart};
 use crate::site::ctx::Ctx;
+use crate::site::error::BuildError;
 use crate::site::groups::Groups;
 use crate::site::links::Links;
 use serde::Serialize;
@@ -36,7 +37,7 @@ struct MetricPage {
     charts: Vec<Chart>,
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), String> {
+pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), BuildError> {
     let links = Links;
     let index = MetricIndex {
         root: "../",

@@ -3,6 +3,7 @@
 use crate::fmt::root_of;
 use crate::info::RunInfo;
 use crate::site::ctx::Ctx;
+use crate::site::error::BuildError;
 use crate::site::groups::Groups;
 use crate::site::pager::{pager, Pager, PAGE_SIZE};
 use crate::site::rows::{key_columns, run_row, Column, RunRow};
@@ -28,7 +29,7 @@ fn runs_page_path(n: usize) -> String {
     }
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups) -> Result<(), String> {
+pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups) -> Result<(), BuildError> {
     let pages = g.newest.len().div_ceil(PAGE_SIZE).max(1);
     for n in 1..=pages {
         let path = runs_page_path(n);

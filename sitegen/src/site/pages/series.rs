@@ -6,6 +6,7 @@ use crate::info::RunInfo;
 use crate::metrics::METRICS;
 use crate::site::charts::{chart_for, has_metric, Chart};
 use crate::site::ctx::Ctx;
+use crate::site::error::BuildError;
 use crate::site::groups::{kernel_count, Groups};
 use crate::site::links::Links;
 use serde::Serialize;
@@ -27,7 +28,7 @@ struct SeriesPage {
     charts: Vec<Chart>,
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), String> {
+pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), BuildError> {
     let links = Links;
     for (s, idx) in &g.by_series {
         let path = links.series(s);
