@@ -1,5 +1,5 @@
 //! Command-line interface: the argument types only. What each command does is in
-//! [`crate::commands`].
+//! `commands.rs`.
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
