@@ -221,6 +221,7 @@ struct Feed {
     entries: Vec<FeedEntry>,
 }
 
+/// All three exports.
 pub fn all(
     ctx: &mut Ctx,
     runs: &[RunInfo],
@@ -239,6 +240,16 @@ pub fn all(
     ctx.out
         .write_with("runs.csv", |w| write_csv(w, runs, order))?;
 
+    feed(ctx, runs, order, base_url)
+}
+
+/// The Atom feed of the newest runs.
+fn feed(
+    ctx: &mut Ctx,
+    runs: &[RunInfo],
+    order: &[usize],
+    base_url: Option<&str>,
+) -> Result<(), BuildError> {
     // Feed readers need absolute links; without --base-url they are relative to the feed.
     let base = base_url.map(|b| format!("{}/", b.trim_end_matches('/')));
     let abs = |p: &str| format!("{}{p}", base.as_deref().unwrap_or(""));

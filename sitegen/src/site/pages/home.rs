@@ -4,7 +4,7 @@
 use crate::fmt;
 use crate::info::RunInfo;
 use crate::kver::{label_key, KernelVersion};
-use crate::metrics::{aggregate, Val, METRICS};
+use crate::metrics::{aggregate, Metric, Val, METRICS};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
 use crate::site::groups::{confidence_label, kernel_count, machines, Groups};
@@ -81,58 +81,6 @@ pub fn write(
     g: &Groups,
     skipped: usize,
 ) -> Result<(), BuildError> {
-    let links = Links;
-    let mut arches = Vec::new();
-    for (arch, idx) in &g.by_arch {
-        let mut rows = Vec::new();
-        for (m, metric) in METRICS.iter().enumerate() {
-            let pk = per_kernel(runs, idx, m);
-            let mut it = pk.values().rev();
-            let Some((label, vals)) = it.next() else {
-                continue;
-            };
-            let Some(p) = aggregate(vals) else { continue };
-            let before = match it.next().and_then(|(l, v)| aggregate(v).map(|q| (l, q))) {
-                Some((l, q)) => {
-                    let d = p.median - q.median;
-                    format!(
-                        "{l}: {} (now {})",
-                        fmt::point(&q),
-                        if d >= 0.0 {
-                            format!("+{}", fmt::ns(d))
-                        } else {
-                            fmt::ns(d)
-                        }
-                    )
-                }
-                None => String::new(),
-            };
-            rows.push(HomeRow {
-                metric: metric.label,
-                metric_href: links.metric(metric.slug),
-                kernel: label.clone(),
-                value: fmt::point(&p),
-                n: p.n,
-                before,
-            });
-        }
-        let latest = idx
-            .iter()
-            .map(|&i| label_key(&runs[i].kbase))
-            .max()
-            .map(|k| k.base_label())
-            .unwrap_or_default();
-        arches.push(HomeArch {
-            arch: arch.clone(),
-            href: links.arch(arch),
-            runs: idx.len(),
-            machines: machines(runs, idx),
-            kernels: kernel_count(runs, idx),
-            latest_href: links.kernel(&latest),
-            latest,
-            rows,
-        });
-    }
     let all: Vec<usize> = (0..runs.len()).collect();
     let home = Home {
         root: "",
@@ -150,7 +98,11 @@ pub fn write(
             kernels: g.by_kernel.len(),
             arches: g.by_arch.len(),
         },
-        arches,
+        arches: g
+            .by_arch
+            .iter()
+            .map(|(arch, idx)| arch_card(runs, arch, idx))
+            .collect(),
         columns: key_columns(),
         recent: g
             .newest
@@ -160,4 +112,60 @@ pub fn write(
             .collect(),
     };
     ctx.page("index.html", "home.html", &home)
+}
+
+/// One architecture: each metric at the latest kernel that has it.
+fn arch_card(runs: &[RunInfo], arch: &str, idx: &[usize]) -> HomeArch {
+    let latest = idx
+        .iter()
+        .map(|&i| label_key(&runs[i].kbase))
+        .max()
+        .map(|k| k.base_label())
+        .unwrap_or_default();
+    HomeArch {
+        arch: arch.to_string(),
+        href: Links.arch(arch),
+        runs: idx.len(),
+        machines: machines(runs, idx),
+        kernels: kernel_count(runs, idx),
+        latest_href: Links.kernel(&latest),
+        latest,
+        rows: METRICS
+            .iter()
+            .enumerate()
+            .filter_map(|(m, metric)| headline(runs, idx, m, metric))
+            .collect(),
+    }
+}
+
+/// A metric's pooled value at the latest kernel, and the kernel before for what changed;
+/// `None` when no run has it.
+fn headline(runs: &[RunInfo], idx: &[usize], m: usize, metric: &Metric) -> Option<HomeRow> {
+    let pk = per_kernel(runs, idx, m);
+    let mut it = pk.values().rev();
+    let (label, vals) = it.next()?;
+    let p = aggregate(vals)?;
+    let before = match it.next().and_then(|(l, v)| aggregate(v).map(|q| (l, q))) {
+        Some((l, q)) => {
+            let d = p.median - q.median;
+            format!(
+                "{l}: {} (now {})",
+                fmt::point(&q),
+                if d >= 0.0 {
+                    format!("+{}", fmt::ns(d))
+                } else {
+                    fmt::ns(d)
+                }
+            )
+        }
+        None => String::new(),
+    };
+    Some(HomeRow {
+        metric: metric.label,
+        metric_href: Links.metric(metric.slug),
+        kernel: label.clone(),
+        value: fmt::point(&p),
+        n: p.n,
+        before,
+    })
 }

@@ -77,27 +77,7 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<
                 href: format!("{root}{}", links.kernel(label)),
                 cells: arch_names
                     .iter()
-                    .map(
-                        |a| match per_arch.get(a.as_str()).and_then(|v| aggregate(v)) {
-                            Some(p) => MatrixCell {
-                                text: fmt::ns(p.median),
-                                sub: format!(
-                                    "{} run{}{}",
-                                    p.n,
-                                    if p.n == 1 { "" } else { "s" },
-                                    p.interval
-                                        .map(|(l, h)| format!(" {}", fmt::interval(l, h)))
-                                        .unwrap_or_else(|| ", no CI".to_string())
-                                ),
-                                title: format!("{a}, Linux {label}: {}", fmt::point(&p)),
-                            },
-                            None => MatrixCell {
-                                text: String::new(),
-                                sub: String::new(),
-                                title: String::new(),
-                            },
-                        },
-                    )
+                    .map(|a| cell(a, label, per_arch.get(a.as_str())))
                     .collect(),
             })
             .collect();
@@ -127,4 +107,27 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<
         ctx.page(&path, "matrix.html", &page)?;
     }
     Ok(())
+}
+
+/// The runs of one architecture on one kernel, pooled.
+fn cell(arch: &str, kernel: &str, vals: Option<&Vec<Val>>) -> MatrixCell {
+    match vals.and_then(|v| aggregate(v)) {
+        Some(p) => MatrixCell {
+            text: fmt::ns(p.median),
+            sub: format!(
+                "{} run{}{}",
+                p.n,
+                if p.n == 1 { "" } else { "s" },
+                p.interval
+                    .map(|(l, h)| format!(" {}", fmt::interval(l, h)))
+                    .unwrap_or_else(|| ", no CI".to_string())
+            ),
+            title: format!("{arch}, Linux {kernel}: {}", fmt::point(&p)),
+        },
+        None => MatrixCell {
+            text: String::new(),
+            sub: String::new(),
+            title: String::new(),
+        },
+    }
 }
