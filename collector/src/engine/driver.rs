@@ -61,7 +61,6 @@ pub struct Outcome {
 pub struct Progress {
     pub phase: &'static str,
     pub elapsed: Duration,
-    pub budget: Duration,
     pub rounds: usize,
     pub worst_ci_pct: Option<f64>,
 }
@@ -204,7 +203,6 @@ pub fn measure(
         progress(&Progress {
             phase,
             elapsed: t0.elapsed(),
-            budget: opts.budget,
             rounds,
             worst_ci_pct: worst,
         })
@@ -228,11 +226,10 @@ pub fn measure(
         let wait = setup_deadline
             .saturating_duration_since(Instant::now())
             .max(Duration::from_millis(20));
-        let reply = run.workers[i]
-            .as_mut()
-            .map(|w| w.recv(wait, stop))
-            .unwrap_or(Err(WorkerError::Died("missing".into())));
-        match reply {
+        let Some(w) = run.workers[i].as_mut() else {
+            continue;
+        };
+        match w.recv(wait, stop) {
             Ok(Reply::Ready) => {}
             Ok(Reply::Skipped(why)) => run.fail(i, Status::Skipped, why),
             Ok(Reply::Failed(why)) => run.fail(i, Status::Failed, format!("setup failed: {why}")),
@@ -271,6 +268,9 @@ pub fn measure(
         };
         match reply {
             Ok(Reply::Calibrated { iters }) => run.slots[i].iters_per_sample = iters,
+            Ok(Reply::RunFailed(why)) => {
+                run.fail(i, Status::Failed, format!("during calibration: {why}"))
+            }
             Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
             Err(WorkerError::Interrupted) => break,
             // The budget ran out while it calibrated: it simply gets no sample (see below).
@@ -337,6 +337,9 @@ pub fn measure(
                     slot.untimed[rounds] = sample.untimed_ns.map(|u| u as f64);
                     slot.preempted += sample.preempted as u64;
                     run.take_sample(i, rounds, sample.batch)
+                }
+                Ok(Reply::RunFailed(why)) => {
+                    run.fail(i, Status::Failed, format!("in round {rounds}: {why}"))
                 }
                 Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
                 Err(WorkerError::Interrupted) => break,
@@ -408,10 +411,10 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenarios::SetupError;
+    use crate::scenarios::{RunError, SetupError};
 
     /// A scenario whose behaviour is scripted: it "costs" `ns_per_op` by spinning, and can
-    /// refuse setup, crash, or lie about its verification after `after` batches.
+    /// refuse setup, crash, fail, or lie about its verification after `after` batches.
     #[derive(Clone)]
     struct Scripted {
         id: &'static str,
@@ -429,6 +432,7 @@ mod tests {
         Panic,
         WrongCount,
         BadReturn,
+        RunError,
     }
 
     impl Scripted {
@@ -457,9 +461,15 @@ mod tests {
         fn setup(&mut self) -> Result<(), SetupError> {
             self.setup.clone()
         }
-        fn run(&mut self, iters: u64) -> Batch {
+        fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
             self.batches += 1;
             let faulty = self.batches > self.after;
+            if faulty && self.fault == Fault::RunError {
+                return Err(RunError::Failed(format!(
+                    "attaching the BPF program failed: scripted failure of batch {}",
+                    self.batches
+                )));
+            }
             if faulty && self.fault == Fault::Abort {
                 std::process::abort();
             }
@@ -470,7 +480,7 @@ mod tests {
             while crate::harness::clock::now_ns() - t0 < iters * self.ns_per_op {}
             let elapsed = crate::harness::clock::now_ns() - t0;
             let lie = faulty && self.fault == Fault::WrongCount;
-            Batch {
+            Ok(Batch {
                 iters,
                 elapsed_ns: elapsed,
                 bad: if faulty && self.fault == Fault::BadReturn {
@@ -479,7 +489,7 @@ mod tests {
                     0
                 },
                 verified: Some(if lie { iters - 1 } else { iters }),
-            }
+            })
         }
         fn verification(&self) -> Option<&'static str> {
             Some("scripted events")
@@ -549,6 +559,37 @@ mod tests {
         let crash_samples = o.slots[3].samples.iter().flatten().count();
         assert!(crash_samples <= 2, "{crash_samples}"); // calibration used batches 1-2
         assert!(o.elapsed <= Duration::from_millis(1500).mul_f64(1.05));
+    }
+
+    #[test]
+    fn a_run_error_fails_its_scenario_with_the_workers_reason() {
+        // Fails in a round (after calibration's batches), or at once, during calibration.
+        let mut late = Scripted::new("late", 100);
+        (late.fault, late.after) = (Fault::RunError, 14);
+        let mut early = Scripted::new("early", 100);
+        (early.fault, early.after) = (Fault::RunError, 0);
+        let o = measure_scripted(vec![Scripted::new("good", 100), late, early], 1000);
+        let reason = |i: usize| o.slots[i].reason.clone().unwrap_or_default();
+        assert_eq!(o.slots[0].status, Status::Measured, "{}", reason(0));
+        assert_eq!(o.slots[1].status, Status::Failed);
+        // The worker's own words reach the slot, with the round they happened in; the samples
+        // taken before it are kept.
+        let why = reason(1);
+        let (round, rest) = why
+            .strip_prefix("in round ")
+            .and_then(|r| r.split_once(": "))
+            .unwrap_or_else(|| panic!("{why}"));
+        assert_eq!(
+            rest,
+            "attaching the BPF program failed: scripted failure of batch 15"
+        );
+        let round: usize = round.parse().unwrap();
+        assert_eq!(o.slots[1].samples.iter().flatten().count(), round);
+        assert_eq!(o.slots[2].status, Status::Failed);
+        assert_eq!(
+            reason(2),
+            "during calibration: attaching the BPF program failed: scripted failure of batch 1"
+        );
     }
 
     #[test]

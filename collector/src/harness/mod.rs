@@ -6,7 +6,7 @@
 mod arch;
 pub mod clock;
 
-pub use arch::{raw_syscall0, raw_syscall1, SYSCALL_INSN};
+pub use arch::{raw_syscall0, raw_syscall1};
 
 use std::fmt;
 
@@ -152,9 +152,16 @@ impl fmt::Debug for SysinfoBuf {
     }
 }
 
+/// Why a probe cannot be prepared.
+#[derive(Debug, thiserror::Error)]
+pub enum ProbeError {
+    #[error("cannot open /dev/null for the mix probe: {0}")]
+    DevNull(std::io::Error),
+}
+
 impl Probe {
     /// Prepares the probe for this process: computes the expected return values.
-    pub fn new(syscall: Syscall) -> Result<Probe, String> {
+    pub fn new(syscall: Syscall) -> Result<Probe, ProbeError> {
         // SAFETY: plain queries without side effects.
         let expected = unsafe {
             match syscall {
@@ -172,10 +179,7 @@ impl Probe {
             // SAFETY: opening /dev/null read-only; the fd lives as long as the worker.
             fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
             if fd < 0 {
-                return Err(format!(
-                    "cannot open /dev/null for the mix probe: {}",
-                    std::io::Error::last_os_error()
-                ));
+                return Err(ProbeError::DevNull(std::io::Error::last_os_error()));
             }
             // The mix sets umask(022) every iteration; start from 022 so every call returns it.
             // SAFETY: umask cannot fail.
