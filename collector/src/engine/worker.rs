@@ -1,7 +1,7 @@
 //! Worker processes. Each scenario runs in its own forked child (filters and SUD cannot be
 //! undone), pinned to the measurement CPU, and talks to the parent over a SOCK_SEQPACKET
 //! socketpair with fixed-size binary messages — no allocation, no serde in the worker's loop
-//! (see [`super::peer`]).
+//! (the child and the channel are `peer.rs`'s, shared with the sequential method).
 //!
 //! The worker dies with the parent (PR_SET_PDEATHSIG), ignores the terminal's SIGINT (the
 //! parent decides when to stop), and exits with `_exit` so nothing of the parent's runtime runs
