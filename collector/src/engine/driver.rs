@@ -6,7 +6,7 @@
 //! Stopping: after each check the run ends when every measured scenario's 95% CI half-width is
 //! below the target, or before the next round would cross the time budget — whichever is first.
 
-use super::worker::{Reply, Worker, WorkerError};
+use super::worker::{Reply, Sample, Worker, WorkerError};
 use crate::harness::Batch;
 use crate::scenarios::Scenario;
 use crate::stats::Summary;
@@ -70,6 +70,16 @@ struct Run<'a> {
     workers: Vec<Option<Worker>>,
     slots: Vec<Slot>,
     stop: &'a AtomicBool,
+    /// Counts of the round in progress, added to the slots once the round is complete: a round
+    /// the budget cuts short is dropped with its samples, and so are its counts.
+    pending: Vec<Tally>,
+}
+
+/// What one accepted sample adds to its slot's counts.
+struct Tally {
+    slot: usize,
+    verified: Option<(u64, u64)>,
+    preempted: bool,
 }
 
 impl Run<'_> {
@@ -92,8 +102,9 @@ impl Run<'_> {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// Handles one reply to a sample request; false if the scenario is out.
-    fn take_sample(&mut self, i: usize, round: usize, b: Batch) {
+    /// Handles one reply to a sample request: the sample, or the scenario fails.
+    fn take_sample(&mut self, i: usize, round: usize, sample: Sample) {
+        let b: Batch = sample.batch;
         if b.iters == 0 {
             self.fail(i, Status::Failed, "worker returned an empty batch".into());
             return;
@@ -110,14 +121,11 @@ impl Run<'_> {
             );
             return;
         }
+        let mut verified = None;
         if let Some(what) = self.scenarios[i].verification() {
             let expected = self.scenarios[i].expected_verified(b.iters);
             match b.verified {
-                Some(observed) if observed == expected => {
-                    let v = self.slots[i].verified.get_or_insert((0, 0));
-                    v.0 += expected;
-                    v.1 += observed;
-                }
+                Some(observed) if observed == expected => verified = Some((expected, observed)),
                 observed => {
                     let observed = observed.map_or("nothing".to_string(), |o| o.to_string());
                     self.fail(
@@ -133,7 +141,27 @@ impl Run<'_> {
                 }
             }
         }
-        self.slots[i].samples[round] = Some(b.elapsed_ns as f64 / b.iters as f64);
+        let slot = &mut self.slots[i];
+        slot.samples[round] = Some(b.elapsed_ns as f64 / b.iters as f64);
+        slot.untimed[round] = sample.untimed_ns.map(|u| u as f64);
+        self.pending.push(Tally {
+            slot: i,
+            verified,
+            preempted: sample.preempted,
+        });
+    }
+
+    /// The round is complete: its counts join the slots'.
+    fn commit_round(&mut self) {
+        for t in self.pending.drain(..) {
+            let slot = &mut self.slots[t.slot];
+            slot.preempted += t.preempted as u64;
+            if let Some((expected, observed)) = t.verified {
+                let v = slot.verified.get_or_insert((0, 0));
+                v.0 += expected;
+                v.1 += observed;
+            }
+        }
     }
 
     fn worst_ci(&self) -> Option<(usize, f64)> {
@@ -198,6 +226,7 @@ pub fn measure(
         ],
         scenarios,
         stop,
+        pending: Vec::new(),
     };
     let report = |phase, rounds, worst: Option<f64>, progress: &mut dyn FnMut(&Progress)| {
         progress(&Progress {
@@ -332,12 +361,7 @@ pub fn measure(
                 None => continue,
             };
             match reply {
-                Ok(Reply::Batch(sample)) => {
-                    let slot = &mut run.slots[i];
-                    slot.untimed[rounds] = sample.untimed_ns.map(|u| u as f64);
-                    slot.preempted += sample.preempted as u64;
-                    run.take_sample(i, rounds, sample.batch)
-                }
+                Ok(Reply::Batch(sample)) => run.take_sample(i, rounds, sample),
                 Ok(Reply::RunFailed(why)) => {
                     run.fail(i, Status::Failed, format!("in round {rounds}: {why}"))
                 }
@@ -354,6 +378,7 @@ pub fn measure(
         if run.interrupted() || out_of_budget {
             break;
         }
+        run.commit_round();
         rounds += 1;
         recent.push(round_start.elapsed());
         if recent.len() > 5 {
@@ -433,6 +458,8 @@ mod tests {
         WrongCount,
         BadReturn,
         RunError,
+        /// The sample never ends (the worker is killed when the budget is spent).
+        Stall,
     }
 
     impl Scripted {
@@ -469,6 +496,9 @@ mod tests {
                     "attaching the BPF program failed: scripted failure of batch {}",
                     self.batches
                 )));
+            }
+            if faulty && self.fault == Fault::Stall {
+                std::thread::sleep(Duration::from_secs(60));
             }
             if faulty && self.fault == Fault::Abort {
                 std::process::abort();
@@ -590,6 +620,29 @@ mod tests {
             reason(2),
             "during calibration: attaching the BPF program failed: scripted failure of batch 1"
         );
+    }
+
+    #[test]
+    fn a_round_the_budget_cuts_short_leaves_no_counts_behind() {
+        // The stalled sample holds its round until the budget is spent: the round is dropped,
+        // and with it what the scenarios sampled before it in that round had counted.
+        let mut stall = Scripted::new("stall", 100);
+        (stall.fault, stall.after) = (Fault::Stall, 24);
+        let mut list: Vec<Scripted> = ["a", "b", "c"]
+            .into_iter()
+            .map(|id| Scripted::new(id, 100))
+            .collect();
+        list.push(stall);
+        let o = measure_scripted(list, 1000);
+        assert_eq!(o.stop_reason, StopReason::Budget);
+        for (i, slot) in o.slots.iter().enumerate() {
+            assert_eq!(slot.status, Status::Measured, "{i}: {:?}", slot.reason);
+            let n = slot.samples.iter().flatten().count() as u64;
+            assert_eq!(n, o.rounds as u64, "{i}");
+            let ops = n * slot.iters_per_sample;
+            assert_eq!(slot.verified, Some((ops, ops)), "{i}: {n} samples");
+            assert!(slot.preempted <= n, "{i}");
+        }
     }
 
     #[test]
