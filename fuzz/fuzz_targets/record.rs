@@ -19,7 +19,7 @@ fuzz_target!(|data: &[u8]| {
     let rec = match parse_record(data) {
         Ok(r) => r,
         Err(msg) => {
-            assert!(!msg.is_empty());
+            assert!(!msg.to_string().is_empty());
             return;
         }
     };

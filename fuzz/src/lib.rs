@@ -35,6 +35,13 @@ pub fn check_import(data: &[u8], format: ImportFormat) {
                 assert!(validate(&back).is_empty());
             }
         }
-        Err(e) => assert!(e.contains("fuzz.log"), "error does not name the file: {e}"),
+        Err(e) => {
+            assert_eq!(e.file(), "fuzz.log", "error is about another file: {e:?}");
+            let message = e.to_string();
+            assert!(
+                message.contains("fuzz.log"),
+                "error does not name the file: {message}"
+            );
+        }
     }
 }

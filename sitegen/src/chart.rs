@@ -167,41 +167,7 @@ fn nice_step(span: f64, n: f64) -> f64 {
 
 /// Renders a trend chart; `None` when there is nothing to draw.
 pub fn trend_svg(t: &Trend) -> Option<String> {
-    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-    for p in t.lines.iter().flat_map(|l| l.points.iter().flatten()) {
-        let (a, b) = p.interval.unwrap_or((p.median, p.median));
-        lo = lo.min(a.min(p.median));
-        hi = hi.max(b.max(p.median));
-    }
-    if !lo.is_finite() || !hi.is_finite() || t.x.is_empty() {
-        return None;
-    }
-    // Overheads start at zero unless they go below it; keep zero in view as the reference.
-    lo = lo.min(0.0);
-    hi = hi.max(0.0);
-    if hi - lo < 1e-9 {
-        hi = lo + 1.0;
-    }
-    let step = nice_step(hi - lo, 5.0);
-    let y0 = (lo / step).floor() * step;
-    let y1 = (hi / step).ceil() * step;
-    let pw = W - ML - MR;
-    let ph = H - MT - MB;
-    let ys = |v: f64| MT + ph - (v - y0) / (y1 - y0) * ph;
-    let nx = t.x.len();
-    let slot = pw / nx as f64;
-    let xs = |i: usize| ML + slot * (i as f64 + 0.5);
-    let nl = t.lines.len();
-    // Dodge series sideways so overlapping intervals stay readable.
-    let dodge = |li: usize| {
-        let w = (slot * 0.5).min(6.0 * nl as f64);
-        if nl <= 1 {
-            0.0
-        } else {
-            -w / 2.0 + w * li as f64 / (nl - 1) as f64
-        }
-    };
-
+    let scale = Scale::new(t)?;
     let cid = chart_id(&t.title);
     let mut s = String::with_capacity(4096);
     let _ = write!(
@@ -214,134 +180,221 @@ pub fn trend_svg(t: &Trend) -> Option<String> {
         esc(&t.title),
         esc(&t.desc)
     );
-    // Each series' marker is defined once (filled, and hollow for points without an
-    // interval) and placed with <use>, which keeps big charts small.
+    marker_defs(&mut s, &cid, t.lines.len());
+    y_axis(&mut s, &scale, &t.y_label);
+    x_axis(&mut s, &scale, &t.x);
+    for (li, line) in t.lines.iter().enumerate() {
+        series(&mut s, &scale, &cid, li, line);
+    }
+    s.push_str("</svg>");
+    Some(s)
+}
+
+/// Where values and categories land in the plot area.
+struct Scale {
+    /// Bottom and top of the y axis, on whole tick steps.
+    y0: f64,
+    y1: f64,
+    step: f64,
+    /// Width of one x category.
+    slot: f64,
+    categories: usize,
+    lines: usize,
+}
+
+impl Scale {
+    /// `None` when no line has a point (or there are no categories).
+    fn new(t: &Trend) -> Option<Scale> {
+        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        for p in t.lines.iter().flat_map(|l| l.points.iter().flatten()) {
+            let (a, b) = p.interval.unwrap_or((p.median, p.median));
+            lo = lo.min(a.min(p.median));
+            hi = hi.max(b.max(p.median));
+        }
+        if !lo.is_finite() || !hi.is_finite() || t.x.is_empty() {
+            return None;
+        }
+        // Overheads start at zero unless they go below it; keep zero in view as the reference.
+        lo = lo.min(0.0);
+        hi = hi.max(0.0);
+        if hi - lo < 1e-9 {
+            hi = lo + 1.0;
+        }
+        let step = nice_step(hi - lo, 5.0);
+        Some(Scale {
+            y0: (lo / step).floor() * step,
+            y1: (hi / step).ceil() * step,
+            step,
+            slot: Self::plot_width() / t.x.len() as f64,
+            categories: t.x.len(),
+            lines: t.lines.len(),
+        })
+    }
+
+    fn plot_width() -> f64 {
+        W - ML - MR
+    }
+
+    fn plot_height() -> f64 {
+        H - MT - MB
+    }
+
+    fn y(&self, v: f64) -> f64 {
+        MT + Self::plot_height() - (v - self.y0) / (self.y1 - self.y0) * Self::plot_height()
+    }
+
+    /// Centre of category `i`.
+    fn x(&self, i: usize) -> f64 {
+        ML + self.slot * (i as f64 + 0.5)
+    }
+
+    /// Sideways offset of series `li`, so overlapping intervals stay readable.
+    fn dodge(&self, li: usize) -> f64 {
+        let w = (self.slot * 0.5).min(6.0 * self.lines as f64);
+        if self.lines <= 1 {
+            0.0
+        } else {
+            -w / 2.0 + w * li as f64 / (self.lines - 1) as f64
+        }
+    }
+}
+
+/// Each series' marker is defined once (filled, and hollow for points without an interval) and
+/// placed with <use>, which keeps big charts small.
+fn marker_defs(s: &mut String, cid: &str, lines: usize) {
     s.push_str("<defs>");
-    for li in 0..t.lines.len() {
+    for li in 0..lines {
         let _ = write!(s, r#"<g id="{cid}-m{li}">"#);
-        marker(&mut s, li, 0.0, 0.0, false);
+        marker(s, li, 0.0, 0.0, false);
         let _ = write!(s, r#"</g><g id="{cid}-h{li}">"#);
-        marker(&mut s, li, 0.0, 0.0, true);
+        marker(s, li, 0.0, 0.0, true);
         s.push_str("</g>");
     }
     s.push_str("</defs>");
-    // Grid and y axis.
-    let mut v = y0;
+}
+
+/// Grid lines with their ticks, and the axis label.
+fn y_axis(s: &mut String, sc: &Scale, label: &str) {
+    let mut v = sc.y0;
     let mut guard = 0;
-    while v <= y1 + step * 0.5 && guard < 50 {
-        let y = ys(v);
-        let cls = if v.abs() < step * 1e-6 {
-            "zero"
-        } else {
-            "grid"
-        };
+    while v <= sc.y1 + sc.step * 0.5 && guard < 50 {
+        let y = sc.y(v);
+        let zero = v.abs() < sc.step * 1e-6;
+        let cls = if zero { "zero" } else { "grid" };
         let _ = write!(
             s,
             r#"<line class="{cls}" x1="{ML}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
             W - MR,
             ML - 6.0,
             y + 4.0,
-            esc(&ns(if v.abs() < step * 1e-6 { 0.0 } else { v }))
+            esc(&ns(if zero { 0.0 } else { v }))
         );
-        v += step;
+        v += sc.step;
         guard += 1;
     }
     let _ = write!(
         s,
         r#"<text class="axis-label" transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-        MT + ph / 2.0,
-        esc(&t.y_label)
+        MT + Scale::plot_height() / 2.0,
+        esc(label)
     );
-    // X labels: thin out when crowded.
+}
+
+/// Category labels (thinned out when crowded), the axis line and its label.
+fn x_axis(s: &mut String, sc: &Scale, labels: &[String]) {
+    let nx = sc.categories;
     let every = nx.div_ceil(24).max(1);
-    for (i, label) in t.x.iter().enumerate() {
+    for (i, label) in labels.iter().enumerate() {
         if i % every != 0 && i != nx - 1 {
             continue;
         }
-        let x = xs(i);
         let _ = write!(
             s,
-            r#"<text class="tick" transform="translate({x:.1} {:.1}) rotate(-45)" text-anchor="end">{}</text>"#,
-            MT + ph + 14.0,
+            r#"<text class="tick" transform="translate({:.1} {:.1}) rotate(-45)" text-anchor="end">{}</text>"#,
+            sc.x(i),
+            MT + Scale::plot_height() + 14.0,
             esc(label)
         );
     }
     let _ = write!(
         s,
         r#"<line class="axis" x1="{ML}" y1="{MT}" x2="{ML}" y2="{:.1}"/><text class="axis-label" x="{:.1}" y="{:.1}" text-anchor="middle">kernel version</text>"#,
-        MT + ph,
-        ML + pw / 2.0,
+        MT + Scale::plot_height(),
+        ML + Scale::plot_width() / 2.0,
         H - 4.0
     );
-    for (li, line) in t.lines.iter().enumerate() {
-        let c = PALETTE[li % PALETTE.len()];
-        let dx = dodge(li);
+}
+
+/// One series: the line through its points, their error bars and markers.
+fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line) {
+    let c = PALETTE[li % PALETTE.len()];
+    let dx = sc.dodge(li);
+    let _ = write!(
+        s,
+        r#"<g class="series" stroke="{c}" stroke-width="1.4"><title>{}</title>"#,
+        esc(&line.label)
+    );
+    // Lines connect consecutive kernels only; a gap means no data there.
+    let mut d = String::new();
+    let mut prev = false;
+    for (i, p) in line.points.iter().enumerate() {
+        match p {
+            Some(p) => {
+                let _ = write!(
+                    d,
+                    "{}{:.1} {:.1}",
+                    if prev { 'L' } else { 'M' },
+                    sc.x(i) + dx,
+                    sc.y(p.median)
+                );
+                prev = true;
+            }
+            None => prev = false,
+        }
+    }
+    if d.contains('L') {
         let _ = write!(
             s,
-            r#"<g class="series" stroke="{c}" stroke-width="1.4"><title>{}</title>"#,
-            esc(&line.label)
+            r#"<path d="{d}" fill="none" stroke-width="1.6" opacity="0.8"/>"#
         );
-        // Lines connect consecutive kernels only; a gap means no data there.
-        let mut d = String::new();
-        let mut prev = false;
-        for (i, p) in line.points.iter().enumerate() {
-            match p {
-                Some(p) => {
-                    let _ = write!(
-                        d,
-                        "{}{:.1} {:.1}",
-                        if prev { 'L' } else { 'M' },
-                        xs(i) + dx,
-                        ys(p.median)
-                    );
-                    prev = true;
-                }
-                None => prev = false,
-            }
-        }
-        if d.contains('L') {
-            let _ = write!(
-                s,
-                r#"<path d="{d}" fill="none" stroke-width="1.6" opacity="0.8"/>"#
-            );
-        }
-        for (i, p) in line.points.iter().enumerate() {
-            let Some(p) = p else { continue };
-            let x = xs(i) + dx;
-            if let (Some((a, b)), false) = (p.interval, p.kind == IntervalKind::None) {
-                // Error bar with caps; dashed when it is a span of several runs.
-                let class = if p.kind == IntervalKind::Span {
-                    "eb span"
-                } else {
-                    "eb"
-                };
-                let _ = write!(
-                    s,
-                    r#"<path class="{class}" d="M{x:.1} {:.1}V{:.1}M{:.1} {:.1}h6M{:.1} {:.1}h6"/>"#,
-                    ys(a),
-                    ys(b),
-                    x - 3.0,
-                    ys(a),
-                    x - 3.0,
-                    ys(b)
-                );
-            }
-            // Hollow markers: a number without a confidence interval.
-            let kind = if p.kind == IntervalKind::None {
-                'h'
-            } else {
-                'm'
-            };
-            let _ = write!(
-                s,
-                r##"<use href="#{cid}-{kind}{li}" x="{x:.1}" y="{:.1}"/>"##,
-                ys(p.median)
-            );
-        }
-        s.push_str("</g>");
     }
-    s.push_str("</svg>");
-    Some(s)
+    for (i, p) in line.points.iter().enumerate() {
+        let Some(p) = p else { continue };
+        point(s, sc, cid, li, sc.x(i) + dx, p);
+    }
+    s.push_str("</g>");
+}
+
+/// A point's error bar (with caps; dashed when it spans several runs) and its marker, hollow
+/// for a number without a confidence interval.
+fn point(s: &mut String, sc: &Scale, cid: &str, li: usize, x: f64, p: &Point) {
+    if let (Some((a, b)), false) = (p.interval, p.kind == IntervalKind::None) {
+        let class = if p.kind == IntervalKind::Span {
+            "eb span"
+        } else {
+            "eb"
+        };
+        let _ = write!(
+            s,
+            r#"<path class="{class}" d="M{x:.1} {:.1}V{:.1}M{:.1} {:.1}h6M{:.1} {:.1}h6"/>"#,
+            sc.y(a),
+            sc.y(b),
+            x - 3.0,
+            sc.y(a),
+            x - 3.0,
+            sc.y(b)
+        );
+    }
+    let kind = if p.kind == IntervalKind::None {
+        'h'
+    } else {
+        'm'
+    };
+    let _ = write!(
+        s,
+        r##"<use href="#{cid}-{kind}{li}" x="{x:.1}" y="{:.1}"/>"##,
+        sc.y(p.median)
+    );
 }
 
 /// A short id, unique per title, for the `aria-labelledby` references.

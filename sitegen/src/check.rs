@@ -33,14 +33,14 @@ pub fn check_dir(dir: &Path) -> Report {
         let bytes = match load::read_limited(&cand.abs) {
             Ok(b) => b,
             Err(m) => {
-                issues.push(issue(m));
+                issues.push(issue(m.to_string()));
                 continue;
             }
         };
         let rec = match load::parse_record(&bytes) {
             Ok(r) => r,
             Err(m) => {
-                issues.push(issue(m));
+                issues.push(issue(m.to_string()));
                 continue;
             }
         };
@@ -85,37 +85,4 @@ pub fn check_dir(dir: &Path) -> Report {
     }
     issues.sort();
     Report { records, issues }
-}
-
-/// Runs the command; returns the process exit code.
-pub fn run(dir: &Path) -> i32 {
-    if !dir.is_dir() {
-        eprintln!(
-            "syscost-site check: {} is not a directory (give the data directory, e.g. `data`)",
-            dir.display()
-        );
-        return crate::cli::EXIT_USAGE;
-    }
-    let report = check_dir(dir);
-    if report.issues.is_empty() {
-        println!(
-            "{}: {} record(s), no problems found",
-            dir.display(),
-            report.records
-        );
-        return 0;
-    }
-    for i in &report.issues {
-        eprintln!("{}/{i}", dir.display());
-    }
-    let files: std::collections::BTreeSet<&str> =
-        report.issues.iter().map(|i| i.path.as_str()).collect();
-    eprintln!(
-        "{}: {} problem(s) in {} file(s); {} record(s) parsed",
-        dir.display(),
-        report.issues.len(),
-        files.len(),
-        report.records
-    );
-    1
 }

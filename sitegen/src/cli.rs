@@ -1,10 +1,8 @@
-//! Command-line interface: argument types and dispatch. The work lives in the other modules.
+//! Command-line interface: the argument types only. What each command does is in
+//! `commands.rs`.
 
 use clap::{Parser, Subcommand};
 use std::path::PathBuf;
-
-/// Exit code for bad usage (clap uses the same for argument errors).
-pub const EXIT_USAGE: i32 = 2;
 
 #[derive(Debug, Parser)]
 #[command(
@@ -41,135 +39,10 @@ pub enum Command {
         #[arg(default_value = "data")]
         dir: PathBuf,
     },
-    /// Generate synthetic records for tests and benchmarks (never into data/).
-    Synth {
-        /// Number of records.
-        #[arg(long)]
-        runs: usize,
-        /// Directory to write records into.
-        #[arg(long)]
-        out: PathBuf,
-        /// Random seed; the same seed gives the same records.
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-    },
     /// Read and parse every record and nothing else: the floor a build is measured against.
     #[command(hide = true)]
     Parse {
         #[arg(long, default_value = "data")]
         data: PathBuf,
     },
-}
-
-pub fn run(cli: Cli) -> i32 {
-    match cli.command {
-        Command::Build {
-            data,
-            out,
-            strict,
-            base_url,
-        } => build(crate::site::Options {
-            data,
-            out,
-            strict,
-            base_url,
-        }),
-        Command::Check { dir } => crate::check::run(&dir),
-        Command::Synth { runs, out, seed } => synth(runs, &out, seed),
-        Command::Parse { data } => parse_floor(&data),
-    }
-}
-
-fn build(opts: crate::site::Options) -> i32 {
-    if let Some(u) = &opts.base_url {
-        if !(u.starts_with("https://") || u.starts_with("http://")) {
-            eprintln!("syscost-site build: --base-url must be an absolute http(s) URL, got {u:?}");
-            return EXIT_USAGE;
-        }
-    }
-    let report = match crate::site::build(&opts) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("syscost-site build: {e}");
-            return 1;
-        }
-    };
-    if report.data_missing {
-        eprintln!(
-            "note: {} does not exist; building a site with no runs",
-            opts.data.display()
-        );
-    }
-    for w in &report.warnings {
-        eprintln!("warning: {}/{w}", opts.data.display());
-    }
-    if !report.rejected.is_empty() {
-        eprintln!(
-            "warning: {} record(s) left out of the site:",
-            report.rejected.len()
-        );
-        for r in &report.rejected {
-            eprintln!("  {}/{r}", opts.data.display());
-        }
-    }
-    if !report.written {
-        eprintln!(
-            "syscost-site build: --strict: {} unusable record(s); nothing written",
-            report.rejected.len()
-        );
-        return 1;
-    }
-    let s = &report.stats;
-    println!(
-        "built {}: {} runs ({} architectures, {} kernel versions){}; {} files, {:.1} MB; largest page {} ({:.1} KB)",
-        opts.out.display(),
-        report.runs,
-        report.arches,
-        report.kernels,
-        if report.rejected.is_empty() {
-            String::new()
-        } else {
-            format!(", {} left out", report.rejected.len())
-        },
-        s.files,
-        s.bytes as f64 / 1e6,
-        s.largest_page_path,
-        s.largest_page as f64 / 1e3
-    );
-    0
-}
-
-fn synth(runs: usize, out: &std::path::Path, seed: u64) -> i32 {
-    // A cheap guard against the one mistake that matters: generated data in the data set.
-    if out.file_name().is_some_and(|n| n == "data") {
-        eprintln!(
-            "syscost-site synth: refusing to write synthetic records into a directory named \
-             `data` ({}); use a temporary directory",
-            out.display()
-        );
-        return EXIT_USAGE;
-    }
-    match crate::synth::write(out, runs, seed) {
-        Ok(n) => {
-            println!("wrote {n} synthetic records under {}", out.display());
-            0
-        }
-        Err(e) => {
-            eprintln!("syscost-site synth: {e}");
-            1
-        }
-    }
-}
-
-fn parse_floor(data: &std::path::Path) -> i32 {
-    let scan = crate::load::scan(data);
-    let (mut ok, mut bad) = (0usize, 0usize);
-    for c in &scan.records {
-        match crate::load::read_limited(&c.abs).and_then(|b| crate::load::parse_record(&b)) {
-            Ok(_) => ok += 1,
-            Err(_) => bad += 1,
-        }
-    }
-    println!("parsed {ok} records ({bad} unreadable)");
-    0
 }

@@ -6,7 +6,7 @@ use crate::metrics::{self, Val};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use syscost_record::{RunRecord, SourceKind, Status, Verdict};
+use syscost_record::{RunRecord, SourceKind};
 
 /// What makes two runs' numbers comparable over time (the brief's "comparable series"): same
 /// architecture, CPU model, mitigation profile and virtualisation.
@@ -235,14 +235,9 @@ pub struct RunInfo {
     pub date: Option<String>,
     pub kind: SourceKind,
     pub tool: String,
-    pub format: Option<String>,
     /// Path of the run page relative to the site root, without extension.
     pub page: String,
     pub metrics: Vec<Option<Val>>,
-    pub measured: usize,
-    pub skipped: usize,
-    pub failed: usize,
-    pub verdicts: [usize; 4],
     pub confidence: f64,
 }
 
@@ -250,11 +245,6 @@ impl RunInfo {
     pub fn from_record(r: &RunRecord) -> RunInfo {
         let c = &r.environment.comparability;
         let kernel = KernelVersion::parse(&c.kernel_release);
-        let mut verdicts = [0usize; 4];
-        for e in &r.expectations {
-            verdicts[verdict_index(e.verdict)] += 1;
-        }
-        let count = |s: Status| r.results.iter().filter(|x| x.status == s).count();
         let page = r.canonical_path();
         let page = page.strip_suffix(".json").unwrap_or(&page).to_string();
         RunInfo {
@@ -272,13 +262,8 @@ impl RunInfo {
             date: r.source.date.clone(),
             kind: r.source.kind,
             tool: r.source.tool.clone(),
-            format: r.source.format.clone(),
             page,
             metrics: metrics::extract_all(r),
-            measured: count(Status::Measured),
-            skipped: count(Status::Skipped),
-            failed: count(Status::Failed),
-            verdicts,
             confidence: r.settings.confidence,
         }
     }
@@ -289,15 +274,6 @@ impl RunInfo {
             .cmp(&a.date)
             .then_with(|| b.kernel.cmp(&a.kernel))
             .then_with(|| a.id.cmp(&b.id))
-    }
-}
-
-pub fn verdict_index(v: Verdict) -> usize {
-    match v {
-        Verdict::Pass => 0,
-        Verdict::Fail => 1,
-        Verdict::Inconclusive => 2,
-        Verdict::Skip => 3,
     }
 }
 
@@ -315,8 +291,8 @@ mod tests {
 
     #[test]
     fn head_stops_early_but_matches_a_full_read() {
-        let r = crate::synth::generate(1, 5).next().unwrap();
-        let bytes = crate::synth::to_file_bytes(&r);
+        let r = syscost_site_bench::generate(1, 5).next().unwrap();
+        let bytes = syscost_site_bench::to_file_bytes(&r);
         let early = read_head(&bytes).unwrap();
         let full: Head = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(early.id, full.id);

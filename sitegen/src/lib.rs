@@ -4,6 +4,7 @@
 pub mod chart;
 pub mod check;
 pub mod cli;
+pub mod commands;
 pub mod fmt;
 pub mod info;
 pub mod kver;
@@ -12,4 +13,3 @@ pub mod metrics;
 pub mod out;
 pub mod render;
 pub mod site;
-pub mod synth;

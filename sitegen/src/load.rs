@@ -139,111 +139,143 @@ fn display_rel(dir: &Path, p: &Path) -> String {
         .replace('\\', "/")
 }
 
+/// Why a file is not a usable record, in terms a submitter can act on (the path is reported
+/// next to it).
+#[derive(Debug, thiserror::Error)]
+pub enum RecordError {
+    #[error("cannot be opened: {0}")]
+    Open(#[source] std::io::Error),
+    #[error("cannot be read: {0}")]
+    Read(#[source] std::io::Error),
+    #[error(
+        "is {0} bytes; a record may be at most 1 MiB ({MAX_RECORD_BYTES} bytes) — is this \
+         really a syscost run record?"
+    )]
+    TooBig(u64),
+    #[error("the file is empty; it should hold one JSON run record")]
+    Empty,
+    #[error("starts with a byte-order mark (BOM); save it as plain UTF-8 without one")]
+    ByteOrderMark,
+    #[error("is not UTF-8 text (invalid byte at offset {offset}); records are UTF-8 JSON")]
+    NotUtf8 { offset: usize },
+    #[error("is not valid JSON: {reason} (line {line}, column {column})")]
+    Syntax {
+        reason: String,
+        line: usize,
+        column: usize,
+    },
+    #[error("the top level must be a JSON object (one run record), not an array or a value")]
+    NotAnObject,
+    #[error(
+        "has no \"schema\" field: this does not look like a syscost run record (write it with \
+         `syscost run` or `syscost import`)"
+    )]
+    NoSchema,
+    /// The `schema` value as found.
+    #[error("\"schema\" must be a whole number, found {0}")]
+    SchemaNotANumber(String),
+    #[error(
+        "record schema version {version} is not supported: this site reads version \
+         {SCHEMA_VERSION}{newer}",
+        newer = newer_hint(.version)
+    )]
+    UnsupportedSchema { version: u64 },
+    /// Valid JSON of the right version, but a field is missing or of the wrong type.
+    #[error("does not match the run-record format: {reason} (line {line}, column {column})")]
+    Format {
+        reason: String,
+        line: usize,
+        column: usize,
+    },
+}
+
+fn newer_hint(version: &u64) -> &'static str {
+    if *version > u64::from(SCHEMA_VERSION) {
+        " (the record is newer than this syscost-site; upgrade it)"
+    } else {
+        ""
+    }
+}
+
 /// Reads a file, refusing anything over [`MAX_RECORD_BYTES`] without reading it all.
-pub fn read_limited(path: &Path) -> Result<Vec<u8>, String> {
-    let file = File::open(path).map_err(|e| format!("cannot be opened: {e}"))?;
-    let too_big = |n: u64| {
-        format!(
-            "is {n} bytes; a record may be at most 1 MiB ({MAX_RECORD_BYTES} bytes) — is this \
-             really a syscost run record?"
-        )
-    };
-    let len = file
-        .metadata()
-        .map_err(|e| format!("cannot be read: {e}"))?
-        .len();
+pub fn read_limited(path: &Path) -> Result<Vec<u8>, RecordError> {
+    let file = File::open(path).map_err(RecordError::Open)?;
+    let len = file.metadata().map_err(RecordError::Read)?.len();
     if len > MAX_RECORD_BYTES {
-        return Err(too_big(len));
+        return Err(RecordError::TooBig(len));
     }
     let mut buf = Vec::with_capacity(len as usize);
     // `take` guards against a file that grows between the size check and the read.
     file.take(MAX_RECORD_BYTES + 1)
         .read_to_end(&mut buf)
-        .map_err(|e| format!("cannot be read: {e}"))?;
+        .map_err(RecordError::Read)?;
     if buf.len() as u64 > MAX_RECORD_BYTES {
-        return Err(too_big(buf.len() as u64));
+        return Err(RecordError::TooBig(buf.len() as u64));
     }
     Ok(buf)
 }
 
 /// Parses a record; on failure explains what is wrong in terms a submitter can act on.
-pub fn parse_record(bytes: &[u8]) -> Result<RunRecord, String> {
+pub fn parse_record(bytes: &[u8]) -> Result<RunRecord, RecordError> {
     let rec = serde_json::from_slice::<RunRecord>(bytes).map_err(|e| diagnose(bytes, &e))?;
     // Another version that happens to fit this one's fields is still not this format.
     if rec.schema != SCHEMA_VERSION {
-        return Err(schema_message(u64::from(rec.schema)));
+        return Err(RecordError::UnsupportedSchema {
+            version: u64::from(rec.schema),
+        });
     }
     Ok(rec)
 }
 
-fn schema_message(v: u64) -> String {
-    format!(
-        "record schema version {v} is not supported: this site reads version \
-         {SCHEMA_VERSION}{}",
-        if v > u64::from(SCHEMA_VERSION) {
-            " (the record is newer than this syscost-site; upgrade it)"
-        } else {
-            ""
-        }
-    )
+/// Reads and parses one record file.
+pub fn read_record(path: &Path) -> Result<RunRecord, RecordError> {
+    parse_record(&read_limited(path)?)
 }
 
-/// Turns a serde error into a message. Only runs on the error path, so re-parsing is fine.
-pub fn diagnose(bytes: &[u8], err: &serde_json::Error) -> String {
+/// Turns a serde error into the problem it stands for. Only runs on the error path, so
+/// re-parsing is fine.
+pub fn diagnose(bytes: &[u8], err: &serde_json::Error) -> RecordError {
     if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return "the file is empty; it should hold one JSON run record".to_string();
+        return RecordError::Empty;
     }
     if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
-        return "starts with a byte-order mark (BOM); save it as plain UTF-8 without one"
-            .to_string();
+        return RecordError::ByteOrderMark;
     }
     if let Err(e) = std::str::from_utf8(bytes) {
-        return format!(
-            "is not UTF-8 text (invalid byte at offset {}); records are UTF-8 JSON",
-            e.valid_up_to()
-        );
+        return RecordError::NotUtf8 {
+            offset: e.valid_up_to(),
+        };
     }
+    let syntax = |e: &serde_json::Error| RecordError::Syntax {
+        reason: strip_position(e),
+        line: e.line(),
+        column: e.column(),
+    };
     if err.is_syntax() || err.is_eof() {
-        return format!(
-            "is not valid JSON: {} (line {}, column {})",
-            strip_position(err),
-            err.line(),
-            err.column()
-        );
+        return syntax(err);
     }
     let value: serde_json::Value = match serde_json::from_slice(bytes) {
         Ok(v) => v,
-        Err(e) => {
-            return format!(
-                "is not valid JSON: {} (line {}, column {})",
-                strip_position(&e),
-                e.line(),
-                e.column()
-            )
-        }
+        Err(e) => return syntax(&e),
     };
     let Some(obj) = value.as_object() else {
-        return "the top level must be a JSON object (one run record), not an array or a value"
-            .to_string();
+        return RecordError::NotAnObject;
     };
     match obj.get("schema") {
-        None => {
-            return "has no \"schema\" field: this does not look like a syscost run record \
-                    (write it with `syscost run` or `syscost import`)"
-                .to_string()
-        }
+        None => return RecordError::NoSchema,
         Some(s) => match s.as_u64() {
-            None => return format!("\"schema\" must be a whole number, found {s}"),
-            Some(v) if v != u64::from(SCHEMA_VERSION) => return schema_message(v),
+            None => return RecordError::SchemaNotANumber(s.to_string()),
+            Some(v) if v != u64::from(SCHEMA_VERSION) => {
+                return RecordError::UnsupportedSchema { version: v }
+            }
             Some(_) => {}
         },
     }
-    format!(
-        "does not match the run-record format: {} (line {}, column {})",
-        strip_position(err),
-        err.line(),
-        err.column()
-    )
+    RecordError::Format {
+        reason: strip_position(err),
+        line: err.line(),
+        column: err.column(),
+    }
 }
 
 /// serde_json's message without its trailing " at line L column C" (we print our own).
@@ -260,7 +292,7 @@ mod tests {
     use super::*;
 
     fn msg(text: &[u8]) -> String {
-        parse_record(text).unwrap_err()
+        parse_record(text).unwrap_err().to_string()
     }
 
     #[test]
@@ -298,8 +330,8 @@ mod tests {
 
     #[test]
     fn a_future_schema_that_fits_this_one_is_still_refused() {
-        let mut v: serde_json::Value = serde_json::from_slice(&crate::synth::to_file_bytes(
-            &crate::synth::generate(1, 1).next().unwrap(),
+        let mut v: serde_json::Value = serde_json::from_slice(&syscost_site_bench::to_file_bytes(
+            &syscost_site_bench::generate(1, 1).next().unwrap(),
         ))
         .unwrap();
         v["schema"] = serde_json::json!(2);

@@ -1,13 +1,13 @@
 //! The headline numbers the site tracks over kernel versions, and how each is read out of a
 //! record. Ids are the stable ones of docs/ids.md.
 
-use syscost_record::{RunRecord, Status};
+use syscost_record::{EstimateId, RunRecord, Status};
 
 /// Where a metric's number lives in a record.
 #[derive(Debug, Clone, Copy)]
 pub enum From {
     /// `estimates[id]`.
-    Estimate(&'static str),
+    Estimate(EstimateId),
     /// `results[id].overhead` (measured results only).
     Overhead(&'static str),
 }
@@ -20,13 +20,12 @@ pub struct Metric {
     /// Short column header.
     pub short: &'static str,
     pub from: From,
-    pub group: &'static str,
 }
 
 impl Metric {
     pub fn source_id(&self) -> String {
         match self.from {
-            From::Estimate(id) => format!("estimates: {id}"),
+            From::Estimate(id) => format!("estimates: {}", id.id()),
             From::Overhead(id) => format!("results: {id} (overhead)"),
         }
     }
@@ -36,14 +35,13 @@ const fn est(
     slug: &'static str,
     label: &'static str,
     short: &'static str,
-    id: &'static str,
+    id: EstimateId,
 ) -> Metric {
     Metric {
         slug,
         label,
         short,
         from: From::Estimate(id),
-        group: "seccomp",
     }
 }
 
@@ -52,14 +50,12 @@ const fn ovh(
     label: &'static str,
     short: &'static str,
     id: &'static str,
-    group: &'static str,
 ) -> Metric {
     Metric {
         slug,
         label,
         short,
         from: From::Overhead(id),
-        group,
     }
 }
 
@@ -69,109 +65,87 @@ pub const METRICS: &[Metric] = &[
         "seccomp-entry",
         "seccomp entry cost (kernel formula)",
         "entry",
-        "entry",
+        EstimateId::Entry,
     ),
     est(
         "seccomp-entry-fit",
         "seccomp entry cost (depth fit)",
         "entry (fit)",
-        "depth.entry",
+        EstimateId::DepthEntry,
     ),
     est(
         "seccomp-per-filter",
         "seccomp per-filter cost (last 2 diff)",
         "per filter",
-        "per_filter.last2",
+        EstimateId::PerFilterLast2,
     ),
     est(
         "seccomp-per-filter-fit",
         "seccomp per-filter cost (depth fit)",
         "per filter (fit)",
-        "depth.per_filter",
+        EstimateId::DepthPerFilter,
     ),
     ovh(
         "sud-allow",
         "SUD on, selector ALLOW: overhead",
         "SUD allow",
         "sud.allow",
-        "sud",
     ),
     ovh(
         "sud-block",
         "SUD on, selector BLOCK (SIGSYS round trip): overhead",
         "SUD block",
         "sud.block",
-        "sud",
     ),
-    ovh(
-        "bpf-tp",
-        "BPF tracepoint: overhead",
-        "BPF tp",
-        "bpf.tp",
-        "bpf",
-    ),
+    ovh("bpf-tp", "BPF tracepoint: overhead", "BPF tp", "bpf.tp"),
     ovh(
         "bpf-rawtp",
         "BPF raw tracepoint: overhead",
         "BPF raw_tp",
         "bpf.rawtp",
-        "bpf",
     ),
     ovh(
         "bpf-kprobe",
         "BPF kprobe: overhead",
         "BPF kprobe",
         "bpf.kprobe",
-        "bpf",
     ),
     ovh(
         "bpf-kretprobe",
         "BPF kretprobe: overhead",
         "BPF kretprobe",
         "bpf.kretprobe",
-        "bpf",
     ),
     ovh(
         "bpf-kprobe-multi",
         "BPF kprobe.multi: overhead",
         "BPF kprobe.multi",
         "bpf.kprobe_multi",
-        "bpf",
     ),
     ovh(
         "bpf-fentry",
         "BPF fentry: overhead",
         "BPF fentry",
         "bpf.fentry",
-        "bpf",
     ),
-    ovh(
-        "bpf-fexit",
-        "BPF fexit: overhead",
-        "BPF fexit",
-        "bpf.fexit",
-        "bpf",
-    ),
+    ovh("bpf-fexit", "BPF fexit: overhead", "BPF fexit", "bpf.fexit"),
     ovh(
         "bpf-fmodret",
         "BPF fmod_ret: overhead",
         "BPF fmod_ret",
         "bpf.fmodret",
-        "bpf",
     ),
     ovh(
         "bpf-uprobe",
         "BPF uprobe: overhead",
         "BPF uprobe",
         "bpf.uprobe",
-        "bpf",
     ),
     ovh(
         "bpf-uretprobe",
         "BPF uretprobe: overhead",
         "BPF uretprobe",
         "bpf.uretprobe",
-        "bpf",
     ),
 ];
 
@@ -200,7 +174,7 @@ impl Val {
 pub fn extract(r: &RunRecord, m: &Metric) -> Option<Val> {
     let v = match m.from {
         From::Estimate(id) => {
-            let e = r.estimate(id)?;
+            let e = r.estimate(id.id())?;
             Val {
                 median: e.median_ns,
                 lo: e.ci_low_ns,
@@ -229,10 +203,6 @@ pub fn extract_all(r: &RunRecord) -> Vec<Option<Val>> {
     METRICS.iter().map(|m| extract(r, m)).collect()
 }
 
-pub fn by_slug(slug: &str) -> Option<(usize, &'static Metric)> {
-    METRICS.iter().enumerate().find(|(_, m)| m.slug == slug)
-}
-
 /// Several runs' values of one metric at one point (a series at a kernel, an arch at a kernel)
 /// summarised without inventing precision: the median of the runs' medians and an interval
 /// that is the run's own CI for a single run, or the span of all runs' CIs (or medians, where a
@@ -253,16 +223,6 @@ pub enum IntervalKind {
     None,
     /// Several runs: from the lowest to the highest bound among them.
     Span,
-}
-
-impl IntervalKind {
-    pub fn describe(self, confidence_pct: &str) -> String {
-        match self {
-            IntervalKind::Ci => format!("{confidence_pct} CI"),
-            IntervalKind::None => "no CI (single sample)".to_string(),
-            IntervalKind::Span => "span of the runs' CIs".to_string(),
-        }
-    }
 }
 
 pub fn aggregate(vals: &[Val]) -> Option<Point> {

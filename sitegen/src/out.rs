@@ -10,6 +10,44 @@ use std::sync::Mutex;
 /// Present in every generated site; only a directory carrying it is ever deleted or replaced.
 pub const MARKER: &str = ".syscost-site";
 
+/// What can go wrong with the output directory; every variant names the path.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    #[error("--out {} must name a directory", .0.display())]
+    NotADirectoryName(PathBuf),
+    #[error("--out {}: {}", .0.display(), .1)]
+    Inspect(PathBuf, #[source] std::io::Error),
+    #[error(
+        "refusing to replace {}: it exists, is not empty and was not made by syscost-site (no \
+         {MARKER} file); choose another --out",
+        .0.display()
+    )]
+    NotOurs(PathBuf),
+    #[error(
+        "refusing to delete {}: it was not made by syscost-site (no {MARKER} file)",
+        .0.display()
+    )]
+    WontDelete(PathBuf),
+    #[error("cannot remove {}: {}", .0.display(), .1)]
+    Remove(PathBuf, #[source] std::io::Error),
+    #[error("cannot create {}: {}", .0.display(), .1)]
+    CreateDir(PathBuf, #[source] std::io::Error),
+    #[error("cannot write {}: {}", .0.display(), .1)]
+    Write(PathBuf, #[source] std::io::Error),
+    #[error("cannot move the old {} aside: {}", .0.display(), .1)]
+    MoveAside(PathBuf, #[source] std::io::Error),
+    #[error("cannot move the new site to {}: {}", .0.display(), .1)]
+    MoveIn(PathBuf, #[source] std::io::Error),
+}
+
+/// For `map_err`: the io error at `path` as the `variant` of [`OutputError`].
+fn at(
+    variant: fn(PathBuf, std::io::Error) -> OutputError,
+    path: &Path,
+) -> impl FnOnce(std::io::Error) -> OutputError + '_ {
+    move |e| variant(path.to_path_buf(), e)
+}
+
 /// Shared by the rendering threads: writes take `&self`.
 pub struct Staging {
     out: PathBuf,
@@ -36,41 +74,34 @@ fn sibling(out: &Path, suffix: &str) -> PathBuf {
 }
 
 /// Removes a directory only if it is one of ours.
-fn remove_ours(dir: &Path) -> Result<(), String> {
+fn remove_ours(dir: &Path) -> Result<(), OutputError> {
     if !dir.exists() {
         return Ok(());
     }
     if !dir.join(MARKER).is_file() {
-        return Err(format!(
-            "refusing to delete {}: it was not made by syscost-site (no {MARKER} file)",
-            dir.display()
-        ));
+        return Err(OutputError::WontDelete(dir.to_path_buf()));
     }
-    fs::remove_dir_all(dir).map_err(|e| format!("cannot remove {}: {e}", dir.display()))
+    fs::remove_dir_all(dir).map_err(at(OutputError::Remove, dir))
 }
 
 impl Staging {
-    pub fn new(out: &Path) -> Result<Staging, String> {
+    pub fn new(out: &Path) -> Result<Staging, OutputError> {
         if out.as_os_str().is_empty() || out.file_name().is_none() {
-            return Err(format!("--out {} must name a directory", out.display()));
+            return Err(OutputError::NotADirectoryName(out.to_path_buf()));
         }
         if out.exists() {
             let empty = fs::read_dir(out)
-                .map_err(|e| format!("--out {}: {e}", out.display()))?
+                .map_err(at(OutputError::Inspect, out))?
                 .next()
                 .is_none();
             if !empty && !out.join(MARKER).is_file() {
-                return Err(format!(
-                    "refusing to replace {}: it exists, is not empty and was not made by \
-                     syscost-site (no {MARKER} file); choose another --out",
-                    out.display()
-                ));
+                return Err(OutputError::NotOurs(out.to_path_buf()));
             }
         }
         let tmp = sibling(out, "tmp-build");
         let old = sibling(out, "old-build");
         remove_ours(&tmp)?;
-        fs::create_dir_all(&tmp).map_err(|e| format!("cannot create {}: {e}", tmp.display()))?;
+        fs::create_dir_all(&tmp).map_err(at(OutputError::CreateDir, &tmp))?;
         let s = Staging {
             out: out.to_path_buf(),
             tmp,
@@ -86,7 +117,7 @@ impl Staging {
     }
 
     /// Writes `rel` (a `/`-separated path under the site root).
-    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), String> {
+    pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
         let path = self.tmp.join(rel);
         if let Some(parent) = path.parent() {
             let known = self
@@ -96,14 +127,13 @@ impl Staging {
                 .unwrap_or(false);
             if !known {
                 // create_dir_all is idempotent, so two threads racing here is harmless.
-                fs::create_dir_all(parent)
-                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+                fs::create_dir_all(parent).map_err(at(OutputError::CreateDir, parent))?;
                 if let Ok(mut d) = self.dirs.lock() {
                     d.insert(parent.to_path_buf());
                 }
             }
         }
-        fs::write(&path, bytes).map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        fs::write(&path, bytes).map_err(at(OutputError::Write, &path))?;
         if let Ok(mut st) = self.stats.lock() {
             st.files += 1;
             st.bytes += bytes.len() as u64;
@@ -126,7 +156,7 @@ impl Staging {
         &self,
         rel: &str,
         fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-    ) -> Result<(), String> {
+    ) -> Result<(), OutputError> {
         use std::io::Write;
         /// Counts what passes through, for the statistics.
         struct Counting<W> {
@@ -145,17 +175,15 @@ impl Staging {
         }
         let path = self.tmp.join(rel);
         if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+            fs::create_dir_all(parent).map_err(at(OutputError::CreateDir, parent))?;
         }
-        let err = |e: std::io::Error| format!("cannot write {}: {e}", path.display());
-        let file = fs::File::create(&path).map_err(err)?;
+        let file = fs::File::create(&path).map_err(at(OutputError::Write, &path))?;
         let mut w = Counting {
             inner: std::io::BufWriter::with_capacity(1 << 16, file),
             n: 0,
         };
-        fill(&mut w).map_err(err)?;
-        w.flush().map_err(err)?;
+        fill(&mut w).map_err(at(OutputError::Write, &path))?;
+        w.flush().map_err(at(OutputError::Write, &path))?;
         if let Ok(mut st) = self.stats.lock() {
             st.files += 1;
             st.bytes += w.n;
@@ -168,19 +196,16 @@ impl Staging {
     }
 
     /// Puts the staged site in place of the old one.
-    pub fn commit(self) -> Result<Stats, String> {
+    pub fn commit(self) -> Result<Stats, OutputError> {
         let stats = self.stats();
         remove_ours(&self.old)?;
         if self.out.exists() {
-            fs::rename(&self.out, &self.old)
-                .map_err(|e| format!("cannot move the old {} aside: {e}", self.out.display()))?;
+            fs::rename(&self.out, &self.old).map_err(at(OutputError::MoveAside, &self.out))?;
         }
-        fs::rename(&self.tmp, &self.out)
-            .map_err(|e| format!("cannot move the new site to {}: {e}", self.out.display()))?;
+        fs::rename(&self.tmp, &self.out).map_err(at(OutputError::MoveIn, &self.out))?;
         if self.old.exists() {
             // The old copy is either ours (marker) or was empty when we started.
-            fs::remove_dir_all(&self.old)
-                .map_err(|e| format!("cannot remove {}: {e}", self.old.display()))?;
+            fs::remove_dir_all(&self.old).map_err(at(OutputError::Remove, &self.old))?;
         }
         Ok(stats)
     }

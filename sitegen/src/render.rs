@@ -31,12 +31,23 @@ pub const STATIC: &[(&str, &str)] = &[
     ("sort.js", include_str!("../static/sort.js")),
 ];
 
+/// A template that does not compile or render: a bug in this program, not in the data.
+#[derive(Debug, thiserror::Error)]
+pub enum RenderError {
+    #[error("template syntax: {0}")]
+    Syntax(#[source] Error),
+    #[error("template {name}: {source}")]
+    Template { name: String, source: Error },
+    #[error("rendering {name}: {source:#}")]
+    Render { name: String, source: Error },
+}
+
 pub struct Renderer {
     env: Environment<'static>,
 }
 
 impl Renderer {
-    pub fn new() -> Result<Renderer, String> {
+    pub fn new() -> Result<Renderer, RenderError> {
         let mut env = Environment::new();
         // A typo in a template should fail the build, not render an empty cell.
         env.set_undefined_behavior(UndefinedBehavior::Strict);
@@ -44,7 +55,7 @@ impl Renderer {
             .trim_blocks(true)
             .lstrip_blocks(true)
             .build()
-            .map_err(|e| format!("template syntax: {e}"))?;
+            .map_err(RenderError::Syntax)?;
         env.set_syntax(syntax);
         // Escape exactly what HTML needs (minijinja's default also rewrites every `/`, which
         // only bloats URLs); everything else goes through the default formatter.
@@ -59,17 +70,25 @@ impl Renderer {
         });
         for (name, src) in TEMPLATES {
             env.add_template(name, src)
-                .map_err(|e| format!("template {name}: {e}"))?;
+                .map_err(|source| RenderError::Template {
+                    name: name.to_string(),
+                    source,
+                })?;
         }
         Ok(Renderer { env })
     }
 
-    pub fn render<T: Serialize>(&self, name: &str, ctx: &T) -> Result<String, String> {
+    pub fn render<T: Serialize>(&self, name: &str, ctx: &T) -> Result<String, RenderError> {
         let t = self
             .env
             .get_template(name)
-            .map_err(|e| format!("template {name}: {e}"))?;
-        t.render(Serde(ctx))
-            .map_err(|e| format!("rendering {name}: {e:#}"))
+            .map_err(|source| RenderError::Template {
+                name: name.to_string(),
+                source,
+            })?;
+        t.render(Serde(ctx)).map_err(|source| RenderError::Render {
+            name: name.to_string(),
+            source,
+        })
     }
 }

@@ -11,12 +11,11 @@
 //! makes syscalls, so those rows are kept apart (`bpf.kdriver.*`), never mixed with syscall
 //! costs.
 
-use super::build::{overhead_vs, provenance, single, skeleton, Hint, Outcome, Parsed};
-use super::lex::leading_f64;
-use super::text::Cleaned;
-use syscost_record::{RunRecord, Throughput};
-
-pub const FORMAT: &str = "bpf-bench";
+use crate::build::{overhead_vs, provenance, single, skeleton, Hint, Outcome, Parsed};
+use crate::format::Format;
+use crate::lex::leading_f64;
+use crate::text::Cleaned;
+use syscost_record::{RecordBuilder, ScenarioResult, Throughput};
 
 /// One published throughput: mean ± stddev in M/s, and per producer when `bench` printed it.
 #[derive(Debug, Clone, PartialEq)]
@@ -177,73 +176,88 @@ fn map(name: &str, in_kernel: bool) -> (String, Kind, String) {
     }
 }
 
+/// What a line holds.
+enum Read {
+    Row(Row),
+    /// A `Summary:` that is not a trigger bench's: why it is left out.
+    Skipped(Hint),
+    Nothing,
+}
+
+/// Reads a table row, or a `Summary:` of `bench` (the benchmark last named).
+fn read(t: &str, no: usize, bench: Option<&str>) -> Read {
+    let Some((x, y, prod)) = summary(t) else {
+        return match table_row(t) {
+            Some((name, x, y)) => Read::Row(Row {
+                name: name.strip_prefix("trig-").unwrap_or(&name).to_string(),
+                mops: x,
+                stddev: y,
+                per_producer: None,
+                line: no,
+            }),
+            None => Read::Nothing,
+        };
+    };
+    match bench.and_then(|b| b.strip_prefix("trig-")) {
+        Some(name) => Read::Row(Row {
+            name: name.to_string(),
+            mops: x,
+            stddev: y,
+            per_producer: prod,
+            line: no,
+        }),
+        None => Read::Skipped(Hint {
+            line: no,
+            text: t.to_string(),
+            why: match bench {
+                Some(b) => format!("is the summary of {b}, not a trigger bench"),
+                None => "is a summary whose benchmark name the log does not show".into(),
+            },
+        }),
+    }
+}
+
 pub fn parse(cleaned: &Cleaned) -> Outcome {
     let mut out = Outcome::default();
     let mut runs: Vec<Vec<Row>> = Vec::new();
     let mut cur: Vec<Row> = Vec::new();
     let mut bench: Option<String> = None;
-    let mut skipped: Vec<String> = Vec::new();
     for line in &cleaned.lines {
         let t = line.text.as_str();
         if let Some(n) = bench_name(t) {
             bench = Some(n.to_string());
             continue;
         }
-        let row = if let Some((x, y, prod)) = summary(t) {
-            match bench.as_deref().and_then(|b| b.strip_prefix("trig-")) {
-                Some(name) => Some(Row {
-                    name: name.to_string(),
-                    mops: x,
-                    stddev: y,
-                    per_producer: prod,
-                    line: line.no,
-                }),
-                None => {
-                    let why = match bench.as_deref() {
-                        Some(b) => format!("is the summary of {b}, not a trigger bench"),
-                        None => "is a summary whose benchmark name the log does not show".into(),
-                    };
-                    skipped.push(format!("line {}: a Summary that {why}", line.no));
-                    out.empty.push(Hint {
-                        line: line.no,
-                        text: t.to_string(),
-                        why,
-                    });
-                    None
+        match read(t, line.no, bench.as_deref()) {
+            Read::Row(row) => {
+                // A bench seen again begins the next run.
+                if cur.iter().any(|r| r.name == row.name) {
+                    runs.push(std::mem::take(&mut cur));
                 }
+                cur.push(row);
             }
-        } else {
-            table_row(t).map(|(name, x, y)| Row {
-                name: name.strip_prefix("trig-").unwrap_or(&name).to_string(),
-                mops: x,
-                stddev: y,
-                per_producer: None,
-                line: line.no,
-            })
-        };
-        if let Some(row) = row {
-            if cur.iter().any(|r| r.name == row.name) {
-                runs.push(std::mem::take(&mut cur));
-            }
-            cur.push(row);
+            Read::Skipped(hint) => out.empty.push(hint),
+            Read::Nothing => {}
         }
     }
     if !cur.is_empty() {
         runs.push(cur);
     }
+    // Every record of the log says which summaries were left out.
+    let skipped: Vec<String> = out
+        .empty
+        .iter()
+        .map(|h| format!("Not imported: line {}: a Summary that {}.", h.line, h.why))
+        .collect();
     for rows in runs {
         let first = rows.first().map_or(0, |r| r.line);
         let last = rows.last().map_or(0, |r| r.line);
         match record(&rows, &cleaned.repairs) {
-            Some(mut rec) => {
-                rec.notes
-                    .extend(skipped.iter().map(|s| format!("Not imported: {s}.")));
-                out.runs.push(Parsed {
-                    first_line: first,
-                    last_line: last,
-                    record: rec,
-                })
-            }
+            Some(rec) => out.runs.push(Parsed {
+                first_line: first,
+                last_line: last,
+                record: rec.notes(skipped.iter().cloned()),
+            }),
             None => out.empty.push(Hint {
                 line: first,
                 text: format!("{} : {} M/s", rows[0].name, rows[0].mops),
@@ -254,6 +268,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     out
 }
 
+/// A row with what it means.
 struct Mapped<'a> {
     id: String,
     kind: Kind,
@@ -262,11 +277,28 @@ struct Mapped<'a> {
     row: &'a Row,
 }
 
-fn record(rows: &[Row], repairs: &[String]) -> Option<RunRecord> {
-    let mut r = skeleton(FORMAT, "getpgid");
+fn record(rows: &[Row], repairs: &[String]) -> Option<RecordBuilder> {
     let in_kernel = rows
         .iter()
         .any(|x| x.name == "kernel-count" || x.name == "syscall-count");
+    let mut notes = general_notes(rows, in_kernel);
+    let mapped = map_rows(rows, in_kernel, &mut notes);
+    if mapped.is_empty() {
+        return None;
+    }
+    let base = |want: &str| mapped.iter().find(|m| m.id == want).map(|m| m.ns);
+    let (native, ufunc) = (base("native"), base("bpf.ufunc"));
+    let results = mapped.iter().map(|m| result(m, native, ufunc));
+    let r = skeleton(Format::BpfBench, "getpgid")
+        .results(results)
+        .notes(notes);
+    let first = rows.first().map_or(0, |x| x.line);
+    let last = rows.last().map_or(0, |x| x.line);
+    Some(provenance(r, first, last, repairs))
+}
+
+/// What every record of these rows says about how they were read.
+fn general_notes(rows: &[Row], in_kernel: bool) -> Vec<String> {
     let mut notes = vec![
         "bench prints the mean ± standard deviation of per-second throughput: \
          throughput_mops.median holds that mean as printed, throughput_mops.stddev the ±, and \
@@ -289,6 +321,12 @@ fn record(rows: &[Row], repairs: &[String]) -> Option<RunRecord> {
                 .into(),
         );
     }
+    notes
+}
+
+/// The rows that give a time per call, mapped onto ids (the first row of each id wins); what
+/// is left out or unusual is said in `notes`.
+fn map_rows<'a>(rows: &'a [Row], in_kernel: bool, notes: &mut Vec<String>) -> Vec<Mapped<'a>> {
     let mut mapped = Vec::new();
     for row in rows {
         if row.mops <= 0.0 {
@@ -328,48 +366,35 @@ fn record(rows: &[Row], repairs: &[String]) -> Option<RunRecord> {
             row,
         });
     }
-    let base = |want: &str| mapped.iter().find(|m| m.id == want).map(|m| m.ns);
-    let (native, ufunc) = (base("native"), base("bpf.ufunc"));
-    for Mapped {
-        id,
-        kind,
-        description,
-        ns,
-        row,
-    } in &mapped
-    {
-        let family = if *kind == Kind::Native {
-            "baseline"
-        } else {
-            "bpf"
-        };
-        let mut res = single(id, family, description, *ns);
-        res.throughput_mops = Some(Throughput {
-            median: row.mops,
-            ci_low: None,
-            ci_high: None,
-            stddev: Some(row.stddev),
-        });
-        res.params
-            .insert("bench".into(), format!("trig-{}", row.name));
-        if let Some(p) = row.per_producer {
-            res.params.insert("M/s per producer".into(), p.to_string());
-        }
-        res.overhead = match (kind, native, ufunc) {
-            (Kind::Syscall, Some(n), _) => overhead_vs("native", n, *ns),
-            (Kind::User, _, Some(u)) if id != "bpf.ufunc" => overhead_vs("bpf.ufunc", u, *ns),
-            _ => None,
-        };
-        r.results.push(res);
+    mapped
+}
+
+/// One row's result; its overhead is against native (syscall-driven programs) or the
+/// user-space function (user-space probes).
+fn result(m: &Mapped, native: Option<f64>, ufunc: Option<f64>) -> ScenarioResult {
+    let family = if m.kind == Kind::Native {
+        "baseline"
+    } else {
+        "bpf"
+    };
+    let mut res = single(&m.id, family, &m.description, m.ns);
+    res.throughput_mops = Some(Throughput {
+        median: m.row.mops,
+        ci_low: None,
+        ci_high: None,
+        stddev: Some(m.row.stddev),
+    });
+    res.params
+        .insert("bench".into(), format!("trig-{}", m.row.name));
+    if let Some(p) = m.row.per_producer {
+        res.params.insert("M/s per producer".into(), p.to_string());
     }
-    if r.results.is_empty() {
-        return None;
-    }
-    r.notes = notes;
-    let first = rows.first().map_or(0, |x| x.line);
-    let last = rows.last().map_or(0, |x| x.line);
-    provenance(&mut r, first, last, repairs);
-    Some(r)
+    res.overhead = match (m.kind, native, ufunc) {
+        (Kind::Syscall, Some(n), _) => overhead_vs("native", n, m.ns),
+        (Kind::User, _, Some(u)) if m.id != "bpf.ufunc" => overhead_vs("bpf.ufunc", u, m.ns),
+        _ => None,
+    };
+    res
 }
 
 #[cfg(test)]

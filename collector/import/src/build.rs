@@ -1,24 +1,31 @@
 //! The parts every imported record shares, and the types parsers hand back.
 
+use crate::format::Format;
+use crate::lex::excerpt;
+use crate::text::Cleaned;
+use std::fmt;
 use syscost_record::{
-    Comparability, Environment, Incidental, Method, Overhead, RunRecord, RunSummary,
-    ScenarioResult, Settings, Source, SourceKind, Status, StopReason, Virtualization,
-    SCHEMA_VERSION,
+    Comparability, Environment, Method, Overhead, RecordBuilder, RunRecord, RunSummary,
+    ScenarioResult, Settings, Source, SourceKind, Status, Virtualization,
 };
 
 /// Written into `summary.ci_method` of every imported record.
 pub const CI_METHOD: &str = "none (imported single measurement)";
 
-/// One run found in a log.
+/// What a log does not say about the machine is recorded as this, never guessed.
+pub const UNKNOWN: &str = "unknown";
+
+/// One run found in a log: its record, still without the file's hash, the command line's
+/// provenance and the content id.
 #[derive(Debug, Clone)]
 pub struct Parsed {
     /// First and last line of the run in the original file (1-based).
     pub first_line: usize,
     pub last_line: usize,
-    pub record: RunRecord,
+    pub record: RecordBuilder,
 }
 
-/// Where a log looked like a format but held no result, for the error message.
+/// Where a log looked like a format but held no result, for the messages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hint {
     pub line: usize,
@@ -32,7 +39,7 @@ pub const NO_RESULT_FOLLOWS: &str = "begins a run, but no result follows";
 
 impl Hint {
     /// A run that begins at `line` of the cleaned log but holds no result.
-    pub fn no_result_at(cleaned: &crate::text::Cleaned, line: usize) -> Hint {
+    pub fn no_result_at(cleaned: &Cleaned, line: usize) -> Hint {
         Hint {
             line,
             text: cleaned
@@ -46,6 +53,19 @@ impl Hint {
     }
 }
 
+/// `line 49: "Benchmarking 100000 syscalls..." begins a run, but no result follows`
+impl fmt::Display for Hint {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}: \"{}\" {}",
+            self.line,
+            excerpt(&self.text),
+            self.why
+        )
+    }
+}
+
 /// What one parser made of one log.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
@@ -55,59 +75,35 @@ pub struct Outcome {
     pub empty: Vec<Hint>,
 }
 
-/// A record with everything an import cannot know set to its honest default.
-pub fn skeleton(format: &str, syscall: &str) -> RunRecord {
-    RunRecord {
-        schema: SCHEMA_VERSION,
-        id: String::new(),
-        source: Source {
-            kind: SourceKind::Import,
-            tool: format!("syscost {} import", env!("CARGO_PKG_VERSION")),
-            commit: None,
-            method: Method::External,
-            format: Some(format.to_string()),
-            url: None,
-            text_sha256: None,
-            note: None,
-            date: None,
-        },
-        settings: Settings {
-            budget_s: None,
-            target_ci_pct: None,
-            syscall: syscall.to_string(),
-            syscalls_per_op: 1,
-            cpu: None,
-            sample_ms: None,
-            confidence: 0.95,
-            only: Vec::new(),
-            skip: Vec::new(),
-        },
-        environment: Environment {
-            comparability: Comparability {
-                arch: "unknown".to_string(),
-                kernel_release: "unknown".to_string(),
-                virtualization: Virtualization {
-                    kind: "unknown".to_string(),
-                    ..Default::default()
-                },
+/// A record of `format` with everything an import cannot know set to its honest default.
+pub fn skeleton(format: Format, syscall: &str) -> RecordBuilder {
+    let mut source = Source::new(
+        SourceKind::Import,
+        format!("syscost {} import", env!("CARGO_PKG_VERSION")),
+        Method::External,
+    );
+    source.format = Some(format.name().to_string());
+    let environment = Environment {
+        comparability: Comparability {
+            arch: UNKNOWN.to_string(),
+            kernel_release: UNKNOWN.to_string(),
+            virtualization: Virtualization {
+                kind: UNKNOWN.to_string(),
                 ..Default::default()
             },
-            incidental: Incidental::default(),
+            ..Default::default()
         },
-        summary: RunSummary {
-            rounds: 1,
-            duration_s: 0.0,
-            stop_reason: StopReason::Complete,
-            target_reached: false,
-            worst_ci_pct: None,
-            worst_ci_id: None,
-            ci_method: CI_METHOD.to_string(),
-        },
-        results: Vec::new(),
-        estimates: Vec::new(),
-        expectations: Vec::new(),
-        notes: Vec::new(),
-    }
+        incidental: Default::default(),
+    };
+    // A published number is one measurement: no rounds, no interval, and the log seldom says
+    // how long the benchmark ran (parsers set the duration when it does).
+    let summary = RunSummary::complete(0.0, CI_METHOD);
+    RunRecord::builder(
+        source,
+        Settings::new(syscall, 1, 0.95),
+        environment,
+        summary,
+    )
 }
 
 /// A measured result from one published number: one sample, no interval.
@@ -121,29 +117,44 @@ pub fn single(id: &str, family: &str, description: &str, ns: f64) -> ScenarioRes
 /// `ns − base_ns`, in ns and percent, from two single numbers (no interval). None when the
 /// baseline cannot give a percentage.
 pub fn overhead_vs(vs: &str, base_ns: f64, ns: f64) -> Option<Overhead> {
-    (base_ns > 0.0 && base_ns.is_finite() && ns.is_finite()).then(|| Overhead {
+    (base_ns > 0.0 && base_ns.is_finite() && ns.is_finite())
+        .then(|| published_overhead(vs, ns - base_ns, (ns - base_ns) / base_ns * 100.0))
+}
+
+/// An overhead as a log prints it: one figure in ns and one in percent, no interval.
+pub fn published_overhead(vs: &str, ns: f64, pct: f64) -> Overhead {
+    Overhead {
         vs: vs.to_string(),
-        median_ns: ns - base_ns,
+        median_ns: ns,
         ci_low_ns: None,
         ci_high_ns: None,
         samples: 1,
-        pct: (ns - base_ns) / base_ns * 100.0,
+        pct,
         pct_ci_low: None,
         pct_ci_high: None,
-    })
+    }
 }
 
-/// Records which lines of the file a run came from, and what cleaning was needed.
-pub fn provenance(record: &mut RunRecord, first: usize, last: usize, repairs: &[String]) {
+/// Records which lines of the file a run came from, and what cleaning was needed. Called last
+/// by every parser, so the cleaning note follows the parser's own.
+pub fn provenance(
+    mut record: RecordBuilder,
+    first: usize,
+    last: usize,
+    repairs: &[String],
+) -> RecordBuilder {
     record
+        .record_mut()
         .environment
         .incidental
         .other
         .insert("log lines".to_string(), format!("{first}-{last}"));
-    if !repairs.is_empty() {
-        record.notes.push(format!(
+    if repairs.is_empty() {
+        record
+    } else {
+        record.note(format!(
             "The log was cleaned before parsing: {}.",
             repairs.join("; ")
-        ));
+        ))
     }
 }

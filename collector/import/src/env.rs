@@ -1,6 +1,7 @@
 //! What a log says about the machine: `uname -a` and sysctl lines. Nothing is guessed: a field
 //! the log does not give stays "unknown" and the record says so.
 
+use crate::build::UNKNOWN;
 use syscost_record::RunRecord;
 
 /// The parts of a `uname -a` line that decide comparability.
@@ -131,10 +132,10 @@ pub fn apply_sysctl(record: &mut RunRecord, key: &str, value: &str) {
 pub fn note_unknowns(record: &mut RunRecord) {
     let c = &record.environment.comparability;
     let mut missing = Vec::new();
-    if c.kernel_release == "unknown" {
+    if c.kernel_release == UNKNOWN {
         missing.push("kernel release");
     }
-    if c.arch == "unknown" {
+    if c.arch == UNKNOWN {
         missing.push("architecture");
     }
     if !missing.is_empty() {

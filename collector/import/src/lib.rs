@@ -8,6 +8,8 @@
 mod bpf;
 mod build;
 mod env;
+mod error;
+mod format;
 mod lex;
 mod perf;
 mod seccomp;
@@ -15,37 +17,12 @@ mod sud;
 mod text;
 
 pub use build::{Hint, Outcome, Parsed};
+pub use error::{Error, Place, Warning};
+pub use format::Format;
 
 use sha2::{Digest, Sha256};
 use std::path::Path;
-use syscost_record::{validate, with_id, RunRecord};
-
-/// Which benchmark's output a log holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Format {
-    /// Try every parser and keep what each finds.
-    Auto,
-    /// tools/testing/selftests/seccomp/seccomp_benchmark.
-    KselftestSeccomp,
-    /// tools/testing/selftests/syscall_user_dispatch/sud_benchmark.
-    KselftestSud,
-    /// tools/testing/selftests/bpf/bench trig-*.
-    BpfBench,
-    /// perf bench syscall.
-    PerfBench,
-}
-
-/// The parsers `auto` tries, with the name of the tool each reads (for messages).
-const PARSERS: [(Format, &str, &str); 4] = [
-    (
-        Format::KselftestSeccomp,
-        seccomp::FORMAT,
-        "seccomp_benchmark",
-    ),
-    (Format::KselftestSud, sud::FORMAT, "sud_benchmark"),
-    (Format::BpfBench, bpf::FORMAT, "BPF trigger bench"),
-    (Format::PerfBench, perf::FORMAT, "perf bench syscall"),
-];
+use syscost_record::{validate, RunRecord};
 
 fn run_parser(format: Format, cleaned: &text::Cleaned) -> Outcome {
     match format {
@@ -63,7 +40,7 @@ pub struct Imported {
     /// Finished records (provenance filled in, id set, validated), in the order of the log.
     pub records: Vec<RunRecord>,
     /// Parts of the log that looked like a run but held no result.
-    pub warnings: Vec<String>,
+    pub warnings: Vec<Warning>,
 }
 
 /// Provenance given on the command line.
@@ -73,64 +50,62 @@ pub struct Provenance<'a> {
     pub note: Option<&'a str>,
 }
 
-/// Parses a log without finishing the records (no hash, source or id): what the parsers saw.
+/// Parses a log without finishing the records (no hash, source or id): what the parsers saw,
+/// in the order of the log, and the warnings.
 pub fn parse_log(
     raw: &str,
     format: Format,
     file: &str,
-) -> Result<(Vec<Parsed>, Vec<String>), String> {
+) -> Result<(Vec<Parsed>, Vec<Warning>), Error> {
     if raw.trim().is_empty() {
-        return Err(format!("{file} is empty"));
+        return Err(Error::Empty { file: file.into() });
     }
     let cleaned = text::clean(raw);
-    let chosen: Vec<&(Format, &str, &str)> = PARSERS
-        .iter()
-        .filter(|(f, _, _)| format == Format::Auto || *f == format)
-        .collect();
+    let tried = format.parsers();
     let mut runs = Vec::new();
     let mut warnings = Vec::new();
     let mut hints: Vec<Hint> = Vec::new();
-    for (f, _, tool) in &chosen {
-        let out = run_parser(*f, &cleaned);
+    for &parser in &tried {
+        let out = run_parser(parser, &cleaned);
+        // An empty part is only worth a warning when the parser found runs elsewhere;
+        // otherwise it may explain why nothing was found.
         if out.runs.is_empty() {
             hints.extend(out.empty);
         } else {
-            warnings.extend(out.empty.iter().map(|h| {
-                format!(
-                    "{file} line {}: \"{}\" {} ({tool}); nothing imported from there",
-                    h.line,
-                    lex::excerpt(&h.text),
-                    h.why
-                )
+            warnings.extend(out.empty.into_iter().map(|hint| Warning {
+                file: file.into(),
+                format: parser,
+                hint,
             }));
             runs.extend(out.runs);
         }
     }
     if runs.is_empty() {
-        let what = match chosen.as_slice() {
-            [(_, _, tool)] => format!("{tool} result"),
-            _ => "supported benchmark result".to_string(),
-        };
-        let tried = if chosen.len() > 1 {
-            let names: Vec<&str> = chosen.iter().map(|(_, n, _)| *n).collect();
-            format!("tried {}; ", names.join(", "))
-        } else {
-            String::new()
-        };
-        hints.sort_by_key(|h| h.line);
-        let place = match (hints.first(), cleaned.lines.first()) {
-            (Some(h), _) => format!("line {}: \"{}\" {}", h.line, lex::excerpt(&h.text), h.why),
-            (None, Some(l)) => format!(
-                "no line looks like its output; line {} reads \"{}\"",
-                l.no,
-                lex::excerpt(&l.text)
-            ),
-            (None, None) => "no line looks like its output".to_string(),
-        };
-        return Err(format!("no {what} found in {file} ({tried}{place})"));
+        return Err(Error::NoResult {
+            file: file.into(),
+            what: format,
+            tried,
+            place: place(hints, &cleaned),
+        });
     }
     runs.sort_by_key(|p| p.first_line);
     Ok((runs, warnings))
+}
+
+/// What a "no result" message points at: the earliest run that held nothing, else the first
+/// line of the log.
+fn place(hints: Vec<Hint>, cleaned: &text::Cleaned) -> Place {
+    match (
+        hints.into_iter().min_by_key(|h| h.line),
+        cleaned.lines.first(),
+    ) {
+        (Some(h), _) => Place::Hint(h),
+        (None, Some(l)) => Place::FirstLine {
+            line: l.no,
+            text: l.text.clone(),
+        },
+        (None, None) => Place::Nothing,
+    }
 }
 
 /// SHA-256 of the original bytes, hex.
@@ -147,31 +122,41 @@ pub fn import_bytes(
     file: &str,
     format: Format,
     prov: &Provenance,
-) -> Result<Imported, String> {
+) -> Result<Imported, Error> {
     let raw = String::from_utf8_lossy(bytes);
     let (runs, warnings) = parse_log(&raw, format, file)?;
     let hash = sha256_hex(bytes);
-    let mut records = Vec::with_capacity(runs.len());
-    for p in runs {
-        let mut r = p.record;
-        r.source.text_sha256 = Some(hash.clone());
-        r.source.url = prov.source.map(str::to_string);
-        r.source.note = prov.note.map(str::to_string);
-        env::note_unknowns(&mut r);
-        let r = with_id(r);
-        let problems = validate(&r);
-        if !problems.is_empty() {
-            let list: Vec<String> = problems.iter().map(|p| p.to_string()).collect();
-            return Err(format!(
-                "{file} lines {}-{}: the imported record would be invalid: {}",
-                p.first_line,
-                p.last_line,
-                list.join("; ")
-            ));
-        }
-        records.push(r);
-    }
+    let records = runs
+        .into_iter()
+        .map(|p| finish(p, &hash, prov, file))
+        .collect::<Result<_, _>>()?;
     Ok(Imported { records, warnings })
+}
+
+/// Completes a parsed run: the file's hash, the command line's provenance, what the log did
+/// not say, the content id; then checks it.
+fn finish(p: Parsed, hash: &str, prov: &Provenance, file: &str) -> Result<RunRecord, Error> {
+    let Parsed {
+        first_line,
+        last_line,
+        mut record,
+    } = p;
+    let r = record.record_mut();
+    r.source.text_sha256 = Some(hash.to_string());
+    r.source.url = prov.source.map(str::to_string);
+    r.source.note = prov.note.map(str::to_string);
+    env::note_unknowns(r);
+    let r = record.build();
+    let problems = validate(&r);
+    if !problems.is_empty() {
+        return Err(Error::Invalid {
+            file: file.into(),
+            first_line,
+            last_line,
+            problems,
+        });
+    }
+    Ok(r)
 }
 
 /// Largest log accepted. Published logs are kilobytes (a whole kselftest run a few megabytes);
@@ -179,33 +164,30 @@ pub fn import_bytes(
 pub const MAX_LOG_BYTES: u64 = 32 * 1024 * 1024;
 
 /// Reads a log, refusing anything over [`MAX_LOG_BYTES`] without reading it whole.
-fn read_log(path: &Path) -> Result<Vec<u8>, String> {
+fn read_log(path: &Path) -> Result<Vec<u8>, Error> {
     use std::io::Read;
-    let name = path.display();
-    let too_big = || {
-        format!(
-            "{name} is larger than {} MiB; a benchmark log is far smaller — cut out the \
-             benchmark's output and import that",
-            MAX_LOG_BYTES >> 20
-        )
+    let file = || path.display().to_string();
+    let read = |source| Error::Read {
+        file: file(),
+        source,
     };
-    let file = std::fs::File::open(path).map_err(|e| format!("cannot read {name}: {e}"))?;
-    let meta = file
-        .metadata()
-        .map_err(|e| format!("cannot read {name}: {e}"))?;
+    let too_big = || Error::TooBig {
+        file: file(),
+        limit: MAX_LOG_BYTES,
+    };
+    let f = std::fs::File::open(path).map_err(read)?;
+    let meta = f.metadata().map_err(read)?;
     if meta.is_dir() {
-        return Err(format!(
-            "{name} is a directory; give the log files themselves"
-        ));
+        return Err(Error::Directory { file: file() });
     }
     if meta.len() > MAX_LOG_BYTES {
         return Err(too_big());
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     // Pipes and devices report no size: `take` bounds them too.
-    file.take(MAX_LOG_BYTES + 1)
+    f.take(MAX_LOG_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("cannot read {name}: {e}"))?;
+        .map_err(read)?;
     if bytes.len() as u64 > MAX_LOG_BYTES {
         return Err(too_big());
     }
@@ -213,7 +195,7 @@ fn read_log(path: &Path) -> Result<Vec<u8>, String> {
 }
 
 /// Reads and imports one file. Errors name the file.
-pub fn import_file(path: &Path, format: Format, prov: &Provenance) -> Result<Imported, String> {
+pub fn import_file(path: &Path, format: Format, prov: &Provenance) -> Result<Imported, Error> {
     let bytes = read_log(path)?;
     import_bytes(&bytes, &path.display().to_string(), format, prov)
 }

@@ -9,12 +9,11 @@
 //!          19,144,887 ops/sec
 //! ```
 
-use super::build::{provenance, single, skeleton, Hint, Outcome, Parsed};
-use super::lex::{grouped_u64, leading_f64};
-use super::text::Cleaned;
-use syscost_record::{RunRecord, Throughput};
-
-pub const FORMAT: &str = "perf-bench";
+use crate::build::{provenance, single, skeleton, Hint, Outcome, Parsed, UNKNOWN};
+use crate::format::Format;
+use crate::lex::{grouped_u64, leading_f64};
+use crate::text::Cleaned;
+use syscost_record::{RecordBuilder, ScenarioResult, Throughput};
 
 #[derive(Debug, Clone, PartialEq)]
 enum Ev {
@@ -135,10 +134,10 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     out
 }
 
-fn record(run: &Run, repairs: &[String]) -> Option<RunRecord> {
+fn record(run: &Run, repairs: &[String]) -> Option<RecordBuilder> {
     let (loops, syscall) = match &run.executed {
         Some((n, s)) => (Some(*n), s.clone()),
-        None => (None, "unknown".to_string()),
+        None => (None, UNKNOWN.to_string()),
     };
     let mut notes = vec![format!(
         "perf bench {} timed one loop{} with gettimeofday around it: a single measurement, so \
@@ -146,7 +145,24 @@ fn record(run: &Run, repairs: &[String]) -> Option<RunRecord> {
         run.bench.as_deref().unwrap_or("syscall"),
         loops.map(|n| format!(" of {n} calls")).unwrap_or_default()
     )];
-    let ns = match (run.usecs, run.ops, run.total_s, loops) {
+    let ns = ns_per_call(run, loops, &mut notes)?;
+    if run.executed.is_none() {
+        notes.push("The log does not say which syscall was timed.".into());
+    }
+    notes.extend(missing(run));
+
+    let mut r = skeleton(Format::PerfBench, &syscall);
+    if let Some(s) = run.total_s {
+        r.record_mut().summary.duration_s = s;
+    }
+    let r = r.result(result(run, &syscall, loops, ns)).notes(notes);
+    Some(provenance(r, run.first, run.last, repairs))
+}
+
+/// The time per call from the most precise figure the log has: usecs/op, else ops/sec, else
+/// the total time over the call count (saying which in `notes`).
+fn ns_per_call(run: &Run, loops: Option<u64>, notes: &mut Vec<String>) -> Option<f64> {
+    Some(match (run.usecs, run.ops, run.total_s, loops) {
         (Some(us), ..) => us * 1000.0,
         (None, Some(ops), ..) if ops > 0 => {
             notes.push("The log has no usecs/op line; median_ns is 1e9 / its ops/sec.".into());
@@ -161,10 +177,11 @@ fn record(run: &Run, repairs: &[String]) -> Option<RunRecord> {
             s * 1e9 / n as f64
         }
         _ => return None,
-    };
-    if run.executed.is_none() {
-        notes.push("The log does not say which syscall was timed.".into());
-    }
+    })
+}
+
+/// What a complete run prints and this one does not.
+fn missing(run: &Run) -> Option<String> {
     let missing: Vec<&str> = [
         (run.executed.is_none(), "the Executed line"),
         (run.total_s.is_none(), "the total time"),
@@ -175,14 +192,15 @@ fn record(run: &Run, repairs: &[String]) -> Option<RunRecord> {
     .filter(|(m, _)| *m)
     .map(|(_, w)| *w)
     .collect();
-    if !missing.is_empty() {
-        notes.push(format!(
+    (!missing.is_empty()).then(|| {
+        format!(
             "Incomplete log (truncated?), missing: {}.",
             missing.join(", ")
-        ));
-    }
+        )
+    })
+}
 
-    let mut r = skeleton(FORMAT, &syscall);
+fn result(run: &Run, syscall: &str, loops: Option<u64>, ns: f64) -> ScenarioResult {
     let mut res = single(
         "native",
         "baseline",
@@ -201,12 +219,8 @@ fn record(run: &Run, repairs: &[String]) -> Option<RunRecord> {
     }
     if let Some(s) = run.total_s {
         res.params.insert("total time s".into(), s.to_string());
-        r.summary.duration_s = s;
     }
-    r.results.push(res);
-    r.notes = notes;
-    provenance(&mut r, run.first, run.last, repairs);
-    Some(r)
+    res
 }
 
 #[cfg(test)]

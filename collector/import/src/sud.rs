@@ -11,12 +11,13 @@
 //! Interception overhead: 9.7% (+13ns).
 //! ```
 
-use super::build::{overhead_vs, provenance, single, skeleton, Hint, Outcome, Parsed};
-use super::lex::{leading_f64, leading_i64, leading_u64};
-use super::text::Cleaned;
-use syscost_record::{Overhead, RunRecord};
-
-pub const FORMAT: &str = "kselftest-sud";
+use crate::build::{
+    overhead_vs, provenance, published_overhead, single, skeleton, Hint, Outcome, Parsed,
+};
+use crate::format::Format;
+use crate::lex::{leading_f64, leading_i64, leading_u64};
+use crate::text::Cleaned;
+use syscost_record::{Overhead, RecordBuilder, ScenarioResult};
 
 #[derive(Debug, Clone, PartialEq)]
 enum Ev {
@@ -142,8 +143,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     out
 }
 
-fn record(run: &Run, repairs: &[String]) -> RunRecord {
-    let mut r = skeleton(FORMAT, "sysinfo");
+fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
     let mut notes = vec![format!(
         "sud_benchmark timed sysinfo() once without and once with dispatch{}, printing integer \
          ns per call: single measurements, so no confidence intervals. The overhead percent is \
@@ -152,8 +152,10 @@ fn record(run: &Run, repairs: &[String]) -> RunRecord {
             .map(|n| format!(" ({n} calls each)"))
             .unwrap_or_default()
     )];
+    let mut r = skeleton(Format::KselftestSud, "sysinfo");
     if let Some(s) = run.calibration_s {
-        r.environment
+        r.record_mut()
+            .environment
             .incidental
             .other
             .insert("calibration seconds".into(), s.to_string());
@@ -168,7 +170,7 @@ fn record(run: &Run, repairs: &[String]) -> RunRecord {
                 native,
             );
             base.iters_per_sample = run.iterations;
-            r.results.push(base);
+            r = r.result(base);
         }
         None => notes.push(
             "The first \"Avg syscall time\" (without dispatch) is not a whole number of ns; \
@@ -176,61 +178,13 @@ fn record(run: &Run, repairs: &[String]) -> RunRecord {
                 .into(),
         ),
     }
-
     match run.avgs.get(1).copied() {
         Some(None) => notes.push(
             "The second \"Avg syscall time\" (dispatch on) is not a whole number of ns; \
              sud.allow is not recorded."
                 .into(),
         ),
-        Some(Some(on)) => {
-            let on = on as f64;
-            let mut res = single(
-                "sud.allow",
-                "sud",
-                "sysinfo() with Syscall User Dispatch on, selector ALLOW",
-                on,
-            );
-            res.iters_per_sample = run.iterations;
-            if let Some(c) = &run.caught {
-                res.params.insert("caught".into(), c.clone());
-            }
-            if let Some((t, n)) = &run.counts {
-                res.params.insert("trapped_call_count".into(), t.clone());
-                res.params.insert("native_call_count".into(), n.clone());
-            }
-            res.overhead = match (run.overhead, native) {
-                (Some((pct, ns)), native) => {
-                    if let Some(native) = native.filter(|n| on - n != ns as f64) {
-                        notes.push(format!(
-                            "The log's overhead (+{ns} ns) differs from the difference of its \
-                             two averages ({} ns); the log's figure is recorded.",
-                            on - native
-                        ));
-                    }
-                    Some(Overhead {
-                        vs: "native".into(),
-                        median_ns: ns as f64,
-                        ci_low_ns: None,
-                        ci_high_ns: None,
-                        samples: 1,
-                        pct,
-                        pct_ci_low: None,
-                        pct_ci_high: None,
-                    })
-                }
-                (None, Some(native)) => {
-                    notes.push(
-                        "The log has no \"Interception overhead\" line; the overhead is the \
-                         difference of its two averages."
-                            .into(),
-                    );
-                    overhead_vs("native", native, on)
-                }
-                (None, None) => None,
-            };
-            r.results.push(res);
-        }
+        Some(Some(on)) => r = r.result(allow(run, on as f64, native, &mut notes)),
         None => notes.push(
             "Incomplete log (truncated?): it ends before the timing with dispatch on, so \
              sud.allow is missing."
@@ -240,9 +194,57 @@ fn record(run: &Run, repairs: &[String]) -> RunRecord {
     if run.avgs.len() > 2 {
         notes.push("The run prints more than two averages; the first two are recorded.".into());
     }
-    r.notes = notes;
-    provenance(&mut r, run.first, run.last, repairs);
-    r
+    provenance(r.notes(notes), run.first, run.last, repairs)
+}
+
+/// The timing with dispatch on (`on` ns per call).
+fn allow(run: &Run, on: f64, native: Option<f64>, notes: &mut Vec<String>) -> ScenarioResult {
+    let mut res = single(
+        "sud.allow",
+        "sud",
+        "sysinfo() with Syscall User Dispatch on, selector ALLOW",
+        on,
+    );
+    res.iters_per_sample = run.iterations;
+    if let Some(c) = &run.caught {
+        res.params.insert("caught".into(), c.clone());
+    }
+    if let Some((t, n)) = &run.counts {
+        res.params.insert("trapped_call_count".into(), t.clone());
+        res.params.insert("native_call_count".into(), n.clone());
+    }
+    res.overhead = allow_overhead(run, on, native, notes);
+    res
+}
+
+/// The log's own overhead figure, else the difference of the two averages.
+fn allow_overhead(
+    run: &Run,
+    on: f64,
+    native: Option<f64>,
+    notes: &mut Vec<String>,
+) -> Option<Overhead> {
+    match (run.overhead, native) {
+        (Some((pct, ns)), native) => {
+            if let Some(native) = native.filter(|n| on - n != ns as f64) {
+                notes.push(format!(
+                    "The log's overhead (+{ns} ns) differs from the difference of its \
+                     two averages ({} ns); the log's figure is recorded.",
+                    on - native
+                ));
+            }
+            Some(published_overhead("native", ns as f64, pct))
+        }
+        (None, Some(native)) => {
+            notes.push(
+                "The log has no \"Interception overhead\" line; the overhead is the \
+                 difference of its two averages."
+                    .into(),
+            );
+            overhead_vs("native", native, on)
+        }
+        (None, None) => None,
+    }
 }
 
 #[cfg(test)]
@@ -273,9 +275,9 @@ mod tests {
                    Avg syscall time 1e308ns.\nCaught sys_ff00\n\
                    trapped_call_count 1, native_call_count 0.\nAvg syscall time 239ns.\n\
                    Interception overhead: 39.8% (+68ns).\n";
-        let out = parse(&crate::text::clean(log));
+        let mut out = parse(&crate::text::clean(log));
         assert_eq!(out.runs.len(), 1);
-        let r = &out.runs[0].record;
+        let r = out.runs.remove(0).record.build();
         assert!(r.result("native").is_none(), "{:?}", r.results);
         let allow = r.result("sud.allow").expect("sud.allow");
         assert_eq!(allow.median_ns, Some(239.0));

@@ -26,8 +26,7 @@ pub fn clean(raw: &str) -> Cleaned {
     } else {
         raw.to_string()
     };
-
-    let mut logical: Vec<Line> = if looks_quoted_printable(&text) {
+    let logical: Vec<Line> = if looks_quoted_printable(&text) {
         repairs.push("quoted-printable encoding decoded".to_string());
         decode_qp_lines(&text)
     } else {
@@ -39,69 +38,89 @@ pub fn clean(raw: &str) -> Cleaned {
             })
             .collect()
     };
+    let mut lines = LineCleaner::default();
+    for line in logical {
+        lines.line(line);
+    }
+    Cleaned {
+        lines: lines.finish(&mut repairs),
+        repairs,
+    }
+}
 
-    let mut quoted = false;
-    let mut kernel = false;
-    let mut flattened = false;
-    let mut out: Vec<Line> = Vec::with_capacity(logical.len());
-    let mut pending: Option<Line> = None;
-    for line in logical.drain(..) {
+/// Takes the quoting, kernel messages and KTAP prefixes off logical lines one by one, noting
+/// what it found, and rejoins a line the kernel interrupted with its tail.
+#[derive(Debug, Default)]
+struct LineCleaner {
+    out: Vec<Line>,
+    /// A line cut by a kernel message, waiting for what was written after it.
+    pending: Option<Line>,
+    quoted: bool,
+    kernel: bool,
+    flattened: bool,
+}
+
+impl LineCleaner {
+    fn line(&mut self, line: Line) {
         let pieces = unflatten(&line.text);
         if pieces.len() > 1 {
-            flattened = true;
+            self.flattened = true;
         }
         for piece in pieces {
-            let (unquoted, was_quoted) = strip_quotes(&piece);
-            quoted |= was_quoted;
-            let (body, cut) = strip_kernel_log(unquoted);
-            kernel |= cut != Cut::None;
-            let body = strip_ktap(body).trim().to_string();
-            if let Some(mut p) = pending.take() {
-                if cut == Cut::Whole || body.is_empty() {
-                    pending = Some(p);
-                    continue;
-                }
-                // A comparison the kernel interrupted: the verdict written after it belongs
-                // to it. Anything else is a line of its own.
-                if is_verdict_tail(&body) {
-                    p.text.push(' ');
-                    p.text.push_str(&body);
-                    out.push(p);
-                    continue;
-                }
-                out.push(p);
-            }
-            if cut == Cut::Whole {
-                continue;
-            }
-            let l = Line {
-                no: line.no,
-                text: body,
-            };
-            if cut == Cut::Tail && l.text.ends_with(':') {
-                pending = Some(l);
-            } else {
-                out.push(l);
-            }
+            self.piece(line.no, &piece);
         }
     }
-    if let Some(p) = pending {
-        out.push(p);
+
+    fn piece(&mut self, no: usize, piece: &str) {
+        let (unquoted, was_quoted) = strip_quotes(piece);
+        self.quoted |= was_quoted;
+        let (body, cut) = strip_kernel_log(unquoted);
+        self.kernel |= cut != Cut::None;
+        let body = strip_ktap(body).trim().to_string();
+        if let Some(mut p) = self.pending.take() {
+            if cut == Cut::Whole || body.is_empty() {
+                self.pending = Some(p);
+                return;
+            }
+            // A comparison the kernel interrupted: the verdict written after it belongs
+            // to it. Anything else is a line of its own.
+            if is_verdict_tail(&body) {
+                p.text.push(' ');
+                p.text.push_str(&body);
+                self.out.push(p);
+                return;
+            }
+            self.out.push(p);
+        }
+        if cut == Cut::Whole {
+            return;
+        }
+        let l = Line { no, text: body };
+        if cut == Cut::Tail && l.text.ends_with(':') {
+            self.pending = Some(l);
+        } else {
+            self.out.push(l);
+        }
     }
-    if quoted {
-        repairs.push("e-mail quoting removed".to_string());
-    }
-    if kernel {
-        repairs.push("interleaved kernel log lines dropped".to_string());
-    }
-    if flattened {
-        repairs
-            .push("a message flattened onto one line was split at its quote markers".to_string());
-    }
-    out.retain(|l| !l.text.is_empty());
-    Cleaned {
-        lines: out,
-        repairs,
+
+    /// The cleaned lines; what was undone goes to `repairs`.
+    fn finish(mut self, repairs: &mut Vec<String>) -> Vec<Line> {
+        if let Some(p) = self.pending.take() {
+            self.out.push(p);
+        }
+        if self.quoted {
+            repairs.push("e-mail quoting removed".to_string());
+        }
+        if self.kernel {
+            repairs.push("interleaved kernel log lines dropped".to_string());
+        }
+        if self.flattened {
+            repairs.push(
+                "a message flattened onto one line was split at its quote markers".to_string(),
+            );
+        }
+        self.out.retain(|l| !l.text.is_empty());
+        self.out
     }
 }
 

@@ -6,7 +6,7 @@
 //! Stopping: after each check the run ends when every measured scenario's 95% CI half-width is
 //! below the target, or before the next round would cross the time budget — whichever is first.
 
-use super::worker::{Reply, Worker, WorkerError};
+use super::worker::{Reply, Sample, Worker, WorkerError};
 use crate::harness::Batch;
 use crate::scenarios::Scenario;
 use crate::stats::Summary;
@@ -61,7 +61,6 @@ pub struct Outcome {
 pub struct Progress {
     pub phase: &'static str,
     pub elapsed: Duration,
-    pub budget: Duration,
     pub rounds: usize,
     pub worst_ci_pct: Option<f64>,
 }
@@ -71,6 +70,16 @@ struct Run<'a> {
     workers: Vec<Option<Worker>>,
     slots: Vec<Slot>,
     stop: &'a AtomicBool,
+    /// Counts of the round in progress, added to the slots once the round is complete: a round
+    /// the budget cuts short is dropped with its samples, and so are its counts.
+    pending: Vec<Tally>,
+}
+
+/// What one accepted sample adds to its slot's counts.
+struct Tally {
+    slot: usize,
+    verified: Option<(u64, u64)>,
+    preempted: bool,
 }
 
 impl Run<'_> {
@@ -93,8 +102,9 @@ impl Run<'_> {
         self.stop.load(Ordering::Relaxed)
     }
 
-    /// Handles one reply to a sample request; false if the scenario is out.
-    fn take_sample(&mut self, i: usize, round: usize, b: Batch) {
+    /// Handles one reply to a sample request: the sample, or the scenario fails.
+    fn take_sample(&mut self, i: usize, round: usize, sample: Sample) {
+        let b: Batch = sample.batch;
         if b.iters == 0 {
             self.fail(i, Status::Failed, "worker returned an empty batch".into());
             return;
@@ -111,14 +121,11 @@ impl Run<'_> {
             );
             return;
         }
+        let mut verified = None;
         if let Some(what) = self.scenarios[i].verification() {
             let expected = self.scenarios[i].expected_verified(b.iters);
             match b.verified {
-                Some(observed) if observed == expected => {
-                    let v = self.slots[i].verified.get_or_insert((0, 0));
-                    v.0 += expected;
-                    v.1 += observed;
-                }
+                Some(observed) if observed == expected => verified = Some((expected, observed)),
                 observed => {
                     let observed = observed.map_or("nothing".to_string(), |o| o.to_string());
                     self.fail(
@@ -134,7 +141,27 @@ impl Run<'_> {
                 }
             }
         }
-        self.slots[i].samples[round] = Some(b.elapsed_ns as f64 / b.iters as f64);
+        let slot = &mut self.slots[i];
+        slot.samples[round] = Some(b.elapsed_ns as f64 / b.iters as f64);
+        slot.untimed[round] = sample.untimed_ns.map(|u| u as f64);
+        self.pending.push(Tally {
+            slot: i,
+            verified,
+            preempted: sample.preempted,
+        });
+    }
+
+    /// The round is complete: its counts join the slots'.
+    fn commit_round(&mut self) {
+        for t in self.pending.drain(..) {
+            let slot = &mut self.slots[t.slot];
+            slot.preempted += t.preempted as u64;
+            if let Some((expected, observed)) = t.verified {
+                let v = slot.verified.get_or_insert((0, 0));
+                v.0 += expected;
+                v.1 += observed;
+            }
+        }
     }
 
     fn worst_ci(&self) -> Option<(usize, f64)> {
@@ -199,12 +226,12 @@ pub fn measure(
         ],
         scenarios,
         stop,
+        pending: Vec::new(),
     };
     let report = |phase, rounds, worst: Option<f64>, progress: &mut dyn FnMut(&Progress)| {
         progress(&Progress {
             phase,
             elapsed: t0.elapsed(),
-            budget: opts.budget,
             rounds,
             worst_ci_pct: worst,
         })
@@ -228,11 +255,10 @@ pub fn measure(
         let wait = setup_deadline
             .saturating_duration_since(Instant::now())
             .max(Duration::from_millis(20));
-        let reply = run.workers[i]
-            .as_mut()
-            .map(|w| w.recv(wait, stop))
-            .unwrap_or(Err(WorkerError::Died("missing".into())));
-        match reply {
+        let Some(w) = run.workers[i].as_mut() else {
+            continue;
+        };
+        match w.recv(wait, stop) {
             Ok(Reply::Ready) => {}
             Ok(Reply::Skipped(why)) => run.fail(i, Status::Skipped, why),
             Ok(Reply::Failed(why)) => run.fail(i, Status::Failed, format!("setup failed: {why}")),
@@ -271,6 +297,9 @@ pub fn measure(
         };
         match reply {
             Ok(Reply::Calibrated { iters }) => run.slots[i].iters_per_sample = iters,
+            Ok(Reply::RunFailed(why)) => {
+                run.fail(i, Status::Failed, format!("during calibration: {why}"))
+            }
             Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
             Err(WorkerError::Interrupted) => break,
             // The budget ran out while it calibrated: it simply gets no sample (see below).
@@ -332,11 +361,9 @@ pub fn measure(
                 None => continue,
             };
             match reply {
-                Ok(Reply::Batch(sample)) => {
-                    let slot = &mut run.slots[i];
-                    slot.untimed[rounds] = sample.untimed_ns.map(|u| u as f64);
-                    slot.preempted += sample.preempted as u64;
-                    run.take_sample(i, rounds, sample.batch)
+                Ok(Reply::Batch(sample)) => run.take_sample(i, rounds, sample),
+                Ok(Reply::RunFailed(why)) => {
+                    run.fail(i, Status::Failed, format!("in round {rounds}: {why}"))
                 }
                 Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
                 Err(WorkerError::Interrupted) => break,
@@ -351,6 +378,7 @@ pub fn measure(
         if run.interrupted() || out_of_budget {
             break;
         }
+        run.commit_round();
         rounds += 1;
         recent.push(round_start.elapsed());
         if recent.len() > 5 {
@@ -408,10 +436,10 @@ pub fn measure(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenarios::SetupError;
+    use crate::scenarios::{RunError, SetupError};
 
     /// A scenario whose behaviour is scripted: it "costs" `ns_per_op` by spinning, and can
-    /// refuse setup, crash, or lie about its verification after `after` batches.
+    /// refuse setup, crash, fail, or lie about its verification after `after` batches.
     #[derive(Clone)]
     struct Scripted {
         id: &'static str,
@@ -429,6 +457,9 @@ mod tests {
         Panic,
         WrongCount,
         BadReturn,
+        RunError,
+        /// The sample never ends (the worker is killed when the budget is spent).
+        Stall,
     }
 
     impl Scripted {
@@ -457,9 +488,18 @@ mod tests {
         fn setup(&mut self) -> Result<(), SetupError> {
             self.setup.clone()
         }
-        fn run(&mut self, iters: u64) -> Batch {
+        fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
             self.batches += 1;
             let faulty = self.batches > self.after;
+            if faulty && self.fault == Fault::RunError {
+                return Err(RunError::Failed(format!(
+                    "attaching the BPF program failed: scripted failure of batch {}",
+                    self.batches
+                )));
+            }
+            if faulty && self.fault == Fault::Stall {
+                std::thread::sleep(Duration::from_secs(60));
+            }
             if faulty && self.fault == Fault::Abort {
                 std::process::abort();
             }
@@ -470,7 +510,7 @@ mod tests {
             while crate::harness::clock::now_ns() - t0 < iters * self.ns_per_op {}
             let elapsed = crate::harness::clock::now_ns() - t0;
             let lie = faulty && self.fault == Fault::WrongCount;
-            Batch {
+            Ok(Batch {
                 iters,
                 elapsed_ns: elapsed,
                 bad: if faulty && self.fault == Fault::BadReturn {
@@ -479,7 +519,7 @@ mod tests {
                     0
                 },
                 verified: Some(if lie { iters - 1 } else { iters }),
-            }
+            })
         }
         fn verification(&self) -> Option<&'static str> {
             Some("scripted events")
@@ -549,6 +589,60 @@ mod tests {
         let crash_samples = o.slots[3].samples.iter().flatten().count();
         assert!(crash_samples <= 2, "{crash_samples}"); // calibration used batches 1-2
         assert!(o.elapsed <= Duration::from_millis(1500).mul_f64(1.05));
+    }
+
+    #[test]
+    fn a_run_error_fails_its_scenario_with_the_workers_reason() {
+        // Fails in a round (after calibration's batches), or at once, during calibration.
+        let mut late = Scripted::new("late", 100);
+        (late.fault, late.after) = (Fault::RunError, 14);
+        let mut early = Scripted::new("early", 100);
+        (early.fault, early.after) = (Fault::RunError, 0);
+        let o = measure_scripted(vec![Scripted::new("good", 100), late, early], 1000);
+        let reason = |i: usize| o.slots[i].reason.clone().unwrap_or_default();
+        assert_eq!(o.slots[0].status, Status::Measured, "{}", reason(0));
+        assert_eq!(o.slots[1].status, Status::Failed);
+        // The worker's own words reach the slot, with the round they happened in; the samples
+        // taken before it are kept.
+        let why = reason(1);
+        let (round, rest) = why
+            .strip_prefix("in round ")
+            .and_then(|r| r.split_once(": "))
+            .unwrap_or_else(|| panic!("{why}"));
+        assert_eq!(
+            rest,
+            "attaching the BPF program failed: scripted failure of batch 15"
+        );
+        let round: usize = round.parse().unwrap();
+        assert_eq!(o.slots[1].samples.iter().flatten().count(), round);
+        assert_eq!(o.slots[2].status, Status::Failed);
+        assert_eq!(
+            reason(2),
+            "during calibration: attaching the BPF program failed: scripted failure of batch 1"
+        );
+    }
+
+    #[test]
+    fn a_round_the_budget_cuts_short_leaves_no_counts_behind() {
+        // The stalled sample holds its round until the budget is spent: the round is dropped,
+        // and with it what the scenarios sampled before it in that round had counted.
+        let mut stall = Scripted::new("stall", 100);
+        (stall.fault, stall.after) = (Fault::Stall, 24);
+        let mut list: Vec<Scripted> = ["a", "b", "c"]
+            .into_iter()
+            .map(|id| Scripted::new(id, 100))
+            .collect();
+        list.push(stall);
+        let o = measure_scripted(list, 1000);
+        assert_eq!(o.stop_reason, StopReason::Budget);
+        for (i, slot) in o.slots.iter().enumerate() {
+            assert_eq!(slot.status, Status::Measured, "{i}: {:?}", slot.reason);
+            let n = slot.samples.iter().flatten().count() as u64;
+            assert_eq!(n, o.rounds as u64, "{i}");
+            let ops = n * slot.iters_per_sample;
+            assert_eq!(slot.verified, Some((ops, ops)), "{i}: {n} samples");
+            assert!(slot.preempted <= n, "{i}");
+        }
     }
 
     #[test]

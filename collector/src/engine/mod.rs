@@ -3,6 +3,7 @@
 //! measures ([`Plan`]).
 
 pub mod driver;
+mod peer;
 mod plan;
 pub mod sequential;
 pub mod worker;

@@ -8,15 +8,19 @@
 //! CLOCK_PROCESS_CPUTIME_ID, reported as integer ns per call. The only change is the scale: the
 //! kernel calibrates for 1 s and times 15 s per scenario; here the five timings share the budget.
 
-use crate::scenarios::seccomp::{install, Filter};
+use super::peer::{Peer, WorkerError, WORDS};
+use crate::scenarios::seccomp::{install, Filter, ProfileError};
 use crate::scenarios::SetupError;
-use std::io::Read;
-use std::os::fd::FromRawFd;
-use std::sync::atomic::{AtomicBool, Ordering};
+use crate::sys::affinity::pin_to_cpu;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
 /// The kernel's calibration block.
 const STEP: u64 = 9973;
+
+/// The child's messages: one value (the sample count, then each timing), or why it stopped.
+const TAG_VALUE: u64 = 1;
+const TAG_ERROR: u64 = 2;
 
 /// What one sequential run produced.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -29,6 +33,19 @@ pub struct SequentialOutcome {
     pub error: Option<String>,
     pub elapsed: Duration,
     pub interrupted: bool,
+}
+
+/// Why the sequence stopped early.
+#[derive(Debug, thiserror::Error)]
+enum SequenceError {
+    #[error("the probe returned an unexpected value during calibration")]
+    Calibration,
+    #[error("the probe returned an unexpected value under the filters")]
+    Timing,
+    #[error(transparent)]
+    Program(#[from] ProfileError),
+    #[error(transparent)]
+    Install(#[from] SetupError),
 }
 
 fn now(clock: libc::clockid_t) -> u64 {
@@ -48,13 +65,17 @@ fn libc_call(nr: libc::c_long) -> libc::c_long {
 }
 
 /// The kernel's calibrate(): blocks of 9973 calls until `duration_ns` of CLOCK_MONOTONIC.
-fn calibrate(nr: libc::c_long, expected: libc::c_long, duration_ns: u64) -> Result<u64, String> {
+fn calibrate(
+    nr: libc::c_long,
+    expected: libc::c_long,
+    duration_ns: u64,
+) -> Result<u64, SequenceError> {
     let start = now(libc::CLOCK_MONOTONIC);
     let mut samples = 0u64;
     loop {
         for _ in 0..STEP {
             if libc_call(nr) != expected {
-                return Err("the probe returned an unexpected value during calibration".into());
+                return Err(SequenceError::Calibration);
             }
         }
         samples += STEP;
@@ -65,26 +86,26 @@ fn calibrate(nr: libc::c_long, expected: libc::c_long, duration_ns: u64) -> Resu
 }
 
 /// The kernel's timing(): integer ns per call on the process CPU-time clock.
-fn timing(nr: libc::c_long, expected: libc::c_long, samples: u64) -> Result<u64, String> {
+fn timing(nr: libc::c_long, expected: libc::c_long, samples: u64) -> Result<u64, SequenceError> {
     let start = now(libc::CLOCK_PROCESS_CPUTIME_ID);
     for _ in 0..samples {
         if libc_call(nr) != expected {
-            return Err("the probe returned an unexpected value under the filters".into());
+            return Err(SequenceError::Timing);
         }
     }
     let end = now(libc::CLOCK_PROCESS_CPUTIME_ID);
     Ok((end - start) / samples)
 }
 
-/// The whole sequence; runs in a child and streams each value (u64) to `out` as soon as it is
+/// The whole sequence; runs in a child and streams each value to `out` as soon as it is
 /// known, so a budget overrun still keeps what was measured.
-fn child(
+fn sequence(
     nr: libc::c_long,
     expected: libc::c_long,
     calib_ns: u64,
     scale: f64,
     out: &mut dyn FnMut(u64),
-) -> Result<(), String> {
+) -> Result<(), SequenceError> {
     let calibrated = calibrate(nr, expected, calib_ns)?;
     let samples = ((calibrated as f64 * scale) as u64).max(1);
     out(samples);
@@ -95,10 +116,7 @@ fn child(
         Filter::ArgLoad,
         Filter::ConstAllow,
     ] {
-        let prog = step.program()?;
-        install(&prog).map_err(|e| match e {
-            SetupError::Unsupported(s) | SetupError::Failed(s) => s,
-        })?;
+        install(&step.program()?, 0)?;
         out(timing(nr, expected, samples)?);
     }
     Ok(())
@@ -114,82 +132,50 @@ pub fn measure(cpu: u32, budget: Duration, stop: &AtomicBool) -> SequentialOutco
     // durations; smaller budgets shrink everything alike.
     let calib_ns = (budget.as_secs_f64() / 150.0 * 1e9) as u64;
     let scale = 15.0;
-    let mut fds = [0; 2];
-    // SAFETY: valid array.
-    if unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } != 0 {
-        return SequentialOutcome {
-            samples: 0,
-            ns: vec![],
-            error: Some(format!("pipe: {}", std::io::Error::last_os_error())),
-            elapsed: t0.elapsed(),
-            interrupted: false,
-        };
-    }
-    // SAFETY: the child only runs the sequence and _exits.
-    let pid = unsafe { libc::fork() };
-    if pid == 0 {
-        // SAFETY: plain calls in the child.
-        unsafe {
-            libc::close(fds[0]);
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            libc::signal(libc::SIGINT, libc::SIG_IGN);
-        }
-        let _ = crate::sys::affinity::pin_to_cpu(cpu);
-        let fd = fds[1];
-        let mut send = |v: u64| {
-            // SAFETY: writing 8 bytes from a local to our pipe.
-            unsafe { libc::write(fd, v.to_ne_bytes().as_ptr().cast(), 8) };
-        };
+    let child = Peer::spawn(|link| {
+        let _ = pin_to_cpu(cpu);
         // SAFETY: getpid cannot fail.
         let expected = unsafe { libc::getpid() } as libc::c_long;
-        if let Err(e) = child(nr, expected, calib_ns, scale, &mut send) {
-            // u64::MAX marks the start of an error text.
-            send(u64::MAX);
-            // SAFETY: writing our buffer to the pipe.
-            unsafe { libc::write(fd, e.as_ptr().cast(), e.len()) };
+        let result = sequence(nr, expected, calib_ns, scale, &mut |v| {
+            link.send(TAG_VALUE, [v, 0, 0, 0, 0, 0, 0, 0], "");
+        });
+        if let Err(e) = result {
+            link.send(TAG_ERROR, [0; WORDS], &e.to_string());
         }
-        // SAFETY: leave without running the parent's destructors.
-        unsafe { libc::_exit(0) };
-    }
-    // SAFETY: closing the child's end in the parent; taking ownership of ours.
-    unsafe { libc::close(fds[1]) };
-    let mut reader = unsafe { std::fs::File::from_raw_fd(fds[0]) };
-    let mut interrupted = false;
-    // Wait for the child, killing it if it overruns the budget or we are interrupted.
-    let deadline = t0 + budget.mul_f64(1.02);
-    loop {
-        let mut status = 0;
-        // SAFETY: our own child.
-        let r = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
-        if r == pid {
-            break;
-        }
-        if stop.load(Ordering::Relaxed) || Instant::now() > deadline {
-            interrupted = stop.load(Ordering::Relaxed);
-            // SAFETY: our own child.
-            unsafe {
-                libc::kill(pid, libc::SIGKILL);
-                libc::waitpid(pid, &mut status, 0);
-            }
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-    let mut bytes = Vec::new();
-    let _ = reader.read_to_end(&mut bytes);
+        0
+    });
     let mut words = Vec::new();
-    let mut err = None;
-    for (i, c) in bytes.chunks(8).enumerate() {
-        match c.try_into().map(u64::from_ne_bytes) {
-            Ok(u64::MAX) => {
-                err = Some(String::from_utf8_lossy(&bytes[(i + 1) * 8..]).into_owned());
-                break;
+    let mut error = None;
+    let mut interrupted = false;
+    match child {
+        Err(e) => error = Some(format!("cannot fork the sequence's process: {e}")),
+        Ok(mut child) => {
+            // Collect until the child is gone, killing it if it overruns the budget or we are
+            // interrupted.
+            let deadline = t0 + budget.mul_f64(1.02);
+            loop {
+                let left = deadline.saturating_duration_since(Instant::now());
+                match child.recv(left, stop) {
+                    Ok(m) if m.tag == TAG_VALUE => words.push(m.words[0]),
+                    Ok(m) => {
+                        error = Some(m.text);
+                        break;
+                    }
+                    Err(WorkerError::Died(_)) | Err(WorkerError::Timeout(_)) => break,
+                    Err(WorkerError::Interrupted) => {
+                        interrupted = true;
+                        break;
+                    }
+                    Err(e) => {
+                        error = Some(e.to_string());
+                        break;
+                    }
+                }
             }
-            Ok(v) => words.push(v),
-            Err(_) => break,
+            // Dropping the handle kills the child if it is still running.
         }
     }
-    let error = err.or_else(|| {
+    let error = error.or_else(|| {
         (words.len() < 6 && !interrupted).then(|| {
             format!(
                 "the sequence did not finish within the {:.1} s budget ({} of 5 timings)",

@@ -1,17 +1,21 @@
 //! Worker processes. Each scenario runs in its own forked child (filters and SUD cannot be
 //! undone), pinned to the measurement CPU, and talks to the parent over a SOCK_SEQPACKET
-//! socketpair with fixed-size binary messages — no allocation, no serde in the worker's loop.
+//! socketpair with fixed-size binary messages — no allocation, no serde in the worker's loop
+//! (the child and the channel are `peer.rs`'s, shared with the sequential method).
 //!
 //! The worker dies with the parent (PR_SET_PDEATHSIG), ignores the terminal's SIGINT (the
 //! parent decides when to stop), and exits with `_exit` so nothing of the parent's runtime runs
 //! twice. BPF links and filters are owned by the worker process, so its death releases them.
 
+pub use super::peer::WorkerError;
+
+use super::peer::{Link, Message, Peer, WORDS};
 use crate::harness::Batch;
-use crate::scenarios::{Scenario, SetupError};
+use crate::scenarios::{RunError, Scenario, SetupError};
 use crate::sys::affinity::pin_to_cpu;
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
-use std::time::Duration;
+use std::sync::atomic::AtomicBool;
+use std::time::{Duration, Instant};
 
 const CMD_CALIBRATE: u64 = 1;
 const CMD_SAMPLE: u64 = 2;
@@ -22,10 +26,7 @@ const TAG_SKIP: u64 = 2;
 const TAG_FAIL: u64 = 3;
 const TAG_BATCH: u64 = 4;
 const TAG_CALIBRATED: u64 = 5;
-
-const WORDS: usize = 8;
-const HEADER: usize = (WORDS + 1) * 8;
-const MAX_MSG: usize = 4096;
+const TAG_RUN_FAILED: u64 = 6;
 
 /// What a worker said.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -38,6 +39,8 @@ pub enum Reply {
     Calibrated {
         iters: u64,
     },
+    /// The scenario could not take a batch (calibration or sample); the worker has left.
+    RunFailed(String),
 }
 
 /// One sample as the worker reports it.
@@ -51,250 +54,52 @@ pub struct Sample {
     pub preempted: bool,
 }
 
-/// Why talking to a worker failed.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum WorkerError {
-    /// No answer in time: it is presumed hung (and is killed by the caller).
-    Timeout(Duration),
-    /// The worker is gone; the text says how it ended.
-    Died(String),
-    Io(String),
-    /// The parent was asked to stop (SIGINT/SIGTERM).
-    Interrupted,
-}
-
-impl std::fmt::Display for WorkerError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            WorkerError::Timeout(d) => {
-                write!(f, "no answer within {:.2} s (hung)", d.as_secs_f64())
-            }
-            WorkerError::Died(how) => write!(f, "worker {how}"),
-            WorkerError::Io(e) => write!(f, "talking to the worker failed: {e}"),
-            WorkerError::Interrupted => write!(f, "interrupted"),
-        }
-    }
-}
-
-/// The parent's handle on one worker.
+/// The parent's handle on one worker. Dropping it kills the worker without waiting for it.
 pub struct Worker {
-    pub pid: libc::pid_t,
-    fd: OwnedFd,
-    reaped: bool,
-    /// SIGKILL was sent (it may still be exiting).
-    killed: bool,
-}
-
-fn encode(tag: u64, words: [u64; WORDS], text: &str) -> Vec<u8> {
-    let mut buf = Vec::with_capacity(HEADER + text.len());
-    buf.extend_from_slice(&tag.to_ne_bytes());
-    for w in words {
-        buf.extend_from_slice(&w.to_ne_bytes());
-    }
-    let room = MAX_MSG - HEADER;
-    let mut cut = text.len().min(room);
-    while !text.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    buf.extend_from_slice(&text.as_bytes()[..cut]);
-    buf
-}
-
-fn decode(buf: &[u8]) -> Option<(u64, [u64; WORDS], String)> {
-    if buf.len() < HEADER {
-        return None;
-    }
-    let word = |i: usize| {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&buf[i * 8..i * 8 + 8]);
-        u64::from_ne_bytes(b)
-    };
-    let text = String::from_utf8_lossy(&buf[HEADER..]).into_owned();
-    let mut words = [0u64; WORDS];
-    for (i, w) in words.iter_mut().enumerate() {
-        *w = word(i + 1);
-    }
-    Some((word(0), words, text))
-}
-
-fn send_raw(fd: libc::c_int, msg: &[u8]) -> io::Result<()> {
-    loop {
-        // SAFETY: valid buffer; MSG_NOSIGNAL so a dead peer gives EPIPE, not SIGPIPE.
-        let n = unsafe { libc::send(fd, msg.as_ptr().cast(), msg.len(), libc::MSG_NOSIGNAL) };
-        if n >= 0 {
-            return Ok(());
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
-}
-
-/// Receives one message; Ok(None) on EOF.
-fn recv_raw(fd: libc::c_int, buf: &mut [u8]) -> io::Result<Option<usize>> {
-    loop {
-        // SAFETY: valid buffer.
-        let n = unsafe { libc::recv(fd, buf.as_mut_ptr().cast(), buf.len(), 0) };
-        if n > 0 {
-            return Ok(Some(n as usize));
-        }
-        if n == 0 {
-            return Ok(None);
-        }
-        let e = io::Error::last_os_error();
-        if e.kind() != io::ErrorKind::Interrupted {
-            return Err(e);
-        }
-    }
+    peer: Peer,
 }
 
 impl Worker {
     /// Forks a worker for `scenario`. The child sets the scenario up and reports Ready, Skipped
     /// or Failed as its first message.
     pub fn spawn(scenario: &mut dyn Scenario, cpu: u32, sample_ns: u64) -> io::Result<Worker> {
-        let mut fds = [0 as libc::c_int; 2];
-        // SAFETY: valid array.
-        if unsafe {
-            libc::socketpair(
-                libc::AF_UNIX,
-                libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
-                0,
-                fds.as_mut_ptr(),
-            )
-        } != 0
-        {
-            return Err(io::Error::last_os_error());
-        }
-        // SAFETY: freshly created descriptors we own.
-        let (parent_end, child_end) =
-            unsafe { (OwnedFd::from_raw_fd(fds[0]), OwnedFd::from_raw_fd(fds[1])) };
-        let parent_pid = std::process::id() as libc::pid_t;
-        // SAFETY: the child only runs the scenario and this module's loop, then _exits.
-        let pid = unsafe { libc::fork() };
-        if pid < 0 {
-            return Err(io::Error::last_os_error());
-        }
-        if pid == 0 {
-            drop(parent_end);
-            // A panic must never unwind out of the child into the parent's code (which would
-            // then run twice, in two processes): catch it and leave.
-            let fd = child_end.as_raw_fd();
-            let code = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                child_main(scenario, fd, cpu, sample_ns, parent_pid)
-            }))
-            .unwrap_or(101);
-            // SAFETY: leave without running the parent's atexit handlers or destructors.
-            unsafe { libc::_exit(code) };
-        }
-        drop(child_end);
-        Ok(Worker {
-            pid,
-            fd: parent_end,
-            reaped: false,
-            killed: false,
-        })
+        let peer = Peer::spawn(|link| child_main(scenario, link, cpu, sample_ns))?;
+        Ok(Worker { peer })
     }
 
     /// Waits for one reply, polling so a hung worker or a stop request is noticed.
-    pub fn recv(
-        &mut self,
-        timeout: Duration,
-        stop: &std::sync::atomic::AtomicBool,
-    ) -> Result<Reply, WorkerError> {
-        let deadline = std::time::Instant::now() + timeout;
-        loop {
-            if stop.load(std::sync::atomic::Ordering::Relaxed) {
-                return Err(WorkerError::Interrupted);
-            }
-            let now = std::time::Instant::now();
-            if now >= deadline {
-                return Err(WorkerError::Timeout(timeout));
-            }
-            // Wake at least every 50 ms to check the stop flag.
-            let wait = (deadline - now).min(Duration::from_millis(50));
-            let mut pfd = libc::pollfd {
-                fd: self.fd.as_raw_fd(),
-                events: libc::POLLIN,
-                revents: 0,
-            };
-            // SAFETY: one valid pollfd.
-            let n = unsafe { libc::poll(&mut pfd, 1, wait.as_millis().max(1) as libc::c_int) };
-            if n < 0 {
-                let e = io::Error::last_os_error();
-                if e.kind() == io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(WorkerError::Io(e.to_string()));
-            }
-            if n == 0 {
-                continue;
-            }
-            let mut buf = [0u8; MAX_MSG];
-            return match recv_raw(self.fd.as_raw_fd(), &mut buf) {
-                Ok(Some(len)) => parse_reply(&buf[..len]),
-                // A peer killed mid-message resets the connection instead of closing it.
-                Ok(None) => Err(WorkerError::Died(self.reap_status())),
-                Err(e) if e.raw_os_error() == Some(libc::ECONNRESET) => {
-                    Err(WorkerError::Died(self.reap_status()))
-                }
-                Err(e) => Err(WorkerError::Io(e.to_string())),
-            };
-        }
-    }
-
-    fn send_cmd(&mut self, cmd: u64, arg: u64) -> Result<(), WorkerError> {
-        send_raw(
-            self.fd.as_raw_fd(),
-            &encode(cmd, [arg, 0, 0, 0, 0, 0, 0, 0], ""),
-        )
-        .map_err(|e| {
-            if e.raw_os_error() == Some(libc::EPIPE) || e.raw_os_error() == Some(libc::ECONNRESET) {
-                WorkerError::Died(self.reap_status())
-            } else {
-                WorkerError::Io(e.to_string())
-            }
-        })
+    pub fn recv(&mut self, timeout: Duration, stop: &AtomicBool) -> Result<Reply, WorkerError> {
+        parse_reply(self.peer.recv(timeout, stop)?)
     }
 
     pub fn request_sample(&mut self, iters: u64) -> Result<(), WorkerError> {
-        self.send_cmd(CMD_SAMPLE, iters)
+        self.peer.send(CMD_SAMPLE, [iters, 0, 0, 0, 0, 0, 0, 0])
     }
 
     pub fn request_calibration(&mut self) -> Result<(), WorkerError> {
-        self.send_cmd(CMD_CALIBRATE, 0)
+        self.peer.send(CMD_CALIBRATE, [0; WORDS])
     }
 
     /// Asks the worker to leave, waits briefly, then kills it.
     pub fn shutdown(&mut self) {
-        if self.reaped {
-            return;
-        }
-        let _ = self.send_cmd(CMD_QUIT, 0);
-        for _ in 0..50 {
-            if self.try_reap().is_some() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(2));
-        }
-        self.kill();
+        Worker::shutdown_all(&mut [self], Duration::from_millis(100));
     }
 
     /// Asks every worker to leave at once, then reaps them together (one worker's exit no
     /// longer waits for the previous one's), killing what is left after `grace`.
     pub fn shutdown_all(workers: &mut [&mut Worker], grace: Duration) {
-        for w in workers.iter_mut().filter(|w| !w.reaped) {
-            let _ = w.send_cmd(CMD_QUIT, 0);
+        for w in workers.iter_mut() {
+            if !w.peer.reaped() {
+                let _ = w.peer.send(CMD_QUIT, [0; WORDS]);
+            }
         }
-        let end = std::time::Instant::now() + grace;
+        let end = Instant::now() + grace;
         loop {
             let mut left = 0;
-            for w in workers.iter_mut().filter(|w| !w.reaped) {
-                if w.try_reap().is_none() {
-                    left += 1;
-                }
+            for w in workers.iter_mut() {
+                left += !w.peer.reaped() as usize;
             }
-            if left == 0 || std::time::Instant::now() >= end {
+            if left == 0 || Instant::now() >= end {
                 break;
             }
             std::thread::sleep(Duration::from_micros(500));
@@ -304,82 +109,19 @@ impl Worker {
         }
     }
 
-    /// SIGKILL, and reap if it is already gone. Never blocks: a worker holding BPF links may
-    /// take a grace period to exit, and the budget must not wait for it (the kernel finishes
-    /// its exit; the process is dead to us either way).
+    /// SIGKILL, and reap if it is already gone; never blocks (see [`Peer::kill`]).
     pub fn kill(&mut self) {
-        if self.reaped {
-            return;
-        }
-        // SAFETY: our own child.
-        unsafe { libc::kill(self.pid, libc::SIGKILL) };
-        self.killed = true;
-        let _ = self.try_reap();
-    }
-
-    fn try_reap(&mut self) -> Option<String> {
-        if self.reaped {
-            return Some("already exited".into());
-        }
-        let mut status = 0;
-        // SAFETY: our own child.
-        let r = unsafe { libc::waitpid(self.pid, &mut status, libc::WNOHANG) };
-        if r == self.pid {
-            self.reaped = true;
-            Some(describe_status(status))
-        } else {
-            None
-        }
-    }
-
-    /// Waits (at most 200 ms) for a worker whose socket closed and says how it ended.
-    fn reap_status(&mut self) -> String {
-        let end = std::time::Instant::now() + Duration::from_millis(200);
-        loop {
-            if let Some(how) = self.try_reap() {
-                return how;
-            }
-            if std::time::Instant::now() >= end {
-                return "closed its connection and has not exited yet".into();
-            }
-            std::thread::sleep(Duration::from_micros(500));
-        }
+        self.peer.kill();
     }
 }
 
-impl Drop for Worker {
-    fn drop(&mut self) {
-        self.kill();
-    }
-}
-
-fn describe_status(status: libc::c_int) -> String {
-    if libc::WIFSIGNALED(status) {
-        let sig = libc::WTERMSIG(status);
-        // SAFETY: strsignal returns a static or thread-local string.
-        let name = unsafe {
-            let p = libc::strsignal(sig);
-            if p.is_null() {
-                String::new()
-            } else {
-                std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned()
-            }
-        };
-        format!("was killed by signal {sig} ({name})")
-    } else if libc::WIFEXITED(status) {
-        format!("exited with status {}", libc::WEXITSTATUS(status))
-    } else {
-        format!("ended with wait status {status:#x}")
-    }
-}
-
-fn parse_reply(buf: &[u8]) -> Result<Reply, WorkerError> {
-    let (tag, w, text) =
-        decode(buf).ok_or_else(|| WorkerError::Io("short message from worker".into()))?;
-    Ok(match tag {
+fn parse_reply(m: Message) -> Result<Reply, WorkerError> {
+    let w = m.words;
+    Ok(match m.tag {
         TAG_READY => Reply::Ready,
-        TAG_SKIP => Reply::Skipped(text),
-        TAG_FAIL => Reply::Failed(text),
+        TAG_SKIP => Reply::Skipped(m.text),
+        TAG_FAIL => Reply::Failed(m.text),
+        TAG_RUN_FAILED => Reply::RunFailed(m.text),
         TAG_CALIBRATED => Reply::Calibrated { iters: w[0] },
         TAG_BATCH => Reply::Batch(Sample {
             batch: Batch {
@@ -398,24 +140,24 @@ fn parse_reply(buf: &[u8]) -> Result<Reply, WorkerError> {
 /// Runs the scenario until it costs about `sample_ns` per batch; returns the iteration count.
 /// Quadruples from a small count (the first batches also warm caches and branch predictors), then
 /// scales to the target from the last batch, and never goes below one iteration.
-fn calibrate(scenario: &mut dyn Scenario, sample_ns: u64) -> u64 {
+fn calibrate(scenario: &mut dyn Scenario, sample_ns: u64) -> Result<u64, RunError> {
     let mut iters = 1u64;
     loop {
-        let b = scenario.calibration_run(iters);
+        let b = scenario.calibration_run(iters)?;
         let elapsed = b.elapsed_ns.max(1);
         if elapsed >= sample_ns / 4 || iters >= 1 << 40 {
             // Rescale from the median of three batches: one slow outlier (an interrupt, a
             // preemption, a cold cache) must not set the sample size.
             let mut times = [elapsed, 0, 0];
             for t in times.iter_mut().skip(1) {
-                *t = scenario.calibration_run(iters).elapsed_ns.max(1);
+                *t = scenario.calibration_run(iters)?.elapsed_ns.max(1);
             }
             times.sort_unstable();
             let scaled = (iters as f64 * sample_ns as f64 / times[1] as f64).round() as u64;
             let iters = scaled.max(1);
             // One batch at the final size so the first real sample is not the first of its kind.
-            scenario.calibration_run(iters);
-            return iters;
+            scenario.calibration_run(iters)?;
+            return Ok(iters);
         }
         iters *= 4;
     }
@@ -430,26 +172,9 @@ fn involuntary_switches() -> i64 {
     u.ru_nivcsw
 }
 
-fn child_main(
-    scenario: &mut dyn Scenario,
-    fd: libc::c_int,
-    cpu: u32,
-    sample_ns: u64,
-    parent_pid: libc::pid_t,
-) -> i32 {
-    // SAFETY: plain prctl/signal calls.
-    unsafe {
-        libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-        if libc::getppid() != parent_pid {
-            return 1; // the parent died before PDEATHSIG was armed
-        }
-        libc::signal(libc::SIGINT, libc::SIG_IGN);
-        libc::signal(libc::SIGQUIT, libc::SIG_IGN);
-        libc::signal(libc::SIGPIPE, libc::SIG_IGN);
-    }
-    let reply = |tag, words, text: &str| send_raw(fd, &encode(tag, words, text)).is_ok();
+fn child_main(scenario: &mut dyn Scenario, link: &mut Link, cpu: u32, sample_ns: u64) -> i32 {
     if let Err(e) = pin_to_cpu(cpu) {
-        reply(
+        link.send(
             TAG_FAIL,
             [0; WORDS],
             &format!("cannot pin to CPU {cpu}: {e}"),
@@ -458,65 +183,76 @@ fn child_main(
     }
     match scenario.setup() {
         Ok(()) => {
-            if !reply(TAG_READY, [0; WORDS], "") {
+            if !link.send(TAG_READY, [0; WORDS], "") {
                 return 1;
             }
         }
         Err(SetupError::Unsupported(why)) => {
-            reply(TAG_SKIP, [0; WORDS], &why);
+            link.send(TAG_SKIP, [0; WORDS], &why);
             return 0;
         }
         Err(SetupError::Failed(why)) => {
-            reply(TAG_FAIL, [0; WORDS], &why);
+            link.send(TAG_FAIL, [0; WORDS], &why);
             return 1;
         }
     }
-    let mut buf = [0u8; MAX_MSG];
-    loop {
-        let len = match recv_raw(fd, &mut buf) {
-            Ok(Some(n)) => n,
-            _ => return 0,
-        };
-        let Some((cmd, w, _)) = decode(&buf[..len]) else {
-            return 1;
-        };
-        let ok = match cmd {
+    while let Some(m) = link.recv() {
+        let replied = match m.tag {
             CMD_CALIBRATE => {
                 let iters = match scenario.fixed_iters() {
-                    Some(n) => {
-                        scenario.run(n); // warm-up, as calibration would have done
-                        n
-                    }
+                    // Warm-up, as calibration would have done.
+                    Some(n) => scenario.run(n).map(|_| n),
                     None => calibrate(scenario, sample_ns),
                 };
-                reply(TAG_CALIBRATED, [iters, 0, 0, 0, 0, 0, 0, 0], "")
+                match iters {
+                    Ok(iters) => link.send(TAG_CALIBRATED, [iters, 0, 0, 0, 0, 0, 0, 0], ""),
+                    Err(e) => {
+                        link.send(TAG_RUN_FAILED, [0; WORDS], &e.to_string());
+                        return 1;
+                    }
+                }
             }
             CMD_SAMPLE => {
                 let switches = involuntary_switches();
-                let b = scenario.run(w[0]);
+                let b = scenario.run(m.words[0]);
                 let preempted = (involuntary_switches() != switches) as u64;
-                let (has, v) = b.verified.map_or((0, 0), |v| (1, v));
-                let (has_u, u) = scenario.untimed().map_or((0, 0), |u| (1, u));
-                let words = [b.iters, b.elapsed_ns, b.bad, has, v, has_u, u, preempted];
-                reply(TAG_BATCH, words, "")
+                match b {
+                    Ok(b) => {
+                        let (has, v) = b.verified.map_or((0, 0), |v| (1, v));
+                        let (has_u, u) = scenario.untimed().map_or((0, 0), |u| (1, u));
+                        let words = [b.iters, b.elapsed_ns, b.bad, has, v, has_u, u, preempted];
+                        link.send(TAG_BATCH, words, "")
+                    }
+                    Err(e) => {
+                        link.send(TAG_RUN_FAILED, [0; WORDS], &e.to_string());
+                        return 1;
+                    }
+                }
             }
             _ => return 0,
         };
-        if !ok {
+        if !replied {
             return 0;
         }
     }
+    0
 }
 
 #[cfg(test)]
 mod tests {
+    use super::super::peer::{encode, MAX_MSG};
     use super::*;
 
+    fn reply(tag: u64, words: [u64; WORDS], text: &str) -> Result<Reply, WorkerError> {
+        let mut buf = [0u8; MAX_MSG];
+        let n = encode(&mut buf, tag, words, text);
+        parse_reply(super::super::peer::decode(&buf[..n]).unwrap())
+    }
+
     #[test]
-    fn messages_round_trip() {
-        let m = encode(TAG_BATCH, [10, 20, 1, 1, 9, 1, 7, 1], "");
+    fn replies_decode() {
         assert_eq!(
-            parse_reply(&m).unwrap(),
+            reply(TAG_BATCH, [10, 20, 1, 1, 9, 1, 7, 1], "").unwrap(),
             Reply::Batch(Sample {
                 batch: Batch {
                     iters: 10,
@@ -528,18 +264,14 @@ mod tests {
                 preempted: true,
             })
         );
-        let m = encode(TAG_SKIP, [0; WORDS], "kernel too old ✓");
         assert_eq!(
-            parse_reply(&m).unwrap(),
+            reply(TAG_SKIP, [0; WORDS], "kernel too old ✓").unwrap(),
             Reply::Skipped("kernel too old ✓".into())
         );
-        // Overlong text is cut on a character boundary, never split inside one.
-        let long = "é".repeat(4000);
-        let m = encode(TAG_FAIL, [0; WORDS], &long);
-        assert!(m.len() <= MAX_MSG);
-        assert!(
-            matches!(parse_reply(&m).unwrap(), Reply::Failed(t) if t.chars().all(|c| c == 'é'))
+        assert_eq!(
+            reply(TAG_RUN_FAILED, [0; WORDS], "attaching failed").unwrap(),
+            Reply::RunFailed("attaching failed".into())
         );
-        assert!(parse_reply(&m[..10]).is_err());
+        assert!(reply(99, [0; WORDS], "").is_err());
     }
 }

@@ -1,11 +1,6 @@
 //! The syscall instruction itself, per architecture. Always inlined: a call/return around the
 //! instruction costs tens of ns on kernels with return-stack mitigations.
 
-#[cfg(target_arch = "x86_64")]
-pub const SYSCALL_INSN: &str = "syscall";
-#[cfg(target_arch = "aarch64")]
-pub const SYSCALL_INSN: &str = "svc #0";
-
 /// Issues syscall `nr` with no arguments; returns the raw kernel return (-errno on error).
 ///
 /// # Safety

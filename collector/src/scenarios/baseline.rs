@@ -1,7 +1,11 @@
 //! Baselines: the harness loop alone (`null`) and the probe with nothing watching (`native`).
 
-use super::{Scenario, SetupError};
+use super::{RunError, Scenario, SetupError};
 use crate::harness::{Batch, Probe, Syscall};
+use syscost_record::KernelScenario;
+
+const NATIVE: &str = KernelScenario::Native.id();
+const BITMAP1: &str = KernelScenario::Bitmap1.id();
 
 /// The probe with no interception, or (null = true) the same loop without the syscall.
 pub struct Plain {
@@ -15,10 +19,10 @@ pub struct Plain {
 /// The A/A control: (replica, original) pairs — identical copies in processes of their own, of
 /// `native` and of a filtered scenario (whose filter objects have placements of their own too).
 pub const REPLICAS: [(&str, &str); 4] = [
-    ("native.replica.1", "native"),
-    ("native.replica.2", "native"),
-    ("seccomp.bitmap.1.replica.1", "seccomp.bitmap.1"),
-    ("seccomp.bitmap.1.replica.2", "seccomp.bitmap.1"),
+    ("native.replica.1", NATIVE),
+    ("native.replica.2", NATIVE),
+    ("seccomp.bitmap.1.replica.1", BITMAP1),
+    ("seccomp.bitmap.1.replica.2", BITMAP1),
 ];
 
 pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
@@ -31,7 +35,7 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
             probe: None,
         }),
         Box::new(Plain {
-            id: "native",
+            id: NATIVE,
             baseline: None,
             syscall,
             null: false,
@@ -41,10 +45,10 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
     // The A/A control: identical copies of `native` in processes of their own. Their paired
     // "overheads" over native measure the bias between two processes doing the same thing
     // (where their pages and kernel stacks landed); differences smaller than it mean nothing.
-    for (id, _) in REPLICAS.iter().filter(|(_, of)| *of == "native") {
+    for (id, _) in REPLICAS.iter().filter(|(_, of)| *of == NATIVE) {
         v.push(Box::new(Plain {
             id,
-            baseline: Some("native"),
+            baseline: Some(NATIVE),
             syscall,
             null: false,
             probe: None,
@@ -88,13 +92,11 @@ impl Scenario for Plain {
         self.baseline.map(String::from)
     }
     fn setup(&mut self) -> Result<(), SetupError> {
-        self.probe = Some(Probe::new(self.syscall).map_err(SetupError::Failed)?);
+        self.probe = Some(Probe::new(self.syscall)?);
         Ok(())
     }
-    fn run(&mut self, iters: u64) -> Batch {
-        match &mut self.probe {
-            Some(p) => p.run(iters, self.null),
-            None => Batch::default(),
-        }
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        let p = self.probe.as_mut().ok_or(RunError::NotSetUp)?;
+        Ok(p.run(iters, self.null))
     }
 }

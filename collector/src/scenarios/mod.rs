@@ -12,19 +12,51 @@ pub mod intercept;
 pub mod seccomp;
 pub mod sud;
 
-use crate::harness::{Batch, Syscall};
+use crate::harness::{Batch, ProbeError, Syscall};
 use std::collections::BTreeMap;
 use syscost_record::KernelScenario;
 use wildmatch::WildMatch;
 
 /// Why a scenario could not be set up.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum SetupError {
     /// The kernel or the privileges here do not offer it: recorded as skipped, with the reason
     /// and what the user can do.
+    #[error("{0}")]
     Unsupported(String),
     /// It should have worked and did not: recorded as failed.
+    #[error("{0}")]
     Failed(String),
+}
+
+impl SetupError {
+    /// Failed, with what went wrong.
+    pub fn failed(e: impl std::fmt::Display) -> SetupError {
+        SetupError::Failed(e.to_string())
+    }
+}
+
+impl From<ProbeError> for SetupError {
+    fn from(e: ProbeError) -> SetupError {
+        SetupError::failed(e)
+    }
+}
+
+/// Why a set-up scenario could not take a batch: the engine fails it with this reason (and the
+/// round it happened in).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunError {
+    #[error("the scenario was not set up")]
+    NotSetUp,
+    /// What went wrong, from the family's own error.
+    #[error("{0}")]
+    Failed(String),
+}
+
+impl RunError {
+    pub fn failed(e: impl std::fmt::Display) -> RunError {
+        RunError::Failed(e.to_string())
+    }
 }
 
 /// One measurable situation. Lives in the parent for its identity and in the worker for
@@ -36,7 +68,7 @@ pub trait Scenario: Send {
     fn description(&self) -> String;
     /// The scenario its overhead is paired against (`native` unless said otherwise).
     fn baseline(&self) -> Option<String> {
-        Some("native".into())
+        Some(KernelScenario::Native.id().into())
     }
     /// Parameters worth recording (filters, instructions, cacheable...).
     fn params(&self) -> BTreeMap<String, String> {
@@ -44,11 +76,12 @@ pub trait Scenario: Send {
     }
     /// In the worker, once: install the interception. May change the process irreversibly.
     fn setup(&mut self) -> Result<(), SetupError>;
-    /// In the worker: one timed batch of `iters` operations.
-    fn run(&mut self, iters: u64) -> Batch;
+    /// In the worker: one timed batch of `iters` operations. An error ends the scenario with
+    /// its reason in the record.
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError>;
     /// In the worker: a batch used only to size the samples. Scenarios whose samples do slow
     /// untimed work (a BPF detach waits for RCU) can time just their loop here.
-    fn calibration_run(&mut self, iters: u64) -> Batch {
+    fn calibration_run(&mut self, iters: u64) -> Result<Batch, RunError> {
         self.run(iters)
     }
     /// What `Batch::verified` counts, if the scenario verifies its interception.

@@ -6,18 +6,12 @@
 //! loads an argument defeats the cache for that syscall in itself *and every later filter*, which
 //! is what the kernel benchmark's `full` stacks rely on.
 
-use super::{Scenario, SetupError};
+use super::{RunError, Scenario, SetupError};
 use crate::harness::{Batch, Probe, Syscall};
-use seccompiler::{sock_filter, BpfProgram};
+use crate::sys::seccomp::{self as filter, from_seccompiler, Insn, SeccompError, RET_ALLOW};
+use libc::{c_long, c_ulong};
 use std::collections::BTreeMap;
-
-/// BPF_LD | BPF_W | BPF_ABS
-const BPF_LD_W_ABS: u16 = 0x20;
-/// BPF_RET | BPF_K
-const BPF_RET_K: u16 = 0x06;
-pub const SECCOMP_RET_ALLOW: u32 = 0x7fff_0000;
-/// offsetof(struct seccomp_data, args[0]): nr (4) + arch (4) + instruction_pointer (8).
-const ARGS0_OFFSET: u32 = 16;
+use syscost_record::KernelScenario;
 
 /// The Docker-like allowlist in seccompiler's JSON format, for this architecture.
 #[cfg(target_arch = "x86_64")]
@@ -37,62 +31,62 @@ pub enum Filter {
 }
 
 impl Filter {
-    pub fn program(self) -> Result<BpfProgram, String> {
-        let stmt = |code, k| sock_filter {
-            code,
-            jt: 0,
-            jf: 0,
-            k,
-        };
+    pub fn program(self) -> Result<Vec<Insn>, ProfileError> {
         Ok(match self {
-            Filter::ConstAllow => vec![stmt(BPF_LD_W_ABS, 0), stmt(BPF_RET_K, SECCOMP_RET_ALLOW)],
-            Filter::ArgLoad => vec![
-                stmt(BPF_LD_W_ABS, ARGS0_OFFSET),
-                stmt(BPF_RET_K, SECCOMP_RET_ALLOW),
-            ],
+            Filter::ConstAllow => vec![filter::load_nr(), filter::ret(RET_ALLOW)],
+            Filter::ArgLoad => vec![filter::load_arg0(), filter::ret(RET_ALLOW)],
             Filter::Profile => profile_program()?,
         })
     }
 }
 
+/// Why the bundled profile cannot be had.
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    #[error("seccompiler does not support {arch}: {reason}")]
+    Arch { arch: &'static str, reason: String },
+    #[error("bundled profile does not compile: {0}")]
+    Compile(seccompiler::Error),
+    #[error("bundled profile has no 'docker_like' filter")]
+    Missing,
+}
+
 /// Compiles the bundled Docker-like profile for this architecture.
-pub fn profile_program() -> Result<BpfProgram, String> {
-    let arch = std::env::consts::ARCH.try_into().map_err(|e| {
-        format!(
-            "seccompiler does not support {}: {e:?}",
-            std::env::consts::ARCH
-        )
+pub fn profile_program() -> Result<Vec<Insn>, ProfileError> {
+    let arch = std::env::consts::ARCH;
+    let target = arch.try_into().map_err(|e| ProfileError::Arch {
+        arch,
+        reason: format!("{e:?}"),
     })?;
-    let mut map = seccompiler::compile_from_json(PROFILE_JSON.as_bytes(), arch)
-        .map_err(|e| format!("bundled profile does not compile: {e}"))?;
-    map.remove("docker_like")
-        .ok_or_else(|| "bundled profile has no 'docker_like' filter".to_string())
+    let mut map = seccompiler::compile_from_json(PROFILE_JSON.as_bytes(), target)
+        .map_err(ProfileError::Compile)?;
+    let prog = map.remove("docker_like").ok_or(ProfileError::Missing)?;
+    Ok(from_seccompiler(&prog))
 }
 
 /// Installs one filter on the calling thread (sets NO_NEW_PRIVS first, as unprivileged
-/// seccomp requires). Errors say whether the kernel lacks the feature or refused this filter.
-pub fn install(prog: &BpfProgram) -> Result<(), SetupError> {
-    seccompiler::apply_filter(prog).map_err(|e| {
-        let errno = match &e {
-            seccompiler::Error::Seccomp(io) | seccompiler::Error::Prctl(io) => io.raw_os_error(),
-            _ => None,
-        };
-        match errno {
-            Some(libc::ENOSYS) => SetupError::Unsupported(
-                "this kernel has no seccomp() syscall (CONFIG_SECCOMP is off)".into(),
-            ),
-            Some(libc::EINVAL) => SetupError::Unsupported(
-                "the kernel refused SECCOMP_SET_MODE_FILTER with EINVAL (CONFIG_SECCOMP_FILTER \
-                 off, or the process is already in strict mode)"
-                    .into(),
-            ),
-            Some(libc::ENOMEM) => SetupError::Unsupported(
-                "the kernel refused the filter with ENOMEM: the chain would exceed its \
-                 instruction limit (MAX_INSNS_PER_PATH = 32768)"
-                    .into(),
-            ),
-            _ => SetupError::Failed(format!("installing the seccomp filter failed: {e}")),
-        }
+/// seccomp requires); returns what seccomp() returned (the listener fd with
+/// SECCOMP_FILTER_FLAG_NEW_LISTENER). Errors say whether the kernel lacks the feature or
+/// refused this filter.
+pub fn install(prog: &[Insn], flags: c_ulong) -> Result<c_long, SetupError> {
+    filter::install(prog, flags).map_err(|e| match e {
+        SeccompError::Refused(libc::ENOSYS) => SetupError::Unsupported(
+            "this kernel has no seccomp() syscall (CONFIG_SECCOMP is off)".into(),
+        ),
+        SeccompError::Refused(libc::EINVAL) if flags != 0 => SetupError::Unsupported(format!(
+            "the kernel refused seccomp filter flags {flags:#x} with EINVAL (too old for them)"
+        )),
+        SeccompError::Refused(libc::EINVAL) => SetupError::Unsupported(
+            "the kernel refused SECCOMP_SET_MODE_FILTER with EINVAL (CONFIG_SECCOMP_FILTER \
+             off, or the process is already in strict mode)"
+                .into(),
+        ),
+        SeccompError::Refused(libc::ENOMEM) => SetupError::Unsupported(
+            "the kernel refused the filter with ENOMEM: the chain would exceed its \
+             instruction limit (MAX_INSNS_PER_PATH = 32768)"
+                .into(),
+        ),
+        e => SetupError::failed(e),
     })
 }
 
@@ -113,7 +107,7 @@ impl Stack {
             description,
             filters,
             syscall,
-            baseline: "native",
+            baseline: KernelScenario::Native.id(),
             probe: None,
         }
     }
@@ -127,25 +121,25 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
     let s = syscall.describe();
     let mut v: Vec<Box<dyn Scenario>> = vec![
         Box::new(Stack::new(
-            "seccomp.bitmap.1".into(),
+            KernelScenario::Bitmap1.id().into(),
             format!("{s}, 1 constant-ALLOW filter (action cache)"),
             vec![ConstAllow],
             syscall,
         )),
         Box::new(Stack::new(
-            "seccomp.bitmap.2".into(),
+            KernelScenario::Bitmap2.id().into(),
             format!("{s}, 2 constant-ALLOW filters (action cache)"),
             vec![ConstAllow, ConstAllow],
             syscall,
         )),
         Box::new(Stack::new(
-            "seccomp.full.3".into(),
+            KernelScenario::Full3.id().into(),
             format!("{s}, 2 constant filters + 1 loading args[0] (no cache)"),
             vec![ConstAllow, ConstAllow, ArgLoad],
             syscall,
         )),
         Box::new(Stack::new(
-            "seccomp.full.4".into(),
+            KernelScenario::Full4.id().into(),
             format!("{s}, as full.3 + 1 constant filter (no cache: the cache ANDs down the chain)"),
             vec![ConstAllow, ConstAllow, ArgLoad, ConstAllow],
             syscall,
@@ -154,7 +148,7 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
     // The A/A control's copies of bitmap.1 (see baseline::REPLICAS).
     for (id, _) in super::baseline::REPLICAS
         .iter()
-        .filter(|(_, of)| *of == "seccomp.bitmap.1")
+        .filter(|(_, of)| *of == KernelScenario::Bitmap1.id())
     {
         let mut replica = Stack::new(
             (*id).into(),
@@ -162,7 +156,7 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
             vec![ConstAllow],
             syscall,
         );
-        replica.baseline = "seccomp.bitmap.1";
+        replica.baseline = KernelScenario::Bitmap1.id();
         v.push(Box::new(replica));
     }
     for n in DEPTHS {
@@ -220,10 +214,10 @@ impl Scenario for Stack {
         p
     }
     fn setup(&mut self) -> Result<(), SetupError> {
-        let mut probe = Probe::new(self.syscall).map_err(SetupError::Failed)?;
+        let mut probe = Probe::new(self.syscall)?;
         for f in &self.filters {
-            let prog = f.program().map_err(SetupError::Failed)?;
-            install(&prog)?;
+            let prog = f.program().map_err(SetupError::failed)?;
+            install(&prog, 0)?;
         }
         // The filters must let the probe through; check once before timing anything.
         let b = probe.run(16, false);
@@ -236,11 +230,9 @@ impl Scenario for Stack {
         self.probe = Some(probe);
         Ok(())
     }
-    fn run(&mut self, iters: u64) -> Batch {
-        match &mut self.probe {
-            Some(p) => p.run(iters, false),
-            None => Batch::default(),
-        }
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        let p = self.probe.as_mut().ok_or(RunError::NotSetUp)?;
+        Ok(p.run(iters, false))
     }
 }
 
@@ -274,7 +266,7 @@ mod tests {
         let b = Filter::ConstAllow.program().unwrap();
         assert_eq!(b.len(), 2);
         assert_eq!((b[0].code, b[0].k), (0x20, 0));
-        assert_eq!((b[1].code, b[1].k), (0x06, SECCOMP_RET_ALLOW));
+        assert_eq!((b[1].code, b[1].k), (0x06, RET_ALLOW));
         let f = Filter::ArgLoad.program().unwrap();
         assert_eq!((f[0].code, f[0].k), (0x20, 16));
     }

@@ -9,7 +9,7 @@
 //! handler uses to perform the trapped call, and our own `rt_sigreturn` restorer, installed with
 //! a raw `rt_sigaction` (libc's own restorer lives outside the region).
 
-use super::{Scenario, SetupError};
+use super::{RunError, Scenario, SetupError};
 use crate::harness::{raw_syscall0, Batch, Probe, Syscall};
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicU8, Ordering};
 
@@ -261,7 +261,7 @@ impl Scenario for Sud {
         }
     }
     fn setup(&mut self) -> Result<(), SetupError> {
-        let probe = Probe::new(self.syscall).map_err(SetupError::Failed)?;
+        let probe = Probe::new(self.syscall)?;
         // The mix issues several syscalls; count its first (dup) — every iteration has one.
         PROBE_NR.store(self.syscall.nrs()[0], Ordering::Relaxed);
         install_handler()?;
@@ -281,10 +281,8 @@ impl Scenario for Sud {
         self.probe = Some(probe);
         Ok(())
     }
-    fn run(&mut self, iters: u64) -> Batch {
-        let Some(p) = &mut self.probe else {
-            return Batch::default();
-        };
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        let p = self.probe.as_mut().ok_or(RunError::NotSetUp)?;
         let before = TRAPS.load(Ordering::Relaxed);
         // BLOCK only around the batch, so the worker's own I/O is never emulated.
         SELECTOR.store(
@@ -298,7 +296,7 @@ impl Scenario for Sud {
         let mut b = p.run(iters, false);
         SELECTOR.store(SELECTOR_ALLOW, Ordering::SeqCst);
         b.verified = Some(TRAPS.load(Ordering::Relaxed) - before);
-        b
+        Ok(b)
     }
     fn verification(&self) -> Option<&'static str> {
         Some("SIGSYS handler calls for the probe syscall")

@@ -45,12 +45,47 @@ pub fn allowed_cpus() -> Vec<u32> {
     }
 }
 
+/// The CPU the calling thread is pinned to, when it may run on exactly one (the engine pins
+/// every worker so).
+pub fn pinned_cpu() -> Option<u32> {
+    match allowed_cpus()[..] {
+        [cpu] => Some(cpu),
+        _ => None,
+    }
+}
+
+/// `cpus` without `cpu`.
+pub fn others(cpus: &[u32], cpu: u32) -> Vec<u32> {
+    cpus.iter().copied().filter(|&c| c != cpu).collect()
+}
+
 /// Moves this (parent) process off the measurement CPU when there is another: woken by every
 /// reply, it would otherwise be scheduled next to the workers and preempt them. The workers
 /// inherit this mask and then pin themselves to `cpu`.
 pub fn keep_off(cpu: u32) {
-    let others: Vec<u32> = allowed_cpus().into_iter().filter(|&c| c != cpu).collect();
+    let others = others(&allowed_cpus(), cpu);
     if !others.is_empty() {
         let _ = pin_to_cpus(&others);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pinned_thread_knows_its_cpu() {
+        let all = allowed_cpus();
+        let cpu = *all.last().unwrap();
+        let on = std::thread::spawn(move || {
+            let before = pinned_cpu();
+            pin_to_cpu(cpu).unwrap();
+            (before, pinned_cpu(), allowed_cpus())
+        })
+        .join()
+        .unwrap();
+        assert_eq!(on.0.is_some(), all.len() == 1);
+        assert_eq!((on.1, on.2), (Some(cpu), vec![cpu]));
+        assert_eq!(others(&[0, 1, 2], 1), vec![0, 2]);
     }
 }

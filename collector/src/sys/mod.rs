@@ -1,5 +1,11 @@
 //! The thin, unsafe layer over the kernel interfaces the engine and the scenarios share: CPU
-//! affinity and signals. Everything above it is safe code.
+//! affinity, signals, forked children with the channel and the memory they share with their
+//! parent, and seccomp filters.
+//! Everything above it is safe code.
 
 pub mod affinity;
+pub mod channel;
+pub mod process;
+pub mod seccomp;
+pub mod shared;
 pub mod signals;

@@ -10,7 +10,7 @@ use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 use syscost::engine::driver::{measure, Options};
 use syscost::harness::{Batch, Syscall};
-use syscost::scenarios::{intercept, Scenario, SetupError};
+use syscost::scenarios::{intercept, RunError, Scenario, SetupError};
 use syscost_record::Status;
 
 const PATHS: [&str; 11] = [
@@ -147,11 +147,11 @@ impl Scenario for Tamper {
     fn setup(&mut self) -> Result<(), SetupError> {
         self.inner.setup()
     }
-    fn run(&mut self, iters: u64) -> Batch {
-        let mut b = self.inner.run(iters);
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        let mut b = self.inner.run(iters)?;
         b.verified = b.verified.map(|v| (v as i64 + self.verified_delta) as u64);
         b.bad += self.extra_bad;
-        b
+        Ok(b)
     }
     fn verification(&self) -> Option<&'static str> {
         self.inner.verification()

@@ -1,7 +1,8 @@
 //! Machine-readable exports: every run as one JSON index and as CSV, and an Atom feed of the
 //! newest runs. Rows are in the same newest-first order as the run list.
 
-use super::Ctx;
+use super::ctx::Ctx;
+use super::error::BuildError;
 use crate::fmt;
 use crate::info::{kind_label, RunInfo};
 use crate::metrics::METRICS;
@@ -220,12 +221,13 @@ struct Feed {
     entries: Vec<FeedEntry>,
 }
 
+/// All three exports.
 pub fn all(
     ctx: &mut Ctx,
     runs: &[RunInfo],
     order: &[usize],
     base_url: Option<&str>,
-) -> Result<(), String> {
+) -> Result<(), BuildError> {
     let index = Index {
         generator: concat!("syscost-site ", env!("CARGO_PKG_VERSION")),
         record_schema: syscost_record::SCHEMA_VERSION,
@@ -238,6 +240,16 @@ pub fn all(
     ctx.out
         .write_with("runs.csv", |w| write_csv(w, runs, order))?;
 
+    feed(ctx, runs, order, base_url)
+}
+
+/// The Atom feed of the newest runs.
+fn feed(
+    ctx: &mut Ctx,
+    runs: &[RunInfo],
+    order: &[usize],
+    base_url: Option<&str>,
+) -> Result<(), BuildError> {
     // Feed readers need absolute links; without --base-url they are relative to the feed.
     let base = base_url.map(|b| format!("{}/", b.trim_end_matches('/')));
     let abs = |p: &str| format!("{}{p}", base.as_deref().unwrap_or(""));

@@ -2,72 +2,261 @@
 //! subtracts unsigned values, so a negative estimate appears as a huge number: it is decoded
 //! (and the decoding checked against the printed value), never recorded as 1.8e19 ns.
 
-use super::{Est, Generation, Mark, Run, Scn, EXPECTATIONS, FORMAT};
+use super::read::{
+    expectation_index, operator, scenario_index, Compare, Est, Generation, Mark, Run, ScenarioLine,
+};
 use crate::build::{overhead_vs, provenance, single, skeleton};
 use crate::env::{apply_sysctl, apply_uname};
-use syscost_record::{Estimate, Expectation, Relation, RunRecord, Verdict};
+use crate::format::Format;
+use syscost_record::{
+    Estimate, EstimateId, Expectation, KernelExpectation, KernelScenario, RecordBuilder, Relation,
+    RunRecord, ScenarioResult, Verdict,
+};
 
 /// The kernel's own plausibility bound: anything above INT_MAX "went negative".
 const INT_MAX: u64 = i32::MAX as u64;
 
-fn description(s: Scn) -> &'static str {
+/// The record of a run that holds a result. Its notes open with what the benchmark measured,
+/// then say what had to be decoded or was missing, in the order the parts are assembled.
+pub fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
+    let mut notes = Vec::new();
+    let mut b = skeleton(Format::KselftestSeccomp, "getpid");
+    machine(b.record_mut(), run, &mut notes);
+    run_facts(b.record_mut(), run, &mut notes);
+    let (results, duration_s) = scenarios(run, &mut notes);
+    if let Some(d) = duration_s {
+        b.record_mut().summary.duration_s = d;
+    }
+    notes.extend(generation_note(run));
+    let (estimates, known) = estimates(run, &mut notes);
+    let expectations = expectations(run, &known, &mut notes);
+    notes.extend(
+        run.said
+            .iter()
+            .map(|s| format!("The benchmark said: \"{s}\"")),
+    );
+    notes.extend(missing(run));
+    let b = b
+        .notes(head(run, !expectations.is_empty()))
+        .notes(notes)
+        .results(results)
+        .estimates(estimates)
+        .expectations(expectations);
+    provenance(b, run.first, run.last, repairs)
+}
+
+/// The machine the log describes: `uname -a`, the BPF sysctls, the CPU the benchmark pinned
+/// itself to.
+fn machine(r: &mut RunRecord, run: &Run, notes: &mut Vec<String>) {
+    if let Some(u) = &run.uname {
+        apply_uname(r, u);
+    }
+    for (k, v) in &run.sysctls {
+        apply_sysctl(r, k, v);
+    }
+    for e in &run.sysctl_errors {
+        notes.push(format!("The log says about the BPF sysctls: \"{e}\"."));
+    }
+    r.settings.cpu = run.cpu;
+}
+
+/// What the benchmark and the kselftest runner said about the run itself, kept as incidental
+/// facts.
+fn run_facts(r: &mut RunRecord, run: &Run, notes: &mut Vec<String>) {
+    let other = &mut r.environment.incidental.other;
+    if let Some(n) = run.cpus {
+        other.insert("cpus (as the benchmark counts them)".into(), n.to_string());
+    }
+    if let Some(s) = &run.calibration_s {
+        other.insert("calibration seconds".into(), s.clone());
+    }
+    if let Some(t) = &run.totals {
+        other.insert("ktap totals".into(), t.clone());
+    }
+    if let Some((ok, directive)) = &run.runner {
+        let verdict = if *ok { "ok" } else { "not ok" };
+        other.insert(
+            "kselftest result".into(),
+            format!("{verdict} {directive}").trim().to_string(),
+        );
+        if !ok {
+            notes.push(format!(
+                "The kselftest runner reported seccomp_benchmark as not ok {directive}."
+            ));
+        }
+    }
+    other.insert(
+        "output generation".into(),
+        match (run.ktap, run.generation) {
+            (true, _) => "KTAP (2024 on)",
+            (false, Some(Generation::OneFilter)) => "plain text, one RET_ALLOW filter",
+            (false, Some(Generation::TwoFilters)) => "plain text, 1 and 2 RET_ALLOW filters",
+            _ => "plain text, bitmap/full scenarios (late 2020 to 2023)",
+        }
+        .into(),
+    );
+}
+
+/// The summary sentences that open the record's notes.
+fn head(run: &Run, has_expectations: bool) -> Vec<String> {
+    let mut head = vec![format!(
+        "seccomp_benchmark timed each scenario once{}, printing integer ns per call: single \
+         measurements, so no confidence intervals.",
+        run.iterations
+            .map(|n| format!(" ({n} calls)"))
+            .unwrap_or_default()
+    )];
+    if has_expectations {
+        head.push(format!(
+            "Every verdict is inconclusive: one measurement per scenario gives no interval to \
+             judge on. kernel_verdict is the benchmark's own ({}); tolerance_ns is its rule for \
+             ≈, max({} % of the smaller, 2 ns).",
+            if run.ktap {
+                "KTAP ok / not ok / SKIP"
+            } else {
+                "✔️ / ❌"
+            },
+            if run.ktap { 10 } else { 1 }
+        ));
+    }
+    head
+}
+
+fn description(s: KernelScenario) -> &'static str {
     match s {
-        Scn::Native => "getpid() with no seccomp filter",
-        Scn::Bitmap1 => "getpid() under 1 constant RET_ALLOW filter (cacheable by the action bitmap since 5.11)",
-        Scn::Bitmap2 => "getpid() under 2 constant RET_ALLOW filters (cacheable by the action bitmap since 5.11)",
-        Scn::Full3 => "getpid() under 3 filters, the third loading args[0] (defeats the cache)",
-        Scn::Full4 => "getpid() under 4 filters (nothing cached after the third)",
+        KernelScenario::Native => "getpid() with no seccomp filter",
+        KernelScenario::Bitmap1 => "getpid() under 1 constant RET_ALLOW filter (cacheable by the action bitmap since 5.11)",
+        KernelScenario::Bitmap2 => "getpid() under 2 constant RET_ALLOW filters (cacheable by the action bitmap since 5.11)",
+        KernelScenario::Full3 => "getpid() under 3 filters, the third loading args[0] (defeats the cache)",
+        KernelScenario::Full4 => "getpid() under 4 filters (nothing cached after the third)",
     }
 }
 
-fn label(e: Est) -> &'static str {
+/// One result per scenario (the first value when the log prints one twice), and the run's
+/// duration when the log prints every scenario's timed loop.
+fn scenarios(run: &Run, notes: &mut Vec<String>) -> (Vec<ScenarioResult>, Option<f64>) {
+    let native = run.scenario(KernelScenario::Native).map(|v| v as f64);
+    let mut results: Vec<ScenarioResult> = Vec::new();
+    let mut timed: Option<u64> = Some(0);
+    for line in &run.scenarios {
+        let id = line.scenario.id();
+        if results.iter().any(|x| x.id == id) {
+            notes.push(format!(
+                "The run prints {id} twice; the first value is recorded."
+            ));
+            continue;
+        }
+        timed = timed.zip(line.timed_ns).map(|(a, t)| a.saturating_add(t));
+        results.push(scenario_result(run, line, native));
+    }
+    let duration_s = timed.filter(|&ns| ns > 0).map(|ns| ns as f64 / 1e9);
+    if duration_s.is_some() {
+        notes.push(
+            "summary.duration_s is the sum of the timed loops the log prints (process CPU \
+             time; calibration and setup not included)."
+                .into(),
+        );
+    }
+    (results, duration_s)
+}
+
+fn scenario_result(run: &Run, line: &ScenarioLine, native: Option<f64>) -> ScenarioResult {
+    let scn = line.scenario;
+    let ns = line.ns as f64;
+    let family = if scn == KernelScenario::Native {
+        "baseline"
+    } else {
+        "seccomp"
+    };
+    let mut res = single(scn.id(), family, description(scn), ns);
+    res.iters_per_sample = run.iterations;
+    res.params
+        .insert("kernel label".into(), format!("getpid {}", line.label));
+    if scn != KernelScenario::Native {
+        // The scenarios stack one filter each.
+        res.params
+            .insert("filters".into(), scenario_index(scn).to_string());
+        if let Some(n) = native {
+            res.overhead = overhead_vs("native", n, ns);
+        }
+    }
+    if let Some(t) = line.timed_ns {
+        res.params.insert("timed loop ns".into(), t.to_string());
+    }
+    res
+}
+
+fn generation_note(run: &Run) -> Option<String> {
+    matches!(
+        run.generation,
+        Some(Generation::OneFilter | Generation::TwoFilters)
+    )
+    .then(|| {
+        "This generation of seccomp_benchmark predates the bitmap/full scenarios: its \
+         constant RET_ALLOW filters are recorded as seccomp.bitmap.N (cached only on \
+         kernels since 5.11)."
+            .into()
+    })
+}
+
+/// How an estimate is computed, in scenario ids.
+fn formula(e: Est) -> &'static str {
+    use EstimateId::*;
     match e {
-        Est::TotalB1 => "total seccomp overhead for 1 bitmapped filter",
-        Est::TotalB2 => "total seccomp overhead for 2 bitmapped filters",
-        Est::TotalF3 => "total seccomp overhead for 3 full filters",
-        Est::TotalF4 => "total seccomp overhead for 4 full filters",
-        Est::PerFilterBitmap => "seccomp per-filter overhead",
-        Est::Entry => "seccomp entry overhead",
-        Est::PerFilterLast2 => "seccomp per-filter overhead (last 2 diff)",
-        Est::PerFilterDiv4 => "seccomp per-filter overhead (filters / 4)",
+        Est::Kernel(TotalBitmap1) => "seccomp.bitmap.1 − native",
+        Est::Kernel(TotalBitmap2) => "seccomp.bitmap.2 − native",
+        Est::Kernel(TotalFull3) => "seccomp.full.3 − native",
+        Est::Kernel(TotalFull4) => "seccomp.full.4 − native",
+        Est::BitmapDiff => "seccomp.bitmap.2 − seccomp.bitmap.1",
+        Est::Kernel(Entry) => "seccomp.bitmap.1 − native − (seccomp.bitmap.2 − seccomp.bitmap.1)",
+        Est::Kernel(PerFilterLast2) => "seccomp.full.4 − seccomp.full.3",
+        Est::Kernel(PerFilterDiv4) => "(seccomp.full.4 − native − entry) / 4",
+        // The depth fit is the collector's; the benchmark never prints it.
+        Est::Kernel(DepthPerFilter | DepthEntry) => "",
     }
 }
 
 /// The estimate as the kernel computes it: unsigned, wrapping.
 fn kernel_u64(e: Est, run: &Run) -> Option<u64> {
+    use EstimateId::*;
+    use KernelScenario::{Bitmap1, Bitmap2, Full3, Full4, Native};
     let s = |x| run.scenario(x);
-    let (n, b1, b2) = (s(Scn::Native), s(Scn::Bitmap1), s(Scn::Bitmap2));
+    let (n, b1, b2) = (s(Native), s(Bitmap1), s(Bitmap2));
     Some(match e {
-        Est::TotalB1 => b1?.wrapping_sub(n?),
-        Est::TotalB2 => b2?.wrapping_sub(n?),
-        Est::TotalF3 => s(Scn::Full3)?.wrapping_sub(n?),
-        Est::TotalF4 => s(Scn::Full4)?.wrapping_sub(n?),
-        Est::PerFilterBitmap => b2?.wrapping_sub(b1?),
-        Est::Entry => b1?.wrapping_sub(n?).wrapping_sub(b2?.wrapping_sub(b1?)),
-        Est::PerFilterLast2 => s(Scn::Full4)?.wrapping_sub(s(Scn::Full3)?),
-        Est::PerFilterDiv4 => {
+        Est::Kernel(TotalBitmap1) => b1?.wrapping_sub(n?),
+        Est::Kernel(TotalBitmap2) => b2?.wrapping_sub(n?),
+        Est::Kernel(TotalFull3) => s(Full3)?.wrapping_sub(n?),
+        Est::Kernel(TotalFull4) => s(Full4)?.wrapping_sub(n?),
+        Est::BitmapDiff => b2?.wrapping_sub(b1?),
+        Est::Kernel(Entry) => b1?.wrapping_sub(n?).wrapping_sub(b2?.wrapping_sub(b1?)),
+        Est::Kernel(PerFilterLast2) => s(Full4)?.wrapping_sub(s(Full3)?),
+        Est::Kernel(PerFilterDiv4) => {
             let entry = run
-                .estimate(Est::Entry)
-                .or_else(|| kernel_u64(Est::Entry, run))?;
-            s(Scn::Full4)?.wrapping_sub(n?).wrapping_sub(entry) / 4
+                .estimate(Est::Kernel(Entry))
+                .or_else(|| kernel_u64(Est::Kernel(Entry), run))?;
+            s(Full4)?.wrapping_sub(n?).wrapping_sub(entry) / 4
         }
+        Est::Kernel(DepthPerFilter | DepthEntry) => return None,
     })
 }
 
 /// What the estimate means: the same formula in signed arithmetic (integer division
 /// truncating, as the kernel's would for a positive value).
 fn signed(e: Est, run: &Run) -> Option<i64> {
+    use EstimateId::*;
+    use KernelScenario::{Bitmap1, Bitmap2, Full3, Full4, Native};
     let s = |x| run.scenario(x).and_then(|v| i64::try_from(v).ok());
-    let (n, b1, b2) = (s(Scn::Native), s(Scn::Bitmap1), s(Scn::Bitmap2));
+    let (n, b1, b2) = (s(Native), s(Bitmap1), s(Bitmap2));
     Some(match e {
-        Est::TotalB1 => b1? - n?,
-        Est::TotalB2 => b2? - n?,
-        Est::TotalF3 => s(Scn::Full3)? - n?,
-        Est::TotalF4 => s(Scn::Full4)? - n?,
-        Est::PerFilterBitmap => b2? - b1?,
-        Est::Entry => b1? - n? - (b2? - b1?),
-        Est::PerFilterLast2 => s(Scn::Full4)? - s(Scn::Full3)?,
-        Est::PerFilterDiv4 => (s(Scn::Full4)? - n? - signed(Est::Entry, run)?) / 4,
+        Est::Kernel(TotalBitmap1) => b1? - n?,
+        Est::Kernel(TotalBitmap2) => b2? - n?,
+        Est::Kernel(TotalFull3) => s(Full3)? - n?,
+        Est::Kernel(TotalFull4) => s(Full4)? - n?,
+        Est::BitmapDiff => b2? - b1?,
+        Est::Kernel(Entry) => b1? - n? - (b2? - b1?),
+        Est::Kernel(PerFilterLast2) => s(Full4)? - s(Full3)?,
+        Est::Kernel(PerFilterDiv4) => (s(Full4)? - n? - signed(Est::Kernel(Entry), run)?) / 4,
+        Est::Kernel(DepthPerFilter | DepthEntry) => return None,
     })
 }
 
@@ -76,7 +265,7 @@ fn decode(e: Est, printed: u64, run: &Run) -> (Option<f64>, Option<String>) {
     if printed <= INT_MAX {
         return (Some(printed as f64), None);
     }
-    let what = format!("Estimated {} printed as {printed} ns", label(e));
+    let what = format!("Estimated {} printed as {printed} ns", e.label());
     if let (Some(k), Some(v)) = (kernel_u64(e, run), signed(e, run)) {
         if k == printed {
             return (
@@ -116,42 +305,84 @@ struct Known {
 }
 
 impl Known {
-    fn get(&self, s: Scn) -> Option<f64> {
-        self.scn[s as usize]
+    /// What the scenario lines give, before any estimate is read.
+    fn from_scenarios(run: &Run) -> Known {
+        let signed_f64 = |e| signed(Est::Kernel(e), run).map(|v| v as f64);
+        Known {
+            scn: KernelScenario::ALL.map(|s| run.scenario(s).map(|v| v as f64)),
+            entry: signed_f64(EstimateId::Entry),
+            last2: signed_f64(EstimateId::PerFilterLast2),
+            div4: signed_f64(EstimateId::PerFilterDiv4),
+        }
     }
 
-    /// Left and right operand of expectation `i`, as the kernel passes them to compare().
-    fn operands(&self, i: usize) -> Option<(f64, f64)> {
-        let n = self.get(Scn::Native);
-        let b1 = self.get(Scn::Bitmap1);
-        let b2 = self.get(Scn::Bitmap2);
-        Some(match i {
-            0 => (n?, b1?),
-            1 => (n?, self.get(Scn::Full3)?),
-            2 => (self.last2?, self.div4?),
-            3 => (b1? - n?, b2? - n?),
-            4 => (self.entry?, b1? - n?),
-            5 => (self.entry?, b2? - n?),
-            _ => (n? + self.entry? + 4.0 * self.last2?, self.get(Scn::Full4)?),
+    fn get(&self, s: KernelScenario) -> Option<f64> {
+        self.scn[scenario_index(s)]
+    }
+
+    /// Left and right operand of an expectation, as the kernel passes them to compare().
+    fn operands(&self, e: KernelExpectation) -> Option<(f64, f64)> {
+        use KernelExpectation::*;
+        use KernelScenario::{Bitmap1, Bitmap2, Full3, Full4, Native};
+        let n = self.get(Native);
+        let b1 = self.get(Bitmap1);
+        let b2 = self.get(Bitmap2);
+        Some(match e {
+            NativeLeBitmap1 => (n?, b1?),
+            NativeLeFilter1 => (n?, self.get(Full3)?),
+            PerFilterApprox => (self.last2?, self.div4?),
+            Bitmap1ApproxBitmap2 => (b1? - n?, b2? - n?),
+            EntryApproxBitmap1 => (self.entry?, b1? - n?),
+            EntryApproxBitmap2 => (self.entry?, b2? - n?),
+            TotalApproxFull4 => (n? + self.entry? + 4.0 * self.last2?, self.get(Full4)?),
         })
     }
 }
 
+/// The printed estimates (each id once, decoded) and the values the expectations need: the
+/// decoded estimates where printed, else recomputed from the scenarios.
+fn estimates(run: &Run, notes: &mut Vec<String>) -> (Vec<Estimate>, Known) {
+    let mut known = Known::from_scenarios(run);
+    let mut out: Vec<Estimate> = Vec::new();
+    for (est, _, printed) in &run.estimates {
+        if out.iter().any(|x| x.id == est.id()) {
+            continue;
+        }
+        let (value, note) = decode(*est, *printed, run);
+        notes.extend(note);
+        let Some(v) = value else { continue };
+        match est {
+            Est::Kernel(EstimateId::Entry) => known.entry = Some(v),
+            Est::Kernel(EstimateId::PerFilterLast2) => known.last2 = Some(v),
+            Est::Kernel(EstimateId::PerFilterDiv4) => known.div4 = Some(v),
+            _ => {}
+        }
+        out.push(Estimate {
+            id: est.id().into(),
+            label: est.label().into(),
+            formula: formula(*est).into(),
+            median_ns: v,
+            ci_low_ns: None,
+            ci_high_ns: None,
+            samples: 1,
+        });
+    }
+    (out, known)
+}
+
 /// The kernel's rule: `≤` plainly; `≈` when the larger is within the smaller plus
 /// max(smaller / divisor, 2) — divisor 100 (1 %) before 2024, 10 (10 %) since.
-fn tolerance(i: usize, lhs: f64, rhs: f64, divisor: f64) -> f64 {
-    if i < 2 {
-        0.0
-    } else {
-        (lhs.min(rhs) / divisor).max(2.0)
+fn tolerance(e: KernelExpectation, lhs: f64, rhs: f64, divisor: f64) -> f64 {
+    match e.relation() {
+        Relation::Le => 0.0,
+        Relation::Approx => (lhs.min(rhs) / divisor).max(2.0),
     }
 }
 
-fn kernel_rule(i: usize, lhs: f64, rhs: f64, divisor: f64) -> Verdict {
-    let ok = if i < 2 {
-        lhs <= rhs
-    } else {
-        (lhs - rhs).abs() <= tolerance(i, lhs, rhs, divisor)
+fn kernel_rule(e: KernelExpectation, lhs: f64, rhs: f64, divisor: f64) -> Verdict {
+    let ok = match e.relation() {
+        Relation::Le => lhs <= rhs,
+        Relation::Approx => (lhs - rhs).abs() <= tolerance(e, lhs, rhs, divisor),
     };
     if ok {
         Verdict::Pass
@@ -160,13 +391,9 @@ fn kernel_rule(i: usize, lhs: f64, rhs: f64, divisor: f64) -> Verdict {
     }
 }
 
-/// The log's own verdict for expectation `i`: the KTAP line, else the printed mark.
-fn logged_verdict(run: &Run, i: usize) -> Option<Verdict> {
-    run.ktap_results[i].or(match run.compares[i].as_ref().map(|c| c.mark) {
-        Some(Mark::Pass) => Some(Verdict::Pass),
-        Some(Mark::Fail | Mark::Negative) => Some(Verdict::Fail),
-        _ => None,
-    })
+/// A comparison whose printed values are real times, not wrapped-around negatives.
+fn unwrapped(c: &Compare) -> bool {
+    c.lhs.unsigned_abs() <= INT_MAX && c.rhs.unsigned_abs() <= INT_MAX
 }
 
 /// The ≈ rule's divisor: this generation's (KTAP 10 %, plain text 1 %), unless the log's own
@@ -174,16 +401,15 @@ fn logged_verdict(run: &Run, i: usize) -> Option<Verdict> {
 fn approx_divisor(run: &Run) -> (f64, Option<String>) {
     let default = if run.ktap { 10.0 } else { 100.0 };
     let fits = |divisor: f64| {
-        (2..7).all(
-            |i| match (run.compares[i].as_ref(), logged_verdict(run, i)) {
-                (Some(c), Some(v @ (Verdict::Pass | Verdict::Fail)))
-                    if c.lhs.unsigned_abs() <= INT_MAX && c.rhs.unsigned_abs() <= INT_MAX =>
-                {
-                    kernel_rule(i, c.lhs as f64, c.rhs as f64, divisor) == v
+        KernelExpectation::ALL
+            .into_iter()
+            .filter(|e| e.relation() == Relation::Approx)
+            .all(|e| match (run.compares.get(e), run.logged_verdict(e)) {
+                (Some(c), Some(v @ (Verdict::Pass | Verdict::Fail))) if unwrapped(c) => {
+                    kernel_rule(e, c.lhs as f64, c.rhs as f64, divisor) == v
                 }
                 _ => true,
-            },
-        )
+            })
     };
     let other = if run.ktap { 100.0 } else { 10.0 };
     if !fits(default) && fits(other) {
@@ -199,248 +425,107 @@ fn approx_divisor(run: &Run) -> (f64, Option<String>) {
     (default, None)
 }
 
-pub fn record(run: &Run, repairs: &[String]) -> RunRecord {
-    let mut r = skeleton(FORMAT, "getpid");
-    let mut notes = Vec::new();
-
-    if let Some(u) = &run.uname {
-        apply_uname(&mut r, u);
-    }
-    for (k, v) in &run.sysctls {
-        apply_sysctl(&mut r, k, v);
-    }
-    for e in &run.sysctl_errors {
-        notes.push(format!("The log says about the BPF sysctls: \"{e}\"."));
-    }
-    r.settings.cpu = run.cpu;
-    let other = &mut r.environment.incidental.other;
-    if let Some(n) = run.cpus {
-        other.insert("cpus (as the benchmark counts them)".into(), n.to_string());
-    }
-    if let Some(s) = &run.calibration_s {
-        other.insert("calibration seconds".into(), s.clone());
-    }
-    if let Some(t) = &run.totals {
-        other.insert("ktap totals".into(), t.clone());
-    }
-    if let Some((ok, directive)) = &run.runner {
-        let verdict = if *ok { "ok" } else { "not ok" };
-        other.insert(
-            "kselftest result".into(),
-            format!("{verdict} {directive}").trim().to_string(),
-        );
-        if !ok {
-            notes.push(format!(
-                "The kselftest runner reported seccomp_benchmark as not ok {directive}."
-            ));
-        }
-    }
-    other.insert(
-        "output generation".into(),
-        match (run.ktap, run.generation) {
-            (true, _) => "KTAP (2024 on)",
-            (false, Some(Generation::OneFilter)) => "plain text, one RET_ALLOW filter",
-            (false, Some(Generation::TwoFilters)) => "plain text, 1 and 2 RET_ALLOW filters",
-            _ => "plain text, bitmap/full scenarios (late 2020 to 2023)",
-        }
-        .into(),
-    );
-
-    // Scenarios.
-    let native = run.scenario(Scn::Native).map(|v| v as f64);
-    let mut all_timed = true;
-    let mut timed_ns: u64 = 0;
-    for (scn, log_label, v, timing) in &run.scenarios {
-        if r.results.iter().any(|x| x.id == scn.id()) {
-            notes.push(format!(
-                "The run prints {} twice; the first value is recorded.",
-                scn.id()
-            ));
-            continue;
-        }
-        let family = if *scn == Scn::Native {
-            "baseline"
-        } else {
-            "seccomp"
-        };
-        let mut res = single(scn.id(), family, description(*scn), *v as f64);
-        res.iters_per_sample = run.iterations;
-        res.params
-            .insert("kernel label".into(), format!("getpid {log_label}"));
-        if *scn != Scn::Native {
-            res.params
-                .insert("filters".into(), (*scn as usize).to_string());
-            if let Some(n) = native {
-                res.overhead = overhead_vs("native", n, *v as f64);
-            }
-        }
-        match timing {
-            Some(t) => {
-                res.params.insert("timed loop ns".into(), t.to_string());
-                timed_ns = timed_ns.saturating_add(*t);
-            }
-            None => all_timed = false,
-        }
-        r.results.push(res);
-    }
-    if all_timed && timed_ns > 0 {
-        r.summary.duration_s = timed_ns as f64 / 1e9;
-        notes.push(
-            "summary.duration_s is the sum of the timed loops the log prints (process CPU \
-             time; calibration and setup not included)."
-                .into(),
-        );
-    }
-    if matches!(
-        run.generation,
-        Some(Generation::OneFilter | Generation::TwoFilters)
-    ) {
-        notes.push(
-            "This generation of seccomp_benchmark predates the bitmap/full scenarios: its \
-             constant RET_ALLOW filters are recorded as seccomp.bitmap.N (cached only on \
-             kernels since 5.11)."
-                .into(),
-        );
-    }
-
-    // Estimates.
-    let mut known = Known {
-        scn: Scn::ALL.map(|s| run.scenario(s).map(|v| v as f64)),
-        entry: signed(Est::Entry, run).map(|v| v as f64),
-        last2: signed(Est::PerFilterLast2, run).map(|v| v as f64),
-        div4: signed(Est::PerFilterDiv4, run).map(|v| v as f64),
-    };
-    for (est, _, printed) in &run.estimates {
-        if r.estimates.iter().any(|x| x.id == est.id()) {
-            continue;
-        }
-        let (value, note) = decode(*est, *printed, run);
-        notes.extend(note);
-        let Some(v) = value else { continue };
-        match est {
-            Est::Entry => known.entry = Some(v),
-            Est::PerFilterLast2 => known.last2 = Some(v),
-            Est::PerFilterDiv4 => known.div4 = Some(v),
-            _ => {}
-        }
-        r.estimates.push(Estimate {
-            id: est.id().into(),
-            label: label(*est).into(),
-            formula: est.formula().into(),
-            median_ns: v,
-            ci_low_ns: None,
-            ci_high_ns: None,
-            samples: 1,
-        });
-    }
-
-    // Expectations.
+/// Every expectation the log reports and has values for.
+fn expectations(run: &Run, known: &Known, notes: &mut Vec<String>) -> Vec<Expectation> {
     let (divisor, rule_note) = approx_divisor(run);
     notes.extend(rule_note);
-    for (i, (id, lhs_label, op, rhs_label)) in EXPECTATIONS.iter().enumerate() {
-        let compare = run.compares[i].as_ref();
-        let ktap = run.ktap_results[i];
-        if compare.is_none() && ktap.is_none() {
-            continue;
-        }
-        let label = format!("{lhs_label} {op} {rhs_label}");
-        let printed =
-            compare.filter(|c| c.lhs.unsigned_abs() <= INT_MAX && c.rhs.unsigned_abs() <= INT_MAX);
-        let (lhs, rhs) = match (printed, known.operands(i)) {
-            (Some(c), _) => (c.lhs as f64, c.rhs as f64),
-            (None, Some(ops)) => {
-                if let Some(c) = compare {
-                    notes.push(format!(
-                        "Expectation \"{label}\" printed ({} {op} {}), a wrapped-around \
-                         negative value; its operands are recorded from the decoded values.",
-                        c.lhs, c.rhs
-                    ));
-                }
-                ops
-            }
-            (None, None) => {
-                notes.push(format!(
-                    "Expectation \"{label}\" is reported but the log has no values for it; \
-                     left out."
-                ));
-                continue;
-            }
-        };
-        let from_mark = match compare.map(|c| c.mark) {
-            Some(Mark::Pass) => Some(Verdict::Pass),
-            Some(Mark::Fail | Mark::Negative) => Some(Verdict::Fail),
-            _ => None,
-        };
-        if let (Some(k), Some(m)) = (ktap, from_mark) {
-            if k != m {
-                notes.push(format!(
-                    "Expectation \"{label}\": the KTAP result ({k:?}) and the printed mark \
-                     ({m:?}) disagree; the KTAP result is recorded."
-                ));
-            }
-        }
-        let kernel_verdict = match ktap.or(from_mark) {
-            Some(v) => v,
-            None => {
-                let v = kernel_rule(i, lhs, rhs, divisor);
-                notes.push(format!(
-                    "Expectation \"{label}\": the log ends before the benchmark's verdict; \
-                     kernel_verdict is the kernel's rule applied to the printed values."
-                ));
-                v
-            }
-        };
-        r.expectations.push(Expectation {
-            id: (*id).into(),
-            label,
-            relation: if i < 2 {
-                Relation::Le
-            } else {
-                Relation::Approx
-            },
-            lhs_ns: lhs,
-            rhs_ns: rhs,
-            diff_median_ns: Some(lhs - rhs),
-            diff_ci_low_ns: None,
-            diff_ci_high_ns: None,
-            tolerance_ns: tolerance(i, lhs, rhs, divisor),
-            systematic_ns: None,
-            verdict: Verdict::Inconclusive,
-            kernel_verdict,
-        });
+    KernelExpectation::ALL
+        .into_iter()
+        .filter_map(|e| expectation(run, e, known, divisor, notes))
+        .collect()
+}
+
+fn expectation(
+    run: &Run,
+    e: KernelExpectation,
+    known: &Known,
+    divisor: f64,
+    notes: &mut Vec<String>,
+) -> Option<Expectation> {
+    if run.compares.get(e).is_none() && run.ktap_results.get(e).is_none() {
+        return None;
     }
+    let (lhs, rhs) = operands(run, e, known, notes)?;
+    let kernel_verdict = kernel_verdict(run, e, (lhs, rhs), divisor, notes);
+    Some(Expectation {
+        id: e.id().into(),
+        label: e.label().into(),
+        relation: e.relation(),
+        lhs_ns: lhs,
+        rhs_ns: rhs,
+        diff_median_ns: Some(lhs - rhs),
+        diff_ci_low_ns: None,
+        diff_ci_high_ns: None,
+        tolerance_ns: tolerance(e, lhs, rhs, divisor),
+        systematic_ns: None,
+        verdict: Verdict::Inconclusive,
+        kernel_verdict,
+    })
+}
 
-    notes.extend(
-        run.said
-            .iter()
-            .map(|s| format!("The benchmark said: \"{s}\"")),
-    );
-    notes.extend(missing(run));
+/// The operands as printed; when they wrapped around (or were not printed), as computed from
+/// the decoded values. None, said in `notes`, when there are neither.
+fn operands(
+    run: &Run,
+    e: KernelExpectation,
+    known: &Known,
+    notes: &mut Vec<String>,
+) -> Option<(f64, f64)> {
+    let compare = run.compares.get(e);
+    if let Some(c) = compare.filter(|c| unwrapped(c)) {
+        return Some((c.lhs as f64, c.rhs as f64));
+    }
+    let label = e.label();
+    match known.operands(e) {
+        Some(ops) => {
+            if let Some(c) = compare {
+                notes.push(format!(
+                    "Expectation \"{label}\" printed ({} {} {}), a wrapped-around negative \
+                     value; its operands are recorded from the decoded values.",
+                    c.lhs,
+                    operator(e.relation()),
+                    c.rhs
+                ));
+            }
+            Some(ops)
+        }
+        None => {
+            notes.push(format!(
+                "Expectation \"{label}\" is reported but the log has no values for it; left \
+                 out."
+            ));
+            None
+        }
+    }
+}
 
-    let mut head = vec![format!(
-        "seccomp_benchmark timed each scenario once{}, printing integer ns per call: single \
-         measurements, so no confidence intervals.",
-        run.iterations
-            .map(|n| format!(" ({n} calls)"))
-            .unwrap_or_default()
-    )];
-    if !r.expectations.is_empty() {
-        head.push(format!(
-            "Every verdict is inconclusive: one measurement per scenario gives no interval to \
-             judge on. kernel_verdict is the benchmark's own ({}); tolerance_ns is its rule for \
-             ≈, max({} % of the smaller, 2 ns).",
-            if run.ktap {
-                "KTAP ok / not ok / SKIP"
-            } else {
-                "✔️ / ❌"
-            },
-            if run.ktap { 10 } else { 1 }
+/// The benchmark's verdict: its KTAP line, else its printed mark, else (said in `notes`) its
+/// rule applied to the operands.
+fn kernel_verdict(
+    run: &Run,
+    e: KernelExpectation,
+    (lhs, rhs): (f64, f64),
+    divisor: f64,
+    notes: &mut Vec<String>,
+) -> Verdict {
+    let label = e.label();
+    let ktap = run.ktap_results.get(e).copied();
+    let from_mark = run.compares.get(e).and_then(|c| c.mark.verdict());
+    if let (Some(k), Some(m)) = (ktap, from_mark) {
+        if k != m {
+            notes.push(format!(
+                "Expectation \"{label}\": the KTAP result ({k:?}) and the printed mark ({m:?}) \
+                 disagree; the KTAP result is recorded."
+            ));
+        }
+    }
+    ktap.or(from_mark).unwrap_or_else(|| {
+        notes.push(format!(
+            "Expectation \"{label}\": the log ends before the benchmark's verdict; \
+             kernel_verdict is the kernel's rule applied to the printed values."
         ));
-    }
-    head.extend(notes);
-    r.notes = head;
-    provenance(&mut r, run.first, run.last, repairs);
-    r
+        kernel_rule(e, lhs, rhs, divisor)
+    })
 }
 
 /// What a complete run of this generation prints and this one does not.
@@ -452,66 +537,10 @@ fn missing(run: &Run) -> Option<String> {
                 .into(),
         );
     };
-    let mut absent: Vec<&str> = Vec::new();
-    let scns: &[Scn] = match generation {
-        Generation::OneFilter => &[Scn::Native, Scn::Bitmap1],
-        Generation::TwoFilters => &[Scn::Native, Scn::Bitmap1, Scn::Bitmap2],
-        Generation::Bitmap => &Scn::ALL,
-    };
-    absent.extend(
-        scns.iter()
-            .filter(|s| run.scenario(**s).is_none())
-            .map(|s| s.id()),
-    );
-    let ests: &[Est] = match generation {
-        Generation::OneFilter => &[Est::TotalB1],
-        Generation::TwoFilters => &[Est::TotalB1, Est::TotalB2, Est::PerFilterBitmap, Est::Entry],
-        Generation::Bitmap => &[
-            Est::TotalB1,
-            Est::TotalB2,
-            Est::TotalF3,
-            Est::TotalF4,
-            Est::Entry,
-            Est::PerFilterLast2,
-            Est::PerFilterDiv4,
-        ],
-    };
-    let est_absent: Vec<&str> = ests
-        .iter()
-        .filter(|e| run.estimate(**e).is_none())
-        .map(|e| e.id())
-        .collect();
-    if est_absent.len() == ests.len() {
-        absent.push("all estimates");
-    } else {
-        absent.extend(est_absent.iter().copied());
-    }
+    let mut absent = missing_scenarios(run, generation);
+    absent.extend(missing_estimates(run, generation));
     if generation == Generation::Bitmap {
-        let failed = |i: usize| {
-            matches!(
-                run.compares[i].as_ref().map(|c| c.mark),
-                Some(Mark::Fail | Mark::Negative)
-            )
-        };
-        // The plain-text benchmark stops comparing after these two fail; KTAP prints SKIPs.
-        let expected = if run.ktap {
-            7
-        } else if failed(1) {
-            2
-        } else if failed(3) {
-            4
-        } else {
-            7
-        };
-        let exp_absent: Vec<&str> = (0..expected)
-            .filter(|&i| run.compares[i].is_none() && run.ktap_results[i].is_none())
-            .map(|i| EXPECTATIONS[i].0)
-            .collect();
-        if exp_absent.len() == 7 {
-            absent.push("all expectations");
-        } else {
-            absent.extend(exp_absent);
-        }
+        absent.extend(missing_expectations(run));
         if run.ktap && run.totals.is_none() {
             absent.push("the KTAP Totals line");
         }
@@ -522,4 +551,114 @@ fn missing(run: &Run) -> Option<String> {
             absent.join(", ")
         )
     })
+}
+
+fn missing_scenarios(run: &Run, generation: Generation) -> Vec<&'static str> {
+    use KernelScenario::{Bitmap1, Bitmap2, Native};
+    let scns: &[KernelScenario] = match generation {
+        Generation::OneFilter => &[Native, Bitmap1],
+        Generation::TwoFilters => &[Native, Bitmap1, Bitmap2],
+        Generation::Bitmap => &KernelScenario::ALL,
+    };
+    scns.iter()
+        .filter(|s| run.scenario(**s).is_none())
+        .map(|s| s.id())
+        .collect()
+}
+
+fn missing_estimates(run: &Run, generation: Generation) -> Vec<&'static str> {
+    use EstimateId::{Entry, TotalBitmap1, TotalBitmap2};
+    let kernel = EstimateId::KERNEL.map(Est::Kernel);
+    let ests: &[Est] = match generation {
+        Generation::OneFilter => &[Est::Kernel(TotalBitmap1)],
+        Generation::TwoFilters => &[
+            Est::Kernel(TotalBitmap1),
+            Est::Kernel(TotalBitmap2),
+            Est::BitmapDiff,
+            Est::Kernel(Entry),
+        ],
+        Generation::Bitmap => &kernel,
+    };
+    let absent: Vec<&str> = ests
+        .iter()
+        .filter(|e| run.estimate(**e).is_none())
+        .map(|e| e.id())
+        .collect();
+    if absent.len() == ests.len() {
+        vec!["all estimates"]
+    } else {
+        absent
+    }
+}
+
+fn missing_expectations(run: &Run) -> Vec<&'static str> {
+    let failed = |e: KernelExpectation| {
+        matches!(
+            run.compares.get(e).map(|c| c.mark),
+            Some(Mark::Fail | Mark::Negative)
+        )
+    };
+    // The plain-text benchmark stops comparing after the first of these that fails; KTAP
+    // prints SKIPs instead.
+    let stop = if run.ktap {
+        None
+    } else {
+        [
+            KernelExpectation::NativeLeFilter1,
+            KernelExpectation::Bitmap1ApproxBitmap2,
+        ]
+        .into_iter()
+        .find(|&e| failed(e))
+    };
+    let expected = KernelExpectation::ALL
+        .into_iter()
+        .take(stop.map_or(KernelExpectation::ALL.len(), |e| expectation_index(e) + 1));
+    let absent: Vec<&str> = expected
+        .filter(|&e| run.compares.get(e).is_none() && run.ktap_results.get(e).is_none())
+        .map(|e| e.id())
+        .collect();
+    if absent.len() == KernelExpectation::ALL.len() {
+        vec!["all expectations"]
+    } else {
+        absent
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_kernel_rule_is_plain_for_le_and_tolerant_for_approx() {
+        use KernelExpectation::{NativeLeBitmap1, TotalApproxFull4};
+        assert_eq!(kernel_rule(NativeLeBitmap1, 5.0, 5.0, 10.0), Verdict::Pass);
+        assert_eq!(kernel_rule(NativeLeBitmap1, 6.0, 5.0, 10.0), Verdict::Fail);
+        assert_eq!(tolerance(NativeLeBitmap1, 600.0, 500.0, 10.0), 0.0);
+        // 10 % of the smaller, at least 2 ns.
+        assert_eq!(tolerance(TotalApproxFull4, 377.0, 371.0, 10.0), 37.1);
+        assert_eq!(tolerance(TotalApproxFull4, 5.0, 6.0, 100.0), 2.0);
+        assert_eq!(
+            kernel_rule(TotalApproxFull4, 790.0, 752.0, 100.0),
+            Verdict::Fail
+        );
+        assert_eq!(
+            kernel_rule(TotalApproxFull4, 790.0, 752.0, 10.0),
+            Verdict::Pass
+        );
+    }
+
+    #[test]
+    fn formulas_name_scenario_ids() {
+        for e in EstimateId::KERNEL
+            .map(Est::Kernel)
+            .into_iter()
+            .chain([Est::BitmapDiff])
+        {
+            let f = formula(e);
+            assert!(!f.is_empty(), "{e:?}");
+            for word in f.split([' ', '(', ')']).filter(|w| w.contains('.')) {
+                assert!(KernelScenario::from_id(word).is_some(), "{word} in {f}");
+            }
+        }
+    }
 }

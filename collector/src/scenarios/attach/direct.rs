@@ -6,12 +6,15 @@
 //! `Seccomp_filters` in /proc after the timed call: the child (every thread, for TSYNC) must
 //! show exactly one filter more than it inherited.
 
-use super::child::{fork_run, reap, seccomp_filters, Exit, Shared, Slots};
+use super::limit::{self, LimitError};
 use super::programs::Size;
-use super::{errno_name, limit, no_new_privs, seccomp_attach, FAMILY};
+use super::{errno_name, AttachError, FAMILY};
 use crate::harness::{clock, Batch};
 use crate::scenarios::seccomp::Filter;
-use crate::scenarios::{Scenario, SetupError};
+use crate::scenarios::{RunError, Scenario, SetupError};
+use crate::sys::process::{self, Exit};
+use crate::sys::seccomp::{self as filter, filters_in, Insn};
+use crate::sys::shared::{Shared, Slots};
 use std::collections::BTreeMap;
 use std::sync::{Arc, Barrier};
 
@@ -45,20 +48,17 @@ impl Depth {
     }
 
     /// k, measuring the limit when needed.
-    fn resolve(self) -> Result<u64, String> {
+    fn resolve(self) -> Result<u64, &'static LimitError> {
         match self {
             Depth::Fixed(k) => Ok(k),
-            Depth::Last => limit::probe()
-                .as_ref()
-                .map(|l| l.accepted)
-                .map_err(Clone::clone),
+            Depth::Last => limit::probe().as_ref().map(|l| l.accepted),
         }
     }
 }
 
 pub struct Direct {
     kind: Kind,
-    prog: Vec<libc::sock_filter>,
+    prog: Vec<Insn>,
     /// Filters the child inherits (the worker's own, plus the chain for `Stack`).
     inherited: u64,
     shm: Option<Shared<Slots>>,
@@ -112,13 +112,7 @@ impl Direct {
     }
 
     /// The throwaway child: park the extra threads, time the attach, check /proc.
-    fn child(
-        shm: &Slots,
-        prog: &[libc::sock_filter],
-        flags: libc::c_ulong,
-        threads: usize,
-        expect: u64,
-    ) -> i32 {
+    fn child(shm: &Slots, prog: &[Insn], flags: libc::c_ulong, threads: usize, expect: u64) -> i32 {
         let barrier = Arc::new(Barrier::new(threads));
         for _ in 1..threads {
             let b = Arc::clone(&barrier);
@@ -135,7 +129,7 @@ impl Direct {
         }
         barrier.wait();
         let t0 = clock::now_ns();
-        let r = seccomp_attach(prog, flags);
+        let r = filter::attach(prog, flags);
         let t1 = clock::now_ns();
         shm.set(W_ELAPSED, t1.saturating_sub(t0));
         match r {
@@ -146,12 +140,12 @@ impl Direct {
                 return 0;
             }
             Err(e) => {
-                shm.set(W_ERRNO, e as u64);
+                shm.set(W_ERRNO, e.errno() as u64);
                 return 0;
             }
         }
         let all_have_it = if threads == 1 {
-            seccomp_filters("/proc/self/status") == Some(expect)
+            filters_in("/proc/self/status") == Some(expect)
         } else {
             let tasks: Vec<_> = std::fs::read_dir("/proc/self/task")
                 .map(|d| d.flatten().map(|e| e.path()).collect())
@@ -159,31 +153,31 @@ impl Direct {
             tasks.len() == threads
                 && tasks
                     .iter()
-                    .all(|t| seccomp_filters(&t.join("status").to_string_lossy()) == Some(expect))
+                    .all(|t| filters_in(&t.join("status").to_string_lossy()) == Some(expect))
         };
         shm.set(W_VERIFIED, all_have_it as u64);
         0
     }
 
     /// One attach in a fresh child: (elapsed ns, verified), or why it failed.
-    fn once(&self) -> Result<(u64, bool), String> {
-        let shm = self.shm.as_ref().ok_or("the scenario was not set up")?;
+    fn once(&self) -> Result<(u64, bool), AttachError> {
+        let shm = self.shm.as_ref().ok_or(AttachError::NotSetUp)?;
         shm.clear();
         let (prog, flags, threads, expect) =
             (&self.prog, self.flags(), self.threads(), self.inherited + 1);
-        let pid = fork_run(|| Self::child(shm, prog, flags, threads, expect))
-            .map_err(|e| format!("fork failed: {e}"))?;
-        match reap(pid).map_err(|e| format!("waitpid failed: {e}"))? {
+        let mut child = process::fork(|| Self::child(shm, prog, flags, threads, expect))
+            .map_err(AttachError::Fork)?;
+        match child.wait().map_err(AttachError::Wait)? {
             Exit::Code(0) => {}
-            other => return Err(format!("the attaching child {other}")),
+            other => return Err(AttachError::Child(other)),
         }
         if shm.get(W_OK) != 1 {
             let e = shm.get(W_ERRNO);
             return Err(
                 if self.flags() & libc::SECCOMP_FILTER_FLAG_TSYNC != 0 && e > 4096 {
-                    format!("TSYNC could not synchronise thread {e}")
+                    AttachError::Tsync(e)
                 } else {
-                    format!("the kernel refused the filter: {}", errno_name(e as i32))
+                    AttachError::Refused(e as i32)
                 },
             );
         }
@@ -192,16 +186,14 @@ impl Direct {
 
     /// Attaches the chain's first k−1 filters to the worker itself.
     fn build_chain(&self, depth: u64) -> Result<(), SetupError> {
-        let prog = super::programs::from_seccompiler(
-            &Filter::ConstAllow.program().map_err(SetupError::Failed)?,
-        );
+        let prog = Filter::ConstAllow.program().map_err(SetupError::failed)?;
         for j in 1..depth {
-            if let Err(e) = seccomp_attach(&prog, 0) {
+            if let Err(e) = filter::attach(&prog, 0) {
                 return Err(SetupError::Unsupported(format!(
                     "the kernel refused the chain's filter {j} of {} with {} (after {} \
                      inherited filter(s)): this depth is past the limit here",
                     depth - 1,
-                    errno_name(e),
+                    errno_name(e.errno()),
                     self.inherited
                 )));
             }
@@ -308,12 +300,12 @@ impl Scenario for Direct {
         p
     }
     fn setup(&mut self) -> Result<(), SetupError> {
-        no_new_privs().map_err(SetupError::Failed)?;
+        filter::no_new_privs().map_err(SetupError::failed)?;
         self.prog = self
             .size()
             .program(self.cacheable())
-            .map_err(SetupError::Failed)?;
-        self.inherited = seccomp_filters("/proc/self/status").ok_or_else(|| {
+            .map_err(SetupError::failed)?;
+        self.inherited = filters_in("/proc/self/status").ok_or_else(|| {
             SetupError::Unsupported(
                 "/proc/self/status has no Seccomp_filters line (needs Linux ≥ 5.9): attaches \
                  cannot be verified"
@@ -325,7 +317,7 @@ impl Scenario for Direct {
                 .resolve()
                 .map_err(|e| SetupError::Failed(format!("cannot find the chain's limit: {e}")))?;
             self.build_chain(k)?;
-            self.inherited = seccomp_filters("/proc/self/status").unwrap_or(0);
+            self.inherited = filters_in("/proc/self/status").unwrap_or(0);
         }
         self.shm =
             Some(Shared::new().map_err(|e| SetupError::Failed(format!("mmap failed: {e}")))?);
@@ -334,13 +326,15 @@ impl Scenario for Direct {
             Ok((_, false)) => Err(SetupError::Failed(
                 "the attach succeeded but /proc does not show the filter on every thread".into(),
             )),
-            Err(e) if e.contains("EINVAL") && self.flags() != 0 => Err(SetupError::Unsupported(
-                format!("{e}: this kernel does not take SECCOMP_FILTER_FLAG_TSYNC"),
-            )),
-            Err(e) => Err(SetupError::Failed(e)),
+            Err(e @ AttachError::Refused(libc::EINVAL)) if self.flags() != 0 => {
+                Err(SetupError::Unsupported(format!(
+                    "{e}: this kernel does not take SECCOMP_FILTER_FLAG_TSYNC"
+                )))
+            }
+            Err(e) => Err(SetupError::failed(e)),
         }
     }
-    fn run(&mut self, iters: u64) -> Batch {
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
         let warm = super::warm_up(Some(self.size()));
         let mut b = Batch {
             iters,
@@ -354,17 +348,13 @@ impl Scenario for Direct {
             if warm {
                 let _ = self.once();
             }
-            match self.once() {
-                Ok((ns, ok)) => {
-                    b.elapsed_ns += ns;
-                    if ok {
-                        b.verified = b.verified.map(|v| v + 1);
-                    }
-                }
-                Err(_) => b.bad += 1,
+            let (ns, ok) = self.once()?;
+            b.elapsed_ns += ns;
+            if ok {
+                b.verified = b.verified.map(|v| v + 1);
             }
         }
-        b
+        Ok(b)
     }
     fn verification(&self) -> Option<&'static str> {
         Some("attaches confirmed by Seccomp_filters in /proc (every thread)")
@@ -390,7 +380,7 @@ mod tests {
             // Expect one filter more than the kernel really shows: the check must fail.
             d.inherited += 1;
             assert!(!d.once().unwrap().1, "{}", d.id());
-            assert_eq!(d.run(3).verified, Some(0));
+            assert_eq!(d.run(3).unwrap().verified, Some(0));
         }
     }
 
@@ -399,8 +389,13 @@ mod tests {
         let mut d = Direct::plain(Size::Two, true);
         d.setup().unwrap();
         d.prog.clear(); // an empty program: the kernel answers EINVAL
-        let e = d.once().unwrap_err();
+        let e = d.once().unwrap_err().to_string();
         assert!(e.contains("EINVAL"), "{e}");
-        assert_eq!(d.run(2).bad, 2);
+        // In a run, the refusal ends the scenario with its reason.
+        let e = d.run(2).unwrap_err().to_string();
+        assert!(
+            e.starts_with("the kernel refused the filter: EINVAL"),
+            "{e}"
+        );
     }
 }

@@ -3,18 +3,19 @@
 //! again. `attach.fork_seccomp.0` is the same without the attach, the baseline the others are
 //! paired against, so their overhead is the attach as it costs inside a fork.
 
-use super::child::{fork_run, reap, Exit};
 use super::programs::Size;
-use super::{no_new_privs, seccomp_attach, FAMILY};
+use super::{AttachError, FAMILY};
 use crate::harness::{clock, Batch};
-use crate::scenarios::{Scenario, SetupError};
+use crate::scenarios::{RunError, Scenario, SetupError};
+use crate::sys::process::{self, Exit};
+use crate::sys::seccomp::{self as filter, Insn};
 use std::collections::BTreeMap;
 
 const SECCOMP_MODE_FILTER: i32 = 2;
 
 pub struct ForkAttach {
     size: Option<Size>,
-    prog: Vec<libc::sock_filter>,
+    prog: Vec<Insn>,
     /// seccomp mode the child must report after its attach (or inherited, without one).
     mode: i32,
 }
@@ -29,9 +30,9 @@ impl ForkAttach {
     }
 
     /// The child: attach (unless size 0), confirm the mode, leave. Exit code 0 = verified.
-    fn child(prog: Option<&[libc::sock_filter]>, mode: i32) -> i32 {
+    fn child(prog: Option<&[Insn]>, mode: i32) -> i32 {
         if let Some(p) = prog {
-            if seccomp_attach(p, 0) != Ok(0) {
+            if filter::attach(p, 0) != Ok(0) {
                 return 1;
             }
         }
@@ -42,12 +43,12 @@ impl ForkAttach {
         0
     }
 
-    fn once(&self) -> Result<(u64, bool), String> {
+    fn once(&self) -> Result<(u64, bool), AttachError> {
         let prog = self.size.map(|_| self.prog.as_slice());
         let mode = self.mode;
         let t0 = clock::now_ns();
-        let pid = fork_run(|| Self::child(prog, mode)).map_err(|e| format!("fork failed: {e}"))?;
-        let exit = reap(pid).map_err(|e| format!("waitpid failed: {e}"))?;
+        let mut child = process::fork(|| Self::child(prog, mode)).map_err(AttachError::Fork)?;
+        let exit = child.wait().map_err(AttachError::Wait)?;
         let t1 = clock::now_ns();
         Ok((t1.saturating_sub(t0), exit == Exit::Code(0)))
     }
@@ -93,12 +94,12 @@ impl Scenario for ForkAttach {
         p
     }
     fn setup(&mut self) -> Result<(), SetupError> {
-        no_new_privs().map_err(SetupError::Failed)?;
+        filter::no_new_privs().map_err(SetupError::failed)?;
         // SAFETY: plain prctl query.
         let inherited = unsafe { libc::prctl(libc::PR_GET_SECCOMP) };
         self.mode = match self.size {
             Some(s) => {
-                self.prog = s.program(true).map_err(SetupError::Failed)?;
+                self.prog = s.program(true).map_err(SetupError::failed)?;
                 SECCOMP_MODE_FILTER
             }
             None => inherited,
@@ -108,10 +109,10 @@ impl Scenario for ForkAttach {
             Ok((_, false)) => Err(SetupError::Failed(
                 "the child's attach failed or its seccomp mode was not the expected one".into(),
             )),
-            Err(e) => Err(SetupError::Failed(e)),
+            Err(e) => Err(SetupError::failed(e)),
         }
     }
-    fn run(&mut self, iters: u64) -> Batch {
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
         let warm = super::warm_up(self.size);
         let mut b = Batch {
             iters,
@@ -125,15 +126,11 @@ impl Scenario for ForkAttach {
             if warm {
                 let _ = self.once();
             }
-            match self.once() {
-                Ok((ns, ok)) => {
-                    b.elapsed_ns += ns;
-                    b.verified = b.verified.map(|v| v + ok as u64);
-                }
-                Err(_) => b.bad += 1,
-            }
+            let (ns, ok) = self.once()?;
+            b.elapsed_ns += ns;
+            b.verified = b.verified.map(|v| v + ok as u64);
         }
-        b
+        Ok(b)
     }
     fn verification(&self) -> Option<&'static str> {
         Some("children whose attach succeeded and reported the expected seccomp mode")
@@ -157,6 +154,6 @@ mod tests {
         assert!(f.once().unwrap().1);
         f.mode = 1; // strict mode: not what a filter gives
         assert!(!f.once().unwrap().1);
-        assert_eq!(f.run(2).verified, Some(0));
+        assert_eq!(f.run(2).unwrap().verified, Some(0));
     }
 }

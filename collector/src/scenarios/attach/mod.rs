@@ -17,13 +17,13 @@
 //!
 //! Ids: `attach.<what>.<size>`, sizes named in `params.instructions`.
 
-pub mod child;
 mod direct;
 mod fork;
 mod limit;
 pub mod programs;
 
-use super::Scenario;
+use super::{RunError, Scenario};
+use crate::sys::process::Exit;
 use direct::{Depth, Direct};
 use fork::ForkAttach;
 use programs::Size;
@@ -60,38 +60,30 @@ pub fn scenarios() -> Vec<Box<dyn Scenario>> {
     v
 }
 
-/// Sets NO_NEW_PRIVS, which unprivileged filters need; the worker never execs, so it changes
-/// nothing else.
-pub(crate) fn no_new_privs() -> Result<(), String> {
-    // SAFETY: plain prctl.
-    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
-        return Err(format!(
-            "prctl(PR_SET_NO_NEW_PRIVS) failed: {}",
-            std::io::Error::last_os_error()
-        ));
-    }
-    Ok(())
+/// Why one attach in a throwaway child could not be timed.
+#[derive(Debug, thiserror::Error)]
+pub enum AttachError {
+    #[error("the scenario was not set up")]
+    NotSetUp,
+    #[error("fork failed: {0}")]
+    Fork(std::io::Error),
+    #[error("waitpid failed: {0}")]
+    Wait(std::io::Error),
+    #[error("the attaching child {0}")]
+    Child(Exit),
+    #[error("the kernel refused the filter: {}", errno_name(*.0))]
+    Refused(i32),
+    /// TSYNC names the thread it could not synchronise.
+    #[error("TSYNC could not synchronise thread {0}")]
+    Tsync(u64),
 }
 
-/// seccomp(SECCOMP_SET_MODE_FILTER, flags, prog): Ok(return value) or Err(errno).
-pub(crate) fn seccomp_attach(prog: &[libc::sock_filter], flags: libc::c_ulong) -> Result<i64, i32> {
-    let fprog = libc::sock_fprog {
-        len: prog.len() as u16,
-        filter: prog.as_ptr() as *mut libc::sock_filter,
-    };
-    // SAFETY: fprog points at `prog`, alive for the call.
-    let rc = unsafe {
-        libc::syscall(
-            libc::SYS_seccomp,
-            libc::SECCOMP_SET_MODE_FILTER,
-            flags,
-            &fprog as *const libc::sock_fprog,
-        )
-    };
-    if rc < 0 {
-        Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
-    } else {
-        Ok(rc)
+impl From<AttachError> for RunError {
+    fn from(e: AttachError) -> RunError {
+        match e {
+            AttachError::NotSetUp => RunError::NotSetUp,
+            e => RunError::failed(e),
+        }
     }
 }
 

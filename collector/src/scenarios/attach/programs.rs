@@ -6,48 +6,31 @@
 //! first instruction only — a load of `args[0]` instead of `arch` — which makes the builder give
 //! up on every syscall at once: the difference between the two is the cache-building cost.
 
-use crate::scenarios::seccomp::{profile_program, Filter};
-use libc::sock_filter;
+use crate::scenarios::seccomp::{profile_program, Filter, ProfileError};
+use crate::sys::seccomp::{jeq, load_arch, load_arg0, load_nr, ret, Insn, RET_ALLOW};
 
-const LD_W_ABS: u16 = 0x20;
-const JEQ_K: u16 = 0x15;
-const RET_K: u16 = 0x06;
-const RET_ALLOW: u32 = 0x7fff_0000;
-const RET_EPERM: u32 = 0x0005_0000 | libc::EPERM as u32;
-/// offsetof(struct seccomp_data, ...): nr 0, arch 4, args[0] 16.
-const OFF_NR: u32 = 0;
-const OFF_ARCH: u32 = 4;
-const OFF_ARGS0: u32 = 16;
+const RET_EPERM: u32 = libc::SECCOMP_RET_ERRNO | libc::EPERM as u32;
 /// The kernel's BPF_MAXINSNS.
 pub const MAX_INSNS: usize = 4096;
 /// First syscall number of the deny-lists: above every real one on x86_64 and aarch64.
 const FIRST_UNUSED_NR: u32 = 1000;
 
-fn insn(code: u16, jt: u8, jf: u8, k: u32) -> sock_filter {
-    sock_filter { code, jt, jf, k }
-}
-
 /// A deny-list filter of exactly `len` instructions (4 ≤ len ≤ 4096).
-pub fn chain(len: usize, cacheable: bool) -> Vec<sock_filter> {
+pub fn chain(len: usize, cacheable: bool) -> Vec<Insn> {
     assert!((4..=MAX_INSNS).contains(&len), "chain length {len}");
-    let first = if cacheable { OFF_ARCH } else { OFF_ARGS0 };
-    let mut p = vec![insn(LD_W_ABS, 0, 0, first), insn(LD_W_ABS, 0, 0, OFF_NR)];
+    let first = if cacheable { load_arch() } else { load_arg0() };
+    let mut p = vec![first, load_nr()];
     let mut nr = FIRST_UNUSED_NR;
     while p.len() + 3 <= len {
-        p.push(insn(JEQ_K, 0, 1, nr));
-        p.push(insn(RET_K, 0, 0, RET_EPERM));
+        p.push(jeq(nr, 0, 1));
+        p.push(ret(RET_EPERM));
         nr += 1;
     }
     if p.len() + 2 == len {
-        p.push(insn(LD_W_ABS, 0, 0, OFF_NR)); // padding: reload nr
+        p.push(load_nr()); // padding: reload nr
     }
-    p.push(insn(RET_K, 0, 0, RET_ALLOW));
+    p.push(ret(RET_ALLOW));
     p
-}
-
-/// Converts seccompiler's instructions to libc's (same layout, different type).
-pub fn from_seccompiler(p: &[seccompiler::sock_filter]) -> Vec<sock_filter> {
-    p.iter().map(|i| insn(i.code, i.jt, i.jf, i.k)).collect()
 }
 
 /// A filter size offered by the attach scenarios.
@@ -74,14 +57,11 @@ impl Size {
         }
     }
 
-    pub fn program(self, cacheable: bool) -> Result<Vec<sock_filter>, String> {
+    pub fn program(self, cacheable: bool) -> Result<Vec<Insn>, ProfileError> {
         Ok(match self {
-            Size::Two => {
-                let p = Filter::ConstAllow.program()?;
-                from_seccompiler(&p)
-            }
+            Size::Two => Filter::ConstAllow.program()?,
             Size::I64 => chain(64, cacheable),
-            Size::Docker => from_seccompiler(&profile_program()?),
+            Size::Docker => profile_program()?,
             Size::Max => chain(MAX_INSNS, cacheable),
         })
     }
@@ -97,23 +77,7 @@ impl Size {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Classic BPF on (nr, arch, args[0]) for the opcodes the chains use.
-    fn eval(p: &[sock_filter], nr: u32, arch: u32, arg0: u32) -> u32 {
-        let (mut pc, mut acc) = (0usize, 0u32);
-        loop {
-            let i = p[pc];
-            match (i.code, i.k) {
-                (LD_W_ABS, OFF_NR) => acc = nr,
-                (LD_W_ABS, OFF_ARCH) => acc = arch,
-                (LD_W_ABS, OFF_ARGS0) => acc = arg0,
-                (JEQ_K, k) => pc += if acc == k { i.jt } else { i.jf } as usize,
-                (RET_K, k) => return k,
-                other => panic!("unexpected instruction {other:?}"),
-            }
-            pc += 1;
-        }
-    }
+    use crate::sys::seccomp::eval;
 
     #[test]
     fn chains_have_the_exact_length_and_allow_real_syscalls() {

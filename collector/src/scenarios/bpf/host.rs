@@ -2,6 +2,7 @@
 //! returns the reason a scenario is skipped, worded so the user knows what to change.
 
 use crate::machine;
+use crate::scenarios::SetupError;
 use flate2::read::GzDecoder;
 use std::collections::BTreeMap;
 use std::ffi::CStr;
@@ -19,7 +20,70 @@ const DEBUGFS_TRACING: &str = "/sys/kernel/debug/tracing";
 pub const TRACEFS: &str = "/sys/kernel/tracing";
 const KPROBE_PMU: &str = "/sys/bus/event_source/devices/kprobe";
 const UPROBE_PMU: &str = "/sys/bus/event_source/devices/uprobe";
-pub const VMLINUX_BTF: &str = "/sys/kernel/btf/vmlinux";
+const VMLINUX_BTF: &str = "/sys/kernel/btf/vmlinux";
+const MOUNT_IT: &str = "mount it with `mount -t tracefs nodev /sys/kernel/tracing`";
+
+/// What this host lacks for a BPF scenario: each is a skip, worded so the user knows what to
+/// change.
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error(
+        "not privileged: loading and attaching tracing BPF programs needs root (CAP_SYS_ADMIN), \
+         or CAP_BPF and CAP_PERFMON on Linux ≥ 5.8, and this process (euid {euid}) has \
+         neither; run syscost as root (sudo), or grant them with `sudo setcap \
+         cap_bpf,cap_perfmon+ep` on the binary"
+    )]
+    NotPrivileged { euid: u32 },
+    #[error(
+        "this kernel has no tracefs ({} does not exist: CONFIG_TRACING is off), \
+         which syscall tracepoints need",
+        TRACEFS
+    )]
+    NoTracefs,
+    #[error(
+        "tracefs is not mounted at {} and mounting it needs CAP_SYS_ADMIN; {}",
+        TRACEFS,
+        MOUNT_IT
+    )]
+    TracefsNeedsAdmin,
+    #[error(
+        "tracefs is not mounted at {} and {what} failed: {source}; {}",
+        TRACEFS,
+        MOUNT_IT
+    )]
+    Mount {
+        what: &'static str,
+        source: std::io::Error,
+    },
+    #[error(
+        "this kernel has no kprobes: {config} ({} is absent); a kernel built with \
+         CONFIG_KPROBES=y and CONFIG_KPROBE_EVENTS=y is needed",
+        KPROBE_PMU
+    )]
+    NoKprobes { config: &'static str },
+    #[error(
+        "this kernel has no kprobe.multi links: CONFIG_FPROBE is not set in its config \
+         (needs Linux ≥ 5.18 built with CONFIG_FPROBE=y)"
+    )]
+    NoFprobe,
+    #[error(
+        "this kernel has no uprobes: CONFIG_UPROBE_EVENTS is not set ({} is absent)",
+        UPROBE_PMU
+    )]
+    NoUprobes,
+    #[error(
+        "this kernel exposes no BTF ({} is absent: CONFIG_DEBUG_INFO_BTF is off), \
+         which BPF trampolines (fentry/fexit/fmod_ret) need to find their target",
+        VMLINUX_BTF
+    )]
+    NoBtf,
+}
+
+impl From<HostError> for SetupError {
+    fn from(e: HostError) -> SetupError {
+        SetupError::Unsupported(e.to_string())
+    }
+}
 
 /// The running kernel's (major, minor), from uname's release ("6.18.44-fc-v669" → (6, 18)).
 pub fn kernel_version() -> Option<(u32, u32)> {
@@ -105,7 +169,7 @@ fn has_cap(caps: u64, cap: u32) -> bool {
 
 /// Whether this process may load and attach tracing programs: CAP_SYS_ADMIN, or CAP_BPF and
 /// CAP_PERFMON on Linux ≥ 5.8 (which split them out of CAP_SYS_ADMIN).
-pub fn check_privileges() -> Result<(), String> {
+pub fn check_privileges() -> Result<(), HostError> {
     let caps = effective_caps().unwrap_or(0);
     let split_caps = kernel_version().is_some_and(|v| v >= (5, 8));
     if has_cap(caps, CAP_SYS_ADMIN)
@@ -115,12 +179,7 @@ pub fn check_privileges() -> Result<(), String> {
     }
     // SAFETY: geteuid cannot fail.
     let euid = unsafe { libc::geteuid() };
-    Err(format!(
-        "not privileged: loading and attaching tracing BPF programs needs root (CAP_SYS_ADMIN), \
-         or CAP_BPF and CAP_PERFMON on Linux ≥ 5.8, and this process (euid {euid}) has \
-         neither; run syscost as root (sudo), or grant them with `sudo setcap \
-         cap_bpf,cap_perfmon+ep` on the binary"
-    ))
+    Err(HostError::NotPrivileged { euid })
 }
 
 /// Whether this process holds CAP_SYS_ADMIN (needed to mount tracefs).
@@ -142,38 +201,22 @@ pub fn tracefs_mounted() -> bool {
     Path::new(tracefs_dir()).join("events").is_dir()
 }
 
-/// How tracefs was made available to this worker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Tracefs {
-    AlreadyMounted,
-    /// Mounted by us in a mount namespace of this worker's own: invisible to the rest of the
-    /// system and gone when the worker exits.
-    MountedPrivately,
-}
-
 /// Makes tracefs available to this process: if it is not mounted, mounts it at
-/// /sys/kernel/tracing inside a private mount namespace (root only).
-pub fn ensure_tracefs() -> Result<Tracefs, String> {
+/// /sys/kernel/tracing inside a private mount namespace (root only) — invisible to the rest of
+/// the system and gone when the worker exits.
+pub fn ensure_tracefs() -> Result<(), HostError> {
     if tracefs_mounted() {
-        return Ok(Tracefs::AlreadyMounted);
+        return Ok(());
     }
-    let manual = "mount it with `mount -t tracefs nodev /sys/kernel/tracing`";
     if !Path::new(TRACEFS).is_dir() {
-        return Err(format!(
-            "this kernel has no tracefs ({TRACEFS} does not exist: CONFIG_TRACING is off), \
-             which syscall tracepoints need"
-        ));
+        return Err(HostError::NoTracefs);
     }
     if !is_admin() {
-        return Err(format!(
-            "tracefs is not mounted at {TRACEFS} and mounting it needs CAP_SYS_ADMIN; {manual}"
-        ));
+        return Err(HostError::TracefsNeedsAdmin);
     }
-    let fail = |what: &str| {
-        format!(
-            "tracefs is not mounted at {TRACEFS} and {what} failed: {}; {manual}",
-            std::io::Error::last_os_error()
-        )
+    let fail = |what| HostError::Mount {
+        what,
+        source: std::io::Error::last_os_error(),
     };
     let cstr = |s: &'static CStr| s.as_ptr();
     // SAFETY: this worker is single-threaded (forked), as unshare(CLONE_NEWNS) requires; the
@@ -204,11 +247,11 @@ pub fn ensure_tracefs() -> Result<Tracefs, String> {
             return Err(fail("mount -t tracefs"));
         }
     }
-    Ok(Tracefs::MountedPrivately)
+    Ok(())
 }
 
 /// The kprobe PMU (or legacy kprobe_events) exists: CONFIG_KPROBES and CONFIG_KPROBE_EVENTS.
-pub fn check_kprobes() -> Result<(), String> {
+pub fn check_kprobes() -> Result<(), HostError> {
     let legacy = Path::new(tracefs_dir()).join("kprobe_events");
     if Path::new(KPROBE_PMU).exists() || legacy.exists() {
         return Ok(());
@@ -221,42 +264,30 @@ pub fn check_kprobes() -> Result<(), String> {
         (_, Some(false)) => "CONFIG_KPROBE_EVENTS is not set in this kernel's config",
         _ => "CONFIG_KPROBES or CONFIG_KPROBE_EVENTS is off",
     };
-    Err(format!(
-        "this kernel has no kprobes: {config} ({KPROBE_PMU} is absent); a kernel built with \
-         CONFIG_KPROBES=y and CONFIG_KPROBE_EVENTS=y is needed"
-    ))
+    Err(HostError::NoKprobes { config })
 }
 
 /// kprobe.multi links are built on fprobe.
-pub fn check_fprobe() -> Result<(), String> {
+pub fn check_fprobe() -> Result<(), HostError> {
     if kconfig_enabled("CONFIG_FPROBE") == Some(false) {
-        return Err(
-            "this kernel has no kprobe.multi links: CONFIG_FPROBE is not set in its config \
-             (needs Linux ≥ 5.18 built with CONFIG_FPROBE=y)"
-                .into(),
-        );
+        return Err(HostError::NoFprobe);
     }
     Ok(())
 }
 
-pub fn check_uprobes() -> Result<(), String> {
+pub fn check_uprobes() -> Result<(), HostError> {
     if Path::new(UPROBE_PMU).exists() || kconfig_enabled("CONFIG_UPROBE_EVENTS") != Some(false) {
         return Ok(());
     }
-    Err(format!(
-        "this kernel has no uprobes: CONFIG_UPROBE_EVENTS is not set ({UPROBE_PMU} is absent)"
-    ))
+    Err(HostError::NoUprobes)
 }
 
 /// fentry/fexit/fmod_ret resolve their target in the kernel's BTF.
-pub fn check_btf() -> Result<(), String> {
+pub fn check_btf() -> Result<(), HostError> {
     if Path::new(VMLINUX_BTF).exists() {
         return Ok(());
     }
-    Err(format!(
-        "this kernel exposes no BTF ({VMLINUX_BTF} is absent: CONFIG_DEBUG_INFO_BTF is off), \
-         which BPF trampolines (fentry/fexit/fmod_ret) need to find their target"
-    ))
+    Err(HostError::NoBtf)
 }
 
 /// The active lockdown mode, when securityfs shows it ("integrity", "confidentiality").

@@ -26,12 +26,14 @@ mod ufunc;
 #[cfg(test)]
 mod tests;
 
-use super::{Scenario, SetupError};
+use super::{RunError, Scenario, SetupError};
 use crate::harness::{Batch, Syscall};
+use crate::sys::affinity::allowed_cpus;
 use kind::{attached_to, watched_syscall, Kind};
 use session::Session;
 use std::collections::BTreeMap;
 use std::time::Duration;
+use syscost_record::KernelScenario;
 
 /// How long a sample with an attach and a detach may take before the worker is presumed hung:
 /// detaching a tracepoint or kprobe waits for RCU grace periods (~70 ms on a small VM, several
@@ -39,9 +41,10 @@ use std::time::Duration;
 const DETACHING_SAMPLE_TIMEOUT: Duration = Duration::from_secs(5);
 
 pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
+    let cpus = allowed_cpus();
     let mut v: Vec<Box<dyn Scenario>> = Vec::new();
     for kind in Kind::ALL {
-        v.push(Box::new(Probed::new(kind, syscall)));
+        v.push(Box::new(Probed::new(kind, syscall, cpus.clone())));
     }
     v.push(Box::new(Ufunc));
     v
@@ -81,14 +84,17 @@ fn common_params(kind: Kind, syscall: Syscall) -> BTreeMap<String, String> {
 pub struct Probed {
     kind: Kind,
     syscall: Syscall,
+    /// The CPUs of the run, decided in the parent (the worker is pinned to one of them).
+    cpus: Vec<u32>,
     session: Option<Session>,
 }
 
 impl Probed {
-    fn new(kind: Kind, syscall: Syscall) -> Probed {
+    fn new(kind: Kind, syscall: Syscall, cpus: Vec<u32>) -> Probed {
         Probed {
             kind,
             syscall,
+            cpus,
             session: None,
         }
     }
@@ -118,7 +124,7 @@ impl Scenario for Probed {
         Some(if self.kind.is_user() {
             "bpf.ufunc".into()
         } else {
-            "native".into()
+            KernelScenario::Native.id().into()
         })
     }
     fn params(&self) -> BTreeMap<String, String> {
@@ -162,14 +168,12 @@ impl Scenario for Probed {
         p
     }
     fn setup(&mut self) -> Result<(), SetupError> {
-        self.session = Some(Session::open(self.kind, self.syscall)?);
+        self.session = Some(Session::open(self.kind, self.syscall, &self.cpus)?);
         Ok(())
     }
-    fn run(&mut self, iters: u64) -> Batch {
-        match &mut self.session {
-            Some(s) => s.sample(iters),
-            None => Batch::default(),
-        }
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        let s = self.session.as_mut().ok_or(RunError::NotSetUp)?;
+        Ok(s.sample(iters)?)
     }
     fn verification(&self) -> Option<&'static str> {
         Some("BPF program hits by the worker's own calls while attached")
@@ -180,9 +184,9 @@ impl Scenario for Probed {
     fn untimed(&mut self) -> Option<u64> {
         self.session.as_mut()?.untimed_ns.take()
     }
-    fn calibration_run(&mut self, iters: u64) -> Batch {
+    fn calibration_run(&mut self, iters: u64) -> Result<Batch, RunError> {
         match &mut self.session {
-            Some(s) if !self.kind.is_user() => s.unattached(iters),
+            Some(s) if !self.kind.is_user() => Ok(s.unattached(iters)),
             _ => self.run(iters),
         }
     }
@@ -226,7 +230,7 @@ impl Scenario for Ufunc {
     fn setup(&mut self) -> Result<(), SetupError> {
         Ok(())
     }
-    fn run(&mut self, iters: u64) -> Batch {
-        ufunc::timed_calls(iters)
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        Ok(ufunc::timed_calls(iters))
     }
 }

@@ -172,6 +172,19 @@ fn bpf_error(what: String, e: &libbpf_rs::Error) -> BpfError {
     }
 }
 
+/// Why the hit counter could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum HitsError {
+    #[error("the BPF object has no .bss map")]
+    NoBss,
+    #[error("reading the hit counter: {0}")]
+    Lookup(libbpf_rs::Error),
+    #[error("the hit counter is missing")]
+    Missing,
+    #[error("the hit counter is not 8 bytes")]
+    Size,
+}
+
 /// One program of the object, loaded (the others are never loaded: one refused program must
 /// not take the rest down).
 pub struct Loaded {
@@ -312,20 +325,20 @@ impl Loaded {
     }
 
     /// The program's hit counter (the `hits` global in .bss).
-    pub fn hits(&self) -> Result<u64, String> {
+    pub fn hits(&self) -> Result<u64, HitsError> {
         let map = self
             .obj
             .maps()
             .find(|m| m.name().to_string_lossy().ends_with(".bss"))
-            .ok_or("the BPF object has no .bss map")?;
+            .ok_or(HitsError::NoBss)?;
         let value = map
             .lookup(&0u32.to_ne_bytes(), MapFlags::ANY)
-            .map_err(|e| format!("reading the hit counter: {e}"))?
-            .ok_or("the hit counter is missing")?;
+            .map_err(HitsError::Lookup)?
+            .ok_or(HitsError::Missing)?;
         let bytes: [u8; 8] = value
             .get(..8)
             .and_then(|b| b.try_into().ok())
-            .ok_or("the hit counter is not 8 bytes")?;
+            .ok_or(HitsError::Size)?;
         Ok(u64::from_ne_bytes(bytes))
     }
 }

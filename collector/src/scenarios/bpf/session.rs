@@ -3,10 +3,11 @@
 
 use super::host;
 use super::kind::{kernel_function, trampoline_targets, watched_syscall, Kind};
-use super::object::{BpfError, Config, Loaded, Target};
+use super::object::{BpfError, Config, HitsError, Loaded, Target};
 use super::ufunc;
 use crate::harness::{Batch, Probe, Syscall};
-use crate::scenarios::SetupError;
+use crate::scenarios::{RunError, SetupError};
+use crate::sys::affinity::{others, pin_to_cpu, pinned_cpu};
 use libbpf_rs::Link;
 
 const EPERM: i32 = libc::EPERM;
@@ -44,7 +45,6 @@ impl Driver {
 }
 
 pub struct Session {
-    pub kind: Kind,
     loaded: Loaded,
     target: Target,
     driver: Driver,
@@ -54,8 +54,24 @@ pub struct Session {
     pub untimed_ns: Option<u64>,
     /// The detach of the previous sample, still waiting for RCU in a thread of its own.
     detaching: Option<std::thread::JoinHandle<u64>>,
-    /// CPU of the measurement (the detaching thread keeps off it when it can).
-    cpu: Option<u32>,
+    /// Where the detaching thread runs: a CPU of the run other than the measurement's, when
+    /// there is one.
+    detach_cpu: Option<u32>,
+}
+
+/// Why a sample could not be taken: the scenario ends with this reason.
+#[derive(Debug, thiserror::Error)]
+pub enum SampleError {
+    #[error("attaching the BPF program failed: {}", .0.with_log())]
+    Attach(BpfError),
+    #[error(transparent)]
+    Hits(#[from] HitsError),
+}
+
+impl From<SampleError> for RunError {
+    fn from(e: SampleError) -> RunError {
+        RunError::failed(e)
+    }
 }
 
 /// A link moved to the detaching thread. libbpf's link destroy only closes the descriptor and
@@ -64,27 +80,14 @@ struct SendLink(Link);
 // SAFETY: see above; the link is used by exactly one thread at a time.
 unsafe impl Send for SendLink {}
 
-/// The CPU the calling thread runs on.
-fn current_cpu() -> Option<u32> {
-    // SAFETY: no arguments.
-    let c = unsafe { libc::sched_getcpu() };
-    (c >= 0).then_some(c as u32)
-}
-
-/// Detaches in a thread of its own, on another CPU than `cpu` when there is one: the unregister
-/// takes effect at once, and the wait for RCU grace periods that follows (~80 ms for a
-/// tracepoint) then no longer stalls the round. Returns the detach duration in ns.
+/// Detaches in a thread of its own, on `cpu` (another than the measurement's) when there is
+/// one: the unregister takes effect at once, and the wait for RCU grace periods that follows
+/// (~80 ms for a tracepoint) then no longer stalls the round. Returns the detach duration in ns.
 fn detach_in_background(link: Link, cpu: Option<u32>) -> std::thread::JoinHandle<u64> {
     let link = SendLink(link);
     std::thread::spawn(move || {
         if let Some(cpu) = cpu {
-            let others: Vec<u32> = crate::sys::affinity::allowed_cpus()
-                .into_iter()
-                .filter(|&c| c != cpu)
-                .collect();
-            if let Some(&other) = others.first() {
-                let _ = crate::sys::affinity::pin_to_cpu(other);
-            }
+            let _ = pin_to_cpu(cpu);
         }
         let t0 = crate::harness::clock::now_ns();
         drop(link.0);
@@ -99,7 +102,7 @@ fn unsupported(s: String) -> SetupError {
 /// Checks that need no loading: privileges, kernel version, the kernel features the attach
 /// type rests on. Mounts tracefs privately for tracepoints when it is missing.
 fn preflight(kind: Kind, syscall: Syscall) -> Result<(), SetupError> {
-    host::check_privileges().map_err(unsupported)?;
+    host::check_privileges()?;
     let min = kind.min_kernel();
     if let Some(v) = host::kernel_version() {
         if v < min {
@@ -115,7 +118,7 @@ fn preflight(kind: Kind, syscall: Syscall) -> Result<(), SetupError> {
     }
     match kind {
         Kind::Tp => {
-            host::ensure_tracefs().map_err(unsupported)?;
+            host::ensure_tracefs()?;
             let (name, _) = watched_syscall(syscall);
             let id = std::path::Path::new(host::tracefs_dir())
                 .join(format!("events/syscalls/sys_enter_{name}/id"));
@@ -127,10 +130,10 @@ fn preflight(kind: Kind, syscall: Syscall) -> Result<(), SetupError> {
                 )));
             }
         }
-        Kind::Kprobe | Kind::Kretprobe => host::check_kprobes().map_err(unsupported)?,
-        Kind::KprobeMulti => host::check_fprobe().map_err(unsupported)?,
-        Kind::Fentry | Kind::Fexit | Kind::Fmodret => host::check_btf().map_err(unsupported)?,
-        Kind::Uprobe | Kind::Uretprobe => host::check_uprobes().map_err(unsupported)?,
+        Kind::Kprobe | Kind::Kretprobe => host::check_kprobes()?,
+        Kind::KprobeMulti => host::check_fprobe()?,
+        Kind::Fentry | Kind::Fexit | Kind::Fmodret => host::check_btf()?,
+        Kind::Uprobe | Kind::Uretprobe => host::check_uprobes()?,
         Kind::RawTp => {}
     }
     if kind == Kind::Fmodret && syscall == Syscall::Mix {
@@ -199,14 +202,20 @@ fn attach_error(kind: Kind, e: BpfError) -> SetupError {
 
 impl Session {
     /// In the worker: checks, loads the one program, and proves it counts exactly one hit
-    /// for one call while attached and none once detached.
-    pub fn open(kind: Kind, syscall: Syscall) -> Result<Session, SetupError> {
-        Session::open_counting(kind, syscall, std::process::id())
+    /// for one call while attached and none once detached. `cpus`: the CPUs of the run (the
+    /// worker itself is pinned to one of them).
+    pub fn open(kind: Kind, syscall: Syscall, cpus: &[u32]) -> Result<Session, SetupError> {
+        Session::open_counting(kind, syscall, cpus, std::process::id())
     }
 
     /// As [`Session::open`], with the program counting the calls of process `tgid` (tests use
     /// another process to prove that a program that does not count fails).
-    pub fn open_counting(kind: Kind, syscall: Syscall, tgid: u32) -> Result<Session, SetupError> {
+    pub fn open_counting(
+        kind: Kind,
+        syscall: Syscall,
+        cpus: &[u32],
+        tgid: u32,
+    ) -> Result<Session, SetupError> {
         preflight(kind, syscall)?;
         let (name, nr) = watched_syscall(syscall);
         let cfg = Config {
@@ -233,7 +242,7 @@ impl Session {
             Kind::Fentry | Kind::Fexit | Kind::Fmodret => Target::Trampoline,
             Kind::Uprobe | Kind::Uretprobe => {
                 let (path, offset) =
-                    ufunc::locate(ufunc::ufunc_addr()).map_err(SetupError::Failed)?;
+                    ufunc::locate(ufunc::ufunc_addr()).map_err(SetupError::failed)?;
                 Target::Uprobe {
                     path,
                     offset,
@@ -258,22 +267,21 @@ impl Session {
                 _buf: buf,
             }
         } else {
-            Driver::Probe(Probe::new(syscall).map_err(SetupError::Failed)?)
+            Driver::Probe(Probe::new(syscall)?)
         };
         let mut s = Session {
-            kind,
             loaded,
             target,
             driver,
             kept: None,
             untimed_ns: None,
             detaching: None,
-            cpu: current_cpu(),
+            detach_cpu: pinned_cpu().and_then(|c| others(cpus, c).first().copied()),
         };
         let link = s.attach().map_err(|e| attach_error(kind, e))?;
-        let trial = s.count(|s| s.driver.run(1)).map_err(SetupError::Failed)?;
+        let trial = s.count(|s| s.driver.run(1)).map_err(SetupError::failed)?;
         drop(link);
-        let after = s.count(|s| s.driver.run(1)).map_err(SetupError::Failed)?;
+        let after = s.count(|s| s.driver.run(1)).map_err(SetupError::failed)?;
         if trial.1 != 1 || trial.0.bad != 0 {
             return Err(SetupError::Failed(format!(
                 "the {} program was attached but counted {} hit(s) for 1 call ({} unexpected \
@@ -300,8 +308,14 @@ impl Session {
         self.loaded.attach(&self.target)
     }
 
+    /// Makes every later attach fail, as an attach point that vanished mid-run would.
+    #[cfg(test)]
+    pub fn break_attach_point(&mut self) {
+        self.target = Target::RawTracepoint("syscost_no_such_tracepoint");
+    }
+
     /// Runs `f` and returns its result with the hits it caused.
-    fn count<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> Result<(T, u64), String> {
+    fn count<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> Result<(T, u64), HitsError> {
         let before = self.loaded.hits()?;
         let t = f(self);
         let after = self.loaded.hits()?;
@@ -318,67 +332,28 @@ impl Session {
     /// attach, time `iters` operations, and detach in the background — the program exists only
     /// while this worker is being measured. `verified` carries the hits; a hit while detached
     /// counts as a bad operation. Programs kept attached (uprobes) are only counted.
-    pub fn sample(&mut self, iters: u64) -> Batch {
+    pub fn sample(&mut self, iters: u64) -> Result<Batch, SampleError> {
         if self.kept.is_some() {
-            return match self.count(|s| s.driver.run(iters)) {
-                Ok((b, hits)) => Batch {
-                    verified: Some(hits),
-                    ..b
-                },
-                Err(e) => {
-                    eprintln!("syscost: bpf.{}: {e}", self.kind.name());
-                    Batch {
-                        iters,
-                        ..Batch::default()
-                    }
-                }
-            };
+            let (b, hits) = self.count(|s| s.driver.run(iters))?;
+            return Ok(Batch {
+                verified: Some(hits),
+                ..b
+            });
         }
         // The previous sample's detach must be complete before this attach; a call made now
         // must not hit (the program was detached while the other scenarios ran).
         let detach_ns = self.detaching.take().and_then(|h| h.join().ok());
-        let stray = self.count(|s| s.driver.run(1));
+        let (_, stray) = self.count(|s| s.driver.run(1))?;
         let t_attach = crate::harness::clock::now_ns();
-        let link = match self.attach() {
-            Ok(l) => l,
-            Err(e) => {
-                eprintln!(
-                    "syscost: bpf.{}: attach failed mid-run: {e}",
-                    self.kind.name()
-                );
-                return Batch {
-                    iters,
-                    elapsed_ns: 0,
-                    bad: 0,
-                    verified: Some(0),
-                };
-            }
-        };
+        let link = self.attach().map_err(SampleError::Attach)?;
         let attach_ns = crate::harness::clock::now_ns().saturating_sub(t_attach);
         let timed = self.count(|s| s.driver.run(iters));
-        self.detaching = Some(detach_in_background(link, self.cpu));
+        self.detaching = Some(detach_in_background(link, self.detach_cpu));
         // One attach + one detach: this sample's attach and the previous sample's detach.
         self.untimed_ns = detach_ns.map(|d| attach_ns + d);
-        match (timed, stray) {
-            (Ok((mut b, hits)), Ok((_, stray))) => {
-                b.verified = Some(hits);
-                b.bad += stray;
-                b
-            }
-            (Ok((b, _)), Err(e)) | (Err(e), Ok((b, _))) => {
-                eprintln!("syscost: bpf.{}: {e}", self.kind.name());
-                Batch {
-                    verified: None,
-                    ..b
-                }
-            }
-            (Err(e), Err(_)) => {
-                eprintln!("syscost: bpf.{}: {e}", self.kind.name());
-                Batch {
-                    iters,
-                    ..Batch::default()
-                }
-            }
-        }
+        let (mut b, hits) = timed?;
+        b.verified = Some(hits);
+        b.bad += stray;
+        Ok(b)
     }
 }

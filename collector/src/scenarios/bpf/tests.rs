@@ -6,7 +6,7 @@ use super::session::Session;
 use super::{scenarios, Probed};
 use crate::engine::driver::{self, Options};
 use crate::harness::{Batch, Syscall};
-use crate::scenarios::{Scenario, SetupError};
+use crate::scenarios::{RunError, Scenario, SetupError};
 use crate::sys::affinity::allowed_cpus;
 use std::collections::BTreeMap;
 use std::sync::atomic::AtomicBool;
@@ -25,7 +25,7 @@ fn privileged() -> bool {
 fn a_program_that_counts_nothing_fails_setup_instead_of_measuring() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     // Counting the calls of init (pid 1), not ours: attached, but never hit by us.
-    match Session::open_counting(Kind::RawTp, Syscall::Getpid, 1) {
+    match Session::open_counting(Kind::RawTp, Syscall::Getpid, &allowed_cpus(), 1) {
         Err(SetupError::Failed(why)) => {
             assert!(privileged(), "failed although unprivileged: {why}");
             assert!(why.contains("counted 0 hit(s) for 1 call"), "{why}");
@@ -41,10 +41,10 @@ fn a_program_that_counts_nothing_fails_setup_instead_of_measuring() {
 #[test]
 fn a_sample_counts_one_hit_per_call_and_none_after_detach() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    match Session::open(Kind::RawTp, Syscall::Getpgid) {
+    match Session::open(Kind::RawTp, Syscall::Getpgid, &allowed_cpus()) {
         Ok(mut s) => {
             for iters in [1, 10, 1000] {
-                let b = s.sample(iters);
+                let b = s.sample(iters).unwrap();
                 assert_eq!((b.iters, b.bad, b.verified), (iters, 0, Some(iters)));
             }
             // Each sample reports its attach + detach, outside the timed region.
@@ -76,7 +76,7 @@ impl Scenario for Miscounted {
     fn setup(&mut self) -> Result<(), SetupError> {
         self.0.setup()
     }
-    fn run(&mut self, iters: u64) -> Batch {
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
         self.0.run(iters)
     }
     fn verification(&self) -> Option<&'static str> {
@@ -91,8 +91,12 @@ impl Scenario for Miscounted {
 fn a_hit_count_that_does_not_match_fails_the_scenario() {
     let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let mut v: Vec<Box<dyn Scenario>> = vec![
-        Box::new(Miscounted(Probed::new(Kind::RawTp, Syscall::Getpid))),
-        Box::new(Probed::new(Kind::RawTp, Syscall::Getpid)),
+        Box::new(Miscounted(Probed::new(
+            Kind::RawTp,
+            Syscall::Getpid,
+            allowed_cpus(),
+        ))),
+        Box::new(Probed::new(Kind::RawTp, Syscall::Getpid, allowed_cpus())),
     ];
     let opts = Options {
         budget: Duration::from_secs(2),
@@ -119,6 +123,77 @@ fn a_hit_count_that_does_not_match_fails_the_scenario() {
     let (expected, observed) = good.verified.unwrap();
     assert!(expected > 0);
     assert_eq!(expected, observed);
+}
+
+/// Its attach point vanishes before its third sample, as a kernel object could mid-run.
+struct Vanishing {
+    inner: Probed,
+    samples: u32,
+}
+
+impl Scenario for Vanishing {
+    fn id(&self) -> String {
+        self.inner.id()
+    }
+    fn family(&self) -> &'static str {
+        self.inner.family()
+    }
+    fn description(&self) -> String {
+        self.inner.description()
+    }
+    fn baseline(&self) -> Option<String> {
+        None
+    }
+    fn setup(&mut self) -> Result<(), SetupError> {
+        self.inner.setup()
+    }
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        self.samples += 1;
+        if self.samples == 3 {
+            if let Some(s) = self.inner.session.as_mut() {
+                s.break_attach_point();
+            }
+        }
+        self.inner.run(iters)
+    }
+    fn calibration_run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        self.inner.calibration_run(iters)
+    }
+    fn verification(&self) -> Option<&'static str> {
+        self.inner.verification()
+    }
+}
+
+#[test]
+fn an_attach_failing_mid_run_reaches_the_record_with_its_reason() {
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let mut v: Vec<Box<dyn Scenario>> = vec![Box::new(Vanishing {
+        inner: Probed::new(Kind::RawTp, Syscall::Getpid, allowed_cpus()),
+        samples: 0,
+    })];
+    let opts = Options {
+        budget: Duration::from_secs(3),
+        target_ci_pct: 0.0,
+        sample_ns: 1_000_000,
+        cpu: *allowed_cpus().last().unwrap(),
+    };
+    let out = driver::measure(&mut v, &opts, &AtomicBool::new(false), &mut |_| {});
+    let slot = &out.slots[0];
+    if !privileged() {
+        assert_eq!(slot.status, Status::Skipped);
+        return;
+    }
+    assert_eq!(slot.status, Status::Failed, "{:?}", slot.reason);
+    let why = slot.reason.as_deref().unwrap_or_default();
+    // The cause, not a verification failure: the round, what failed, and libbpf's own words.
+    assert!(
+        why.starts_with("in round 2: attaching the BPF program failed: attaching syscost_rawtp"),
+        "{why}"
+    );
+    assert!(why.contains("syscost_no_such_tracepoint"), "{why}");
+    assert!(!why.contains("verification"), "{why}");
+    // The two samples before it are kept.
+    assert_eq!(slot.samples.iter().flatten().count(), 2);
 }
 
 #[test]

@@ -92,14 +92,20 @@ pub fn timed_syscall(nr: libc::c_long, arg: usize, expected: isize, iters: u64) 
     }
 }
 
+/// Why the probed function's place in a file is unknown.
+#[derive(Debug, thiserror::Error)]
+pub enum LocateError {
+    #[error("cannot read /proc/self/maps: {0}")]
+    Maps(std::io::Error),
+    #[error("no file-backed executable mapping holds {0:#x} in /proc/self/maps")]
+    Unmapped(usize),
+}
+
 /// The file and file offset holding the code at `addr`, found in /proc/self/maps: where a
 /// uprobe on that code must be placed.
-pub fn locate(addr: usize) -> Result<(PathBuf, usize), String> {
-    let maps = std::fs::read_to_string("/proc/self/maps")
-        .map_err(|e| format!("cannot read /proc/self/maps: {e}"))?;
-    locate_in(&maps, addr).ok_or_else(|| {
-        format!("no file-backed executable mapping holds {addr:#x} in /proc/self/maps")
-    })
+pub fn locate(addr: usize) -> Result<(PathBuf, usize), LocateError> {
+    let maps = std::fs::read_to_string("/proc/self/maps").map_err(LocateError::Maps)?;
+    locate_in(&maps, addr).ok_or(LocateError::Unmapped(addr))
 }
 
 /// Parses maps lines: `start-end perms offset dev inode path`.

@@ -177,26 +177,35 @@ pub fn can_read() -> io::Result<()> {
     netlink_socket(AUDIT_NLGRP_READLOG).map(drop)
 }
 
+/// Why a marker's serial could not be read.
+#[derive(Debug, thiserror::Error)]
+pub enum AuditError {
+    #[error("cannot listen to audit records: {0}")]
+    Listen(io::Error),
+    #[error("no audit record for the marker syscall {nr} arrived ({source})")]
+    NoRecord { nr: i64, source: io::Error },
+    #[error("audit record without a serial: {0}")]
+    NoSerial(String),
+}
+
 /// Listens on the read-only audit group, runs `emit` (which must make one logged call of
 /// syscall `nr` in process `pid`) and returns that record's serial.
-pub fn marker_serial(pid: u32, nr: i64, emit: impl FnOnce()) -> Result<u64, String> {
-    let fd = netlink_socket(AUDIT_NLGRP_READLOG)
-        .map_err(|e| format!("cannot listen to audit records: {e}"))?;
+pub fn marker_serial(pid: u32, nr: i64, emit: impl FnOnce()) -> Result<u64, AuditError> {
+    let fd = netlink_socket(AUDIT_NLGRP_READLOG).map_err(AuditError::Listen)?;
     emit();
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut buf = vec![0u8; 16384];
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
         let n = recv_timeout(&fd, &mut buf, left)
-            .map_err(|e| format!("no audit record for the marker syscall {nr} arrived ({e})"))?;
+            .map_err(|source| AuditError::NoRecord { nr, source })?;
         for (ty, payload) in messages(&buf[..n]) {
             if ty != AUDIT_SECCOMP {
                 continue;
             }
             let text = String::from_utf8_lossy(payload);
             if is_record_of(&text, pid, nr) {
-                return serial_of(&text)
-                    .ok_or_else(|| format!("audit record without a serial: {text}"));
+                return serial_of(&text).ok_or_else(|| AuditError::NoSerial(text.into_owned()));
             }
         }
     }

@@ -10,9 +10,10 @@
 //!
 //! [`audit`]: super::audit
 
-use super::{action_filter, audit, install, FAMILY};
+use super::audit::{self, AuditError};
+use super::{action_filter, install, FAMILY};
 use crate::harness::{raw_syscall0, Batch, Probe, Syscall};
-use crate::scenarios::{Scenario, SetupError};
+use crate::scenarios::{RunError, Scenario, SetupError};
 use std::collections::BTreeMap;
 
 /// The logged marker syscall around each batch; never a probe.
@@ -37,7 +38,7 @@ impl Log {
         self.syscall.nrs().len() as u64
     }
 
-    fn marker(&self) -> Result<u64, String> {
+    fn marker(&self) -> Result<u64, AuditError> {
         audit::marker_serial(self.pid, MARKER_NR, || {
             // SAFETY: sched_yield has no effect beyond yielding.
             unsafe { raw_syscall0(MARKER_NR) };
@@ -110,14 +111,14 @@ impl Scenario for Log {
             }
         }
         self.pid = std::process::id();
-        let probe = Probe::new(self.syscall).map_err(SetupError::Failed)?;
+        let probe = Probe::new(self.syscall)?;
         let mut nrs = self.syscall.nrs();
         nrs.push(MARKER_NR);
         install(&action_filter(&nrs, libc::SECCOMP_RET_LOG), 0)?;
         self.probe = Some(probe);
         let (s0, s1) = (
-            self.marker().map_err(SetupError::Failed)?,
-            self.marker().map_err(SetupError::Failed)?,
+            self.marker().map_err(SetupError::failed)?,
+            self.marker().map_err(SetupError::failed)?,
         );
         if s1 != s0 + 1 {
             return Err(SetupError::Failed(format!(
@@ -125,7 +126,7 @@ impl Scenario for Log {
                  activity would make the count unreliable"
             )));
         }
-        let b = self.run(16);
+        let b = self.run(16).map_err(SetupError::failed)?;
         if b.bad != 0 || b.verified != Some(16 * self.per_op()) {
             return Err(SetupError::Failed(format!(
                 "16 logged operations: {} wrong results, {:?} audit records",
@@ -134,21 +135,18 @@ impl Scenario for Log {
         }
         Ok(())
     }
-    fn run(&mut self, iters: u64) -> Batch {
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
         if self.probe.is_none() {
-            return Batch::default();
+            return Err(RunError::NotSetUp);
         }
-        let before = self.marker();
+        let s0 = self.marker().map_err(RunError::failed)?;
         let mut b = match &mut self.probe {
             Some(p) => p.run(iters, false),
-            None => return Batch::default(),
+            None => return Err(RunError::NotSetUp),
         };
-        let after = self.marker();
-        b.verified = match (before, after) {
-            (Ok(s0), Ok(s1)) if s1 > s0 => Some(s1 - s0 - 1),
-            _ => None,
-        };
-        b
+        let s1 = self.marker().map_err(RunError::failed)?;
+        b.verified = (s1 > s0).then(|| s1 - s0 - 1);
+        Ok(b)
     }
     fn verification(&self) -> Option<&'static str> {
         Some("audit records created (serial difference around the batch)")

@@ -20,7 +20,8 @@ use super::{Scenario, SetupError};
 use crate::harness::{raw_syscall1, Syscall};
 use libc::c_long;
 
-pub use filter::{action_filter, install};
+pub use crate::scenarios::seccomp::install;
+pub use filter::action_filter;
 
 /// The family name of every interception path.
 pub const FAMILY: &str = "intercept";

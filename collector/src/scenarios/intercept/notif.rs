@@ -8,7 +8,8 @@
 
 use super::{action_filter, install, placement, Call, FAMILY};
 use crate::harness::{Batch, Probe, Syscall};
-use crate::scenarios::{Scenario, SetupError};
+use crate::scenarios::{RunError, Scenario, SetupError};
+use crate::sys::affinity::pinned_cpu;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
@@ -141,12 +142,12 @@ impl Scenario for Notif {
         };
         super::filter::require_action("user_notif")?;
         // The probe is prepared before the filter: its own setup calls would be notified.
-        let probe = Probe::new(self.syscall).map_err(SetupError::Failed)?;
-        let loop_cpu = placement::current_cpu()
+        let probe = Probe::new(self.syscall)?;
+        let loop_cpu = pinned_cpu()
             .ok_or_else(|| SetupError::Failed("the worker is not pinned to one CPU".into()))?;
         let sup_cpu = placement::interceptor_cpu(&self.cpus, loop_cpu, self.same_cpu);
         let (fd_tx, fd_rx) = mpsc::channel::<i32>();
-        let (pin_tx, pin_rx) = mpsc::channel::<Result<(), String>>();
+        let (pin_tx, pin_rx) = mpsc::channel::<Result<(), placement::PinError>>();
         let counters = Arc::clone(&self.counters);
         let cont = self.cont;
         let sup_nrs = nrs.clone();
@@ -162,7 +163,7 @@ impl Scenario for Notif {
         pin_rx
             .recv()
             .map_err(|_| SetupError::Failed("the supervisor thread died".into()))?
-            .map_err(SetupError::Failed)?;
+            .map_err(SetupError::failed)?;
         let fd = install(
             &action_filter(&nrs, libc::SECCOMP_RET_USER_NOTIF),
             libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
@@ -171,7 +172,7 @@ impl Scenario for Notif {
             .send(fd as i32)
             .map_err(|_| SetupError::Failed("the supervisor thread died".into()))?;
         self.probe = Some(probe);
-        let b = self.run(16);
+        let b = self.run(16).map_err(SetupError::failed)?;
         if b.bad != 0 || b.verified != Some(16 * self.per_op()) {
             return Err(SetupError::Failed(format!(
                 "16 notified operations: {} wrong results, {} answered notifications",
@@ -181,14 +182,12 @@ impl Scenario for Notif {
         }
         Ok(())
     }
-    fn run(&mut self, iters: u64) -> Batch {
-        let Some(p) = &mut self.probe else {
-            return Batch::default();
-        };
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        let p = self.probe.as_mut().ok_or(RunError::NotSetUp)?;
         let before = self.counters.answered.load(Ordering::SeqCst);
         let mut b = p.run(iters, false);
         b.verified = Some(self.counters.answered.load(Ordering::SeqCst) - before);
-        b
+        Ok(b)
     }
     fn verification(&self) -> Option<&'static str> {
         Some("notifications answered by the supervisor")

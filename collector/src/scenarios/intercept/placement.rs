@@ -5,21 +5,6 @@
 
 use crate::sys::affinity::pin_to_cpu;
 
-/// The CPU the calling thread is pinned to (the engine pins every worker to exactly one).
-pub fn current_cpu() -> Option<u32> {
-    // SAFETY: plain data; bounds checked by CPU_ISSET.
-    unsafe {
-        let mut set: libc::cpu_set_t = std::mem::zeroed();
-        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
-            return None;
-        }
-        let cpus: Vec<u32> = (0..libc::CPU_SETSIZE as u32)
-            .filter(|&c| libc::CPU_ISSET(c as usize, &set))
-            .collect();
-        (cpus.len() == 1).then(|| cpus[0])
-    }
-}
-
 /// The interceptor's CPU: the highest of `candidates` (the CPUs the run may use) other than the
 /// loop's, or the loop's own when it is the only one or `same` asks for it.
 pub fn interceptor_cpu(candidates: &[u32], loop_cpu: u32, same: bool) -> u32 {
@@ -43,9 +28,18 @@ pub fn describe(candidates: &[u32], same: bool) -> &'static str {
     }
 }
 
+/// Pinning an interceptor (or the tracee) failed.
+#[derive(Debug, thiserror::Error)]
+#[error("cannot pin the {what} to CPU {cpu}: {source}")]
+pub struct PinError {
+    what: &'static str,
+    cpu: u32,
+    source: std::io::Error,
+}
+
 /// Pins the calling thread, with an error that says what was being placed.
-pub fn pin(what: &str, cpu: u32) -> Result<(), String> {
-    pin_to_cpu(cpu).map_err(|e| format!("cannot pin the {what} to CPU {cpu}: {e}"))
+pub fn pin(what: &'static str, cpu: u32) -> Result<(), PinError> {
+    pin_to_cpu(cpu).map_err(|source| PinError { what, cpu, source })
 }
 
 #[cfg(test)]

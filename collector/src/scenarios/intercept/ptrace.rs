@@ -9,11 +9,14 @@
 //! signal stop it if the worker dies. At each stop the tracer does what strace does at least:
 //! `waitpid`, `PTRACE_GET_SYSCALL_INFO`, and resumes (plus one register write under SYSEMU).
 
-use super::super::attach::child::{fork_run, kill_and_reap, Exit, Shared, Slots};
 use super::{placement, Call, FAMILY};
 use crate::harness::{Batch, Probe, Syscall};
-use crate::scenarios::{Scenario, SetupError};
+use crate::scenarios::{RunError, Scenario, SetupError};
+use crate::sys::affinity::pinned_cpu;
+use crate::sys::process::{self, Child, Event, Exit};
+use crate::sys::shared::{Shared, Slots};
 use std::collections::BTreeMap;
+use std::io;
 
 const PTRACE_SYSEMU: libc::c_uint = 31;
 const PTRACE_SYSCALL_INFO_ENTRY: u8 = 1;
@@ -29,10 +32,56 @@ const W_SETUP_ERRNO: usize = 4;
 const S_RESULT: usize = 0;
 
 /// Exit codes of a tracee that could not start.
-const EXIT_PARENT_GONE: i32 = 2;
 const EXIT_TRACEME: i32 = 3;
 const EXIT_PROBE: i32 = 4;
 const EXIT_PIN: i32 = 5;
+
+/// Why a traced batch failed.
+#[derive(Debug, thiserror::Error)]
+pub enum PtraceError {
+    #[error("the scenario was not set up")]
+    NotSetUp,
+    #[error("cannot fork the tracee: {0}")]
+    Fork(io::Error),
+    #[error(
+        "PTRACE_TRACEME failed: {0} (ptrace is not permitted here: Yama ptrace_scope 3, or a \
+         seccomp profile blocking ptrace)"
+    )]
+    TraceMe(io::Error),
+    #[error("the tracee did not stop as planned: {0:?}")]
+    Unplanned(Event),
+    #[error("PTRACE_SETOPTIONS failed: {0}")]
+    SetOptions(io::Error),
+    #[error("resuming the tracee failed: {0}")]
+    Resume(io::Error),
+    #[error("the tracee {0} during its batch")]
+    Ended(Exit),
+    #[error(
+        "the tracee made syscall {0} during its batch, which PTRACE_SYSEMU cannot run (is the \
+         clock not served by the vDSO here?)"
+    )]
+    Unemulated(libc::c_long),
+    #[error("the tracee ended without finishing its batch")]
+    Unfinished,
+    #[error("waitpid on the tracee failed: {0}")]
+    Wait(io::Error),
+    #[error("PTRACE_GET_SYSCALL_INFO failed: {0} (it needs Linux ≥ 5.3)")]
+    SyscallInfo(io::Error),
+    #[error("{what} failed: {source}")]
+    SetReturn {
+        what: &'static str,
+        source: io::Error,
+    },
+}
+
+impl From<PtraceError> for RunError {
+    fn from(e: PtraceError) -> RunError {
+        match e {
+            PtraceError::NotSetUp => RunError::NotSetUp,
+            e => RunError::failed(e),
+        }
+    }
+}
 
 pub struct Ptrace {
     emulate: bool,
@@ -42,8 +91,6 @@ pub struct Ptrace {
     cpus: Vec<u32>,
     shm: Option<Shared<Slots>>,
     loop_cpu: u32,
-    /// Why the last batch failed, for setup's error message.
-    last_error: Option<String>,
 }
 
 impl Ptrace {
@@ -55,7 +102,6 @@ impl Ptrace {
             cpus,
             shm: None,
             loop_cpu: 0,
-            last_error: None,
         }
     }
 
@@ -71,15 +117,9 @@ impl Ptrace {
         }
     }
 
-    /// The tracee: everything before the SIGSTOP is untraced preparation.
-    fn tracee(shm: &Slots, syscall: Syscall, cpu: u32, parent: libc::pid_t, iters: u64) -> i32 {
-        // SAFETY: plain prctl/ptrace/kill calls on ourselves.
-        unsafe {
-            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-            if libc::getppid() != parent {
-                return EXIT_PARENT_GONE;
-            }
-        }
+    /// The tracee (forked tied to the worker): everything before the SIGSTOP is untraced
+    /// preparation.
+    fn tracee(shm: &Slots, syscall: Syscall, cpu: u32, iters: u64) -> i32 {
         if placement::pin("tracee", cpu).is_err() {
             return EXIT_PIN;
         }
@@ -91,7 +131,7 @@ impl Ptrace {
             shm.seti(S_RESULT, c.native_result());
         }
         probe.run(64, false); // warm-up: page faults and caches, before any stop
-                              // SAFETY: as above.
+                              // SAFETY: plain ptrace/getpid calls on ourselves.
         let me = unsafe {
             if libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) != 0 {
                 shm.set(
@@ -115,23 +155,20 @@ impl Ptrace {
     }
 
     /// One traced batch: fork, trace, reap.
-    fn batch(&mut self, iters: u64) -> Result<Batch, String> {
-        let shm = self.shm.as_ref().ok_or("the scenario was not set up")?;
+    fn batch(&self, iters: u64) -> Result<Batch, PtraceError> {
+        let shm = self.shm.as_ref().ok_or(PtraceError::NotSetUp)?;
         shm.clear();
         let (syscall, cpu) = (self.syscall, self.loop_cpu);
-        // SAFETY: getpid cannot fail.
-        let parent = unsafe { libc::getpid() };
-        let pid = fork_run(|| Self::tracee(shm, syscall, cpu, parent, iters))
-            .map_err(|e| format!("cannot fork the tracee: {e}"))?;
-        let mut tracee = Tracee { pid, reaped: false };
+        let mut tracee = process::fork_tied(|| Self::tracee(shm, syscall, cpu, iters))
+            .map_err(PtraceError::Fork)?;
         let result = self.trace(&mut tracee, shm);
         // Every path reaps the tracee: if tracing stopped early it is killed first.
-        if !tracee.reaped {
-            kill_and_reap(pid);
+        if tracee.ended().is_none() {
+            tracee.kill_and_reap();
         }
         let stops = result?;
         if shm.get(W_DONE) != 1 {
-            return Err("the tracee ended without finishing its batch".into());
+            return Err(PtraceError::Unfinished);
         }
         Ok(Batch {
             iters: shm.get(W_ITERS),
@@ -142,27 +179,23 @@ impl Ptrace {
     }
 
     /// Traces until the tracee is gone; returns the probe's entry stops.
-    fn trace(&self, t: &mut Tracee, shm: &Slots) -> Result<u64, String> {
-        let pid = t.pid;
+    fn trace(&self, t: &mut Child, shm: &Slots) -> Result<u64, PtraceError> {
+        let pid = t.pid();
+        let wait = |t: &mut Child| t.wait_event().map_err(PtraceError::Wait);
         // First report: the tracee's self-inflicted SIGSTOP (or its early exit).
-        match t.wait()? {
-            Stop::Signal(libc::SIGSTOP) => {}
-            Stop::Exited(Exit::Code(EXIT_TRACEME)) => {
-                return Err(format!(
-                    "PTRACE_TRACEME failed: {} (ptrace is not permitted here: Yama \
-                     ptrace_scope 3, or a seccomp profile blocking ptrace)",
-                    std::io::Error::from_raw_os_error(shm.get(W_SETUP_ERRNO) as i32)
-                ))
+        match wait(t)? {
+            Event::Stopped(libc::SIGSTOP) => {}
+            Event::Ended(Exit::Code(EXIT_TRACEME)) => {
+                return Err(PtraceError::TraceMe(io::Error::from_raw_os_error(
+                    shm.get(W_SETUP_ERRNO) as i32,
+                )))
             }
-            other => return Err(format!("the tracee did not stop as planned: {other:?}")),
+            other => return Err(PtraceError::Unplanned(other)),
         }
         let opts = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_EXITKILL;
         // SAFETY: our stopped tracee.
         if unsafe { libc::ptrace(libc::PTRACE_SETOPTIONS, pid, 0, opts) } != 0 {
-            return Err(format!(
-                "PTRACE_SETOPTIONS failed: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(PtraceError::SetOptions(io::Error::last_os_error()));
         }
         let nrs = self.syscall.nrs();
         let result = shm.geti(S_RESULT);
@@ -172,16 +205,13 @@ impl Ptrace {
         loop {
             // SAFETY: our stopped tracee; `signal` is 0 or the signal it stopped with.
             if unsafe { libc::ptrace(req, pid, 0, signal) } != 0 {
-                return Err(format!(
-                    "resuming the tracee failed: {}",
-                    std::io::Error::last_os_error()
-                ));
+                return Err(PtraceError::Resume(io::Error::last_os_error()));
             }
             signal = 0;
-            match t.wait()? {
-                Stop::Exited(Exit::Code(0)) => return Ok(stops),
-                Stop::Exited(how) => return Err(format!("the tracee {how} during its batch")),
-                Stop::Signal(SYSCALL_STOP) => {
+            match wait(t)? {
+                Event::Ended(Exit::Code(0)) => return Ok(stops),
+                Event::Ended(how) => return Err(PtraceError::Ended(how)),
+                Event::Stopped(SYSCALL_STOP) => {
                     let (op, nr) = syscall_info(pid)?;
                     if op != PTRACE_SYSCALL_INFO_ENTRY {
                         continue;
@@ -195,67 +225,21 @@ impl Ptrace {
                         // SYSEMU would skip this call too; only the final exit_group is
                         // expected, once the batch is in shared memory.
                         if shm.get(W_DONE) == 1 {
-                            // SAFETY: our tracee.
-                            unsafe { libc::kill(pid, libc::SIGKILL) };
-                            while !t.reaped {
-                                t.wait()?;
-                            }
+                            t.kill();
+                            t.wait().map_err(PtraceError::Wait)?;
                             return Ok(stops);
                         }
-                        return Err(format!(
-                            "the tracee made syscall {nr} during its batch, which PTRACE_SYSEMU \
-                             cannot run (is the clock not served by the vDSO here?)"
-                        ));
+                        return Err(PtraceError::Unemulated(nr));
                     }
                 }
-                Stop::Signal(sig) => signal = sig,
-            }
-        }
-    }
-}
-
-/// A forked tracee; `reaped` once waitpid has collected it.
-struct Tracee {
-    pid: libc::pid_t,
-    reaped: bool,
-}
-
-#[derive(Debug)]
-enum Stop {
-    Signal(i32),
-    Exited(Exit),
-}
-
-impl Tracee {
-    fn wait(&mut self) -> Result<Stop, String> {
-        loop {
-            let mut status = 0;
-            // SAFETY: our own child.
-            let r = unsafe { libc::waitpid(self.pid, &mut status, libc::__WALL) };
-            if r != self.pid {
-                let e = std::io::Error::last_os_error();
-                if e.kind() == std::io::ErrorKind::Interrupted {
-                    continue;
-                }
-                return Err(format!("waitpid on the tracee failed: {e}"));
-            }
-            if libc::WIFSTOPPED(status) {
-                return Ok(Stop::Signal(libc::WSTOPSIG(status)));
-            }
-            if libc::WIFEXITED(status) {
-                self.reaped = true;
-                return Ok(Stop::Exited(Exit::Code(libc::WEXITSTATUS(status))));
-            }
-            if libc::WIFSIGNALED(status) {
-                self.reaped = true;
-                return Ok(Stop::Exited(Exit::Signal(libc::WTERMSIG(status))));
+                Event::Stopped(sig) => signal = sig,
             }
         }
     }
 }
 
 /// (op, syscall number) of the tracee's current stop.
-fn syscall_info(pid: libc::pid_t) -> Result<(u8, libc::c_long), String> {
+fn syscall_info(pid: libc::pid_t) -> Result<(u8, libc::c_long), PtraceError> {
     // SAFETY: zeroed plain data, filled by the kernel up to the size we pass.
     let mut info: libc::ptrace_syscall_info = unsafe { std::mem::zeroed() };
     let size = std::mem::size_of::<libc::ptrace_syscall_info>();
@@ -269,10 +253,7 @@ fn syscall_info(pid: libc::pid_t) -> Result<(u8, libc::c_long), String> {
         )
     };
     if n < 0 {
-        return Err(format!(
-            "PTRACE_GET_SYSCALL_INFO failed: {} (it needs Linux ≥ 5.3)",
-            std::io::Error::last_os_error()
-        ));
+        return Err(PtraceError::SyscallInfo(io::Error::last_os_error()));
     }
     // SAFETY: `entry` is the union member for entry stops; for others only `op` is used.
     let nr = unsafe { info.u.entry.nr } as libc::c_long;
@@ -281,21 +262,25 @@ fn syscall_info(pid: libc::pid_t) -> Result<(u8, libc::c_long), String> {
 
 /// Sets the tracee's syscall return register (at a SYSEMU entry stop).
 #[cfg(target_arch = "x86_64")]
-fn set_return(pid: libc::pid_t, value: i64) -> Result<(), String> {
+fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
     let off = std::mem::offset_of!(libc::user_regs_struct, rax);
     // SAFETY: POKEUSER into the register area of our stopped tracee.
     if unsafe { libc::ptrace(libc::PTRACE_POKEUSER, pid, off, value) } != 0 {
-        return Err(format!(
-            "PTRACE_POKEUSER(rax) failed: {}",
-            std::io::Error::last_os_error()
-        ));
+        return Err(set_return_error("PTRACE_POKEUSER(rax)"));
     }
     Ok(())
 }
 
+fn set_return_error(what: &'static str) -> PtraceError {
+    PtraceError::SetReturn {
+        what,
+        source: io::Error::last_os_error(),
+    }
+}
+
 /// Sets the tracee's syscall return register (at a SYSEMU entry stop).
 #[cfg(target_arch = "aarch64")]
-fn set_return(pid: libc::pid_t, value: i64) -> Result<(), String> {
+fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
     // SAFETY: GETREGSET/SETREGSET of NT_PRSTATUS on our stopped tracee with a matching iovec.
     unsafe {
         let mut regs: libc::user_regs_struct = std::mem::zeroed();
@@ -304,18 +289,12 @@ fn set_return(pid: libc::pid_t, value: i64) -> Result<(), String> {
             iov_len: std::mem::size_of::<libc::user_regs_struct>(),
         };
         if libc::ptrace(libc::PTRACE_GETREGSET, pid, libc::NT_PRSTATUS, &mut iov) != 0 {
-            return Err(format!(
-                "PTRACE_GETREGSET failed: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(set_return_error("PTRACE_GETREGSET"));
         }
         // Through the iovec's pointer: the kernel reads the registers from there.
         (*(iov.iov_base as *mut libc::user_regs_struct)).regs[0] = value as u64;
         if libc::ptrace(libc::PTRACE_SETREGSET, pid, libc::NT_PRSTATUS, &mut iov) != 0 {
-            return Err(format!(
-                "PTRACE_SETREGSET failed: {}",
-                std::io::Error::last_os_error()
-            ));
+            return Err(set_return_error("PTRACE_SETREGSET"));
         }
     }
     Ok(())
@@ -374,21 +353,17 @@ impl Scenario for Ptrace {
         if self.emulate {
             Call::of(self.syscall, "ptrace.sysemu")?;
         }
-        self.loop_cpu = placement::current_cpu()
+        self.loop_cpu = pinned_cpu()
             .ok_or_else(|| SetupError::Failed("the worker is not pinned to one CPU".into()))?;
         // The tracer (this worker) moves; the tracee runs the loop on the worker's CPU.
         let tracer_cpu = placement::interceptor_cpu(&self.cpus, self.loop_cpu, self.same_cpu);
-        placement::pin("tracer", tracer_cpu).map_err(SetupError::Failed)?;
+        placement::pin("tracer", tracer_cpu).map_err(SetupError::failed)?;
         self.shm =
             Some(Shared::new().map_err(|e| SetupError::Failed(format!("mmap failed: {e}")))?);
-        let b = self.run(16);
-        if let Some(e) = self.last_error.take() {
-            return Err(if e.starts_with("PTRACE_TRACEME failed") {
-                SetupError::Unsupported(e)
-            } else {
-                SetupError::Failed(e)
-            });
-        }
+        let b = self.batch(16).map_err(|e| match e {
+            PtraceError::TraceMe(_) => SetupError::Unsupported(e.to_string()),
+            e => SetupError::failed(e),
+        })?;
         if b.bad != 0 || b.verified != Some(16 * self.per_op()) {
             return Err(SetupError::Failed(format!(
                 "16 traced operations: {} wrong results, {:?} probe stops",
@@ -397,20 +372,8 @@ impl Scenario for Ptrace {
         }
         Ok(())
     }
-    fn run(&mut self, iters: u64) -> Batch {
-        match self.batch(iters) {
-            Ok(b) => b,
-            Err(e) => {
-                self.last_error = Some(e);
-                // No verified count: the engine fails the scenario for it.
-                Batch {
-                    iters,
-                    elapsed_ns: 0,
-                    bad: 0,
-                    verified: None,
-                }
-            }
-        }
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        Ok(self.batch(iters)?)
     }
     fn verification(&self) -> Option<&'static str> {
         Some("tracer stops at the probe syscall's entry")
@@ -448,7 +411,7 @@ mod tests {
     #[test]
     fn both_modes_count_every_probe_stop_and_reap_the_tracee() {
         for emulate in [false, true] {
-            let mut p = ready(emulate);
+            let p = ready(emulate);
             let b = p.batch(200).unwrap();
             assert_eq!(
                 (b.iters, b.bad, b.verified),
@@ -460,7 +423,7 @@ mod tests {
         // No tracee is left behind, not even as a zombie. (Other tests' children may come
         // and go, so look for ours only: none of them may stay.)
         let before = children();
-        let mut p = ready(true);
+        let p = ready(true);
         p.batch(10).unwrap();
         let after = children();
         assert!(
@@ -470,10 +433,8 @@ mod tests {
     }
 
     #[test]
-    fn a_run_without_setup_reports_no_count() {
+    fn a_run_without_setup_is_an_error() {
         let mut p = Ptrace::new(Syscall::Getpid, false, true, vec![]);
-        let b = p.run(5);
-        assert_eq!(b.verified, None);
-        assert!(p.last_error.unwrap().contains("not set up"));
+        assert_eq!(p.run(5), Err(RunError::NotSetUp));
     }
 }

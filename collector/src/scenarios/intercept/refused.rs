@@ -4,7 +4,7 @@
 
 use super::{action_filter, install, Call, FAMILY};
 use crate::harness::{clock, raw_syscall1, Batch, Syscall};
-use crate::scenarios::{Scenario, SetupError};
+use crate::scenarios::{RunError, Scenario, SetupError};
 use std::collections::BTreeMap;
 
 /// The errno SECCOMP_RET_ERRNO returns: EPERM, as Docker's default profile does.
@@ -104,11 +104,9 @@ impl Scenario for Refused {
         self.call = Some(call);
         Ok(())
     }
-    fn run(&mut self, iters: u64) -> Batch {
-        match &mut self.call {
-            Some(c) => Self::refused_loop(c, self.want, iters),
-            None => Batch::default(),
-        }
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        let c = self.call.as_mut().ok_or(RunError::NotSetUp)?;
+        Ok(Self::refused_loop(c, self.want, iters))
     }
     fn verification(&self) -> Option<&'static str> {
         Some("calls refused with the filter's errno")

@@ -6,7 +6,7 @@
 
 use super::{action_filter, install, Call, FAMILY};
 use crate::harness::{Batch, Probe, Syscall};
-use crate::scenarios::{Scenario, SetupError};
+use crate::scenarios::{RunError, Scenario, SetupError};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 
@@ -108,13 +108,13 @@ impl Scenario for Trap {
     fn setup(&mut self) -> Result<(), SetupError> {
         let mut call = Call::of(self.syscall, "seccomp.trap")?;
         super::filter::require_action("trap")?;
-        let probe = Probe::new(self.syscall).map_err(SetupError::Failed)?;
+        let probe = Probe::new(self.syscall)?;
         TRAP_NR.store(call.nr, Ordering::Relaxed);
         TRAP_RESULT.store(call.native_result(), Ordering::Relaxed);
         install_handler()?;
         install(&action_filter(&[call.nr], libc::SECCOMP_RET_TRAP), 0)?;
         self.probe = Some(probe);
-        let b = self.run(16);
+        let b = self.run(16).map_err(SetupError::failed)?;
         if b.bad != 0 || b.verified != Some(16) {
             return Err(SetupError::Failed(format!(
                 "16 trapped calls: {} wrong results, {} handler calls",
@@ -124,14 +124,12 @@ impl Scenario for Trap {
         }
         Ok(())
     }
-    fn run(&mut self, iters: u64) -> Batch {
-        let Some(p) = &mut self.probe else {
-            return Batch::default();
-        };
+    fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
+        let p = self.probe.as_mut().ok_or(RunError::NotSetUp)?;
         let before = TRAPS.load(Ordering::Relaxed);
         let mut b = p.run(iters, false);
         b.verified = Some(TRAPS.load(Ordering::Relaxed) - before);
-        b
+        Ok(b)
     }
     fn verification(&self) -> Option<&'static str> {
         Some("SIGSYS handler calls for the probe syscall")

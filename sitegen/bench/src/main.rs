@@ -3,9 +3,11 @@
 //! same files. Each measurement runs in a child process (this binary re-executed) so that peak
 //! RSS and CPU time come from `wait4` for exactly that work.
 //!
-//!     cargo build --release -p syscost-site
+//!     cargo build --release -p syscost-site-bench
 //!     target/release/site-bench [--sizes 1000,10000,100000] [--work DIR] [--repeat N]
+//!     target/release/site-bench synth --runs N --out DIR [--seed S]
 
+use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
@@ -80,38 +82,91 @@ fn du(dir: &Path) -> (u64, u64, u64, String) {
     (bytes, files, largest, largest_path)
 }
 
+#[derive(Debug, Parser)]
+#[command(
+    name = "site-bench",
+    about = "Times syscost-site build on synthetic records, or writes synthetic records",
+    args_conflicts_with_subcommands = true
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Tool>,
+    #[command(flatten)]
+    bench: Bench,
+}
+
+#[derive(Debug, Args)]
+struct Bench {
+    /// Numbers of records to benchmark, comma-separated.
+    #[arg(long, value_delimiter = ',', default_values_t = [1000, 10_000, 100_000])]
+    sizes: Vec<usize>,
+    /// Scratch directory for records and sites (default: a new one in the temp dir).
+    #[arg(long)]
+    work: Option<PathBuf>,
+    /// Measurements per size, best kept (default: 3 up to 10,000 records, else 1).
+    #[arg(long)]
+    repeat: Option<usize>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Tool {
+    /// Write synthetic records (never into a directory named `data`).
+    Synth {
+        /// Number of records.
+        #[arg(long)]
+        runs: usize,
+        /// Directory to write records into.
+        #[arg(long)]
+        out: PathBuf,
+        /// Random seed; the same seed gives the same records.
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.get(1).map(String::as_str) == Some("--child") {
         // The measured work: the real CLI, in this process.
-        use clap::Parser;
         let cli = syscost_site::cli::Cli::parse_from(
             std::iter::once("syscost-site".to_string()).chain(args[2..].iter().cloned()),
         );
-        std::process::exit(syscost_site::cli::run(cli));
+        if let Err(e) = syscost_site::commands::run(cli) {
+            eprintln!("{e}");
+            std::process::exit(1);
+        }
+        return;
     }
-    let mut sizes = vec![1000usize, 10_000, 100_000];
-    let mut work: Option<PathBuf> = None;
-    let mut repeat: Option<usize> = None;
-    let mut it = args.iter().skip(1);
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--sizes" => {
-                sizes = it
-                    .next()
-                    .map(|s| s.split(',').filter_map(|x| x.trim().parse().ok()).collect())
-                    .unwrap_or_default()
-            }
-            "--work" => work = it.next().map(PathBuf::from),
-            "--repeat" => repeat = it.next().and_then(|s| s.parse().ok()),
-            _ => {
-                eprintln!(
-                    "usage: site-bench [--sizes 1000,10000,100000] [--work DIR] [--repeat N]"
-                );
-                std::process::exit(2);
-            }
+    let cli = Cli::parse();
+    std::process::exit(match cli.command {
+        Some(Tool::Synth { runs, out, seed }) => synth(runs, &out, seed),
+        None => bench(cli.bench),
+    });
+}
+
+fn synth(runs: usize, out: &Path, seed: u64) -> i32 {
+    match syscost_site_bench::write(out, runs, seed) {
+        Ok(n) => {
+            println!("wrote {n} synthetic records under {}", out.display());
+            0
+        }
+        Err(e @ syscost_site_bench::WriteError::DataDir(_)) => {
+            eprintln!("site-bench synth: {e}");
+            2
+        }
+        Err(e) => {
+            eprintln!("site-bench synth: {e}");
+            1
         }
     }
+}
+
+fn bench(args: Bench) -> i32 {
+    let Bench {
+        sizes,
+        work,
+        repeat,
+    } = args;
     let tmp;
     let work = match work {
         Some(w) => w,
@@ -122,7 +177,7 @@ fn main() {
     };
     if work.file_name().is_some_and(|n| n == "data") {
         eprintln!("site-bench: refusing to use a directory named data");
-        std::process::exit(2);
+        return 2;
     }
     println!("| runs | records | parse floor: wall (user + sys) | floor peak RSS | build: wall (user + sys) | build ÷ floor: wall, CPU | build peak RSS | build wall per run | site | files | largest page |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
@@ -131,9 +186,9 @@ fn main() {
         let site = work.join(format!("site-{n}"));
         let _ = std::fs::remove_dir_all(&data);
         let t = Instant::now();
-        if let Err(e) = syscost_site::synth::write(&data, n, 1) {
+        if let Err(e) = syscost_site_bench::write(&data, n, 1) {
             eprintln!("site-bench: {e}");
-            std::process::exit(1);
+            return 1;
         }
         eprintln!(
             "generated {n} records in {:.1} s",
@@ -151,7 +206,7 @@ fn main() {
             Ok(x) => x,
             Err(e) => {
                 eprintln!("site-bench: {e}");
-                std::process::exit(1);
+                return 1;
             }
         };
         let (rec_bytes, _, _, _) = du(&data);
@@ -177,4 +232,5 @@ fn main() {
         let _ = std::fs::remove_dir_all(&site);
     }
     let _ = std::fs::remove_dir(&work);
+    0
 }

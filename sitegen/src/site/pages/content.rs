@@ -1,14 +1,18 @@
 //! The prose pages (methodology, how to submit, about): Markdown under `sitegen/content/`,
 //! compiled in and rendered with pulldown-cmark into the page template.
 
-use super::Ctx;
+use crate::site::ctx::Ctx;
+use crate::site::error::BuildError;
 use pulldown_cmark::{html, Options, Parser};
 use serde::Serialize;
 
 const PAGES: &[(&str, &str)] = &[
-    ("methodology", include_str!("../../content/methodology.md")),
-    ("submit", include_str!("../../content/submit.md")),
-    ("about", include_str!("../../content/about.md")),
+    (
+        "methodology",
+        include_str!("../../../content/methodology.md"),
+    ),
+    ("submit", include_str!("../../../content/submit.md")),
+    ("about", include_str!("../../../content/about.md")),
 ];
 
 #[derive(Serialize)]
@@ -36,7 +40,7 @@ fn title_of(src: &str, fallback: &str) -> String {
         .unwrap_or_else(|| fallback.to_string())
 }
 
-pub fn pages(ctx: &mut Ctx) -> Result<(), String> {
+pub fn write(ctx: &mut Ctx) -> Result<(), BuildError> {
     for (name, src) in PAGES {
         let page = Page {
             root: "",

@@ -1,6 +1,5 @@
 //! Helpers shared by the integration tests: running the binary, hand-made records, walking a
 //! generated site.
-#![allow(dead_code)]
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,7 +27,7 @@ pub fn stdout(o: &Output) -> String {
 
 /// A realistic, valid, non-synthetic record to start hand-made fixtures from.
 pub fn base_record(seed: u64) -> RunRecord {
-    let mut r = syscost_site::synth::generate(1, seed)
+    let mut r = syscost_site_bench::generate(1, seed)
         .next()
         .expect("one record");
     r.source.kind = SourceKind::Collected;
@@ -53,7 +52,7 @@ pub fn save(dir: &Path, r: &RunRecord) -> PathBuf {
 
 pub fn save_at(p: &Path, r: &RunRecord) {
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, syscost_site::synth::to_file_bytes(r)).unwrap();
+    std::fs::write(p, syscost_site_bench::to_file_bytes(r)).unwrap();
 }
 
 /// Every file under `dir`, relative path → bytes.

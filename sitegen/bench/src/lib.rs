@@ -1,15 +1,17 @@
-//! Plausible made-up run records for tests and benchmarks (`syscost-site synth`). Every one is
-//! marked `source.kind = "synthetic"`: `check` refuses them, the site labels them.
+//! Plausible made-up run records for the site's tests and benchmark (`site-bench synth`). Every
+//! one is marked `source.kind = "synthetic"`: `syscost-site check` refuses them, the site
+//! labels them.
 //!
 //! Deterministic for a seed: a small SplitMix64 generator, no external randomness.
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use syscost_record::{
-    with_id, Comparability, Cpu, Environment, Estimate, Expectation, Incidental, Method, Overhead,
-    Relation, RunRecord, RunSummary, ScenarioResult, Settings, Source, SourceKind, Status,
-    StopReason, Throughput, Verdict, Verification, Virtualization, SCHEMA_VERSION,
+    Comparability, Cpu, Environment, Estimate, EstimateId, Expectation, Incidental,
+    KernelExpectation, KernelScenario, Method, Overhead, RunRecord, RunSummary, ScenarioResult,
+    Settings, Source, SourceKind, Status, StopReason, Throughput, Verdict, Verification,
+    Virtualization,
 };
 
 pub struct Rng(u64);
@@ -209,10 +211,17 @@ fn skipped(id: &str, family: &str, desc: &str, reason: &str) -> ScenarioResult {
     r
 }
 
-fn estimate(rng: &mut Rng, id: &str, label: &str, formula: &str, v: f64, single: bool) -> Estimate {
+fn estimate(
+    rng: &mut Rng,
+    id: EstimateId,
+    label: &str,
+    formula: &str,
+    v: f64,
+    single: bool,
+) -> Estimate {
     let (m, lo, hi) = with_ci(rng, v, single);
     Estimate {
-        id: id.to_string(),
+        id: id.id().to_string(),
         label: label.to_string(),
         formula: formula.to_string(),
         median_ns: m,
@@ -220,6 +229,33 @@ fn estimate(rng: &mut Rng, id: &str, label: &str, formula: &str, v: f64, single:
         ci_high_ns: hi,
         samples: if single { 1 } else { 60 },
     }
+}
+
+/// One of the kernel benchmark's estimates, under its own label and formula.
+fn kernel_estimate(rng: &mut Rng, id: EstimateId, v: f64, single: bool) -> Estimate {
+    estimate(
+        rng,
+        id,
+        id.label(),
+        id.kernel_formula().unwrap_or_default(),
+        v,
+        single,
+    )
+}
+
+/// The baseline every overhead is measured against.
+const NATIVE: &str = KernelScenario::Native.id();
+
+/// What one synthetic run's numbers are made from.
+#[derive(Clone, Copy)]
+struct Costs {
+    /// This run's speed: the machine's, with a little noise.
+    s: f64,
+    native: f64,
+    entry: f64,
+    per_filter: f64,
+    /// Constant-ALLOW filters are served from the action cache (since 5.11).
+    cached: bool,
 }
 
 fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecord {
@@ -234,11 +270,75 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
     let single = rng.f() < 0.1;
     let k = kernel_idx as f64 / KERNELS.len() as f64;
     let s = m.speed * (1.0 + 0.02 * rng.normal());
-    let native = 95.0 * s * if m.mitigated { 1.6 } else { 1.0 };
-    // Since 5.11 constant-ALLOW filters are served from the action cache.
     let cached = kernel_idx >= 2;
-    let entry = (if cached { 4.0 } else { 28.0 }) * s * (1.0 - 0.3 * k);
-    let per_filter = 9.0 * s * (1.0 - 0.2 * k);
+    let costs = Costs {
+        s,
+        native: 95.0 * s * if m.mitigated { 1.6 } else { 1.0 },
+        entry: (if cached { 4.0 } else { 28.0 }) * s * (1.0 - 0.3 * k),
+        per_filter: 9.0 * s * (1.0 - 0.2 * k),
+        cached,
+    };
+    // The order of the draws below is the order of the generator's first version: changing it
+    // would change every record of a seed.
+    let results = results(rng, m, &costs, single);
+    let estimates = estimates(rng, &costs, single);
+    let expectations = expectations(rng, costs.native, single);
+    // Dates follow kernel order, so a machine's later runs are on newer kernels.
+    let day = kernel_idx * 90 + rng.below(90);
+    let (y, mo, d) = civil(18262 + day as i64); // 2020-01-01 + day
+
+    let method = if single {
+        Method::Sequential
+    } else {
+        Method::Interleaved
+    };
+    // Named after the command that first generated them, so a seed's records stay the same.
+    let tool = concat!("syscost-site ", env!("CARGO_PKG_VERSION"), " synth");
+    let source = Source {
+        note: Some(format!("synthetic record {seq}")),
+        date: Some(format!(
+            "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}Z",
+            rng.below(24),
+            rng.below(60),
+            rng.below(60)
+        )),
+        ..Source::new(SourceKind::Synthetic, tool, method)
+    };
+    let settings = Settings {
+        budget_s: (!single).then_some(30.0),
+        target_ci_pct: (!single).then_some(1.0),
+        cpu: Some(1),
+        sample_ms: (!single).then_some(2.0),
+        ..Settings::new("getpid", 1, 0.95)
+    };
+    let summary = if single {
+        RunSummary::complete(80.0, "none (single sample)")
+    } else {
+        RunSummary {
+            rounds: 100,
+            stop_reason: StopReason::Budget,
+            worst_ci_pct: Some(2.5),
+            worst_ci_id: Some("sud.block".to_string()),
+            ..RunSummary::complete(30.0, "bootstrap percentile of the median")
+        }
+    };
+    RunRecord::builder(source, settings, environment(m, &release, seq), summary)
+        .results(results)
+        .estimates(estimates)
+        .expectations(expectations)
+        .note("Synthetic: generated for tests and benchmarks, not a measurement.")
+        .build()
+}
+
+/// The scenarios a syscost run measures, with costs that follow `c`.
+fn results(rng: &mut Rng, m: &Machine, c: &Costs, single: bool) -> Vec<ScenarioResult> {
+    let Costs {
+        s,
+        native,
+        entry,
+        per_filter,
+        cached,
+    } = *c;
     let bitmap = |n: f64| native + entry + if cached { 0.3 * n } else { per_filter * n };
     let mut results = vec![
         measured(
@@ -252,7 +352,7 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
         ),
         measured(
             rng,
-            "native",
+            KernelScenario::Native.id(),
             "baseline",
             "getpid, no interception",
             native,
@@ -261,38 +361,38 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
         ),
         measured(
             rng,
-            "seccomp.bitmap.1",
+            KernelScenario::Bitmap1.id(),
             "seccomp",
             "1 constant-ALLOW filter",
             bitmap(1.0),
-            Some(("native", native)),
+            Some((NATIVE, native)),
             single,
         ),
         measured(
             rng,
-            "seccomp.bitmap.2",
+            KernelScenario::Bitmap2.id(),
             "seccomp",
             "2 constant-ALLOW filters",
             bitmap(2.0),
-            Some(("native", native)),
+            Some((NATIVE, native)),
             single,
         ),
         measured(
             rng,
-            "seccomp.full.3",
+            KernelScenario::Full3.id(),
             "seccomp",
             "+ a filter loading args[0]",
             native + 30.0 * s + 3.0 * per_filter,
-            Some(("native", native)),
+            Some((NATIVE, native)),
             single,
         ),
         measured(
             rng,
-            "seccomp.full.4",
+            KernelScenario::Full4.id(),
             "seccomp",
             "+ one more constant filter",
             native + 30.0 * s + 4.0 * per_filter,
-            Some(("native", native)),
+            Some((NATIVE, native)),
             single,
         ),
     ];
@@ -304,7 +404,7 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
             "seccomp",
             &format!("{n} uncacheable filters"),
             v,
-            Some(("native", native)),
+            Some((NATIVE, native)),
             single,
         );
         r.params.insert("filters".to_string(), n.to_string());
@@ -318,7 +418,7 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
         "sud",
         "Syscall User Dispatch on, selector ALLOW",
         native + 60.0 * s,
-        Some(("native", native)),
+        Some((NATIVE, native)),
         single,
     ));
     let mut block = measured(
@@ -327,7 +427,7 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
         "sud",
         "selector BLOCK: SIGSYS round trip",
         native + 3400.0 * s,
-        Some(("native", native)),
+        Some((NATIVE, native)),
         single,
     );
     block.verification = Some(Verification {
@@ -363,41 +463,31 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
                 "bpf",
                 &desc,
                 native + cost * s,
-                Some(("native", native)),
+                Some((NATIVE, native)),
                 single,
             ));
         }
     }
+    results
+}
+
+fn estimates(rng: &mut Rng, c: &Costs, single: bool) -> Vec<Estimate> {
+    let Costs {
+        s,
+        entry,
+        per_filter,
+        ..
+    } = *c;
     let mut estimates = vec![
-        estimate(
-            rng,
-            "entry",
-            "seccomp entry overhead",
-            "bitmap.1 − native − (bitmap.2 − bitmap.1)",
-            entry,
-            single,
-        ),
-        estimate(
-            rng,
-            "per_filter.last2",
-            "seccomp per-filter overhead (last 2 diff)",
-            "full.4 − full.3",
-            per_filter,
-            single,
-        ),
-        estimate(
-            rng,
-            "per_filter.div4",
-            "seccomp per-filter overhead (filters / 4)",
-            "(full.4 − native − entry) / 4",
-            per_filter * 1.1,
-            single,
-        ),
+        kernel_estimate(rng, EstimateId::Entry, entry, single),
+        kernel_estimate(rng, EstimateId::PerFilterLast2, per_filter, single),
+        kernel_estimate(rng, EstimateId::PerFilterDiv4, per_filter * 1.1, single),
     ];
     if !single {
+        // Labelled "—" since the first synthetic records: kept, so a seed's records stay the same.
         estimates.push(estimate(
             rng,
-            "depth.per_filter",
+            EstimateId::DepthPerFilter,
             "—",
             "slope of (depth.N − native) over N",
             per_filter,
@@ -405,13 +495,18 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
         ));
         estimates.push(estimate(
             rng,
-            "depth.entry",
+            EstimateId::DepthEntry,
             "—",
             "intercept of the same fit",
             30.0 * s,
             false,
         ));
     }
+    estimates
+}
+
+/// The kernel benchmark's seven expectations, with verdicts that vary from run to run.
+fn expectations(rng: &mut Rng, native: f64, single: bool) -> Vec<Expectation> {
     let verdicts = [
         Verdict::Pass,
         Verdict::Pass,
@@ -421,43 +516,18 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
         Verdict::Inconclusive,
         Verdict::Pass,
     ];
-    let labels = [
-        ("native_le_bitmap1", "native ≤ 1 bitmap", "le"),
-        ("native_le_filter1", "native ≤ 1 filter", "le"),
-        (
-            "per_filter_approx",
-            "per-filter (last 2 diff) ≈ per-filter (filters / 4)",
-            "approx",
-        ),
-        (
-            "bitmap1_approx_bitmap2",
-            "1 bitmapped ≈ 2 bitmapped",
-            "approx",
-        ),
-        ("entry_approx_bitmap1", "entry ≈ 1 bitmapped", "approx"),
-        ("entry_approx_bitmap2", "entry ≈ 2 bitmapped", "approx"),
-        (
-            "total_approx_full4",
-            "native + entry + (per filter * 4) ≈ 4 filters total",
-            "approx",
-        ),
-    ];
-    let expectations = labels
-        .iter()
+    KernelExpectation::ALL
+        .into_iter()
         .zip(verdicts)
-        .map(|((id, label, rel), v)| {
+        .map(|(e, v)| {
             let lhs = native + rng.range(0.0, 40.0);
             let rhs = native + rng.range(0.0, 40.0);
             let d = lhs - rhs;
             let (dm, dlo, dhi) = with_ci(rng, d, single);
             Expectation {
-                id: id.to_string(),
-                label: label.to_string(),
-                relation: if *rel == "le" {
-                    Relation::Le
-                } else {
-                    Relation::Approx
-                },
+                id: e.id().to_string(),
+                label: e.label().to_string(),
+                relation: e.relation(),
                 lhs_ns: lhs,
                 rhs_ns: rhs,
                 diff_median_ns: Some(dm),
@@ -473,7 +543,11 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
                 kernel_verdict: *rng.pick(&[Verdict::Pass, Verdict::Fail]),
             }
         })
-        .collect();
+        .collect()
+}
+
+/// The machine as a synthetic record describes it (no randomness: it is the machine's).
+fn environment(m: &Machine, release: &str, seq: usize) -> Environment {
     let mut kernel_config = BTreeMap::new();
     for (key, v) in [
         ("CONFIG_SECCOMP", "y"),
@@ -484,110 +558,47 @@ fn record(rng: &mut Rng, m: &Machine, kernel_idx: usize, seq: usize) -> RunRecor
     ] {
         kernel_config.insert(key.to_string(), v.to_string());
     }
-    // Dates follow kernel order, so a machine's later runs are on newer kernels.
-    let day = kernel_idx * 90 + rng.below(90);
-    let (y, mo, d) = civil(18262 + day as i64); // 2020-01-01 + day
-    let rec = RunRecord {
-        schema: SCHEMA_VERSION,
-        id: String::new(),
-        source: Source {
-            kind: SourceKind::Synthetic,
-            tool: concat!("syscost-site ", env!("CARGO_PKG_VERSION"), " synth").to_string(),
-            commit: None,
-            method: if single {
-                Method::Sequential
-            } else {
-                Method::Interleaved
+    Environment {
+        comparability: Comparability {
+            arch: m.arch.to_string(),
+            kernel_release: release.to_string(),
+            kernel_version: Some(format!("#1 SMP PREEMPT_DYNAMIC synthetic {seq}")),
+            cpu: Cpu {
+                vendor: Some(m.vendor.to_string()),
+                model_name: Some(m.cpu.to_string()),
+                family: Some("25".to_string()),
+                model: Some("1".to_string()),
+                stepping: Some("1".to_string()),
+                microcode: Some("0xa0011d1".to_string()),
+                logical_cpus: Some(2),
+                physical_cores: Some(1),
+                smt: Some(true),
             },
-            format: None,
-            url: None,
-            text_sha256: None,
-            note: Some(format!("synthetic record {seq}")),
-            date: Some(format!(
-                "{y:04}-{mo:02}-{d:02}T{:02}:{:02}:{:02}Z",
-                rng.below(24),
-                rng.below(60),
-                rng.below(60)
+            virtualization: Virtualization {
+                kind: m.virt.0.to_string(),
+                hypervisor: m.virt.1.map(str::to_string),
+                product: None,
+            },
+            mitigations: mitigations(m.arch, m.mitigated),
+            cmdline: Some(format!(
+                "BOOT_IMAGE=/boot/vmlinuz-{release} root=/dev/vda1 ro"
             )),
+            bpf_jit_enable: Some("1".to_string()),
+            bpf_jit_harden: Some("0".to_string()),
+            seccomp_actions_avail: Some(
+                "kill_process kill_thread trap errno user_notif trace log allow".to_string(),
+            ),
+            kernel_config,
         },
-        settings: Settings {
-            budget_s: (!single).then_some(30.0),
-            target_ci_pct: (!single).then_some(1.0),
-            syscall: "getpid".to_string(),
-            syscalls_per_op: 1,
-            cpu: Some(1),
-            sample_ms: (!single).then_some(2.0),
-            confidence: 0.95,
-            only: Vec::new(),
-            skip: Vec::new(),
+        incidental: Incidental {
+            machine_hash: Some(m.hash.clone()),
+            clocksource: Some("tsc".to_string()),
+            governor: None,
+            loadavg_start: Some([0.1, 0.2, 0.3]),
+            loadavg_end: Some([1.0, 0.5, 0.4]),
+            other: BTreeMap::new(),
         },
-        environment: Environment {
-            comparability: Comparability {
-                arch: m.arch.to_string(),
-                kernel_release: release.clone(),
-                kernel_version: Some(format!("#1 SMP PREEMPT_DYNAMIC synthetic {seq}")),
-                cpu: Cpu {
-                    vendor: Some(m.vendor.to_string()),
-                    model_name: Some(m.cpu.to_string()),
-                    family: Some("25".to_string()),
-                    model: Some("1".to_string()),
-                    stepping: Some("1".to_string()),
-                    microcode: Some("0xa0011d1".to_string()),
-                    logical_cpus: Some(2),
-                    physical_cores: Some(1),
-                    smt: Some(true),
-                },
-                virtualization: Virtualization {
-                    kind: m.virt.0.to_string(),
-                    hypervisor: m.virt.1.map(str::to_string),
-                    product: None,
-                },
-                mitigations: mitigations(m.arch, m.mitigated),
-                cmdline: Some(format!(
-                    "BOOT_IMAGE=/boot/vmlinuz-{release} root=/dev/vda1 ro"
-                )),
-                bpf_jit_enable: Some("1".to_string()),
-                bpf_jit_harden: Some("0".to_string()),
-                seccomp_actions_avail: Some(
-                    "kill_process kill_thread trap errno user_notif trace log allow".to_string(),
-                ),
-                kernel_config,
-            },
-            incidental: Incidental {
-                machine_hash: Some(m.hash.clone()),
-                clocksource: Some("tsc".to_string()),
-                governor: None,
-                loadavg_start: Some([0.1, 0.2, 0.3]),
-                loadavg_end: Some([1.0, 0.5, 0.4]),
-                other: BTreeMap::new(),
-            },
-        },
-        summary: RunSummary {
-            rounds: if single { 1 } else { 100 },
-            duration_s: if single { 80.0 } else { 30.0 },
-            stop_reason: if single {
-                StopReason::Complete
-            } else {
-                StopReason::Budget
-            },
-            target_reached: false,
-            worst_ci_pct: (!single).then_some(2.5),
-            worst_ci_id: (!single).then(|| "sud.block".to_string()),
-            ci_method: if single {
-                "none (single sample)"
-            } else {
-                "bootstrap percentile of the median"
-            }
-            .to_string(),
-        },
-        results,
-        estimates,
-        expectations,
-        notes: vec![
-            "Synthetic: generated for tests and benchmarks, not a measurement.".to_string(),
-        ],
-    };
-    with_id(rec)
+    }
 }
 
 /// Days since 1970-01-01 → (year, month, day), proleptic Gregorian (Howard Hinnant's method).
@@ -622,25 +633,66 @@ pub fn to_file_bytes(r: &RunRecord) -> Vec<u8> {
     v
 }
 
+/// Why [`write`] failed.
+#[derive(Debug)]
+pub enum WriteError {
+    /// The target is named `data`: generated records must never mix with real ones.
+    DataDir(PathBuf),
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+impl std::fmt::Display for WriteError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            WriteError::DataDir(dir) => write!(
+                f,
+                "refusing to write synthetic records into a directory named `data` ({}); use a \
+                 temporary directory",
+                dir.display()
+            ),
+            WriteError::Io { path, source } => {
+                write!(f, "cannot write {}: {source}", path.display())
+            }
+        }
+    }
+}
+
+impl std::error::Error for WriteError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            WriteError::DataDir(_) => None,
+            WriteError::Io { source, .. } => Some(source),
+        }
+    }
+}
+
 /// Writes `n` records under `dir/runs/<arch>/<kernel>/<id>.json` (each via temp file + rename).
-pub fn write(dir: &Path, n: usize, seed: u64) -> Result<usize, String> {
+/// Refuses a directory named `data`: a cheap guard against the one mistake that matters,
+/// generated data in the data set.
+pub fn write(dir: &Path, n: usize, seed: u64) -> Result<usize, WriteError> {
+    if dir.file_name().is_some_and(|name| name == "data") {
+        return Err(WriteError::DataDir(dir.to_path_buf()));
+    }
+    let io = |path: &Path| {
+        let path = path.to_path_buf();
+        move |source| WriteError::Io { path, source }
+    };
     let mut made = std::collections::BTreeSet::new();
     let mut count = 0;
     for r in generate(n, seed) {
         let path = dir.join(r.canonical_path());
         if let Some(parent) = path.parent() {
             if made.insert(parent.to_path_buf()) {
-                std::fs::create_dir_all(parent)
-                    .map_err(|e| format!("cannot create {}: {e}", parent.display()))?;
+                std::fs::create_dir_all(parent).map_err(io(parent))?;
             }
         }
         let tmp = path.with_extension("json.tmp");
-        let mut f = std::fs::File::create(&tmp)
-            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        f.write_all(&to_file_bytes(&r))
-            .map_err(|e| format!("cannot write {}: {e}", tmp.display()))?;
-        std::fs::rename(&tmp, &path)
-            .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        let mut f = std::fs::File::create(&tmp).map_err(io(&tmp))?;
+        f.write_all(&to_file_bytes(&r)).map_err(io(&tmp))?;
+        std::fs::rename(&tmp, &path).map_err(io(&path))?;
         count += 1;
     }
     Ok(count)
@@ -667,6 +719,38 @@ mod tests {
             .map(|r| r.environment.comparability.arch.clone())
             .collect();
         assert!(arches.len() >= 2, "{arches:?}");
+    }
+
+    /// The ids are content hashes, so they pin every byte: tests and benchmarks that name a
+    /// seed keep getting the same records.
+    #[test]
+    fn a_seed_gives_the_records_it_always_gave() {
+        let ids: Vec<String> = generate(5, 3).map(|r| r.id).collect();
+        assert_eq!(
+            ids,
+            [
+                "10e15b5af70a2839",
+                "00fd3d569df44071",
+                "9fb7ae27762dce90",
+                "72a0679ba9802ba0",
+                "caa2f7819fb9bb27"
+            ]
+        );
+    }
+
+    #[test]
+    fn never_writes_into_a_directory_named_data() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        assert!(matches!(write(&data, 1, 1), Err(WriteError::DataDir(_))));
+        assert!(!data.exists());
+        let out = tmp.path().join("records");
+        assert_eq!(write(&out, 3, 1).unwrap(), 3);
+        let files = walkdir::WalkDir::new(&out)
+            .into_iter()
+            .filter(|e| e.as_ref().is_ok_and(|e| e.file_type().is_file()))
+            .count();
+        assert_eq!(files, 3);
     }
 
     #[test]

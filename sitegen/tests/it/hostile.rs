@@ -4,9 +4,7 @@
 //! naming it; nothing may panic, hang or read a huge file whole; nothing from a record may
 //! become markup; and the rest of the site must still be built (or, with `--strict`, nothing).
 
-mod common;
-
-use common::*;
+use crate::common::*;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -242,7 +240,7 @@ fn add_generated(data: &Path, outside: &Path, cases: &mut Vec<Case>) {
 }
 
 fn synth_bytes(r: &RunRecord) -> Vec<u8> {
-    syscost_site::synth::to_file_bytes(r)
+    syscost_site_bench::to_file_bytes(r)
 }
 
 struct Fixture {

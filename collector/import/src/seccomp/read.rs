@@ -1,0 +1,726 @@
+//! seccomp_benchmark's lines → runs: each line becomes an event, and a run ends when an event
+//! comes that belongs earlier in the benchmark's fixed order than what the run has seen.
+
+use crate::env::{parse_sysctl, parse_uname, Uname};
+use crate::lex::{leading_i64, leading_u64};
+use crate::text::Cleaned;
+use syscost_record::{EstimateId, KernelExpectation, KernelScenario, Relation, Verdict};
+
+/// Position of a scenario in the benchmark's order: the declaration order, which `ALL` follows
+/// (tested below).
+pub fn scenario_index(s: KernelScenario) -> usize {
+    s as usize
+}
+
+/// Position of an expectation in the benchmark's order, as for scenarios.
+pub fn expectation_index(e: KernelExpectation) -> usize {
+    e as usize
+}
+
+/// Which benchmark generation a scenario label belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Generation {
+    /// `getpid RET_ALLOW: N ns` (one filter).
+    OneFilter,
+    /// `getpid RET_ALLOW 1 filter` / `2 filters` (mid 2020).
+    TwoFilters,
+    /// bitmap / full (since late 2020; the cache itself is in 5.11).
+    Bitmap,
+}
+
+/// The scenario a `getpid <label>: N ns` line measures, in every generation's words.
+fn scenario_label(label: &str) -> Option<(KernelScenario, Option<Generation>)> {
+    use KernelScenario::*;
+    Some(match label {
+        "native" => (Native, None),
+        "RET_ALLOW" => (Bitmap1, Some(Generation::OneFilter)),
+        "RET_ALLOW 1 filter" => (Bitmap1, Some(Generation::TwoFilters)),
+        "RET_ALLOW 2 filters" => (Bitmap2, Some(Generation::TwoFilters)),
+        "RET_ALLOW 1 filter (bitmap)" => (Bitmap1, Some(Generation::Bitmap)),
+        "RET_ALLOW 2 filters (bitmap)" => (Bitmap2, Some(Generation::Bitmap)),
+        "RET_ALLOW 3 filters (full)" => (Full3, Some(Generation::Bitmap)),
+        "RET_ALLOW 4 filters (full)" => (Full4, Some(Generation::Bitmap)),
+        _ => return None,
+    })
+}
+
+/// An estimate the benchmark prints: one of the kernel's seven (docs/ids.md; printed in the
+/// words of their labels since late 2020), or the one only the mid-2020 generation printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Est {
+    Kernel(EstimateId),
+    /// `filter2 − filter1`; later generations dropped it.
+    BitmapDiff,
+}
+
+impl Est {
+    pub fn id(self) -> &'static str {
+        match self {
+            Est::Kernel(e) => e.id(),
+            Est::BitmapDiff => "per_filter.bitmap_diff",
+        }
+    }
+
+    /// The benchmark's words for it (the latest generation's, for the kernel's seven).
+    pub fn label(self) -> &'static str {
+        match self {
+            Est::Kernel(e) => e.label(),
+            Est::BitmapDiff => "seccomp per-filter overhead",
+        }
+    }
+
+    /// Where the benchmark prints it, after the scenarios; None for estimates it never prints.
+    fn stage(self) -> Option<u32> {
+        use EstimateId::*;
+        Some(match self {
+            Est::Kernel(TotalBitmap1) => 13,
+            Est::Kernel(TotalBitmap2) => 14,
+            Est::Kernel(TotalFull3) => 15,
+            Est::Kernel(TotalFull4) | Est::BitmapDiff => 16,
+            Est::Kernel(Entry) => 17,
+            Est::Kernel(PerFilterLast2) => 18,
+            Est::Kernel(PerFilterDiv4) => 19,
+            Est::Kernel(DepthPerFilter | DepthEntry) => return None,
+        })
+    }
+}
+
+/// The estimate an `Estimated <label>: N ns` line gives, in every generation's words.
+fn estimate_label(label: &str) -> Option<Est> {
+    if let Some(e) = EstimateId::KERNEL.into_iter().find(|e| e.label() == label) {
+        return Some(Est::Kernel(e));
+    }
+    Some(match label {
+        // Earlier generations.
+        "total seccomp overhead for 1 filter" | "seccomp overhead per syscall" => {
+            Est::Kernel(EstimateId::TotalBitmap1)
+        }
+        "total seccomp overhead for 2 filters" => Est::Kernel(EstimateId::TotalBitmap2),
+        "seccomp per-filter overhead" => Est::BitmapDiff,
+        _ => return None,
+    })
+}
+
+/// How the benchmark prints the two sides of an expectation, in
+/// `<lhs> <op> <rhs> (<values>): <mark>` and in its KTAP result lines.
+fn printed_sides(e: KernelExpectation) -> (&'static str, &'static str) {
+    use KernelExpectation::*;
+    match e {
+        NativeLeBitmap1 => ("native", "1 bitmap"),
+        NativeLeFilter1 => ("native", "1 filter"),
+        PerFilterApprox => ("per-filter (last 2 diff)", "per-filter (filters / 4)"),
+        Bitmap1ApproxBitmap2 => ("1 bitmapped", "2 bitmapped"),
+        EntryApproxBitmap1 => ("entry", "1 bitmapped"),
+        EntryApproxBitmap2 => ("entry", "2 bitmapped"),
+        TotalApproxFull4 => ("native + entry + (per filter * 4)", "4 filters total"),
+    }
+}
+
+/// The operator the benchmark prints for a relation.
+pub fn operator(r: Relation) -> &'static str {
+    match r {
+        Relation::Le => "≤",
+        Relation::Approx => "≈",
+    }
+}
+
+/// One slot per kernel expectation.
+#[derive(Debug, Clone)]
+pub struct PerExpectation<T>([Option<T>; KernelExpectation::ALL.len()]);
+
+impl<T> Default for PerExpectation<T> {
+    fn default() -> Self {
+        PerExpectation(Default::default())
+    }
+}
+
+impl<T> PerExpectation<T> {
+    pub fn get(&self, e: KernelExpectation) -> Option<&T> {
+        self.0[expectation_index(e)].as_ref()
+    }
+
+    fn set(&mut self, e: KernelExpectation, v: T) {
+        self.0[expectation_index(e)] = Some(v);
+    }
+}
+
+/// The verdict mark printed after a comparison.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mark {
+    Pass,
+    Fail,
+    /// `Miscalculation! Measurement went negative`: the kernel counts it as a failure.
+    Negative,
+    /// The line ends before the mark (truncated or interrupted).
+    Missing,
+}
+
+impl Mark {
+    /// The verdict the mark gives, if it gives one.
+    pub fn verdict(self) -> Option<Verdict> {
+        match self {
+            Mark::Pass => Some(Verdict::Pass),
+            Mark::Fail | Mark::Negative => Some(Verdict::Fail),
+            Mark::Missing => None,
+        }
+    }
+}
+
+/// A printed comparison: `<lhs> <op> <rhs> (<lhs value> <op> <rhs value>): <mark>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Compare {
+    pub lhs: i64,
+    pub rhs: i64,
+    pub mark: Mark,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Ev {
+    RunnerHeader,
+    TapVersion,
+    Plan(u32),
+    RunningOn,
+    SysctlHeader,
+    Pinned(u32, Option<u32>),
+    Calibrating(Option<String>),
+    Benchmarking(u64),
+    Timing(u64),
+    Scenario(KernelScenario, Option<Generation>, String, u64),
+    Estimate(Est, String, u64),
+    ExpectHeader,
+    Compare(KernelExpectation, Compare),
+    KtapResult(KernelExpectation, Verdict),
+    RunnerResult(bool, String),
+    Totals(String),
+    /// A sentence of the benchmark's own worth keeping as a note.
+    Said(String),
+    /// Candidate lines whose meaning depends on where they are (uname, sysctl values).
+    Other,
+}
+
+/// Where the `Running on:` header puts a run: the next line is `uname -a`.
+const STAGE_RUNNING_ON: u32 = 3;
+/// Where the sysctl header puts a run: sysctl lines follow.
+const STAGE_SYSCTLS: u32 = 4;
+
+impl Ev {
+    /// Position in the benchmark's fixed order; None for events that do not delimit runs.
+    fn stage(&self) -> Option<u32> {
+        Some(match self {
+            Ev::RunnerHeader => 0,
+            // Other tests print plans too; only the benchmark's own (7 tests) delimits a run.
+            Ev::Plan(7) => 2,
+            Ev::RunningOn => STAGE_RUNNING_ON,
+            Ev::SysctlHeader => STAGE_SYSCTLS,
+            Ev::Pinned(..) => 5,
+            Ev::Calibrating(_) => 6,
+            Ev::Benchmarking(_) => 7,
+            Ev::Scenario(s, ..) => 8 + scenario_index(*s) as u32,
+            Ev::Estimate(e, ..) => return e.stage(),
+            Ev::ExpectHeader => 20,
+            Ev::Compare(e, _) => 21 + expectation_index(*e) as u32,
+            _ => return None,
+        })
+    }
+}
+
+fn classify(t: &str) -> Ev {
+    setup(t)
+        .or_else(|| measurement(t))
+        .or_else(|| verdict(t))
+        .unwrap_or(Ev::Other)
+}
+
+/// The lines before the measurements: runner and TAP headers, machine, pinning, calibration.
+fn setup(t: &str) -> Option<Ev> {
+    match t {
+        "selftests: seccomp: seccomp_benchmark" => return Some(Ev::RunnerHeader),
+        "Running on:" => return Some(Ev::RunningOn),
+        "Current BPF sysctl settings:" => return Some(Ev::SysctlHeader),
+        _ => {}
+    }
+    if t.starts_with("TAP version ") || t.starts_with("KTAP version ") {
+        return Some(Ev::TapVersion);
+    }
+    if let Some((n, "")) = t.strip_prefix("1..").and_then(leading_u64) {
+        return Some(Ev::Plan(n as u32));
+    }
+    if let Some((cpu, rest)) = t.strip_prefix("Pinned to CPU ").and_then(leading_u64) {
+        let of = rest
+            .strip_prefix(" of ")
+            .and_then(leading_u64)
+            .map(|(n, _)| n as u32);
+        return Some(Ev::Pinned(cpu as u32, of));
+    }
+    if let Some(rest) = t.strip_prefix("Calibrating sample size for ") {
+        return Some(Ev::Calibrating(
+            leading_u64(rest).map(|(n, _)| n.to_string()),
+        ));
+    }
+    if t.starts_with("Calibrating reasonable sample size") {
+        return Some(Ev::Calibrating(None));
+    }
+    None
+}
+
+/// The loop size, the timings, the scenarios and the estimates.
+fn measurement(t: &str) -> Option<Ev> {
+    if let Some((n, rest)) = t.strip_prefix("Benchmarking ").and_then(leading_u64) {
+        if rest.starts_with(" syscalls") || rest.starts_with(" samples") {
+            return Some(Ev::Benchmarking(n));
+        }
+    }
+    if let Some(ev) = timing(t) {
+        return Some(ev);
+    }
+    if let Some((label, value)) = t.strip_prefix("getpid ").and_then(|r| r.rsplit_once(": ")) {
+        if let (Some((scn, generation)), Some((v, " ns"))) =
+            (scenario_label(label), leading_u64(value))
+        {
+            return Some(Ev::Scenario(scn, generation, label.to_string(), v));
+        }
+    }
+    if let Some((label, value)) = t
+        .strip_prefix("Estimated ")
+        .and_then(|r| r.rsplit_once(": "))
+    {
+        if let (Some(est), Some((v, " ns"))) = (estimate_label(label), leading_u64(value)) {
+            return Some(Ev::Estimate(est, label.to_string(), v));
+        }
+    }
+    None
+}
+
+/// The expectations and results: comparisons, KTAP lines, totals, the benchmark's remarks.
+fn verdict(t: &str) -> Option<Ev> {
+    if t == "Expectations:" {
+        return Some(Ev::ExpectHeader);
+    }
+    if let Some(ev) = compare(t).or_else(|| ktap_result(t)) {
+        return Some(ev);
+    }
+    if let Some(rest) = t.strip_prefix("Totals: ") {
+        return Some(Ev::Totals(rest.to_string()));
+    }
+    [
+        "Skipping constant action bitmap expectations",
+        "Saw unexpected benchmark result",
+        "No overhead measured",
+        "Could not set CPU affinity",
+    ]
+    .iter()
+    .any(|said| t.starts_with(said))
+    .then(|| Ev::Said(t.to_string()))
+}
+
+/// `129.359381409 - 0.008724424 = 129350656985 (129.4s)` (older: without the seconds).
+fn timing(t: &str) -> Option<Ev> {
+    let (lhs, rhs) = t.split_once(" = ")?;
+    let (a, b) = lhs.split_once(" - ")?;
+    let is_stamp = |s: &str| {
+        let (sec, ns) = s.split_once('.').unwrap_or((s, "0"));
+        !sec.is_empty()
+            && sec.bytes().all(|c| c.is_ascii_digit())
+            && ns.bytes().all(|c| c.is_ascii_digit())
+    };
+    if !is_stamp(a) || !is_stamp(b) {
+        return None;
+    }
+    let (ns, rest) = leading_u64(rhs)?;
+    (rest.is_empty() || rest.starts_with(" (")).then_some(Ev::Timing(ns))
+}
+
+/// Matches `<lhs> <op> <rhs>` of an expectation at the start of `t`, tolerating a mangled
+/// operator (`<=`, mojibake): returns the text after it.
+fn match_expectation(t: &str) -> Option<(KernelExpectation, &str)> {
+    for e in KernelExpectation::ALL {
+        let (lhs, rhs) = printed_sides(e);
+        let Some(rest) = t.strip_prefix(lhs) else {
+            continue;
+        };
+        let rest = rest.trim_start();
+        let op_end = rest.find(char::is_whitespace).unwrap_or(rest.len());
+        let op = &rest[..op_end];
+        if op.is_empty() || op.chars().any(|c| c.is_ascii_alphanumeric()) {
+            continue;
+        }
+        if let Some(after_rhs) = rest[op_end..].trim_start().strip_prefix(rhs) {
+            return Some((e, after_rhs));
+        }
+    }
+    None
+}
+
+/// `native ≤ 1 bitmap (646 ≤ 675): ✔️` and its failing / negative / unfinished forms.
+fn compare(t: &str) -> Option<Ev> {
+    let (e, rest) = match_expectation(t)?;
+    let inner = rest.strip_prefix(" (")?;
+    let (values, tail) = inner.split_once("):")?;
+    let mut v = values.split_whitespace();
+    let lhs = v
+        .next()
+        .and_then(leading_i64)
+        .filter(|(_, r)| r.is_empty())?
+        .0;
+    let _op = v.next()?;
+    let rhs = v
+        .next()
+        .and_then(leading_i64)
+        .filter(|(_, r)| r.is_empty())?
+        .0;
+    let tail = tail.trim();
+    let mark = if tail.contains("Miscalculation") {
+        Mark::Negative
+    } else if tail.contains('✔') {
+        Mark::Pass
+    } else if tail.contains('❌') {
+        Mark::Fail
+    } else {
+        Mark::Missing
+    };
+    Some(Ev::Compare(e, Compare { lhs, rhs, mark }))
+}
+
+/// `ok 1 native ≤ 1 bitmap`, `not ok 3 per-filter …`, `ok 5 # SKIP entry ≈ 1 bitmapped`, and
+/// the runner's own `not ok 1 selftests: seccomp: seccomp_benchmark # TIMEOUT 120 seconds`.
+fn ktap_result(t: &str) -> Option<Ev> {
+    let (ok, rest) = if let Some(r) = t.strip_prefix("ok ") {
+        (true, r)
+    } else {
+        (false, t.strip_prefix("not ok ")?)
+    };
+    let (_, rest) = leading_u64(rest)?;
+    let desc = rest.trim_start();
+    if let Some(d) = desc.strip_prefix("selftests: seccomp: seccomp_benchmark") {
+        return Some(Ev::RunnerResult(ok, d.trim().to_string()));
+    }
+    let (skip, desc) = match desc.strip_prefix("# SKIP") {
+        Some(d) => (true, d.trim_start()),
+        None => (false, desc),
+    };
+    let (e, tail) = match_expectation(desc)?;
+    let tail = tail.trim();
+    let skip = skip || tail.starts_with("# SKIP");
+    if !tail.is_empty() && !tail.starts_with('#') {
+        return None;
+    }
+    let verdict = match (skip, ok) {
+        (true, _) => Verdict::Skip,
+        (false, true) => Verdict::Pass,
+        (false, false) => Verdict::Fail,
+    };
+    Some(Ev::KtapResult(e, verdict))
+}
+
+/// A `getpid <label>: N ns` line.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ScenarioLine {
+    pub scenario: KernelScenario,
+    /// The label as printed (it tells the generation).
+    pub label: String,
+    pub ns: u64,
+    /// The timed loop's total ns, printed before it.
+    pub timed_ns: Option<u64>,
+}
+
+/// Everything one run said, in the order it said it.
+#[derive(Debug, Clone, Default)]
+pub struct Run {
+    pub first: usize,
+    pub last: usize,
+    stage: Option<u32>,
+    pub ktap: bool,
+    pub plan: Option<u32>,
+    pub uname: Option<Uname>,
+    pub sysctls: Vec<(String, String)>,
+    pub sysctl_errors: Vec<String>,
+    pub cpu: Option<u32>,
+    pub cpus: Option<u32>,
+    pub calibration_s: Option<String>,
+    pub iterations: Option<u64>,
+    pending_timing: Option<u64>,
+    pub generation: Option<Generation>,
+    pub scenarios: Vec<ScenarioLine>,
+    pub estimates: Vec<(Est, String, u64)>,
+    pub expect_header: bool,
+    pub compares: PerExpectation<Compare>,
+    pub ktap_results: PerExpectation<Verdict>,
+    pub runner: Option<(bool, String)>,
+    pub totals: Option<String>,
+    pub said: Vec<String>,
+    /// The line that began the run, for the message when it holds no result.
+    pub header_line: Option<(usize, String)>,
+}
+
+impl Run {
+    pub fn has_result(&self) -> bool {
+        !self.scenarios.is_empty()
+    }
+
+    pub fn scenario(&self, s: KernelScenario) -> Option<u64> {
+        self.scenarios
+            .iter()
+            .find(|x| x.scenario == s)
+            .map(|x| x.ns)
+    }
+
+    pub fn estimate(&self, e: Est) -> Option<u64> {
+        self.estimates.iter().find(|x| x.0 == e).map(|x| x.2)
+    }
+
+    /// The log's own verdict on an expectation: the KTAP line, else the printed mark.
+    pub fn logged_verdict(&self, e: KernelExpectation) -> Option<Verdict> {
+        self.ktap_results
+            .get(e)
+            .copied()
+            .or_else(|| self.compares.get(e).and_then(|c| c.mark.verdict()))
+    }
+
+    /// Takes in what line `no` (text `t`) says.
+    fn apply(&mut self, ev: Ev, no: usize, t: &str) {
+        if ev != Ev::Other {
+            self.last = no;
+        }
+        match ev {
+            Ev::RunnerHeader | Ev::TapVersion | Ev::RunningOn => self.ktap = true,
+            Ev::Plan(n) => {
+                self.ktap = true;
+                self.plan = Some(n);
+            }
+            Ev::SysctlHeader => {}
+            Ev::ExpectHeader => self.expect_header = true,
+            Ev::Pinned(cpu, of) => {
+                self.cpu = Some(cpu);
+                self.cpus = of;
+            }
+            Ev::Calibrating(s) => self.calibration_s = s,
+            Ev::Benchmarking(n) => self.iterations = Some(n),
+            Ev::Timing(ns) => self.pending_timing = Some(ns),
+            Ev::Scenario(scn, generation, label, v) => {
+                if generation.is_some() {
+                    self.generation = self.generation.max(generation);
+                }
+                self.scenarios.push(ScenarioLine {
+                    scenario: scn,
+                    label,
+                    ns: v,
+                    timed_ns: self.pending_timing.take(),
+                });
+            }
+            Ev::Estimate(est, label, v) => self.estimates.push((est, label, v)),
+            Ev::Compare(e, c) => self.compares.set(e, c),
+            Ev::KtapResult(e, v) => {
+                self.ktap = true;
+                self.ktap_results.set(e, v);
+            }
+            Ev::RunnerResult(ok, directive) => {
+                self.ktap = true;
+                self.runner = Some((ok, directive));
+            }
+            Ev::Totals(s) => {
+                if self.totals.is_none() {
+                    self.ktap = true;
+                    self.totals = Some(s);
+                }
+            }
+            Ev::Said(s) => self.said.push(s),
+            Ev::Other => self.apply_other(no, t),
+        }
+    }
+
+    /// A line with no meaning of its own: `uname -a` after `Running on:`, sysctls after their
+    /// header.
+    fn apply_other(&mut self, no: usize, t: &str) {
+        match self.stage {
+            Some(STAGE_RUNNING_ON) if self.uname.is_none() => {
+                self.uname = parse_uname(t);
+                if self.uname.is_some() {
+                    self.last = no;
+                }
+            }
+            Some(STAGE_SYSCTLS) => {
+                if let Some(kv) = parse_sysctl(t) {
+                    self.sysctls.push(kv);
+                    self.last = no;
+                } else if t.contains("bpf_jit") {
+                    self.sysctl_errors.push(t.to_string());
+                    self.last = no;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Splits the cleaned log into runs.
+pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
+    let mut done = Vec::new();
+    let mut run = Run::default();
+    for line in &cleaned.lines {
+        let t = line.text.as_str();
+        let ev = classify(t);
+        if let Some(stage) = ev.stage() {
+            if run.stage.is_some_and(|s| stage <= s) {
+                done.push(std::mem::take(&mut run));
+            }
+            if run.stage.is_none() {
+                run.first = line.no;
+                run.header_line = Some((line.no, t.to_string()));
+            }
+            run.stage = Some(stage);
+        } else if run.stage.is_none() {
+            continue;
+        }
+        run.apply(ev, line.no, t);
+    }
+    if run.stage.is_some() {
+        done.push(run);
+    }
+    done
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_each_line_kind() {
+        assert_eq!(
+            classify("getpid native: 646 ns"),
+            Ev::Scenario(KernelScenario::Native, None, "native".into(), 646)
+        );
+        assert!(matches!(
+            classify("getpid RET_ALLOW 3 filters (full): 732 ns"),
+            Ev::Scenario(KernelScenario::Full3, Some(Generation::Bitmap), _, 732)
+        ));
+        assert!(matches!(
+            classify(
+                "Estimated seccomp per-filter overhead (filters / 4): 18446744073709551613 ns"
+            ),
+            Ev::Estimate(
+                Est::Kernel(EstimateId::PerFilterDiv4),
+                _,
+                18446744073709551613
+            )
+        ));
+        assert_eq!(classify("Pinned to CPU 3 of 4"), Ev::Pinned(3, Some(4)));
+        assert_eq!(
+            classify("Benchmarking 200000000 syscalls..."),
+            Ev::Benchmarking(200000000)
+        );
+        assert_eq!(
+            classify("129.359381409 - 0.008724424 = 129350656985 (129.4s)"),
+            Ev::Timing(129350656985)
+        );
+        assert_eq!(classify("1..7"), Ev::Plan(7));
+        assert_eq!(classify("getpid native: lots ns"), Ev::Other);
+    }
+
+    #[test]
+    fn compares_with_every_mark() {
+        assert_eq!(
+            classify("native ≤ 1 bitmap (646 ≤ 675): ✔️"),
+            Ev::Compare(
+                KernelExpectation::NativeLeBitmap1,
+                Compare {
+                    lhs: 646,
+                    rhs: 675,
+                    mark: Mark::Pass
+                }
+            )
+        );
+        assert_eq!(
+            classify("per-filter (last 2 diff) ≈ per-filter (filters / 4) (20 ≈ 19): ❌"),
+            Ev::Compare(
+                KernelExpectation::PerFilterApprox,
+                Compare {
+                    lhs: 20,
+                    rhs: 19,
+                    mark: Mark::Fail
+                }
+            )
+        );
+        assert_eq!(
+            classify(
+                "entry ≈ 2 bitmapped (-3 ≈ 29): Miscalculation! Measurement went negative: -3"
+            ),
+            Ev::Compare(
+                KernelExpectation::EntryApproxBitmap2,
+                Compare {
+                    lhs: -3,
+                    rhs: 29,
+                    mark: Mark::Negative
+                }
+            )
+        );
+        assert_eq!(
+            classify("native + entry + (per filter * 4) <= 4 filters total (755 <= 752):"),
+            Ev::Compare(
+                KernelExpectation::TotalApproxFull4,
+                Compare {
+                    lhs: 755,
+                    rhs: 752,
+                    mark: Mark::Missing
+                }
+            )
+        );
+    }
+
+    #[test]
+    fn ktap_results() {
+        assert_eq!(
+            classify("ok 1 native ≤ 1 bitmap"),
+            Ev::KtapResult(KernelExpectation::NativeLeBitmap1, Verdict::Pass)
+        );
+        assert_eq!(
+            classify("not ok 4 1 bitmapped ≈ 2 bitmapped"),
+            Ev::KtapResult(KernelExpectation::Bitmap1ApproxBitmap2, Verdict::Fail)
+        );
+        assert_eq!(
+            classify("ok 5 # SKIP entry ≈ 1 bitmapped"),
+            Ev::KtapResult(KernelExpectation::EntryApproxBitmap1, Verdict::Skip)
+        );
+        assert_eq!(
+            classify("not ok 1 selftests: seccomp: seccomp_benchmark # TIMEOUT 180 seconds"),
+            Ev::RunnerResult(false, "# TIMEOUT 180 seconds".into())
+        );
+        assert_eq!(classify("ok 9 global.user_notification_basic"), Ev::Other);
+    }
+
+    #[test]
+    fn printed_sides_are_the_labels_halves() {
+        for e in KernelExpectation::ALL {
+            let (lhs, rhs) = printed_sides(e);
+            assert_eq!(format!("{lhs} {} {rhs}", operator(e.relation())), e.label());
+        }
+    }
+
+    #[test]
+    fn indices_follow_the_benchmarks_order() {
+        for (i, s) in KernelScenario::ALL.into_iter().enumerate() {
+            assert_eq!(scenario_index(s), i);
+        }
+        for (i, e) in KernelExpectation::ALL.into_iter().enumerate() {
+            assert_eq!(expectation_index(e), i);
+        }
+    }
+
+    #[test]
+    fn every_generation_names_its_estimates() {
+        for e in EstimateId::KERNEL {
+            assert_eq!(estimate_label(e.label()), Some(Est::Kernel(e)));
+        }
+        assert_eq!(
+            estimate_label("seccomp overhead per syscall"),
+            Some(Est::Kernel(EstimateId::TotalBitmap1))
+        );
+        assert_eq!(
+            estimate_label("seccomp per-filter overhead"),
+            Some(Est::BitmapDiff)
+        );
+        assert_eq!(
+            estimate_label("per-filter cost (slope of the depth sweep)"),
+            None
+        );
+    }
+}

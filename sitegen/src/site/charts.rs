@@ -1,0 +1,176 @@
+//! The chart blocks of the architecture, series and metric pages: one metric over kernel
+//! versions, one line per comparable series, with the numbers as a table beside the SVG.
+
+use super::links::Links;
+use super::rows::{point_cell, Cell};
+use crate::chart::{self, legend_marker, Line, Trend, MAX_LINES};
+use crate::info::{RunInfo, SeriesKey};
+use crate::kver::{label_key, KernelVersion};
+use crate::metrics::{aggregate, Point, Val, METRICS};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One metric over kernel versions, per comparable series.
+struct TrendData {
+    /// (sort key, label) ascending.
+    kernels: Vec<String>,
+    /// Series with the number of runs behind them and one point per kernel.
+    lines: Vec<(SeriesKey, usize, Vec<Option<Point>>)>,
+}
+
+fn trend(runs: &[RunInfo], idx: &[usize], m: usize) -> TrendData {
+    let mut cells: BTreeMap<&SeriesKey, BTreeMap<KernelVersion, Vec<Val>>> = BTreeMap::new();
+    let mut labels: BTreeMap<KernelVersion, &str> = BTreeMap::new();
+    for &i in idx {
+        let r = &runs[i];
+        if let Some(v) = r.metrics[m] {
+            let k = label_key(&r.kbase);
+            labels.entry(k.clone()).or_insert(r.kbase.as_str());
+            cells
+                .entry(&r.series)
+                .or_default()
+                .entry(k)
+                .or_default()
+                .push(v);
+        }
+    }
+    let keys: Vec<&KernelVersion> = labels.keys().collect();
+    let mut lines: Vec<(SeriesKey, usize, Vec<Option<Point>>)> = cells
+        .into_iter()
+        .map(|(s, per_k)| {
+            let n = per_k.values().map(Vec::len).sum();
+            let pts = keys
+                .iter()
+                .map(|k| per_k.get(*k).and_then(|v| aggregate(v)))
+                .collect();
+            (s.clone(), n, pts)
+        })
+        .collect();
+    // The best-covered series are drawn first; ties keep key order (stable sort).
+    lines.sort_by_key(|l| std::cmp::Reverse(l.1));
+    TrendData {
+        kernels: labels.values().map(|s| s.to_string()).collect(),
+        lines,
+    }
+}
+
+#[derive(Serialize)]
+struct LegendItem {
+    marker: String,
+    label: String,
+    href: Option<String>,
+}
+
+#[derive(Serialize)]
+struct ChartHead {
+    marker: String,
+    label: String,
+    href: String,
+}
+
+#[derive(Serialize)]
+struct ChartRow {
+    kernel: String,
+    kernel_href: String,
+    cells: Vec<Cell>,
+}
+
+#[derive(Serialize)]
+pub struct Chart {
+    title: String,
+    short: &'static str,
+    slug: String,
+    svg: Option<String>,
+    caption: String,
+    legend: Vec<LegendItem>,
+    hidden: usize,
+    heads: Vec<ChartHead>,
+    rows: Vec<ChartRow>,
+}
+
+pub fn chart_for(
+    runs: &[RunInfo],
+    idx: &[usize],
+    m: usize,
+    title: String,
+    anchor: String,
+    root: &str,
+) -> Chart {
+    let metric = &METRICS[m];
+    let t = trend(runs, idx, m);
+    let links = Links;
+    let drawn = t.lines.len().min(MAX_LINES);
+    let desc = format!(
+        "{} in ns per operation over {} kernel versions ({} to {}), {} series{}. The same numbers are in the table next to the chart.",
+        metric.label,
+        t.kernels.len(),
+        t.kernels.first().map(String::as_str).unwrap_or("-"),
+        t.kernels.last().map(String::as_str).unwrap_or("-"),
+        drawn,
+        if t.lines.len() > drawn {
+            format!(" of {}", t.lines.len())
+        } else {
+            String::new()
+        }
+    );
+    let trend = Trend {
+        title: title.clone(),
+        desc,
+        x: t.kernels.clone(),
+        lines: t.lines[..drawn]
+            .iter()
+            .map(|(s, _, pts)| Line {
+                label: s.label(),
+                points: pts.clone(),
+            })
+            .collect(),
+        y_label: format!("{} (ns)", metric.short),
+    };
+    // The table pivots the drawn series: one row per kernel, one column per series.
+    let drawn_lines = &t.lines[..drawn];
+    let rows = t
+        .kernels
+        .iter()
+        .enumerate()
+        .map(|(ki, k)| ChartRow {
+            kernel: k.clone(),
+            kernel_href: format!("{root}{}", links.kernel(k)),
+            cells: drawn_lines
+                .iter()
+                .map(|(_, _, pts)| point_cell(pts[ki]))
+                .collect(),
+        })
+        .collect();
+    let heads = drawn_lines
+        .iter()
+        .enumerate()
+        .map(|(i, (s, _, _))| ChartHead {
+            marker: legend_marker(i),
+            label: format!("series {}", s.id()),
+            href: format!("{root}{}", links.series(s)),
+        })
+        .collect();
+    Chart {
+        svg: chart::trend_svg(&trend),
+        caption: format!("{} — ns per operation, by kernel version", metric.label),
+        legend: t.lines[..drawn]
+            .iter()
+            .enumerate()
+            .map(|(i, (s, n, _))| LegendItem {
+                marker: legend_marker(i),
+                label: format!("{} ({} runs)", s.label(), n),
+                href: Some(format!("{root}{}", links.series(s))),
+            })
+            .collect(),
+        hidden: t.lines.len() - drawn,
+        heads,
+        rows,
+        title,
+        short: metric.short,
+        slug: anchor,
+    }
+}
+
+pub fn has_metric(runs: &[RunInfo], idx: &[usize], m: usize) -> bool {
+    idx.iter().any(|&i| runs[i].metrics[m].is_some())
+}

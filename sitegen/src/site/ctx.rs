@@ -1,0 +1,27 @@
+//! What every page writer is handed: the template renderer and the staging directory.
+
+use super::error::BuildError;
+use crate::out::Staging;
+use crate::render::Renderer;
+use serde::Serialize;
+
+/// Renders templates into the staging directory. Only shared references: every thread can
+/// have its own copy.
+#[derive(Clone, Copy)]
+pub struct Ctx<'a> {
+    pub(super) renderer: &'a Renderer,
+    pub(super) out: &'a Staging,
+}
+
+impl Ctx<'_> {
+    /// Renders `template` with `ctx` and writes it at the site path `path`.
+    pub fn page<T: Serialize>(
+        &self,
+        path: &str,
+        template: &str,
+        ctx: &T,
+    ) -> Result<(), BuildError> {
+        let html = self.renderer.render(template, ctx)?;
+        Ok(self.out.write(path, html.as_bytes())?)
+    }
+}

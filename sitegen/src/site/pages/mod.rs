@@ -1,0 +1,12 @@
+//! One module per kind of page, named after it. Each writes its pages from the run summaries
+//! (or, for a run page, its record) through the templates in `sitegen/templates/`.
+
+pub mod arch;
+pub mod content;
+pub mod home;
+pub mod kernels;
+pub mod matrix;
+pub mod metrics;
+pub mod run;
+pub mod runs;
+pub mod series;

@@ -1,0 +1,7 @@
+//! The integration tests of `syscost-site`, one test binary (one link) with a module per area.
+
+mod browser;
+mod build;
+mod check;
+mod common;
+mod hostile;
