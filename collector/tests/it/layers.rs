@@ -234,6 +234,41 @@ fn no_module_uses_one_that_uses_it_back() {
     assert!(cycles.is_empty(), "module cycles:\n{}", cycles.join("\n"));
 }
 
+/// The collector's top-level modules by layer, lowest first (ARCHITECTURE.md): a module may use
+/// only modules of a lower layer.
+const COLLECTOR_LAYERS: [(&str, u8); 11] = [
+    ("sys", 0),
+    ("harness", 1),
+    ("stats", 1),
+    ("machine", 1),
+    ("scenarios", 2),
+    ("engine", 3),
+    ("analysis", 4),
+    ("report", 5),
+    ("cli", 5),
+    ("error", 6),
+    ("commands", 7),
+];
+
+#[test]
+fn collector_modules_use_only_lower_layers() {
+    let rank = |m: &str| COLLECTOR_LAYERS.iter().find(|(n, _)| *n == m).map(|l| l.1);
+    let top = edges(&root().join("collector/src"))
+        .remove(&Vec::new())
+        .unwrap_or_default();
+    let mut wrong = Vec::new();
+    for (from, to) in top {
+        match (rank(&from), rank(&to)) {
+            (Some(a), Some(b)) if b < a => {}
+            (Some(_), Some(_)) => wrong.push(format!("{from} → {to}")),
+            _ => wrong.push(format!(
+                "{from} → {to}: a module missing from COLLECTOR_LAYERS"
+            )),
+        }
+    }
+    assert!(wrong.is_empty(), "uses against the layering: {wrong:?}");
+}
+
 #[test]
 fn only_main_and_commands_see_the_cli() {
     let src = root().join("collector/src");
