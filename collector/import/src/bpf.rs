@@ -97,6 +97,17 @@ fn table_row(t: &str) -> Option<(String, f64, f64)> {
     Some((name.to_string(), x, y))
 }
 
+/// `uprobe-nop  3.246 ± 0.004M/s`: a row without the colon, as authors retype them; only a
+/// bench name and a rate, nothing after it (prose has words around its rates).
+fn bare_row(t: &str) -> Option<(String, f64, f64)> {
+    let (name, rest) = t.split_once(char::is_whitespace)?;
+    if !is_name(name) || !name.contains(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let (x, y, tail) = rate(rest)?;
+    tail.trim().is_empty().then(|| (name.to_string(), x, y))
+}
+
 /// `Summary: hits    9.200 ± 0.319M/s (  9.200M/prod), ...`
 fn summary(t: &str) -> Option<(f64, f64, Option<f64>)> {
     let rest = t.strip_prefix("Summary: hits")?;
@@ -248,7 +259,7 @@ fn read(t: &str, no: usize, bench: Option<&str>) -> Read {
         if let Some((name, cpus, x, y, z)) = scaling_row(body) {
             return row(&name, x, y, Some(z), Some(cpus));
         }
-        return match table_row(body) {
+        return match table_row(body).or_else(|| bare_row(body)) {
             Some((name, x, y)) => row(&name, x, y, None, None),
             None if t.contains("M/s") => Read::Near(Hint {
                 line: no,
