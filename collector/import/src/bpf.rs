@@ -329,9 +329,10 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         let first = rows.first().map_or(0, |r| r.line);
         let last = rows.last().map_or(0, |r| r.line);
         match record(&rows, &cleaned.repairs) {
-            Some(rec) => out
-                .runs
-                .push(Parsed::new(first, last, rec.notes(skipped.iter().cloned()))),
+            Some(rec) => {
+                out.runs
+                    .push(Parsed::new(first, last, rec.notes(skipped.iter().cloned())))
+            }
             None => out.empty.push(Hint {
                 line: first,
                 text: format!("{} : {} M/s", rows[0].name, rows[0].mops),
@@ -379,7 +380,10 @@ fn record(rows: &[Row], repairs: &[String]) -> Option<RecordBuilder> {
     let syscall_driven = mapped
         .iter()
         .any(|m| matches!(m.kind, Kind::Native | Kind::Syscall));
-    let mut r = skeleton(Format::BpfBench, if syscall_driven { "getpgid" } else { "none" });
+    let mut r = skeleton(
+        Format::BpfBench,
+        if syscall_driven { "getpgid" } else { "none" },
+    );
     if !syscall_driven {
         let s = &mut r.record_mut().settings;
         s.syscalls_per_op = None;

@@ -50,7 +50,8 @@ pub fn prompt(t: &str) -> Option<Prompt> {
 /// with dashes or equals signs.
 fn heading(lines: &[Line], i: usize) -> Option<&str> {
     let t = lines[i].text.trim();
-    let underline = |s: &str| s.len() >= 3 && (s.bytes().all(|c| c == b'-') || s.bytes().all(|c| c == b'='));
+    let underline =
+        |s: &str| s.len() >= 3 && (s.bytes().all(|c| c == b'-') || s.bytes().all(|c| c == b'='));
     if t.is_empty() || underline(t) {
         return None;
     }
@@ -100,8 +101,7 @@ mod tests {
             })
         );
         assert_eq!(
-            prompt("[loongson@linux perf]$ ./perf bench syscall all")
-                .and_then(|p| p.host),
+            prompt("[loongson@linux perf]$ ./perf bench syscall all").and_then(|p| p.host),
             Some("linux".into())
         );
         assert_eq!(

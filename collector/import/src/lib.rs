@@ -146,10 +146,10 @@ fn add_context(r: &mut RunRecord, before: &context::Before) {
         }
     }
     if let Some(h) = &before.heading {
-        r.environment
-            .incidental
-            .other
-            .insert("log heading (the text introducing the run)".into(), h.clone());
+        r.environment.incidental.other.insert(
+            "log heading (the text introducing the run)".into(),
+            h.clone(),
+        );
     }
 }
 

@@ -156,9 +156,8 @@ fn record(run: &Run, repairs: &[String]) -> Option<RecordBuilder> {
     let mut r = skeleton(Format::PerfBench, &syscall);
     if let Some(s) = run.total_s {
         r.record_mut().summary.duration_s = Some(s);
-        notes.push(
-            "summary.duration_s is perf's Total time: the wall time around its loop.".into(),
-        );
+        notes
+            .push("summary.duration_s is perf's Total time: the wall time around its loop.".into());
     }
     if let Some(what) = op.operation(&syscall) {
         let s = &mut r.record_mut().settings;

@@ -92,7 +92,12 @@ impl RunnerFacts {
     }
 
     /// The facts as incidental entries, and a note when the runner reported a failure.
-    pub fn record(&self, test: &str, other: &mut BTreeMap<String, String>, notes: &mut Vec<String>) {
+    pub fn record(
+        &self,
+        test: &str,
+        other: &mut BTreeMap<String, String>,
+        notes: &mut Vec<String>,
+    ) {
         if let Some(t) = self.timeout_s {
             other.insert("kselftest timeout s".into(), t.to_string());
         }

@@ -33,7 +33,9 @@ pub enum StatedError {
     KernelBlank(String),
     #[error("--arch {0:?}: an architecture is one word, as uname -m prints it (x86_64, aarch64, s390x, ...)")]
     ArchWord(String),
-    #[error("--date {0:?} is not an RFC 3339 date (2021-02-07) or UTC time (2021-02-07T10:00:00Z)")]
+    #[error(
+        "--date {0:?} is not an RFC 3339 date (2021-02-07) or UTC time (2021-02-07T10:00:00Z)"
+    )]
     Date(String),
     #[error("--stated-in without any of --kernel, --arch, --machine, --date states nothing")]
     NothingStated,
@@ -116,16 +118,15 @@ impl<'a> StatedFacts<'a> {
         if self.is_empty() {
             return Ok(());
         }
-        let conflict = |fact: &'static str, printed: &str, flag: &'static str, stated: &str| {
-            Error::Conflict {
+        let conflict =
+            |fact: &'static str, printed: &str, flag: &'static str, stated: &str| Error::Conflict {
                 file: file.to_string(),
                 line,
                 fact,
                 printed: printed.to_string(),
                 flag,
                 stated: stated.to_string(),
-            }
-        };
+            };
         let kernel = self.stated_kernel();
         let c = &mut r.environment.comparability;
         if let Some(k) = &kernel {
@@ -215,7 +216,13 @@ mod tests {
         for ok in ["2021-02-07", "2021-02-07T10:00:00Z", "2021-02-07T10:00Z"] {
             assert!(is_rfc3339(ok), "{ok}");
         }
-        for bad in ["2021-2-7", "07.02.2021", "2021-13-01", "2021-02-07 10:00", "yesterday"] {
+        for bad in [
+            "2021-2-7",
+            "07.02.2021",
+            "2021-13-01",
+            "2021-02-07 10:00",
+            "yesterday",
+        ] {
             assert!(!is_rfc3339(bad), "{bad}");
         }
     }
@@ -250,7 +257,9 @@ mod tests {
             f(Some("~"), None, None, None).check(),
             Err(StatedError::Empty { flag: "kernel" })
         );
-        let k = f(Some("~5.7-rc"), None, None, None).stated_kernel().unwrap();
+        let k = f(Some("~5.7-rc"), None, None, None)
+            .stated_kernel()
+            .unwrap();
         assert_eq!((k.release.as_str(), k.approximate), ("5.7-rc", true));
     }
 }

@@ -202,8 +202,11 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         if run.avgs.iter().all(Option::is_none) {
             out.empty.push(Hint::no_result_at(cleaned, run.first));
         } else {
-            out.runs
-                .push(Parsed::new(run.first, run.last, record(&run, &cleaned.repairs)));
+            out.runs.push(Parsed::new(
+                run.first,
+                run.last,
+                record(&run, &cleaned.repairs),
+            ));
         }
     }
     out

@@ -27,9 +27,7 @@ pub fn run(args: &ImportArgs) -> Result<i32, Error> {
         date: args.date.as_deref(),
         stated_in: args.stated_in.as_deref(),
     };
-    stated
-        .check()
-        .map_err(|e| Error::Argument(e.to_string()))?;
+    stated.check().map_err(|e| Error::Argument(e.to_string()))?;
     let prov = Provenance {
         source: args.source.as_deref(),
         note: args.note.as_deref(),

@@ -416,7 +416,13 @@ fn recomputed(run: &Run, printed: &[Estimate], notes: &mut Vec<String>) -> Vec<E
         .into_iter()
         .map(Est::Kernel)
         .filter(|e| !printed.iter().any(|p| p.id == e.id()))
-        .filter_map(|e| Some(estimate(e, signed(e, run)? as f64, EstimateOrigin::Recomputed)))
+        .filter_map(|e| {
+            Some(estimate(
+                e,
+                signed(e, run)? as f64,
+                EstimateOrigin::Recomputed,
+            ))
+        })
         .collect();
     if !out.is_empty() {
         let ids: Vec<&str> = out.iter().map(|e| e.id.as_str()).collect();

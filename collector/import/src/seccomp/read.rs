@@ -695,7 +695,10 @@ mod tests {
             classify("net.core.bpf_jit_enable = 1"),
             Ev::Sysctl("net.core.bpf_jit_enable".into(), "1".into())
         );
-        assert_eq!(classify("selftests: seccomp: seccomp_benchmark"), Ev::RunnerHeader);
+        assert_eq!(
+            classify("selftests: seccomp: seccomp_benchmark"),
+            Ev::RunnerHeader
+        );
         assert_eq!(
             classify("Benchmarking 200000000 syscalls..."),
             Ev::Benchmarking(200000000)
@@ -774,7 +777,11 @@ mod tests {
         );
         assert!(matches!(
             classify("not ok 1 selftests: seccomp: seccomp_benchmark # TIMEOUT 180 seconds"),
-            Ev::Runner(RunnerLine::Result { ok: false, number: 1, .. })
+            Ev::Runner(RunnerLine::Result {
+                ok: false,
+                number: 1,
+                ..
+            })
         ));
         assert_eq!(classify("ok 9 global.user_notification_basic"), Ev::Other);
     }

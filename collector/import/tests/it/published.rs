@@ -17,7 +17,9 @@ fn published(name: &str) -> String {
 fn lines(name: &str) -> Vec<String> {
     let raw = String::from_utf8(std::fs::read(path(&published(name))).unwrap()).unwrap();
     let text = if raw.contains("=C2=B1") || raw.contains("=3D") {
-        raw.replace("=\n", "").replace("=C2=B1", "±").replace("=3D", "=")
+        raw.replace("=\n", "")
+            .replace("=C2=B1", "±")
+            .replace("=3D", "=")
     } else {
         raw
     };
@@ -40,8 +42,10 @@ fn import_published(name: &str) -> Vec<RunRecord> {
 fn before(t: &str, suffix: &str) -> Option<String> {
     let body = t.strip_suffix(suffix)?;
     let n = body.rsplit([' ', ':', '(', '+']).next()?;
-    (!n.is_empty() && n.chars().all(|c| c.is_ascii_digit() || c == '.' || c == ','))
-        .then(|| n.replace(',', ""))
+    (!n.is_empty()
+        && n.chars()
+            .all(|c| c.is_ascii_digit() || c == '.' || c == ','))
+    .then(|| n.replace(',', ""))
 }
 
 fn f(s: &str) -> f64 {
@@ -169,18 +173,21 @@ fn check_sud(name: &str) {
         .unwrap();
     let (pct, ns) = over.split_once("% (+").unwrap();
     let o = allow.overhead.as_ref().unwrap();
-    assert_eq!((o.pct, o.median_ns), (f(pct), f(ns.trim_end_matches("ns)."))));
+    assert_eq!(
+        (o.pct, o.median_ns),
+        (f(pct), f(ns.trim_end_matches("ns).")))
+    );
     let counts = log
         .iter()
         .find_map(|t| t.strip_prefix("trapped_call_count "))
         .unwrap();
     let (trapped, native) = counts.split_once(", native_call_count ").unwrap();
     assert_eq!(allow.params["trapped_call_count"], trapped);
-    assert_eq!(allow.params["native_call_count"], native.trim_end_matches('.'));
-    let caught = log
-        .iter()
-        .find_map(|t| t.strip_prefix("Caught "))
-        .unwrap();
+    assert_eq!(
+        allow.params["native_call_count"],
+        native.trim_end_matches('.')
+    );
+    let caught = log.iter().find_map(|t| t.strip_prefix("Caught ")).unwrap();
     assert_eq!(allow.params["caught"], caught);
     assert_eq!(r.summary.duration_s, None, "{name}: never printed");
 }
@@ -211,7 +218,10 @@ fn check_bpf(name: &str, records: usize) {
         };
         let head = head.trim().trim_start_matches("-->").trim();
         let (bench, cpus) = match head.split_once('(') {
-            Some((b, c)) => (b.trim(), Some(c.trim().trim_end_matches(" cpus)").to_string())),
+            Some((b, c)) => (
+                b.trim(),
+                Some(c.trim().trim_end_matches(" cpus)").to_string()),
+            ),
             None => (head, None),
         };
         if bench.contains(' ') {
@@ -267,7 +277,14 @@ fn check_perf(name: &str) {
     let calls: Vec<u64> = log
         .iter()
         .filter_map(|t| t.strip_prefix("Executed "))
-        .map(|t| t.split(' ').next().unwrap().replace(',', "").parse().unwrap())
+        .map(|t| {
+            t.split(' ')
+                .next()
+                .unwrap()
+                .replace(',', "")
+                .parse()
+                .unwrap()
+        })
         .collect();
     let total: Vec<String> = log
         .iter()
@@ -309,7 +326,10 @@ fn chartre_perf_pti() {
     let heading = |r: &RunRecord| {
         r.environment.incidental.other["log heading (the text introducing the run)"].clone()
     };
-    assert_eq!(heading(&rs[0]), "system running 5.10-rc4 booted with nopti:");
+    assert_eq!(
+        heading(&rs[0]),
+        "system running 5.10-rc4 booted with nopti:"
+    );
     assert_eq!(heading(&rs[1]), "same system booted with pti:");
 }
 
@@ -419,8 +439,7 @@ fn lkp_runner_wrapping_is_not_the_2024_generation() {
         let r = &import_published(name)[0];
         let other = &r.environment.incidental.other;
         assert_eq!(
-            other["output generation"],
-            "plain text, bitmap/full scenarios (late 2020 to 2023)",
+            other["output generation"], "plain text, bitmap/full scenarios (late 2020 to 2023)",
             "{name}"
         );
         assert!(!has_note(r, "KTAP Totals"), "{name}: {:?}", r.notes);
@@ -454,7 +473,9 @@ fn the_tolerance_follows_what_the_benchmark_printed_not_the_runner_prefixes() {
     let text = std::fs::read_to_string(path(SEED_000)).unwrap();
     let start = text.find("Current BPF sysctl settings:").unwrap();
     let end = text.find("(755 ≈ 752): ✔️").unwrap() + "(755 ≈ 752): ✔️".len();
-    let mut wrapped = String::from("TAP version 13\n1..2\n# timeout set to 120\n# selftests: seccomp: seccomp_benchmark\n");
+    let mut wrapped = String::from(
+        "TAP version 13\n1..2\n# timeout set to 120\n# selftests: seccomp: seccomp_benchmark\n",
+    );
     for l in text[start..end].lines() {
         wrapped.push_str(&format!("# {l}\n"));
     }
@@ -469,7 +490,11 @@ fn the_tolerance_follows_what_the_benchmark_printed_not_the_runner_prefixes() {
     .records[0];
     let total = r.expectations.last().unwrap();
     assert_close(total.tolerance_ns, 7.52);
-    assert!(has_note(r, "max(1 % of the smaller, 2 ns)"), "{:?}", r.notes);
+    assert!(
+        has_note(r, "max(1 % of the smaller, 2 ns)"),
+        "{:?}",
+        r.notes
+    );
     assert_eq!(
         r.environment.incidental.other["output generation"],
         "plain text, bitmap/full scenarios (late 2020 to 2023)"
@@ -493,7 +518,11 @@ fn the_tolerance_follows_what_the_benchmark_printed_not_the_runner_prefixes() {
         "KTAP, before CPU pinning (early 2024)"
     );
     assert_eq!(r.settings.cpu, None);
-    assert!(has_note(r, "fit the 10 % rule, not the 1 %"), "{:?}", r.notes);
+    assert!(
+        has_note(r, "fit the 10 % rule, not the 1 %"),
+        "{:?}",
+        r.notes
+    );
 }
 
 #[test]
@@ -504,7 +533,11 @@ fn rows_the_author_marked_are_results() {
     assert_eq!(nop.params["marked in the log"], "-->");
     let ret = r.result("bpf.uretprobe").unwrap();
     assert_eq!(ret.throughput_mops.as_ref().unwrap().median, 1.96);
-    assert!(r.result("bpf.ufunc").unwrap().params.get("marked in the log").is_none());
+    assert!(!r
+        .result("bpf.ufunc")
+        .unwrap()
+        .params
+        .contains_key("marked in the log"));
     assert!(has_note(&r, "The author marked some rows"));
 }
 
@@ -518,7 +551,11 @@ fn an_unreadable_scaling_table_cites_its_closest_lines() {
         &Provenance::default(),
     )
     .unwrap_err();
-    let Error::NoResult { place: syscost_import::Place::Closest(near), .. } = &e else {
+    let Error::NoResult {
+        place: syscost_import::Place::Closest(near),
+        ..
+    } = &e
+    else {
         panic!("{e:?}");
     };
     assert_eq!(near.iter().map(|h| h.line).collect::<Vec<_>>(), [3, 4]);
@@ -563,17 +600,26 @@ fn stated_facts_fill_what_the_log_does_not_print_and_are_marked() {
     let c = &r.environment.comparability;
     assert_eq!(c.kernel_release, "5.12.0-rc4-00224-gd7b0df213372");
     assert_eq!(c.arch, "x86_64");
-    assert_eq!(c.cpu.model_name, None, "a description is not a cpuinfo model name");
+    assert_eq!(
+        c.cpu.model_name, None,
+        "a description is not a cpuinfo model name"
+    );
     assert_eq!(r.source.date.as_deref(), Some("2021-03-26"));
     let s = r.source.stated.as_ref().unwrap();
     let k = s.kernel.as_ref().unwrap();
-    assert_eq!((k.release.as_str(), k.approximate), (c.kernel_release.as_str(), false));
+    assert_eq!(
+        (k.release.as_str(), k.approximate),
+        (c.kernel_release.as_str(), false)
+    );
     assert_eq!(s.arch.as_deref(), Some("x86_64"));
     assert_eq!(s.stated_in.as_deref(), Some("the report"));
     assert!(s.machine.as_deref().unwrap().contains("i5-6500"));
     assert!(has_note(r, "Stated by the source, not printed in the log"));
     assert!(!has_note(r, "Neither the log nor its source"));
-    assert_eq!(r.canonical_path().split('/').nth(2), Some(c.kernel_release.as_str()));
+    assert_eq!(
+        r.canonical_path().split('/').nth(2),
+        Some(c.kernel_release.as_str())
+    );
 }
 
 #[test]
@@ -597,17 +643,26 @@ fn a_stated_fact_never_overrides_the_log() {
          --kernel states \"6.9\"; a stated fact never overrides the log — correct --kernel or \
          leave it out"
     );
-    let e = import_stated("seccomp-ktap.txt", &stated(None, Some("aarch64"), None, None))
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("\"x86_64\"") && e.contains("--arch states \"aarch64\""), "{e}");
+    let e = import_stated(
+        "seccomp-ktap.txt",
+        &stated(None, Some("aarch64"), None, None),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        e.contains("\"x86_64\"") && e.contains("--arch states \"aarch64\""),
+        "{e}"
+    );
     // Agreeing statements are fine, and the log's value stands.
     let r = &import_stated(
         "seccomp-ktap.txt",
         &stated(Some("~6.8"), Some("x86_64"), None, None),
     )
     .unwrap()[0];
-    assert_eq!(r.environment.comparability.kernel_release, "6.8.0-45-generic");
+    assert_eq!(
+        r.environment.comparability.kernel_release,
+        "6.8.0-45-generic"
+    );
 }
 
 /// One row of scripts/published.tsv.
@@ -667,7 +722,11 @@ fn data_is_exactly_the_published_logs_imported() {
             let saved = std::fs::read_to_string(&file)
                 .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
             let text = serde_json::to_string_pretty(&r).unwrap() + "\n";
-            assert!(saved == text, "{} differs from its re-import", file.display());
+            assert!(
+                saved == text,
+                "{} differs from its re-import",
+                file.display()
+            );
             expected.push(r.canonical_path());
         }
     }

@@ -35,7 +35,10 @@ fn ktap_2024_every_number() {
         "pass:7 fail:0 xfail:0 xpass:0 skip:0 error:0"
     );
     assert_eq!(other["kselftest result"], "ok");
-    assert_eq!(other["output generation"], "KTAP, pinned to one CPU (2024 on)");
+    assert_eq!(
+        other["output generation"],
+        "KTAP, pinned to one CPU (2024 on)"
+    );
     assert!(!has_note(&r, "does not state"));
     for (id, v) in [
         ("native", 302.0),
