@@ -1,7 +1,7 @@
 //! Plausibility rules every record must meet, whoever wrote it. The collector checks its own
 //! output with them before writing; the site generator checks submissions with them.
 
-use crate::{content_id, RunRecord, Status, SCHEMA_VERSION};
+use crate::{content_id, RunRecord, SourceKind, Status, SCHEMA_VERSION};
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -124,9 +124,11 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
             );
         }
     }
-    // An imported fragment may print only estimates (no scenario lines): still a record.
-    if r.results.is_empty() && r.estimates.is_empty() {
-        c.push("results", "the record has no results and no estimates");
+    // An imported fragment may quote only a run's estimates (no scenario lines): still a
+    // record. Anything else without results is not.
+    let fragment = r.source.kind == SourceKind::Import && !r.estimates.is_empty();
+    if r.results.is_empty() && !fragment {
+        c.push("results", "the record has no results");
     }
     if let Some(k) = r.source.stated.as_ref().and_then(|s| s.kernel.as_ref()) {
         if k.release.trim().is_empty() {

@@ -220,7 +220,8 @@ fn stated_facts_and_their_rules() {
         "approximate stated kernel must not be recorded as the kernel release",
     );
     has_problem(|r| r.summary.duration_s = Some(-1.0), "non-negative");
-    // A fragment with estimates but no scenario lines is a record; nothing at all is not.
+    // An imported fragment with estimates but no scenario lines is a record; a collected
+    // record without results is not.
     let estimate = Estimate {
         id: "entry".into(),
         label: "seccomp entry overhead".into(),
@@ -232,10 +233,18 @@ fn stated_facts_and_their_rules() {
         origin: Some(EstimateOrigin::Printed),
     };
     assert!(problems_after(|r| {
+        r.source.kind = SourceKind::Import;
         r.results.clear();
-        r.estimates.push(estimate);
+        r.estimates.push(estimate.clone());
     })
     .is_empty());
+    has_problem(
+        |r| {
+            r.results.clear();
+            r.estimates.push(estimate);
+        },
+        "no results",
+    );
 }
 
 fn has_problem(edit: impl FnOnce(&mut RunRecord), needle: &str) {
