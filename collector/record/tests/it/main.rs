@@ -41,12 +41,14 @@ fn sample() -> RunRecord {
             text_sha256: None,
             note: None,
             date: Some("2026-11-29T18:00:00Z".into()),
+            stated: None,
         },
         settings: Settings {
             budget_s: Some(30.0),
             target_ci_pct: Some(1.0),
             syscall: "getpid".into(),
-            syscalls_per_op: 1,
+            syscalls_per_op: Some(1),
+            operation: None,
             cpu: Some(1),
             sample_ms: Some(2.0),
             confidence: 0.95,
@@ -64,7 +66,7 @@ fn sample() -> RunRecord {
         },
         summary: RunSummary {
             rounds: 300,
-            duration_s: 29.7,
+            duration_s: Some(29.7),
             stop_reason: StopReason::Budget,
             target_reached: false,
             worst_ci_pct: Some(1.4),
@@ -170,4 +172,90 @@ fn validation_catches_implausible_values() {
         (o.median_ns, o.ci_low_ns, o.ci_high_ns) = (-1.0, Some(-2.0), Some(0.5));
     })
     .is_empty());
+}
+
+#[test]
+fn records_written_before_the_optional_fields_still_read() {
+    // A record as written before duration_s, syscalls_per_op and source.stated became optional.
+    let mut v = serde_json::to_value(sample()).unwrap();
+    v["summary"]["duration_s"] = serde_json::json!(29.7);
+    v["settings"]["syscalls_per_op"] = serde_json::json!(1);
+    let old: RunRecord = serde_json::from_value(v).unwrap();
+    assert_eq!(old.summary.duration_s, Some(29.7));
+    assert_eq!(old.settings.syscalls_per_op, Some(1));
+    assert_eq!(old.source.stated, None);
+    // Absent facts stay absent: no duration is read as none, never as 0.
+    let mut v = serde_json::to_value(sample()).unwrap();
+    v["summary"].as_object_mut().unwrap().remove("duration_s");
+    let r: RunRecord = serde_json::from_value(v).unwrap();
+    assert_eq!(r.summary.duration_s, None);
+    let text = serde_json::to_string(&with_id(r)).unwrap();
+    assert!(!text.contains("duration_s"), "{text}");
+}
+
+#[test]
+fn stated_facts_and_their_rules() {
+    has_problem(
+        |r| {
+            r.settings.syscalls_per_op = None;
+            r.settings.operation = None;
+        },
+        "must say what an operation is",
+    );
+    assert!(problems_after(|r| {
+        r.settings.syscalls_per_op = None;
+        r.settings.operation = Some("fork() + exit + waitpid()".into());
+    })
+    .is_empty());
+    has_problem(
+        |r| {
+            r.source.stated = Some(Stated {
+                kernel: Some(StatedKernel {
+                    release: r.environment.comparability.kernel_release.clone(),
+                    approximate: true,
+                }),
+                ..Default::default()
+            })
+        },
+        "approximate stated kernel must not be recorded as the kernel release",
+    );
+    has_problem(|r| r.summary.duration_s = Some(-1.0), "non-negative");
+    // An imported fragment with estimates but no scenario lines is a record; a collected
+    // record without results is not.
+    let estimate = Estimate {
+        id: "entry".into(),
+        label: "seccomp entry overhead".into(),
+        formula: "f".into(),
+        median_ns: 33.0,
+        ci_low_ns: None,
+        ci_high_ns: None,
+        samples: 1,
+        origin: Some(EstimateOrigin::Printed),
+    };
+    assert!(problems_after(|r| {
+        r.source.kind = SourceKind::Import;
+        r.results.clear();
+        r.estimates.push(estimate.clone());
+    })
+    .is_empty());
+    has_problem(
+        |r| {
+            r.results.clear();
+            r.estimates.push(estimate);
+        },
+        "no results",
+    );
+}
+
+fn has_problem(edit: impl FnOnce(&mut RunRecord), needle: &str) {
+    let v = problems_after(edit);
+    assert!(v.iter().any(|p| p.contains(needle)), "{needle}: {v:?}");
+}
+
+#[test]
+fn machine_hash_is_the_collectors() {
+    // The collector hashes `syscost-machine:<nodename>` the same way.
+    assert_eq!(machine_hash("olga").len(), 12);
+    assert_ne!(machine_hash("olga"), machine_hash("olga2"));
+    assert_eq!(machine_hash("olga"), machine_hash("olga"));
 }

@@ -251,10 +251,10 @@ pub fn build(
         series_href: format!("{root}{}", links.series(&info.series)),
         raw_href: format!("{}.json", r.id),
         raw_name: format!("{}.json", r.id),
-        per_op: if s.syscalls_per_op == 1 {
-            format!("one {} call", s.syscall)
-        } else {
-            format!("{} syscalls of the {} probe", s.syscalls_per_op, s.syscall)
+        per_op: match (s.syscalls_per_op, &s.operation) {
+            (_, Some(op)) => op.clone(),
+            (Some(1) | None, None) => format!("one {} call", s.syscall),
+            (Some(n), None) => format!("{n} syscalls of the {} probe", s.syscall),
         },
         any_ci: measured().any(|x| x.ci_low_ns.is_some())
             || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
@@ -476,7 +476,10 @@ fn incidental(inc: &Incidental) -> Vec<(String, String)> {
 fn settings(s: &Settings, sm: &RunSummary, conf: &str) -> Vec<(String, String)> {
     facts([
         ("probe syscall", s.syscall.clone()),
-        ("syscalls per operation", s.syscalls_per_op.to_string()),
+        (
+            "syscalls per operation",
+            s.syscalls_per_op.map(|n| n.to_string()).unwrap_or_default(),
+        ),
         ("confidence", conf.to_string()),
         (
             "time budget",
@@ -499,7 +502,12 @@ fn settings(s: &Settings, sm: &RunSummary, conf: &str) -> Vec<(String, String)> 
         ("only", s.only.join(", ")),
         ("skip", s.skip.join(", ")),
         ("rounds", sm.rounds.to_string()),
-        ("duration", format!("{:.1} s", sm.duration_s)),
+        (
+            "duration",
+            sm.duration_s
+                .map(|d| format!("{d:.1} s"))
+                .unwrap_or_default(),
+        ),
         (
             "stopped because",
             match sm.stop_reason {
