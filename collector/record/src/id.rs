@@ -10,6 +10,15 @@ pub fn canonical_json(record: &RunRecord) -> String {
     serde_json::to_string(record).unwrap_or_default()
 }
 
+/// The record as a file holds it, and as the site publishes it: pretty JSON in field order with
+/// a trailing newline. The only form of a record in `data/` (`syscost-site check` refuses any
+/// other), so what the content id covers is exactly what is published.
+pub fn to_file_json(record: &RunRecord) -> String {
+    let mut s = serde_json::to_string_pretty(record).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
 /// First 16 hex digits of SHA-256 over the canonical JSON with `id` set to "".
 pub fn content_id(record: &RunRecord) -> String {
     let mut blank = record.clone();
