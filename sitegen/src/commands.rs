@@ -4,6 +4,7 @@
 use crate::cli::{Cli, Command};
 use crate::site::{self, BuildError};
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Why a command failed; the text is the last line the user sees.
@@ -23,6 +24,9 @@ pub enum CommandError {
         .0.display()
     )]
     NotADirectory(PathBuf),
+    /// Standard output could not be written (a full disk, a closed pipe).
+    #[error("cannot write to standard output: {0}")]
+    Stdout(#[source] std::io::Error),
     /// `check` found problems (they have been listed).
     #[error("{}: {problems} problem(s) in {files} file(s); {records} record(s) parsed", dir.display())]
     Problems {
@@ -77,7 +81,7 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
         return Err(CommandError::Strict(report.rejected.len()));
     }
     let s = &report.stats;
-    println!(
+    out(format_args!(
         "built {}: {} runs ({} architectures, {} kernel versions){}; {} files, {:.1} MB; largest page {} ({:.1} KB)",
         opts.out.display(),
         report.runs,
@@ -92,8 +96,7 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
         s.bytes as f64 / 1e6,
         s.largest_page_path,
         s.largest_page as f64 / 1e3
-    );
-    Ok(())
+    ))
 }
 
 fn check(dir: &Path) -> Result<(), CommandError> {
@@ -101,13 +104,19 @@ fn check(dir: &Path) -> Result<(), CommandError> {
         return Err(CommandError::NotADirectory(dir.to_path_buf()));
     }
     let report = crate::check::check_dir(dir);
+    for w in &report.warnings {
+        eprintln!("warning: {}/{w}", dir.display());
+    }
     if report.issues.is_empty() {
-        println!(
-            "{}: {} record(s), no problems found",
+        return out(format_args!(
+            "{}: {} record(s), no problems found{}",
             dir.display(),
-            report.records
-        );
-        return Ok(());
+            report.records,
+            match report.warnings.len() {
+                0 => String::new(),
+                n => format!(" ({n} plausibility warning(s) above)"),
+            }
+        ));
     }
     for i in &report.issues {
         eprintln!("{}/{i}", dir.display());
@@ -119,4 +128,12 @@ fn check(dir: &Path) -> Result<(), CommandError> {
         files: files.len(),
         records: report.records,
     })
+}
+
+/// One line on standard output; an error instead of a panic when it cannot be written.
+fn out(line: std::fmt::Arguments) -> Result<(), CommandError> {
+    let mut o = std::io::stdout().lock();
+    writeln!(o, "{line}")
+        .and_then(|_| o.flush())
+        .map_err(CommandError::Stdout)
 }

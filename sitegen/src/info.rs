@@ -239,6 +239,9 @@ pub struct RunInfo {
     pub page: String,
     pub metrics: Vec<Option<Val>>,
     pub confidence: f64,
+    /// A maintainer has accepted the run (`data/triage.tsv`); until then the site labels it
+    /// "unverified".
+    pub accepted: bool,
 }
 
 impl RunInfo {
@@ -265,6 +268,7 @@ impl RunInfo {
             page,
             metrics: metrics::extract_all(r),
             confidence: r.settings.confidence,
+            accepted: false,
         }
     }
 

@@ -60,15 +60,22 @@ pub fn sanitize_path_component(s: &str) -> String {
     out
 }
 
+/// Where a record of this arch, kernel release and id lives under a data directory:
+/// `runs/<arch>/<kernel>/<id>.json`.
+pub fn canonical_path_for(arch: &str, kernel_release: &str, id: &str) -> String {
+    format!(
+        "runs/{}/{}/{}.json",
+        sanitize_path_component(arch),
+        sanitize_path_component(kernel_release),
+        sanitize_path_component(id)
+    )
+}
+
 impl RunRecord {
     /// Where the record lives under a data directory: `runs/<arch>/<kernel>/<id>.json`.
     pub fn canonical_path(&self) -> String {
-        format!(
-            "runs/{}/{}/{}.json",
-            sanitize_path_component(&self.environment.comparability.arch),
-            sanitize_path_component(&self.environment.comparability.kernel_release),
-            sanitize_path_component(&self.id)
-        )
+        let c = &self.environment.comparability;
+        canonical_path_for(&c.arch, &c.kernel_release, &self.id)
     }
 }
 

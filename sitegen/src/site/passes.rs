@@ -10,10 +10,11 @@ use super::parallel::{jobs, par_map};
 use crate::info::{Head, RunInfo, SeriesKey};
 use crate::kver::KernelVersion;
 use crate::load::{self, Candidate, Issue, RecordError};
+use crate::triage::Triage;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::time::{Duration, Instant};
-use syscost_record::{validate, Problem, RunRecord};
+use syscost_record::{canonical_path_for, to_file_json, validate, Problem, RunRecord, SourceKind};
 
 /// A machine's runs form a chain ordered in time; runs without a machine identity are alone.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -29,6 +30,9 @@ pub struct Entry {
     date: Option<String>,
     kernel: KernelVersion,
     id: String,
+    /// Not at the path its arch, kernel and id give: of two copies of one record, the one at
+    /// its canonical path is used (false sorts first).
+    misplaced: bool,
 }
 
 /// Reads the light [`Head`] of one candidate: enough to place it in its machine's chain.
@@ -69,8 +73,11 @@ fn head_entry(cand: Candidate) -> Result<Entry, Issue> {
             alone: head.id.clone(),
         },
     };
+    let c = &head.environment.comparability;
+    let misplaced = cand.rel != canonical_path_for(&c.arch, &c.kernel_release, &head.id);
     Ok(Entry {
         chain,
+        misplaced,
         date: head.source.date.clone(),
         kernel: KernelVersion::parse(&head.environment.comparability.kernel_release),
         id: head.id,
@@ -88,13 +95,15 @@ pub fn first_pass(cands: Vec<Candidate>, rejected: &mut Vec<Issue>) -> Vec<Entry
             Err(i) => rejected.push(i),
         }
     }
-    // Stable: copies of one record stay in file-name order, so the first is the one kept.
+    // Copies of one record: the one at its canonical path first, then in file-name order
+    // (the sort is stable), so the first is the one kept.
     entries.sort_by(|a, b| {
         a.chain
             .cmp(&b.chain)
             .then_with(|| a.date.cmp(&b.date))
             .then_with(|| a.kernel.cmp(&b.kernel))
             .then_with(|| a.id.cmp(&b.id))
+            .then_with(|| a.misplaced.cmp(&b.misplaced))
     });
     entries
 }
@@ -150,6 +159,11 @@ enum Rejection {
     Invalid(Vec<Problem>),
     #[error("duplicate of {first} (same id {id}); only the first is used")]
     Duplicate { first: String, id: String },
+    #[error(
+        "is a synthetic record (source.kind = \"synthetic\"): generated data is never \
+         published by --strict"
+    )]
+    Synthetic,
 }
 
 fn list(problems: &[Problem]) -> String {
@@ -162,9 +176,10 @@ fn second_pass_one(
     e: &Entry,
     prev: Option<&(RunRecord, RunInfo)>,
     ctx: &Ctx,
-    warnings: &mut Vec<Issue>,
-    tm: &mut Timings,
+    opts: &PassOptions,
+    out: &mut Share,
 ) -> Result<Result<(RunRecord, RunInfo), Rejection>, BuildError> {
+    let tm = &mut out.timings;
     let mut t = Instant::now();
     let read = load::read_limited(&e.cand.abs).and_then(|b| Ok((load::parse_record(&b)?, b)));
     let (rec, bytes) = match read {
@@ -172,26 +187,50 @@ fn second_pass_one(
         Err(m) => return Ok(Err(m.into())),
     };
     tm.read_parse += lap(&mut t);
-    let problems = validate(&rec);
+    let mut problems = validate(&rec);
+    // A name the site uses for its own pages would make a directory collide with a page.
+    problems.extend(crate::names::problems(&rec));
     tm.validate += lap(&mut t);
     if !problems.is_empty() {
         return Ok(Err(Rejection::Invalid(problems)));
     }
+    if rec.source.kind == SourceKind::Synthetic {
+        let issue = Issue {
+            path: e.cand.rel.clone(),
+            message: "is a synthetic record (generated for tests and benchmarks)".to_string(),
+        };
+        if opts.strict {
+            return Ok(Err(Rejection::Synthetic));
+        }
+        out.warnings.push(issue);
+    }
     let want = rec.canonical_path();
     if e.cand.rel != want {
-        warnings.push(Issue {
+        out.warnings.push(Issue {
             path: e.cand.rel.clone(),
             message: format!("should be stored as {want}; published under that name"),
         });
     }
-    let info = RunInfo::from_record(&rec);
+    // What is published is the canonical form, which is what the content id covers: never the
+    // file's own bytes.
+    let canonical = to_file_json(&rec);
+    if bytes != canonical.as_bytes() {
+        out.warnings.push(Issue {
+            path: e.cand.rel.clone(),
+            message: "is not in the form syscost writes; its canonical form is published"
+                .to_string(),
+        });
+    }
+    let mut info = RunInfo::from_record(&rec);
+    info.accepted = opts.triage.accepts(&rec.id);
     let page = run::build(&rec, &info, prev.map(|(r, i)| (r, i)), &Links);
     tm.page += lap(&mut t);
     let html = ctx.renderer.render("run.html", &page)?;
     tm.render += lap(&mut t);
     ctx.out
         .write(&format!("{}.html", info.page), html.as_bytes())?;
-    ctx.out.write(&format!("{}.json", info.page), &bytes)?;
+    ctx.out
+        .write(&format!("{}.json", info.page), canonical.as_bytes())?;
     tm.write += lap(&mut t);
     Ok(Ok((rec, info)))
 }
@@ -209,6 +248,13 @@ fn duplicate(e: &Entry, first: &str) -> Rejection {
         },
         Err(m) => m.into(),
     }
+}
+
+/// What the second pass needs besides the records.
+pub struct PassOptions<'a> {
+    /// `--strict`: synthetic records are refused, not published.
+    pub strict: bool,
+    pub triage: &'a Triage,
 }
 
 /// What the second pass produced.
@@ -257,6 +303,7 @@ fn render_chains(
     entries: &[Entry],
     chains: &[Range<usize>],
     ctx: &Ctx,
+    opts: &PassOptions,
 ) -> Result<Share, BuildError> {
     let mut out = Share::default();
     for chain in chains {
@@ -273,7 +320,7 @@ fn render_chains(
                 out.rejected.push(reject(duplicate(e, first)));
                 continue;
             }
-            match second_pass_one(e, prev.as_ref(), ctx, &mut out.warnings, &mut out.timings)? {
+            match second_pass_one(e, prev.as_ref(), ctx, opts, &mut out)? {
                 Ok((rec, info)) => {
                     kept.insert(e.id.as_str(), e.cand.rel.as_str());
                     out.infos.push((i, info.clone()));
@@ -290,12 +337,16 @@ fn render_chains(
 /// Renders every run page. Chains (a machine's runs in time order) are independent, so they
 /// are spread over the available cores; results are put back in entry order so the output
 /// does not depend on scheduling.
-pub fn second_pass(entries: &[Entry], ctx: &Ctx) -> Result<Rendered, BuildError> {
+pub fn second_pass(
+    entries: &[Entry],
+    ctx: &Ctx,
+    opts: &PassOptions,
+) -> Result<Rendered, BuildError> {
     let work = assign_chains(entries, jobs());
     let shares: Vec<Result<Share, BuildError>> = std::thread::scope(|s| {
         let handles: Vec<_> = work
             .iter()
-            .map(|w| s.spawn(|| render_chains(entries, w, ctx)))
+            .map(|w| s.spawn(|| render_chains(entries, w, ctx, opts)))
             .collect();
         handles
             .into_iter()

@@ -38,6 +38,8 @@ pub struct RunRow {
     pub cpu: String,
     pub virt: String,
     pub kind: &'static str,
+    /// Not (yet) accepted by a maintainer in data/triage.tsv.
+    pub unverified: bool,
     pub cells: Vec<Cell>,
 }
 
@@ -58,6 +60,7 @@ pub fn run_row(r: &RunInfo, root: &str) -> RunRow {
         cpu: r.series.cpu.clone(),
         virt: r.series.virt.clone(),
         kind: kind_label(r.kind),
+        unverified: !r.accepted,
         cells: crate::metrics::KEY_COLUMNS
             .iter()
             .map(|&i| match &r.metrics[i] {

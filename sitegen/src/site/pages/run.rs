@@ -16,6 +16,8 @@ pub struct RunPage {
     title: String,
     id: String,
     kind: &'static str,
+    /// Not (yet) accepted by a maintainer in data/triage.tsv.
+    unverified: bool,
     arch: String,
     arch_href: String,
     kernel_release: String,
@@ -240,6 +242,7 @@ pub fn build(
         title: format!("Run {} ({} {})", r.id, c.arch, c.kernel_release),
         id: r.id.clone(),
         kind: kind_label(r.source.kind),
+        unverified: !info.accepted,
         arch: c.arch.clone(),
         arch_href: format!("{root}{}", links.arch(&info.arch)),
         kernel_release: c.kernel_release.clone(),
