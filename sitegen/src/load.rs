@@ -346,7 +346,10 @@ mod tests {
             printable("runs/x\u{202e}nosj.txt"),
             "runs/x\\u{202e}nosj.txt"
         );
-        assert_eq!(printable("a\u{200b}b\u{2028}c\u{feff}"), "a\\u{200b}b\\u{2028}c\\u{feff}");
+        assert_eq!(
+            printable("a\u{200b}b\u{2028}c\u{feff}"),
+            "a\\u{200b}b\\u{2028}c\\u{feff}"
+        );
     }
 
     #[test]

@@ -28,7 +28,11 @@ pub fn problems(r: &RunRecord) -> Vec<Problem> {
     let kbase = KernelVersion::parse(&c.kernel_release).base_label();
     let mut out = Vec::new();
     for (field, value, dir) in [
-        ("environment.comparability.arch", c.arch.as_str(), "runs/ and arch/"),
+        (
+            "environment.comparability.arch",
+            c.arch.as_str(),
+            "runs/ and arch/",
+        ),
         (
             "environment.comparability.kernel_release",
             c.kernel_release.as_str(),
@@ -61,7 +65,13 @@ mod tests {
 
     #[test]
     fn page_names_are_site_file_names() {
-        for n in ["index.html", "page-2.html", "feed.xml", "runs.csv", "INDEX.HTML"] {
+        for n in [
+            "index.html",
+            "page-2.html",
+            "feed.xml",
+            "runs.csv",
+            "INDEX.HTML",
+        ] {
             assert!(is_site_file_name(n), "{n}");
         }
         for n in ["x86_64", "6.8.0-45-generic", "5.10-rc4", "unknown", "html"] {

@@ -192,16 +192,27 @@ mod tests {
         assert_eq!(o[0].peers, 4);
         assert!(o[0].z > 3.5, "{o:?}");
         let s = o[0].to_string();
-        assert!(s.contains("310 ns") && s.contains("above the 4 other runs"), "{s}");
-        assert!(s.contains("median 30.500 ns"), "{s}");
+        assert!(
+            s.contains("310 ns") && s.contains("above the 4 other runs"),
+            "{s}"
+        );
+        assert!(s.contains("median 30.496 ns"), "{s}");
     }
 
     #[test]
     fn accepted_runs_and_small_series_are_not_reported() {
-        let runs = vec![run("a", 30.0, true), run("b", 32.0, true), run("x", 300.0, true)];
+        let runs = vec![
+            run("a", 30.0, true),
+            run("b", 32.0, true),
+            run("x", 300.0, true),
+        ];
         assert!(outliers(&runs).is_empty());
         // Two peers are too few to judge by.
-        let runs = vec![run("a", 30.0, true), run("b", 32.0, true), run("x", 300.0, false)];
+        let runs = vec![
+            run("a", 30.0, true),
+            run("b", 32.0, true),
+            run("x", 300.0, false),
+        ];
         assert!(outliers(&runs).is_empty());
     }
 

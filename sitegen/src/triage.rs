@@ -49,7 +49,10 @@ pub fn read(dir: &Path) -> (Triage, Vec<Issue>) {
         return (t, issues);
     }
     if meta.len() > MAX_BYTES {
-        issues.push(issue(0, format!("is {} bytes; at most {MAX_BYTES}", meta.len())));
+        issues.push(issue(
+            0,
+            format!("is {} bytes; at most {MAX_BYTES}", meta.len()),
+        ));
         return (t, issues);
     }
     let text = match std::fs::read(&path).map(String::from_utf8) {
@@ -66,14 +69,16 @@ pub fn read(dir: &Path) -> (Triage, Vec<Issue>) {
         let id_ok = |s: &str| s.len() == 16 && s.bytes().all(|c| c.is_ascii_hexdigit());
         match f.as_slice() {
             [id, "accepted", note] if id_ok(id) && !note.trim().is_empty() => {
-                if t.accepted.insert(id.to_string(), note.to_string()).is_some() {
+                if t.accepted
+                    .insert(id.to_string(), note.to_string())
+                    .is_some()
+                {
                     issues.push(issue(no, format!("lists {id} a second time")));
                 }
             }
             _ => issues.push(issue(
                 no,
-                "is not `<16-hex-digit id> TAB accepted TAB <who accepted it and why>`"
-                    .to_string(),
+                "is not `<16-hex-digit id> TAB accepted TAB <who accepted it and why>`".to_string(),
             )),
         }
     }

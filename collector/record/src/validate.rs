@@ -67,11 +67,14 @@ impl Checker {
     fn time(&mut self, field: &str, v: Option<f64>) {
         if let Some(v) = v {
             if !v.is_finite() {
-                self.push(field, format!("{v} is not a finite number"));
+                self.push(field, format!("{} is not a finite number", num(v)));
             } else if v < 0.0 {
-                self.push(field, format!("{v} is a negative time"));
+                self.push(field, format!("{} is a negative time", num(v)));
             } else if v > TIME_MAX_NS {
-                self.push(field, format!("{v} ns is more than 1000 s per operation"));
+                self.push(
+                    field,
+                    format!("{} ns is more than 1000 s per operation", num(v)),
+                );
             }
         }
     }
@@ -80,9 +83,9 @@ impl Checker {
     fn diff(&mut self, field: &str, v: Option<f64>) {
         if let Some(v) = v {
             if !v.is_finite() {
-                self.push(field, format!("{v} is not a finite number"));
+                self.push(field, format!("{} is not a finite number", num(v)));
             } else if v.abs() > TIME_MAX_NS {
-                self.push(field, format!("{v} ns is implausibly large"));
+                self.push(field, format!("{} ns is implausibly large", num(v)));
             }
         }
     }
@@ -92,13 +95,16 @@ impl Checker {
         let Some(v) = v else { return };
         let low = if lo_open { v <= lo } else { v < lo };
         if !v.is_finite() {
-            self.push(field, format!("{v} is not a finite number"));
+            self.push(field, format!("{} is not a finite number", num(v)));
         } else if low || v > hi {
             let open = if lo_open { "above" } else { "at least" };
             self.push(
                 field,
                 format!(
-                    "{v}{unit} is out of range: must be {open} {lo}{unit} and at most {hi}{unit}"
+                    "{}{unit} is out of range: must be {open} {}{unit} and at most {}{unit}",
+                    num(v),
+                    num(lo),
+                    num(hi)
                 ),
             );
         }
@@ -202,6 +208,17 @@ impl Checker {
             }
             _ => {}
         }
+    }
+}
+
+/// A number for a message: as written when short, in exponent form when it would take more
+/// than a few digits (1e308, not 309 of them).
+fn num(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && !(1e-4..1e15).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
     }
 }
 
@@ -596,8 +613,9 @@ fn results(c: &mut Checker, r: &RunRecord) {
                     Some(m) if m.is_finite() && (0.0..TIME_MIN_NS).contains(&m) => c.push(
                         format!("{p}.median_ns"),
                         format!(
-                            "{m} ns is shorter than a CPU cycle: not a measured time (at least \
-                             {TIME_MIN_NS} ns)"
+                            "{} ns is shorter than a CPU cycle: not a measured time (at least \
+                             {TIME_MIN_NS} ns)",
+                            num(m)
                         ),
                     ),
                     Some(_) => {}

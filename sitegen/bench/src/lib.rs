@@ -629,9 +629,7 @@ pub fn generate(n: usize, seed: u64) -> impl Iterator<Item = RunRecord> {
 
 /// The stored form: pretty JSON with a trailing newline, as `syscost run --save` writes it.
 pub fn to_file_bytes(r: &RunRecord) -> Vec<u8> {
-    let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
-    v.push(b'\n');
-    v
+    syscost_record::to_file_json(r).into_bytes()
 }
 
 /// Why [`write`] failed.

@@ -194,15 +194,10 @@ fn second_pass_one(
     if !problems.is_empty() {
         return Ok(Err(Rejection::Invalid(problems)));
     }
-    if rec.source.kind == SourceKind::Synthetic {
-        let issue = Issue {
-            path: e.cand.rel.clone(),
-            message: "is a synthetic record (generated for tests and benchmarks)".to_string(),
-        };
-        if opts.strict {
-            return Ok(Err(Rejection::Synthetic));
-        }
-        out.warnings.push(issue);
+    // Generated data is labelled on every page it appears on; a strict (production) build
+    // refuses it, as `check` does.
+    if opts.strict && rec.source.kind == SourceKind::Synthetic {
+        return Ok(Err(Rejection::Synthetic));
     }
     let want = rec.canonical_path();
     if e.cand.rel != want {
