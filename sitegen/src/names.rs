@@ -3,8 +3,9 @@
 //! A record's architecture and kernel release become directory names (`runs/<arch>/<kernel>/`,
 //! `arch/<arch>/`, `kernels/<version>/`) beside the site's own pages (`runs/index.html`,
 //! `kernels/page-2.html`). The record crate holds them to `uname`'s grammar; this holds them
-//! off the site's file names: every file the site writes ends in one of [`PAGE_EXTENSIONS`]
-//! (a test builds a site and checks), and no name from a record may, so none can collide.
+//! off the site's file names: every file the site writes ends in one of [`PAGE_EXTENSIONS`] or
+//! begins with a dot (the output marker), a test builds a site and checks, and no name from a
+//! record may, so none can collide.
 
 use crate::fmt::slug;
 use crate::kver::KernelVersion;
@@ -16,9 +17,10 @@ pub const PAGE_EXTENSIONS: &[&str] = &["html", "json", "xml", "csv", "css", "js"
 /// Whether `name` could be (or become) one of the site's own file names.
 pub fn is_site_file_name(name: &str) -> bool {
     let lower = name.to_ascii_lowercase();
-    PAGE_EXTENSIONS
-        .iter()
-        .any(|ext| lower.ends_with(&format!(".{ext}")))
+    lower.starts_with('.')
+        || PAGE_EXTENSIONS
+            .iter()
+            .any(|ext| lower.ends_with(&format!(".{ext}")))
 }
 
 /// Every path component a record contributes to the site that could collide with the site's

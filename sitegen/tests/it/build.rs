@@ -464,3 +464,140 @@ fn usage_errors_exit_2() {
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!out.exists());
 }
+
+#[test]
+fn every_file_the_site_writes_has_a_page_extension() {
+    // What keeps a record's names off the site's own: names from records never end in one of
+    // these (syscost_site::names), and every file the site writes does.
+    let f = fixture();
+    let odd: Vec<String> = tree(&f.site)
+        .into_keys()
+        .filter(|p| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            !syscost_site::names::is_site_file_name(name)
+        })
+        .collect();
+    assert!(odd.is_empty(), "{odd:?}");
+}
+
+/// A data directory of the given records, built; returns (exit code, stderr, site dir).
+fn build_of(
+    tmp: &Path,
+    strict: bool,
+    add: impl FnOnce(&Path),
+) -> (Option<i32>, String, std::path::PathBuf) {
+    let data = tmp.join("records");
+    std::fs::create_dir_all(&data).unwrap();
+    add(&data);
+    let site = tmp.join("site");
+    let mut args = vec![
+        "build",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+    ];
+    if strict {
+        args.push("--strict");
+    }
+    let o = run(&args);
+    (o.status.code(), stderr(&o), site)
+}
+
+#[test]
+fn strict_builds_refuse_synthetic_records() {
+    // Issue 17: `check` refused them but `build --strict` published them.
+    let tmp = tempfile::tempdir().unwrap();
+    let synth = syscost_site_bench::generate(1, 5).next().unwrap();
+    let (code, err, site) = build_of(tmp.path(), true, |d| {
+        save(d, &base_record(31));
+        save(d, &synth);
+    });
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&synth.canonical_path()) && err.contains("synthetic"),
+        "{err}"
+    );
+    assert!(!site.exists());
+}
+
+#[test]
+fn a_page_named_kernel_is_left_out_not_fatal() {
+    // Issue 17: a record passing `check` whose kernel release was `index.html` stopped the
+    // whole build ("kernels/index.html: File exists") and nothing was written.
+    let tmp = tempfile::tempdir().unwrap();
+    let good = base_record(32);
+    let (code, err, site) = build_of(tmp.path(), false, |d| {
+        save(d, &good);
+        for k in ["index.html", "page-2.html"] {
+            save(
+                d,
+                &edited(base_record(33), |r| {
+                    r.environment.comparability.kernel_release = k.into()
+                }),
+            );
+        }
+    });
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("2 record(s) left out"), "{err}");
+    assert!(
+        err.contains("named like one of the site's own pages"),
+        "{err}"
+    );
+    assert!(site
+        .join(good.canonical_path().replace(".json", ".html"))
+        .is_file());
+    assert!(site.join("kernels/index.html").is_file());
+}
+
+#[test]
+fn the_canonical_form_is_published_and_the_canonical_copy_wins() {
+    // Issue 17: the file was published verbatim as the raw record, and a copy under a name that
+    // sorts first (runs/0.json) displaced the genuine file.
+    let tmp = tempfile::tempdir().unwrap();
+    let r = base_record(34);
+    let compact = edited(base_record(35), |_| {});
+    let (code, err, site) = build_of(tmp.path(), false, |d| {
+        save(d, &r);
+        save_at(&d.join("runs/0.json"), &r);
+        let p = d.join(compact.canonical_path());
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, serde_json::to_string(&compact).unwrap()).unwrap();
+    });
+    assert_eq!(code, Some(0), "{err}");
+    let dup: Vec<&str> = err.lines().filter(|l| l.contains("duplicate")).collect();
+    assert_eq!(dup.len(), 1, "{err}");
+    assert!(dup[0].trim_start().contains("/runs/0.json: "), "{}", dup[0]);
+    assert!(
+        !err.contains(&format!("{}: duplicate", r.canonical_path())),
+        "{err}"
+    );
+    // The compact file is published in the canonical form.
+    let raw = std::fs::read(site.join(compact.canonical_path())).unwrap();
+    assert_eq!(raw, syscost_record::to_file_json(&compact).as_bytes());
+    assert!(err.contains("is not in the form syscost writes"), "{err}");
+}
+
+#[test]
+fn runs_are_labelled_unverified_until_a_maintainer_accepts_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (seen, new) = (base_record(36), base_record(37));
+    let (code, err, site) = build_of(tmp.path(), true, |d| {
+        save(d, &seen);
+        save(d, &new);
+        std::fs::write(
+            d.join("triage.tsv"),
+            format!("{}\taccepted\tlooked at it\n", seen.id),
+        )
+        .unwrap();
+    });
+    assert_eq!(code, Some(0), "{err}");
+    let page =
+        |r: &syscost_record::RunRecord| read(&site, &r.canonical_path().replace(".json", ".html"));
+    assert!(!page(&seen).contains("badge unverified"));
+    let p = page(&new);
+    assert!(p.contains("badge unverified") && p.contains("<strong>Unverified:</strong>"));
+    // The run lists show the label too, once per unverified run.
+    let runs = read(&site, "runs/index.html");
+    assert_eq!(runs.matches("badge unverified").count(), 1, "{runs}");
+}
