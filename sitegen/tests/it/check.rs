@@ -421,3 +421,42 @@ fn the_triage_file_is_checked() {
         "is not `<16-hex-digit id> TAB accepted TAB",
     );
 }
+
+/// A pipe whose reading end is already closed: every write to the other end fails with EPIPE.
+fn closed_pipe() -> std::fs::File {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: plain libc calls on descriptors this function owns.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    unsafe { libc::close(fds[0]) };
+    unsafe { std::fs::File::from_raw_fd(fds[1]) }
+}
+
+#[test]
+fn an_unwritable_stdout_is_an_error_not_a_panic() {
+    // Issue 17: `syscost-site check data > /dev/full` panicked (exit 101, a backtrace).
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    save(&data, &base_record(1));
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let o = std::process::Command::new(bin())
+        .args(["check", data.to_str().unwrap()])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // A reader that went away: quiet, as a program ended by SIGPIPE.
+    let o = std::process::Command::new(bin())
+        .args(["check", data.to_str().unwrap()])
+        .stdout(closed_pipe())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+}
