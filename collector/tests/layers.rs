@@ -161,11 +161,7 @@ fn edges(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<(String, String)>> {
             while !target.is_empty() && !modules.contains(&target) {
                 target.pop();
             }
-            let common = me
-                .iter()
-                .zip(&target)
-                .take_while(|(a, b)| a == b)
-                .count();
+            let common = me.iter().zip(&target).take_while(|(a, b)| a == b).count();
             if common < me.len() && common < target.len() {
                 out.entry(me[..common].to_vec())
                     .or_default()
@@ -265,7 +261,10 @@ fn only_main_and_commands_see_the_cli() {
 #[test]
 fn the_checker_sees_cycles_and_group_imports() {
     let me = vec!["a".to_string(), "b".to_string()];
-    let paths = used_paths(&me, "use super::{c::X, d}; use crate::e::f::G; fn x() { super::super::h::i(); }");
+    let paths = used_paths(
+        &me,
+        "use super::{c::X, d}; use crate::e::f::G; fn x() { super::super::h::i(); }",
+    );
     assert!(paths.contains(&vec!["a".into(), "c".into()]));
     assert!(paths.contains(&vec!["a".into(), "d".into()]));
     assert!(paths.contains(&vec!["e".into(), "f".into(), "G".into()]));

@@ -76,13 +76,43 @@ pub fn val(v: &Val) -> String {
 
 /// An aggregate, with what its interval means.
 pub fn point(p: &Point) -> String {
-    match (p.interval, p.kind) {
+    let s = match (p.interval, p.kind) {
         (Some((l, h)), IntervalKind::Ci) => format!("{} {}", ns(p.median), interval(l, h)),
         (Some((l, h)), IntervalKind::Span) => {
             format!("{} (span {}, {} runs)", ns(p.median), interval(l, h), p.n)
         }
         _ => format!("{} (no CI)", ns(p.median)),
+    };
+    if p.low {
+        format!("{s}, low-quality runs only")
+    } else {
+        s
     }
+}
+
+/// A number with an explicit sign: `+12.3`, `-4.56`.
+pub fn signed_ns(x: f64) -> String {
+    if x > 0.0 {
+        format!("+{}", ns(x))
+    } else {
+        ns(x)
+    }
+}
+
+/// A difference in ns with its interval, then in percent with its own.
+pub fn difference(d: &crate::changes::Difference) -> String {
+    let mut s = format!("{} ns", signed_ns(d.delta));
+    if let Some((l, h)) = d.delta_interval {
+        s.push_str(&format!(" [{}, {}]", signed_ns(l), signed_ns(h)));
+    }
+    if let Some(p) = d.pct {
+        s.push_str(&format!(" ({}", pct(p)));
+        if let Some((l, h)) = d.pct_interval {
+            s.push_str(&format!(" [{:+.1}, {:+.1}]", l, h));
+        }
+        s.push(')');
+    }
+    s
 }
 
 /// A file-name component for a label: the label itself when it is plainly safe, otherwise a
@@ -160,6 +190,18 @@ mod tests {
             ns(1e300)
         );
         assert_eq!(ns(f64::NAN), "—");
+    }
+
+    #[test]
+    fn differences_carry_their_intervals() {
+        let d = crate::changes::difference(100.0, Some((99.0, 101.0)), 111.0, Some((110.0, 112.0)));
+        assert_eq!(d.delta, 11.0);
+        assert_eq!(
+            difference(&d),
+            "+11.0 ns [+9.00, +13.0] (+11.0 % [+8.9, +13.1])"
+        );
+        let d = crate::changes::difference(100.0, None, 90.0, None);
+        assert_eq!(difference(&d), "-10.0 ns (-10.0 %)");
     }
 
     #[test]
