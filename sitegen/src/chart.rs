@@ -450,7 +450,7 @@ pub fn sweep_svg(t: &Sweep) -> Option<String> {
         .iter()
         .flat_map(|l| l.points.iter().map(|p| p.0))
         .fold(f64::NEG_INFINITY, f64::max);
-    if !t.lines.iter().any(|l| l.points.len() >= 2) || !(nmax > 0.0) {
+    if !t.lines.iter().any(|l| l.points.len() >= 2) || nmax.is_nan() || nmax <= 0.0 {
         return None;
     }
     let fit_ends = t

@@ -22,7 +22,7 @@ pub struct SeriesKey {
     /// Virtualisation kind and hypervisor: `vm (KVM)`, `bare-metal`.
     pub virt: String,
     /// The mitigation state of every CPU vulnerability the kernel reports as relevant:
-    /// `name: mitigated|vulnerable|...`, one per line, sorted; see [`mitigation_profile`].
+    /// `name: mitigated|vulnerable|...`, sorted, `; `-separated; see [`mitigation_profile`].
     pub mitigations: String,
     /// Kernel command-line parameters that change syscall, scheduling or memory costs, as
     /// given (`mitigations=off`, `nosmt`), sorted; see [`COST_PARAMETERS`].
@@ -187,7 +187,7 @@ fn method_label(i: &SeriesInput) -> String {
     }
 }
 
-/// The state of each reported CPU vulnerability, one `name: state` line each, sorted. The
+/// The state of each reported CPU vulnerability, `name: state`, sorted, `; `-separated. The
 /// state is the file's verdict (`mitigated`, `vulnerable`, `unknown`), not its wording, which
 /// changes between kernel versions for the same machine; files saying "Not affected" are left
 /// out, so that a kernel that learns of a vulnerability this CPU does not have does not start a
@@ -216,7 +216,7 @@ pub fn mitigation_profile(m: &BTreeMap<String, String>) -> String {
     if lines.is_empty() {
         "none reported".to_string()
     } else {
-        lines.join("\n")
+        lines.join("; ")
     }
 }
 
@@ -403,10 +403,7 @@ impl SeriesKey {
             ("architecture", self.arch.clone()),
             ("CPU", self.cpu.clone()),
             ("virtualisation", self.virt.clone()),
-            (
-                "CPU vulnerabilities (state)",
-                self.mitigations.replace('\n', "; "),
-            ),
+            ("CPU vulnerabilities (state)", self.mitigations.clone()),
             (
                 "kernel command line (cost-relevant parameters)",
                 self.flags.clone(),
@@ -668,7 +665,7 @@ mod tests {
         c.insert("odd".to_string(), "Processor   vulnerable".to_string());
         assert_eq!(
             mitigation_profile(&c),
-            "itlb_multihit: mitigated\nodd: Processor vulnerable"
+            "itlb_multihit: mitigated; odd: Processor vulnerable"
         );
         assert_eq!(mitigation_profile(&BTreeMap::new()), "none reported");
     }

@@ -86,8 +86,10 @@ fn machine_label(r: &RunInfo) -> String {
     }
 }
 
+/// A series with its runs on one version.
+type SeriesOn<'a> = (&'a SeriesRuns, &'a [usize]);
 /// The series that have runs on a version, with those runs.
-type OnVersion<'a> = Vec<(&'a SeriesRuns, &'a [usize])>;
+type OnVersion<'a> = Vec<SeriesOn<'a>>;
 
 pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     index(ctx, d)?;
@@ -161,7 +163,7 @@ fn version(
     ctx: &mut Ctx,
     d: &Data,
     ids: &sweep::Ids,
-    (label, idx, series): (&str, &[usize], &[(&SeriesRuns, &[usize])]),
+    (label, idx, series): (&str, &[usize], &[SeriesOn]),
     around: (Option<&str>, Option<&str>),
 ) -> Result<(), BuildError> {
     let links = Links;
@@ -223,7 +225,7 @@ fn version(
 
 /// Each series' key metrics on this version: the median of its usable runs, never pooled with
 /// another series.
-fn summary(d: &Data, series: &[(&SeriesRuns, &[usize])], root: &str) -> Vec<KernelSummary> {
+fn summary(d: &Data, series: &[SeriesOn], root: &str) -> Vec<KernelSummary> {
     let runs = d.runs;
     let mut rows: Vec<KernelSummary> = series
         .iter()
@@ -260,11 +262,11 @@ fn sweeps(
     d: &Data,
     ids: &sweep::Ids,
     label: &str,
-    series: &[(&SeriesRuns, &[usize])],
+    series: &[SeriesOn],
     root: &str,
 ) -> Vec<SweepBlock> {
     let mut groups: BTreeMap<(String, String), Vec<SeriesAt>> = BTreeMap::new();
-    let mut sorted: Vec<&(&SeriesRuns, &[usize])> = series.iter().collect();
+    let mut sorted: Vec<&SeriesOn> = series.iter().collect();
     sorted.sort_by_key(|(_, idx)| std::cmp::Reverse(idx.len()));
     for (s, idx) in sorted {
         groups
