@@ -84,7 +84,7 @@ pub fn point(p: &Point) -> String {
         _ => format!("{} (no CI)", ns(p.median)),
     };
     if p.low {
-        format!("{s}, low-quality runs only")
+        format!("{s}, low quality only")
     } else {
         s
     }

@@ -397,6 +397,17 @@ impl SeriesKey {
         s
     }
 
+    /// The parts that differ most often, in a few words, for narrow tables.
+    pub fn short_label(&self) -> String {
+        format!(
+            "{} · {} · {} · {}",
+            self.arch,
+            self.cpu_short(),
+            self.per_op_words(),
+            self.method_short()
+        )
+    }
+
     /// The whole key, one (name, value) row per part, for the series page.
     pub fn words(&self) -> Vec<(&'static str, String)> {
         let mut rows = vec![

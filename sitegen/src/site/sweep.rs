@@ -45,6 +45,8 @@ fn depth(id: &str) -> Option<u32> {
 /// One line's data: (N, point) by N, and the fit.
 struct Data {
     label: String,
+    /// Column header of its numbers.
+    head: String,
     href: Option<String>,
     points: Vec<(u32, Point)>,
     fit: Option<(f64, f64)>,
@@ -100,7 +102,7 @@ fn block(title: String, desc: String, per_op: &str, lines: Vec<Data>) -> Option<
                 fit: fit_words(l.fit, several),
             })
             .collect(),
-        heads: lines.iter().map(|l| l.label.clone()).collect(),
+        heads: lines.iter().map(|l| l.head.clone()).collect(),
         rows: ns
             .iter()
             .map(|&n| SweepRow {
@@ -151,6 +153,7 @@ pub fn of_record(r: &RunRecord, per_op: &str) -> Option<SweepBlock> {
         per_op,
         vec![Data {
             label: "this run".to_string(),
+            head: "this run".to_string(),
             href: None,
             points,
             fit,
@@ -186,6 +189,7 @@ impl Ids {
 /// One series' runs on one kernel, for [`of_series`].
 pub struct SeriesAt<'a> {
     pub label: String,
+    pub head: String,
     pub href: String,
     pub per_op: String,
     pub runs: &'a [usize],
@@ -229,6 +233,7 @@ pub fn of_series(
             let fit = fit_of(ids.entry).zip(fit_of(ids.slope));
             (points.len() >= 2).then(|| Data {
                 label: s.label.clone(),
+                head: s.head.clone(),
                 href: Some(s.href.clone()),
                 points,
                 fit,

@@ -85,7 +85,7 @@ pub fn change_rows(d: &Data, changes: &[&Change], root: &str) -> Vec<ChangeRow> 
                 metric_href: format!("{root}{}", Links.series_metric(&c.series, &k.slug())),
                 series_id: c.series.id(),
                 series_href: format!("{root}{}", Links.series(&c.series)),
-                series_label: c.series.label(),
+                series_label: c.series.short_label(),
                 arch: c.series.arch.clone(),
                 from: side(d, &c.from, fmt::point(&c.from_point), &c.from_runs, root),
                 to: side(d, &c.to, fmt::point(&c.to_point), &c.to_runs, root),

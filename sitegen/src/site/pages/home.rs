@@ -21,6 +21,9 @@ const CHANGES: usize = 10;
 
 #[derive(Serialize)]
 struct HomeRow {
+    /// Made only of low-quality runs: named, not shown as a headline number.
+    #[serde(skip)]
+    low: bool,
     metric: &'static str,
     metric_href: String,
     kernel: String,
@@ -37,6 +40,8 @@ struct HomeSeries {
     label: String,
     runs: usize,
     rows: Vec<HomeRow>,
+    /// Headline metrics whose latest version has only low-quality runs.
+    low_only: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -150,12 +155,17 @@ fn arch_card(d: &Data, arch: &str, idx: &[usize]) -> HomeArch {
         series: all
             .into_iter()
             .take(SERIES_PER_ARCH)
-            .map(|s| HomeSeries {
-                id: s.key.id(),
-                href: Links.series(&s.key),
-                label: s.key.label(),
-                runs: s.runs.len(),
-                rows: headlines(d, s),
+            .map(|s| {
+                let (rows, low): (Vec<HomeRow>, Vec<HomeRow>) =
+                    headlines(d, s).into_iter().partition(|r| !r.low);
+                HomeSeries {
+                    id: s.key.id(),
+                    href: Links.series(&s.key),
+                    label: s.key.label(),
+                    runs: s.runs.len(),
+                    rows,
+                    low_only: low.into_iter().map(|r| r.metric).collect(),
+                }
             })
             .collect(),
     }
@@ -184,14 +194,14 @@ fn headlines(d: &Data, s: &SeriesRuns) -> Vec<HomeRow> {
                         .find_map(|(vi, p)| p.map(|p| (vi, p)))
                 })?;
             if p.low {
-                // Left out of the headline: say what there is instead.
                 return Some(HomeRow {
+                    low: true,
                     metric: h.label,
-                    metric_href: Links.series_metric(&s.key, h.slug),
-                    kernel: s.versions[vi].0.clone(),
+                    metric_href: String::new(),
+                    kernel: String::new(),
                     value: String::new(),
                     n: 0,
-                    before: format!("no run of good enough quality; {}", fmt::point(&p)),
+                    before: String::new(),
                     class: "note",
                 });
             }
@@ -212,6 +222,7 @@ fn headlines(d: &Data, s: &SeriesRuns) -> Vec<HomeRow> {
                 None => (String::new(), "note"),
             };
             Some(HomeRow {
+                low: false,
                 metric: h.label,
                 metric_href: Links.series_metric(&s.key, h.slug),
                 kernel: s.versions[vi].0.clone(),

@@ -233,7 +233,7 @@ fn summary(d: &Data, series: &[SeriesOn], root: &str) -> Vec<KernelSummary> {
             arch: s.key.arch.clone(),
             href: format!("{root}{}", Links.series(&s.key)),
             series_id: s.key.id(),
-            series_label: s.key.label(),
+            series_label: s.key.short_label(),
             runs: idx.len(),
             low: idx.iter().filter(|&&i| runs[i].is_low()).count(),
             cells: KEY_COLUMNS
@@ -274,6 +274,7 @@ fn sweeps(
             .or_default()
             .push(SeriesAt {
                 label: format!("series {} · {}", s.key.id(), s.key.label()),
+                head: format!("series {}", s.key.id()),
                 href: format!("{root}{}", Links.series(&s.key)),
                 per_op: s.key.unit(),
                 runs: idx,
