@@ -47,6 +47,23 @@ const MR: f64 = 16.0;
 const MT: f64 = 14.0;
 const MB: f64 = 78.0;
 
+/// A coordinate with one decimal, as `{:.1}` prints it (see [`crate::fmt::fixed`]); charts
+/// print thousands of them.
+struct D1(f64);
+
+impl std::fmt::Display for D1 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        let y = x.abs() * 10.0;
+        if !y.is_finite() || y >= 1e15 || (y - y.floor() - 0.5).abs() < 1e-6 {
+            return write!(f, "{x:.1}");
+        }
+        let n = y.round() as u64;
+        let sign = if x.is_sign_negative() { "-" } else { "" };
+        write!(f, "{sign}{}.{}", n / 10, n % 10)
+    }
+}
+
 /// A marker of series `i` centred on (x, y).
 fn marker(out: &mut String, i: usize, x: f64, y: f64, hollow: bool) {
     let c = PALETTE[i % PALETTE.len()];
@@ -367,10 +384,10 @@ fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line) {
             Some(p) if !p.low => {
                 let _ = write!(
                     d,
-                    "{}{:.1} {:.1}",
+                    "{}{} {}",
                     if prev { 'L' } else { 'M' },
-                    sc.x(i) + dx,
-                    sc.y(p.median)
+                    D1(sc.x(i) + dx),
+                    D1(sc.y(p.median))
                 );
                 prev = true;
             }
@@ -404,15 +421,11 @@ fn point_at(s: &mut String, yf: &dyn Fn(f64) -> f64, cid: &str, li: usize, x: f6
             (true, false) => "eb span",
             (false, false) => "eb",
         };
+        let (ya, yb, xc) = (D1(yf(a)), D1(yf(b)), D1(x - 3.0));
         let _ = write!(
             s,
-            r#"<path class="{class}" d="M{x:.1} {:.1}V{:.1}M{:.1} {:.1}h6M{:.1} {:.1}h6"/>"#,
-            yf(a),
-            yf(b),
-            x - 3.0,
-            yf(a),
-            x - 3.0,
-            yf(b)
+            r#"<path class="{class}" d="M{} {ya}V{yb}M{xc} {ya}h6M{xc} {yb}h6"/>"#,
+            D1(x)
         );
     }
     let kind = if p.kind == IntervalKind::None || p.low {
@@ -422,8 +435,9 @@ fn point_at(s: &mut String, yf: &dyn Fn(f64) -> f64, cid: &str, li: usize, x: f6
     };
     let _ = write!(
         s,
-        r##"<use href="#{cid}-{kind}{li}" x="{x:.1}" y="{:.1}"/>"##,
-        yf(p.median)
+        r##"<use href="#{cid}-{kind}{li}" x="{}" y="{}"/>"##,
+        D1(x),
+        D1(yf(p.median))
     );
 }
 
@@ -663,6 +677,13 @@ mod tests {
             y_label: "ns".into(),
         };
         assert!(trend_svg(&t).is_none());
+    }
+
+    #[test]
+    fn coordinates_print_as_format_does() {
+        for x in [0.0, -0.0, 12.25, 12.35, -0.04, 99.95, 1234.56, 0.05, 3.0] {
+            assert_eq!(D1(x).to_string(), format!("{x:.1}"), "{x}");
+        }
     }
 
     #[test]

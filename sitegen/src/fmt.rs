@@ -6,21 +6,53 @@ use sha2::{Digest, Sha256};
 
 /// Nanoseconds: 2 decimals below 10, 1 below 100, whole numbers with thousands separators above.
 pub fn ns(x: f64) -> String {
+    let mut s = String::with_capacity(12);
+    ns_into(&mut s, x);
+    s
+}
+
+/// [`ns`] appended to `out`: pages print hundreds of numbers, so they share one buffer.
+pub fn ns_into(out: &mut String, x: f64) {
     if !x.is_finite() {
-        return "—".to_string();
+        out.push('—');
+        return;
     }
     let a = x.abs();
     if a < 10.0 {
-        format!("{x:.2}")
+        fixed_into(out, x, 2)
     } else if a < 100.0 {
-        format!("{x:.1}")
+        fixed_into(out, x, 1)
     } else {
-        group_thousands(x.round())
+        group_thousands(out, x.round())
     }
 }
 
-fn group_thousands(x: f64) -> String {
-    let neg = x < 0.0;
+/// `format!("{x:.d$}")` for 1 or 2 decimals, by integer arithmetic where that cannot change a
+/// digit (the exact float path is slow, and pages print hundreds of numbers): only values whose
+/// scaled fraction is near one half, where the product's rounding error could decide, take the
+/// exact path. The sign is kept as `format!` keeps it (`-0.00`).
+pub fn fixed(x: f64, d: usize) -> String {
+    let mut s = String::new();
+    fixed_into(&mut s, x, d);
+    s
+}
+
+fn fixed_into(out: &mut String, x: f64, d: usize) {
+    use std::fmt::Write;
+    let scale: u64 = if d == 1 { 10 } else { 100 };
+    let y = x.abs() * scale as f64;
+    if d > 2 || !y.is_finite() || y >= 1e15 || (y - y.floor() - 0.5).abs() < 1e-6 {
+        let _ = write!(out, "{x:.d$}");
+        return;
+    }
+    let n = y.round() as u64;
+    if x.is_sign_negative() {
+        out.push('-');
+    }
+    let _ = write!(out, "{}.{:0d$}", n / scale, n % scale);
+}
+
+fn group_thousands(out: &mut String, x: f64) {
     // `x` is whole: below 2^53 the integer conversion is exact and much cheaper than `{:.0}`.
     let a = x.abs();
     let digits = if a < 9.0e15 {
@@ -28,22 +60,29 @@ fn group_thousands(x: f64) -> String {
     } else {
         format!("{a:.0}")
     };
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if x < 0.0 {
+        out.push('-');
+    }
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i) % 3 == 0 {
             out.push(',');
         }
         out.push(c);
     }
-    if neg {
-        format!("-{out}")
-    } else {
-        out
-    }
+}
+
+fn interval_into(out: &mut String, lo: f64, hi: f64) {
+    out.push('[');
+    ns_into(out, lo);
+    out.push_str(", ");
+    ns_into(out, hi);
+    out.push(']');
 }
 
 pub fn interval(lo: f64, hi: f64) -> String {
-    format!("[{}, {}]", ns(lo), ns(hi))
+    let mut s = String::with_capacity(24);
+    interval_into(&mut s, lo, hi);
+    s
 }
 
 pub fn opt_ns(x: Option<f64>) -> String {
@@ -68,47 +107,73 @@ pub fn pct(x: f64) -> String {
 
 /// A run's value with its CI, or marked as having none.
 pub fn val(v: &Val) -> String {
+    let mut s = String::with_capacity(32);
+    ns_into(&mut s, v.median);
     match v.ci() {
-        Some((l, h)) => format!("{} {}", ns(v.median), interval(l, h)),
-        None => format!("{} (no CI)", ns(v.median)),
+        Some((l, h)) => {
+            s.push(' ');
+            interval_into(&mut s, l, h);
+        }
+        None => s.push_str(" (no CI)"),
     }
+    s
 }
 
 /// An aggregate, with what its interval means.
 pub fn point(p: &Point) -> String {
-    let s = match (p.interval, p.kind) {
-        (Some((l, h)), IntervalKind::Ci) => format!("{} {}", ns(p.median), interval(l, h)),
-        (Some((l, h)), IntervalKind::Span) => {
-            format!("{} (span {}, {} runs)", ns(p.median), interval(l, h), p.n)
+    use std::fmt::Write;
+    let mut s = String::with_capacity(40);
+    ns_into(&mut s, p.median);
+    match (p.interval, p.kind) {
+        (Some((l, h)), IntervalKind::Ci) => {
+            s.push(' ');
+            interval_into(&mut s, l, h);
         }
-        _ => format!("{} (no CI)", ns(p.median)),
-    };
-    if p.low {
-        format!("{s}, low quality only")
-    } else {
-        s
+        (Some((l, h)), IntervalKind::Span) => {
+            s.push_str(" (span ");
+            interval_into(&mut s, l, h);
+            let _ = write!(s, ", {} runs)", p.n);
+        }
+        _ => s.push_str(" (no CI)"),
     }
+    if p.low {
+        s.push_str(", low quality only");
+    }
+    s
+}
+
+fn signed_into(out: &mut String, x: f64) {
+    if x > 0.0 {
+        out.push('+');
+    }
+    ns_into(out, x);
 }
 
 /// A number with an explicit sign: `+12.3`, `-4.56`.
 pub fn signed_ns(x: f64) -> String {
-    if x > 0.0 {
-        format!("+{}", ns(x))
-    } else {
-        ns(x)
-    }
+    let mut s = String::with_capacity(12);
+    signed_into(&mut s, x);
+    s
 }
 
 /// A difference in ns with its interval, then in percent with its own.
 pub fn difference(d: &crate::changes::Difference) -> String {
-    let mut s = format!("{} ns", signed_ns(d.delta));
+    use std::fmt::Write;
+    let mut s = String::with_capacity(64);
+    signed_into(&mut s, d.delta);
+    s.push_str(" ns");
     if let Some((l, h)) = d.delta_interval {
-        s.push_str(&format!(" [{}, {}]", signed_ns(l), signed_ns(h)));
+        s.push_str(" [");
+        signed_into(&mut s, l);
+        s.push_str(", ");
+        signed_into(&mut s, h);
+        s.push(']');
     }
     if let Some(p) = d.pct {
-        s.push_str(&format!(" ({}", pct(p)));
+        s.push_str(" (");
+        s.push_str(&pct(p));
         if let Some((l, h)) = d.pct_interval {
-            s.push_str(&format!(" [{:+.1}, {:+.1}]", l, h));
+            let _ = write!(s, " [{l:+.1}, {h:+.1}]");
         }
         s.push(')');
     }
@@ -190,6 +255,26 @@ mod tests {
             ns(1e300)
         );
         assert_eq!(ns(f64::NAN), "—");
+    }
+
+    #[test]
+    fn fixed_is_format_exactly() {
+        let mut rng = syscost_site_bench::Rng::new(5);
+        let mut xs: Vec<f64> = vec![
+            0.0, -0.0, 0.005, 0.015, 0.125, 1.005, 2.675, -0.001, 9.995, 99.95, 0.05, 0.25, 1e-300,
+            123456.785, -42.25,
+        ];
+        for _ in 0..200_000 {
+            let mag = 10f64.powf(rng.range(-4.0, 6.0));
+            xs.push(if rng.f() < 0.5 { -mag } else { mag });
+            // Ties and near-ties in the last digit.
+            xs.push((rng.below(100_000) as f64 + 0.5) / 100.0);
+        }
+        for x in xs {
+            for d in [1, 2] {
+                assert_eq!(fixed(x, d), format!("{x:.d$}"), "{x:e} to {d}");
+            }
+        }
     }
 
     #[test]
