@@ -16,4 +16,5 @@ pub mod quality;
 pub mod render;
 pub mod series;
 pub mod site;
+pub mod slug;
 pub mod upstream;

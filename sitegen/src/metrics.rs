@@ -75,7 +75,7 @@ impl MetricKey {
         if let Some(h) = headline_of(self) {
             return h.slug.to_string();
         }
-        crate::fmt::slug(&match self.kind {
+        crate::slug::slug(&match self.kind {
             Kind::Median => format!("r-{}", self.id),
             Kind::Overhead => format!("o-{}--{}", self.id, self.vs),
             Kind::Estimate => format!("e-{}", self.id),

@@ -2,11 +2,11 @@
 //! versions, one line per series, with the numbers as a table beside the SVG. Runs of
 //! different series are never pooled into one point.
 
+use super::groups::Groups;
 use super::links::Links;
 use super::rows::{point_cell, Cell};
 use crate::chart::{self, legend_marker, Line, Trend, MAX_LINES};
 use crate::info::RunInfo;
-use crate::kver::{label_key, KernelVersion};
 use crate::metrics::{usable_point, Point, Registry, Val};
 use crate::series::SeriesKey;
 use serde::Serialize;
@@ -48,18 +48,17 @@ impl ChartSpec {
     }
 }
 
-fn trend(runs: &[RunInfo], idx: &[usize], m: u32) -> TrendData {
-    type Cells = BTreeMap<KernelVersion, Vec<(Val, bool)>>;
+fn trend(runs: &[RunInfo], g: &Groups, idx: &[usize], m: u32) -> TrendData {
+    type Cells = BTreeMap<u32, Vec<(Val, bool)>>;
     let mut cells: BTreeMap<&Arc<SeriesKey>, Cells> = BTreeMap::new();
-    let mut labels: BTreeMap<KernelVersion, &str> = BTreeMap::new();
+    let mut labels: BTreeMap<u32, &str> = BTreeMap::new();
     for &i in idx {
         let r = &runs[i];
-        if !r.is_placed() {
+        let Some(k) = g.version_of[i] else {
             continue;
-        }
+        };
         if let Some(v) = r.values.get(m) {
-            let k = label_key(&r.kbase);
-            labels.entry(k.clone()).or_insert(r.kbase.as_str());
+            labels.entry(k).or_insert(g.versions[k as usize].as_str());
             cells
                 .entry(&r.series)
                 .or_default()
@@ -68,7 +67,7 @@ fn trend(runs: &[RunInfo], idx: &[usize], m: u32) -> TrendData {
                 .push((v, r.is_low()));
         }
     }
-    let keys: Vec<&KernelVersion> = labels.keys().collect();
+    let keys: Vec<&u32> = labels.keys().collect();
     let mut lines: Vec<(Arc<SeriesKey>, usize, Vec<Option<Point>>)> = cells
         .into_iter()
         .map(|(s, per_k)| {
@@ -122,7 +121,13 @@ pub struct Chart {
     rows: Vec<ChartRow>,
 }
 
-pub fn chart_for(runs: &[RunInfo], idx: &[usize], spec: ChartSpec, root: &str) -> Chart {
+pub fn chart_for(
+    runs: &[RunInfo],
+    g: &Groups,
+    idx: &[usize],
+    spec: ChartSpec,
+    root: &str,
+) -> Chart {
     let ChartSpec {
         metric: m,
         label,
@@ -130,7 +135,7 @@ pub fn chart_for(runs: &[RunInfo], idx: &[usize], spec: ChartSpec, root: &str) -
         title,
         anchor,
     } = spec;
-    let t = trend(runs, idx, m);
+    let t = trend(runs, g, idx, m);
     let links = Links;
     let drawn = t.lines.len().min(MAX_LINES);
     let desc = format!(

@@ -5,7 +5,7 @@ use super::rows::{quality_badge, Badge};
 use crate::changes::{difference, Difference};
 use crate::fmt;
 use crate::info::RunInfo;
-use crate::metrics::{Registry, Val};
+use crate::metrics::{Kind, Registry, Val};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -42,7 +42,9 @@ pub fn judge(prev: &Val, this: &Val) -> (&'static str, &'static str) {
     }
 }
 
-/// `this` against `prev`, in the order of `this`'s record. Metric ids are `reg`'s.
+/// `this` against `prev`, in the order of `this`'s record. Metric ids are `reg`'s. A scenario
+/// with an overhead is compared by its overhead (paired against its baseline in every round, so
+/// the baseline's own drift is not counted twice); its median is on the scenario table.
 pub fn compare(
     prev: &RunInfo,
     this: &RunInfo,
@@ -50,9 +52,20 @@ pub fn compare(
     reg: &Registry,
     root: &str,
 ) -> Compare {
+    let with_overhead: std::collections::HashSet<&str> = this
+        .values
+        .iter()
+        .map(|(m, _)| reg.key(m))
+        .filter(|k| k.kind == Kind::Overhead)
+        .map(|k| k.id.as_str())
+        .collect();
     let rows = this
         .values
         .iter()
+        .filter(|(m, _)| {
+            let k = reg.key(*m);
+            k.kind != Kind::Median || !with_overhead.contains(k.id.as_str())
+        })
         .filter_map(|(m, t)| {
             let p = prev.values.find(m)?;
             let d = difference(p.median, p.ci(), t.median, t.ci());

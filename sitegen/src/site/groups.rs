@@ -27,6 +27,11 @@ pub struct Groups {
     /// Kernel base labels in ascending version order, with their runs.
     pub by_kernel: BTreeMap<KernelVersion, (String, Vec<usize>)>,
     pub by_series: BTreeMap<Arc<SeriesKey>, SeriesRuns>,
+    /// Each run's version as an index into `by_kernel`'s ascending order (`None` if unplaced),
+    /// so that charts need not parse versions again.
+    pub version_of: Vec<Option<u32>>,
+    /// The version labels in ascending order.
+    pub versions: Vec<String>,
 }
 
 impl Groups {
@@ -39,6 +44,8 @@ impl Groups {
             by_arch: BTreeMap::new(),
             by_kernel: BTreeMap::new(),
             by_series: BTreeMap::new(),
+            version_of: vec![None; runs.len()],
+            versions: Vec::new(),
         };
         let mut versions: BTreeMap<&Arc<SeriesKey>, BTreeMap<KernelVersion, Vec<usize>>> =
             BTreeMap::new();
@@ -80,6 +87,12 @@ impl Groups {
                         (k.base_label(), idx)
                     })
                     .collect();
+            }
+        }
+        for (vi, (label, idx)) in g.by_kernel.values().enumerate() {
+            g.versions.push(label.clone());
+            for &i in idx {
+                g.version_of[i] = Some(vi as u32);
             }
         }
         g.newest = newest;

@@ -74,7 +74,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
                     format!("{} on {arch}", h.label),
                     h.slug.to_string(),
                 );
-                Some(chart_for(runs, idx, spec, &root))
+                Some(chart_for(runs, &d.g, idx, spec, &root))
             })
             .collect();
         let mut counts = vec![0usize; d.reg.len()];

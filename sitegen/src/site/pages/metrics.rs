@@ -98,7 +98,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             .filter(|(_, idx)| idx.iter().any(|&i| runs[i].values.get(m).is_some()))
             .map(|(arch, idx)| {
                 let spec = ChartSpec::of(d.reg, m, format!("{label} on {arch}"), fmt::slug(arch));
-                chart_for(runs, idx, spec, &root)
+                chart_for(runs, &d.g, idx, spec, &root)
             })
             .collect();
         let page = MetricPage {

@@ -155,7 +155,7 @@ fn overview(
                 format!("{} — series {}", h.label, key.id()),
                 h.slug.to_string(),
             );
-            Some(chart_for(runs, &s.runs, spec, &root))
+            Some(chart_for(runs, &d.g, &s.runs, spec, &root))
         })
         .collect();
     let metrics = trends
