@@ -140,4 +140,23 @@ pub struct ImportArgs {
     /// A note kept with the records.
     #[arg(long)]
     pub note: Option<String>,
+    /// The kernel release as the log's source states it outside the log (never overriding a
+    /// release the log prints). Prefix `~` for an approximate one: `~5.7-rc` ("bpf-next around
+    /// 5.7-rc") is recorded as approximate and leaves kernel_release "unknown".
+    #[arg(long, value_name = "RELEASE")]
+    pub kernel: Option<String>,
+    /// The architecture as the source states it (uname -m's name where it allows: x86_64,
+    /// aarch64, ...); an error if the log prints another.
+    #[arg(long)]
+    pub arch: Option<String>,
+    /// The machine as the source describes it, in its words (CPU, cores, memory, VM).
+    #[arg(long, value_name = "TEXT")]
+    pub machine: Option<String>,
+    /// When the run happened as the source states it (or the message date): an RFC 3339 date
+    /// (2021-02-07) or UTC time.
+    #[arg(long)]
+    pub date: Option<String>,
+    /// Where and how the source states these facts (a quote or the part of the message).
+    #[arg(long, value_name = "TEXT")]
+    pub stated_in: Option<String>,
 }

@@ -1,7 +1,7 @@
 //! syscost: what does it cost a Linux system call to be watched or filtered?
 //!
 //! Layout (see ARCHITECTURE.md), lower layers first; no module imports one above it:
-//! - [`sys`]: affinity, signals — the unsafe plumbing everything shares.
+//! - [`sys`]: the unsafe plumbing everything shares (affinity, processes, seccomp, signals).
 //! - [`harness`]: the timed loop — the raw syscall instruction, inlined.
 //! - [`stats`]: medians, order-statistic intervals, paired differences — no I/O.
 //! - [`machine`]: what machine this is.

@@ -39,10 +39,4 @@ pub enum Command {
         #[arg(default_value = "data")]
         dir: PathBuf,
     },
-    /// Read and parse every record and nothing else: the floor a build is measured against.
-    #[command(hide = true)]
-    Parse {
-        #[arg(long, default_value = "data")]
-        data: PathBuf,
-    },
 }

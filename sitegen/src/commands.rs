@@ -2,7 +2,6 @@
 //! them and chooses the exit code, in one place.
 
 use crate::cli::{Cli, Command};
-use crate::load;
 use crate::site::{self, BuildError};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -48,7 +47,6 @@ pub fn run(cli: Cli) -> Result<(), CommandError> {
             base_url,
         }),
         Command::Check { dir } => check(&dir),
-        Command::Parse { data } => parse_floor(&data),
     }
 }
 
@@ -136,20 +134,4 @@ fn check(dir: &Path) -> Result<(), CommandError> {
         files: files.len(),
         records: report.records,
     })
-}
-
-/// Reads and parses every record and nothing else: the floor `site-bench` measures a build
-/// against.
-fn parse_floor(data: &Path) -> Result<(), CommandError> {
-    let scan = load::scan(data);
-    let ok = scan
-        .records
-        .iter()
-        .filter(|c| load::read_record(&c.abs).is_ok())
-        .count();
-    println!(
-        "parsed {ok} records ({} unreadable)",
-        scan.records.len() - ok
-    );
-    Ok(())
 }

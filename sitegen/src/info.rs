@@ -29,12 +29,29 @@ pub struct HeadSource {
     pub format: Option<String>,
     #[serde(default)]
     pub date: Option<String>,
+    #[serde(default)]
+    pub stated: Option<HeadStated>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HeadStated {
+    #[serde(default)]
+    pub kernel: Option<HeadStatedKernel>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HeadStatedKernel {
+    pub release: String,
+    pub approximate: bool,
 }
 
 #[derive(Debug, Deserialize)]
 pub struct HeadSettings {
     pub syscall: String,
-    pub syscalls_per_op: u32,
+    #[serde(default)]
+    pub syscalls_per_op: Option<u32>,
+    #[serde(default)]
+    pub operation: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -161,6 +178,7 @@ impl Head {
             generation: inc.other.get(GENERATION_KEY).map(String::as_str),
             probe: &self.settings.syscall,
             per_op: self.settings.syscalls_per_op,
+            operation: self.settings.operation.as_deref(),
             arch: &c.arch,
             cpu_model: c.cpu.model_name.as_deref(),
             cpu_family: c.cpu.family.as_deref(),
@@ -180,11 +198,28 @@ impl Head {
         series::series_key(&self.series_input())
     }
 
+    /// The kernel the run is placed on ([`KernelVersion::of_record`]).
+    pub fn kernel(&self) -> KernelVersion {
+        let stated = self.source.stated.as_ref().and_then(|s| s.kernel.as_ref());
+        KernelVersion::of_record(
+            &self.environment.comparability.kernel_release,
+            stated.map(|k| (k.release.as_str(), k.approximate)),
+        )
+    }
+
     /// Whether the run can be put on the kernel-version axis.
     pub fn placement(&self) -> Result<(), Unplaced> {
-        let c = &self.environment.comparability;
-        series::placement(&c.arch, &KernelVersion::parse(&c.kernel_release))
+        series::placement(&self.environment.comparability.arch, &self.kernel())
     }
+}
+
+/// The kernel a full record is placed on: the same as [`Head::kernel`].
+pub fn record_kernel(r: &RunRecord) -> KernelVersion {
+    let stated = r.source.stated.as_ref().and_then(|s| s.kernel.as_ref());
+    KernelVersion::of_record(
+        &r.environment.comparability.kernel_release,
+        stated.map(|k| (k.release.as_str(), k.approximate)),
+    )
 }
 
 pub fn record_series(r: &RunRecord) -> SeriesKey {
@@ -224,7 +259,7 @@ impl RunInfo {
         series: Option<&Arc<SeriesKey>>,
     ) -> RunInfo {
         let c = &r.environment.comparability;
-        let kernel = KernelVersion::parse(&c.kernel_release);
+        let kernel = record_kernel(r);
         let page = r.canonical_path();
         let page = page.strip_suffix(".json").unwrap_or(&page).to_string();
         let key = record_series(r);
@@ -324,6 +359,7 @@ mod tests {
             let info = RunInfo::from_record(&rec, &mut Registry::default(), None);
             assert_eq!(head.series(), *info.series, "{}", c.rel);
             assert_eq!(head.placement(), info.placed, "{}", c.rel);
+            assert_eq!(head.kernel(), info.kernel, "{}", c.rel);
             n += 1;
         }
         assert!(n > 0);

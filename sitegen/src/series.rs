@@ -32,8 +32,12 @@ pub struct SeriesKey {
     pub bpf_jit: String,
     /// The probe syscall timed in the loop.
     pub probe: String,
-    /// Syscalls per operation (5 for `mix`): every ns in the record is per operation.
-    pub per_op: u32,
+    /// Syscalls per operation (5 for `mix`): every ns in the record is per operation. `None`
+    /// when an operation is not a fixed number of syscalls; then `operation` says what it is.
+    pub per_op: Option<u32>,
+    /// What one operation is, when the record says (an imported `perf bench syscall fork`: a
+    /// process created and reaped), whitespace collapsed.
+    pub operation: Option<String>,
     /// How the numbers were taken: syscost's interleaved rounds, its sequential (kernel
     /// benchmark) method, or the imported tool, its output generation included.
     pub method: String,
@@ -54,7 +58,8 @@ pub struct SeriesInput<'a> {
     /// The imported log's output generation, as the importer states it.
     pub generation: Option<&'a str>,
     pub probe: &'a str,
-    pub per_op: u32,
+    pub per_op: Option<u32>,
+    pub operation: Option<&'a str>,
     pub arch: &'a str,
     pub cpu_model: Option<&'a str>,
     pub cpu_family: Option<&'a str>,
@@ -84,6 +89,7 @@ impl<'a> SeriesInput<'a> {
             generation: inc.other.get(GENERATION_KEY).map(String::as_str),
             probe: &r.settings.syscall,
             per_op: r.settings.syscalls_per_op,
+            operation: r.settings.operation.as_deref(),
             arch: &c.arch,
             cpu_model: c.cpu.model_name.as_deref(),
             cpu_family: c.cpu.family.as_deref(),
@@ -160,6 +166,7 @@ pub fn series_key(i: &SeriesInput) -> SeriesKey {
         ),
         probe: i.probe.trim().to_string(),
         per_op: i.per_op,
+        operation: clean(i.operation),
         method: method_label(i),
         only,
     }
@@ -336,7 +343,7 @@ impl SeriesKey {
         hex(&h.finalize()[..6])
     }
 
-    fn parts(&self) -> [String; 10] {
+    fn parts(&self) -> [String; 11] {
         [
             self.arch.clone(),
             self.cpu.clone(),
@@ -345,18 +352,20 @@ impl SeriesKey {
             self.flags.clone(),
             self.bpf_jit.clone(),
             self.probe.clone(),
-            self.per_op.to_string(),
+            self.per_op.map(|n| n.to_string()).unwrap_or_default(),
+            self.operation.clone().unwrap_or_default(),
             self.method.clone(),
             self.only.clone().unwrap_or_default(),
         ]
     }
 
-    /// The unit of every ns: `getpid call`, `mix operation (5 syscalls)`.
+    /// The unit of every ns: `getpid call`, `mix operation (5 syscalls)`, or what the record
+    /// says an operation is.
     pub fn unit(&self) -> String {
-        if self.per_op == 1 {
-            format!("{} call", self.probe)
-        } else {
-            format!("{} operation ({} syscalls)", self.probe, self.per_op)
+        match (&self.operation, self.per_op) {
+            (Some(op), _) => op.clone(),
+            (None, Some(1) | None) => format!("{} call", self.probe),
+            (None, Some(n)) => format!("{} operation ({n} syscalls)", self.probe),
         }
     }
 
@@ -370,12 +379,19 @@ impl SeriesKey {
         self.method.split(" (").next().unwrap_or(&self.method)
     }
 
-    /// What one operation is: `one getpid call`, `5 syscalls (mix)`.
+    /// What one operation is: `one getpid call`, `5 syscalls (mix)`, or the first words of
+    /// what the record says it is (`one iteration of perf bench syscall fork`).
     pub fn per_op_words(&self) -> String {
-        if self.per_op == 1 {
-            format!("one {} call", self.probe)
-        } else {
-            format!("{} syscalls ({})", self.per_op, self.probe)
+        match (&self.operation, self.per_op) {
+            (Some(op), _) => op
+                .split([':', ',', '('])
+                .next()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .unwrap_or(op)
+                .to_string(),
+            (None, Some(1) | None) => format!("one {} call", self.probe),
+            (None, Some(n)) => format!("{n} syscalls ({})", self.probe),
         }
     }
 
@@ -421,9 +437,17 @@ impl SeriesKey {
             ),
             ("BPF JIT", self.bpf_jit.clone()),
             ("probe", self.probe.clone()),
-            ("syscalls per operation", self.per_op.to_string()),
+            (
+                "syscalls per operation",
+                self.per_op
+                    .map(|n| n.to_string())
+                    .unwrap_or_else(|| "not a fixed number".to_string()),
+            ),
             ("method", self.method.clone()),
         ];
+        if let Some(op) = &self.operation {
+            rows.insert(rows.len() - 1, ("one operation", op.clone()));
+        }
         if let Some(o) = &self.only {
             rows.push((
                 "limited to",
@@ -469,10 +493,7 @@ pub enum Unplaced {
     KernelUnparsed(String),
 }
 
-fn unknown(s: &str) -> bool {
-    let s = s.trim();
-    s.is_empty() || s.eq_ignore_ascii_case("unknown") || s == "?"
-}
+use crate::kver::unknown_release as unknown;
 
 /// A run is placed when its architecture is known and its kernel release maps onto an upstream
 /// version; otherwise it is listed as unplaced with the reason and kept out of every version
@@ -502,7 +523,8 @@ mod tests {
             format: None,
             generation: None,
             probe: "getpid",
-            per_op: 1,
+            per_op: Some(1),
+            operation: None,
             arch: "x86_64",
             cpu_model: Some("AMD  EPYC 7B13 "),
             cpu_family: Some("25"),
@@ -564,7 +586,18 @@ mod tests {
             },
             SeriesInput {
                 probe: "mix",
-                per_op: 5,
+                per_op: Some(5),
+                ..input(&m)
+            },
+            SeriesInput {
+                probe: "fork",
+                per_op: None,
+                operation: Some("fork(), the child's exit(0) and the parent's waitpid()"),
+                ..input(&m)
+            },
+            SeriesInput {
+                per_op: None,
+                operation: Some("one iteration of perf bench syscall getpid"),
                 ..input(&m)
             },
             SeriesInput {

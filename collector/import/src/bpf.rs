@@ -4,7 +4,13 @@
 //! ```text
 //! Summary: hits    9.200 ± 0.319M/s (  9.200M/prod), drops    0.000 ± 0.000M/s
 //! base      :    9.200 ± 0.319M/s
+//! --> uprobe-nop  :    3.246 ± 0.004M/s           (a row the author marked)
+//! uprobe-nop      ( 4 cpus):    3.210 ± 0.003M/s  (  0.802M/s/cpu)
 //! ```
+//!
+//! The last form is the per-CPU-count scaling table of the uprobe benchmarks' script: each
+//! CPU count becomes a record of its own (one producer per CPU), its per-CPU rate the time per
+//! call.
 //!
 //! Until Linux 6.10 every trigger bench looped on `getpgid()` with the program attached to its
 //! path; since then the default drivers run inside the kernel and only `syscall-count` still
@@ -24,7 +30,48 @@ struct Row {
     mops: f64,
     stddev: f64,
     per_producer: Option<f64>,
+    /// CPUs (one producer each) of a scaling-table row.
+    cpus: Option<u32>,
+    /// The marker the author put before the row (`-->`), kept as printed.
+    mark: Option<String>,
     line: usize,
+}
+
+/// An author's marker before a row: `--> uprobe-nop : …`.
+fn strip_mark(t: &str) -> (Option<&str>, &str) {
+    for m in ["-->", "->", "=>", "*"] {
+        if let Some(rest) = t.strip_prefix(m) {
+            if rest.starts_with(char::is_whitespace) {
+                return (Some(m), rest.trim_start());
+            }
+        }
+    }
+    (None, t)
+}
+
+/// `uprobe-nop      ( 4 cpus):    3.210 ± 0.003M/s  (  0.802M/s/cpu)`: name, CPUs, total
+/// mean, stddev, per-CPU rate.
+fn scaling_row(t: &str) -> Option<(String, u32, f64, f64, f64)> {
+    let (name, rest) = t.split_once('(')?;
+    let name = name.trim();
+    let (inside, rest) = rest.split_once("):")?;
+    let (n, unit) = crate::lex::leading_u64(inside.trim())?;
+    if !matches!(unit.trim(), "cpus" | "cpu") || !is_name(name) {
+        return None;
+    }
+    let (x, y, rest) = rate(rest)?;
+    let (z, rest) = leading_f64(rest.trim_start().strip_prefix('(')?.trim_start())?;
+    if rest.trim_start().strip_prefix("M/s/cpu")?.trim() != ")" {
+        return None;
+    }
+    Some((name.to_string(), u32::try_from(n).ok()?, x, y, z))
+}
+
+fn is_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
 }
 
 /// `9.200 ± 0.319M/s` (the `±` may arrive as `+-`, `+/-` or mojibake): mean, stddev, rest.
@@ -43,15 +90,22 @@ fn rate(s: &str) -> Option<(f64, f64, &str)> {
 fn table_row(t: &str) -> Option<(String, f64, f64)> {
     let (name, rest) = t.split_once(':')?;
     let name = name.trim();
-    let token = !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'));
-    if !token {
+    if !is_name(name) {
         return None;
     }
     let (x, y, _) = rate(rest)?;
     Some((name.to_string(), x, y))
+}
+
+/// `uprobe-nop  3.246 ± 0.004M/s`: a row without the colon, as authors retype them; only a
+/// bench name and a rate, nothing after it (prose has words around its rates).
+fn bare_row(t: &str) -> Option<(String, f64, f64)> {
+    let (name, rest) = t.split_once(char::is_whitespace)?;
+    if !is_name(name) || !name.contains(|c: char| c.is_ascii_alphabetic()) {
+        return None;
+    }
+    let (x, y, tail) = rate(rest)?;
+    tail.trim().is_empty().then(|| (name.to_string(), x, y))
 }
 
 /// `Summary: hits    9.200 ± 0.319M/s (  9.200M/prod), ...`
@@ -181,19 +235,36 @@ enum Read {
     Row(Row),
     /// A `Summary:` that is not a trigger bench's: why it is left out.
     Skipped(Hint),
+    /// A line with a rate in it that is no row this parser reads.
+    Near(Hint),
     Nothing,
 }
 
-/// Reads a table row, or a `Summary:` of `bench` (the benchmark last named).
+/// Reads a table row (marked or not, plain or per CPU count), or a `Summary:` of `bench` (the
+/// benchmark last named).
 fn read(t: &str, no: usize, bench: Option<&str>) -> Read {
     let Some((x, y, prod)) = summary(t) else {
-        return match table_row(t) {
-            Some((name, x, y)) => Read::Row(Row {
-                name: name.strip_prefix("trig-").unwrap_or(&name).to_string(),
-                mops: x,
-                stddev: y,
-                per_producer: None,
+        let (mark, body) = strip_mark(t);
+        let row = |name: &str, mops, stddev, per_producer, cpus| {
+            Read::Row(Row {
+                name: name.strip_prefix("trig-").unwrap_or(name).to_string(),
+                mops,
+                stddev,
+                per_producer,
+                cpus,
+                mark: mark.map(str::to_string),
                 line: no,
+            })
+        };
+        if let Some((name, cpus, x, y, z)) = scaling_row(body) {
+            return row(&name, x, y, Some(z), Some(cpus));
+        }
+        return match table_row(body).or_else(|| bare_row(body)) {
+            Some((name, x, y)) => row(&name, x, y, None, None),
+            None if t.contains("M/s") => Read::Near(Hint {
+                line: no,
+                text: t.to_string(),
+                why: "mentions M/s but is not a bench row in a form this parser reads".into(),
             }),
             None => Read::Nothing,
         };
@@ -204,6 +275,8 @@ fn read(t: &str, no: usize, bench: Option<&str>) -> Read {
             mops: x,
             stddev: y,
             per_producer: prod,
+            cpus: None,
+            mark: None,
             line: no,
         }),
         None => Read::Skipped(Hint {
@@ -230,19 +303,22 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         }
         match read(t, line.no, bench.as_deref()) {
             Read::Row(row) => {
-                // A bench seen again begins the next run.
-                if cur.iter().any(|r| r.name == row.name) {
+                // A bench (at a CPU count) seen again begins the next run.
+                if cur.iter().any(|r| r.name == row.name && r.cpus == row.cpus) {
                     runs.push(std::mem::take(&mut cur));
                 }
                 cur.push(row);
             }
             Read::Skipped(hint) => out.empty.push(hint),
+            Read::Near(hint) => out.near.push(hint),
             Read::Nothing => {}
         }
     }
     if !cur.is_empty() {
         runs.push(cur);
     }
+    // A scaling table is one run per CPU count.
+    let runs: Vec<Vec<Row>> = runs.into_iter().flat_map(by_cpus).collect();
     // Every record of the log says which summaries were left out.
     let skipped: Vec<String> = out
         .empty
@@ -253,11 +329,10 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         let first = rows.first().map_or(0, |r| r.line);
         let last = rows.last().map_or(0, |r| r.line);
         match record(&rows, &cleaned.repairs) {
-            Some(rec) => out.runs.push(Parsed {
-                first_line: first,
-                last_line: last,
-                record: rec.notes(skipped.iter().cloned()),
-            }),
+            Some(rec) => {
+                out.runs
+                    .push(Parsed::new(first, last, rec.notes(skipped.iter().cloned())))
+            }
             None => out.empty.push(Hint {
                 line: first,
                 text: format!("{} : {} M/s", rows[0].name, rows[0].mops),
@@ -266,6 +341,19 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         }
     }
     out
+}
+
+/// The rows of one run, split by CPU count (in the order the counts first appear); rows of a
+/// plain table stay together.
+fn by_cpus(rows: Vec<Row>) -> Vec<Vec<Row>> {
+    let mut groups: Vec<(Option<u32>, Vec<Row>)> = Vec::new();
+    for row in rows {
+        match groups.iter_mut().find(|(c, _)| *c == row.cpus) {
+            Some((_, g)) => g.push(row),
+            None => groups.push((row.cpus, vec![row])),
+        }
+    }
+    groups.into_iter().map(|(_, g)| g).collect()
 }
 
 /// A row with what it means.
@@ -289,9 +377,23 @@ fn record(rows: &[Row], repairs: &[String]) -> Option<RecordBuilder> {
     let base = |want: &str| mapped.iter().find(|m| m.id == want).map(|m| m.ns);
     let (native, ufunc) = (base("native"), base("bpf.ufunc"));
     let results = mapped.iter().map(|m| result(m, native, ufunc));
-    let r = skeleton(Format::BpfBench, "getpgid")
-        .results(results)
-        .notes(notes);
+    let syscall_driven = mapped
+        .iter()
+        .any(|m| matches!(m.kind, Kind::Native | Kind::Syscall));
+    let mut r = skeleton(
+        Format::BpfBench,
+        if syscall_driven { "getpgid" } else { "none" },
+    );
+    if !syscall_driven {
+        let s = &mut r.record_mut().settings;
+        s.syscalls_per_op = None;
+        s.operation = Some(
+            "one trigger of the bench's probe, by a loop that makes no syscall (a user-space \
+             function call for uprobes, a loop inside the kernel for the 6.10+ drivers)"
+                .into(),
+        );
+    }
+    let r = r.results(results).notes(notes);
     let first = rows.first().map_or(0, |x| x.line);
     let last = rows.last().map_or(0, |x| x.line);
     Some(provenance(r, first, last, repairs))
@@ -306,6 +408,21 @@ fn general_notes(rows: &[Row], in_kernel: bool) -> Vec<String> {
          confidence interval."
             .to_string(),
     ];
+    if let Some(n) = rows.iter().find_map(|x| x.cpus) {
+        notes.push(format!(
+            "A scaling table: each CPU count is a record of its own. This one ran {n} producer(s) \
+             on {n} CPU(s); throughput_mops is their total as printed, the per-CPU rate as printed is \
+             in params, and median_ns is 1000 / (total / CPUs), the per-CPU rate at the \
+             total's precision."
+        ));
+    }
+    if rows.iter().any(|x| x.mark.is_some()) {
+        notes.push(
+            "The author marked some rows (params \"marked in the log\"); they are results like \
+             the others."
+                .into(),
+        );
+    }
     if rows.iter().any(|x| x.per_producer.is_none()) {
         notes.push(
             "The table does not show the producer count; run_bench_trigger.sh runs one \
@@ -350,8 +467,13 @@ fn map_rows<'a>(rows: &'a [Row], in_kernel: bool, notes: &mut Vec<String>) -> Ve
                 row.name
             ));
         }
-        let per_thread = row.per_producer.filter(|p| *p > 0.0).unwrap_or(row.mops);
-        if (per_thread - row.mops).abs() > 0.005 * row.mops {
+        // A scaling row's per-CPU rate is printed to three decimals; its total over the CPU
+        // count is the same rate with the total's precision.
+        let per_thread = match row.cpus {
+            Some(n) if n > 0 => row.mops / f64::from(n),
+            _ => row.per_producer.filter(|p| *p > 0.0).unwrap_or(row.mops),
+        };
+        if row.cpus.is_none() && (per_thread - row.mops).abs() > 0.005 * row.mops {
             notes.push(format!(
                 "trig-{} ran several producers ({} M/s in total, {per_thread} M/s each); \
                  median_ns uses the per-producer rate.",
@@ -386,8 +508,18 @@ fn result(m: &Mapped, native: Option<f64>, ufunc: Option<f64>) -> ScenarioResult
     });
     res.params
         .insert("bench".into(), format!("trig-{}", m.row.name));
-    if let Some(p) = m.row.per_producer {
-        res.params.insert("M/s per producer".into(), p.to_string());
+    match (m.row.per_producer, m.row.cpus) {
+        (Some(p), Some(n)) => {
+            res.params.insert("cpus".into(), n.to_string());
+            res.params.insert("M/s per cpu".into(), p.to_string());
+        }
+        (Some(p), None) => {
+            res.params.insert("M/s per producer".into(), p.to_string());
+        }
+        _ => {}
+    }
+    if let Some(mark) = &m.row.mark {
+        res.params.insert("marked in the log".into(), mark.clone());
     }
     res.overhead = match (m.kind, native, ufunc) {
         (Kind::Syscall, Some(n), _) => overhead_vs("native", n, m.ns),
@@ -428,6 +560,25 @@ mod tests {
             bench_name("Setting up benchmark 'trig-tp'..."),
             Some("trig-tp")
         );
+    }
+
+    #[test]
+    fn marked_and_scaling_rows() {
+        assert_eq!(
+            strip_mark("--> uprobe-nop  :    3.246 ± 0.004M/s"),
+            (Some("-->"), "uprobe-nop  :    3.246 ± 0.004M/s")
+        );
+        assert_eq!(strip_mark("-->x"), (None, "-->x"));
+        assert_eq!(
+            scaling_row("uprobe-nop      ( 4 cpus):    3.210 ± 0.003M/s  (  0.802M/s/cpu)"),
+            Some(("uprobe-nop".into(), 4, 3.21, 0.003, 0.802))
+        );
+        assert_eq!(
+            scaling_row("trig-uprobe-nop (16 cpus): 3.724 ± 0.011M/s (0.233M/s/cpu)")
+                .map(|r| (r.0, r.1)),
+            Some(("trig-uprobe-nop".into(), 16))
+        );
+        assert_eq!(scaling_row("uprobe-nop (4 cpus): 3.2 M/s"), None);
     }
 
     #[test]

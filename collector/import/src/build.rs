@@ -22,7 +22,20 @@ pub struct Parsed {
     /// First and last line of the run in the original file (1-based).
     pub first_line: usize,
     pub last_line: usize,
+    /// The line that gave the kernel release and architecture, when the log prints them.
+    pub uname_line: Option<usize>,
     pub record: RecordBuilder,
+}
+
+impl Parsed {
+    pub fn new(first_line: usize, last_line: usize, record: RecordBuilder) -> Parsed {
+        Parsed {
+            first_line,
+            last_line,
+            uname_line: None,
+            record,
+        }
+    }
 }
 
 /// Where a log looked like a format but held no result, for the messages.
@@ -73,6 +86,9 @@ pub struct Outcome {
     /// Parts that looked like a run but held no result (reported, not fatal, when other runs
     /// were found).
     pub empty: Vec<Hint>,
+    /// Lines that look like a result in a form the parser does not read: cited when nothing
+    /// at all is found, never warned about otherwise (prose mentions rates too).
+    pub near: Vec<Hint>,
 }
 
 /// A record of `format` with everything an import cannot know set to its honest default.
@@ -96,8 +112,8 @@ pub fn skeleton(format: Format, syscall: &str) -> RecordBuilder {
         incidental: Default::default(),
     };
     // A published number is one measurement: no rounds, no interval, and the log seldom says
-    // how long the benchmark ran (parsers set the duration when it does).
-    let summary = RunSummary::complete(0.0, CI_METHOD);
+    // how long the benchmark ran (parsers set the duration when it does; otherwise absent).
+    let summary = RunSummary::one_pass(None, CI_METHOD);
     RunRecord::builder(
         source,
         Settings::new(syscall, 1, 0.95),

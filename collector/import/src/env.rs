@@ -1,12 +1,14 @@
 //! What a log says about the machine: `uname -a` and sysctl lines. Nothing is guessed: a field
-//! the log does not give stays "unknown" and the record says so.
+//! neither the log nor its source gives stays "unknown" and the record says so.
 
 use crate::build::UNKNOWN;
-use syscost_record::RunRecord;
+use syscost_record::{machine_hash, RunRecord};
 
-/// The parts of a `uname -a` line that decide comparability.
+/// The parts of a `uname -a` line that decide comparability, and the host name (kept only as
+/// a hash).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Uname {
+    pub host: String,
     pub release: String,
     pub version: Option<String>,
     pub arch: Option<String>,
@@ -76,6 +78,7 @@ pub fn parse_uname(line: &str) -> Option<Uname> {
     }
     let version = (end > 3).then(|| t[3..end].join(" "));
     Some(Uname {
+        host: t[1].to_string(),
         release: release.to_string(),
         version,
         arch,
@@ -109,6 +112,7 @@ pub fn apply_uname(record: &mut RunRecord, u: &Uname) {
     if let Some(a) = &u.arch {
         c.arch = a.clone();
     }
+    record.environment.incidental.machine_hash = Some(machine_hash(&u.host));
 }
 
 /// Puts a sysctl into the record: the BPF JIT settings decide comparability, the rest is kept
@@ -128,22 +132,60 @@ pub fn apply_sysctl(record: &mut RunRecord, key: &str, value: &str) {
     }
 }
 
-/// Says so when the log did not tell the kernel or the architecture.
+/// Says which facts the source states rather than the log, and which neither gives.
 pub fn note_unknowns(record: &mut RunRecord) {
     let c = &record.environment.comparability;
+    let stated = record.source.stated.clone().unwrap_or_default();
+    let mut notes = Vec::new();
+    let mut from_source = Vec::new();
+    if let Some(k) = &stated.kernel {
+        if !k.approximate && c.kernel_release == k.release {
+            from_source.push(format!("kernel release {}", k.release));
+        }
+    }
+    if let Some(a) = &stated.arch {
+        from_source.push(format!("architecture {a}"));
+    }
+    if stated.machine.is_some() {
+        from_source.push("the machine".to_string());
+    }
+    if stated.date.is_some() {
+        from_source.push("the date".to_string());
+    }
+    if !from_source.is_empty() {
+        notes.push(format!(
+            "Stated by the source, not printed in the log: {} (source.stated{}).",
+            from_source.join(", "),
+            stated
+                .stated_in
+                .as_deref()
+                .map(|s| format!(": {s}"))
+                .unwrap_or_default()
+        ));
+    }
     let mut missing = Vec::new();
     if c.kernel_release == UNKNOWN {
-        missing.push("kernel release");
+        match stated.kernel.as_ref().filter(|k| k.approximate) {
+            Some(k) => notes.push(format!(
+                "The log does not print the kernel release and its source gives it only \
+                 approximately (around {}, source.stated.kernel): kernel_release is \"unknown\", \
+                 so the run is never placed as if measured on that release.",
+                k.release
+            )),
+            None => missing.push("kernel release"),
+        }
     }
     if c.arch == UNKNOWN {
         missing.push("architecture");
     }
     if !missing.is_empty() {
         let what = missing.join(" and ");
-        record.notes.push(format!(
-            "The log does not state the {what}; recorded as \"unknown\" rather than guessed."
+        notes.push(format!(
+            "Neither the log nor its source states the {what}; recorded as \"unknown\" rather \
+             than guessed."
         ));
     }
+    record.notes.extend(notes);
 }
 
 #[cfg(test)]

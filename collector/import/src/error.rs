@@ -36,6 +36,19 @@ pub enum Error {
         tried: Vec<Format>,
         place: Place,
     },
+    /// A fact stated on the command line contradicts what the log prints.
+    #[error(
+        "{file} line {line}: the log prints the {fact} {printed:?}, but {flag} states {stated:?}; \
+         a stated fact never overrides the log — correct {flag} or leave it out"
+    )]
+    Conflict {
+        file: String,
+        line: usize,
+        fact: &'static str,
+        printed: String,
+        flag: &'static str,
+        stated: String,
+    },
     /// A run was read but its record breaks the format's rules (a parser's bug, not the
     /// log's).
     #[error(
@@ -59,6 +72,7 @@ impl Error {
             | Error::TooBig { file, .. }
             | Error::Read { file, .. }
             | Error::NoResult { file, .. }
+            | Error::Conflict { file, .. }
             | Error::Invalid { file, .. } => file,
         }
     }
@@ -69,6 +83,9 @@ impl Error {
 pub enum Place {
     /// The earliest line that began a run but held no result.
     Hint(Hint),
+    /// No run began, but these lines (the first few, in order) look like a result in a form
+    /// the parser does not read.
+    Closest(Vec<Hint>),
     /// No line looks like any output that was looked for; the first line shows what the file
     /// holds instead.
     FirstLine { line: usize, text: String },
@@ -80,6 +97,16 @@ impl fmt::Display for Place {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Place::Hint(h) => h.fmt(f),
+            Place::Closest(hints) => {
+                f.write_str("the closest lines: ")?;
+                for (i, h) in hints.iter().enumerate() {
+                    if i > 0 {
+                        f.write_str("; ")?;
+                    }
+                    h.fmt(f)?;
+                }
+                Ok(())
+            }
             Place::FirstLine { line, text } => write!(
                 f,
                 "no line looks like its output; line {line} reads \"{}\"",

@@ -3,26 +3,32 @@
 //! A log is first cleaned ([`text`]: e-mail quoting, quoted-printable, CRLF, kernel console
 //! lines), then read by one parser per format ([`seccomp`], [`sud`], [`bpf`], [`perf`]); `auto`
 //! runs them all and keeps whatever each finds. Every record keeps its provenance (format, hash
-//! of the original text, source, line range) and says in its notes what the log did not.
+//! of the original text, source, line range, what the log shows before the run) and says in its
+//! notes what the log did not. Facts the source states outside the log ([`StatedFacts`]) are
+//! added beside what the log prints, never over it.
 
 mod bpf;
 mod build;
+mod context;
 mod env;
 mod error;
 mod format;
 mod lex;
 mod perf;
+mod runner;
 mod seccomp;
+mod stated;
 mod sud;
 mod text;
 
 pub use build::{Hint, Outcome, Parsed};
 pub use error::{Error, Place, Warning};
 pub use format::Format;
+pub use stated::{StatedError, StatedFacts};
 
 use sha2::{Digest, Sha256};
 use std::path::Path;
-use syscost_record::{validate, RunRecord};
+use syscost_record::{machine_hash, validate, RunRecord};
 
 fn run_parser(format: Format, cleaned: &text::Cleaned) -> Outcome {
     match format {
@@ -48,6 +54,8 @@ pub struct Imported {
 pub struct Provenance<'a> {
     pub source: Option<&'a str>,
     pub note: Option<&'a str>,
+    /// What the source states outside the log; check it with [`StatedFacts::check`] first.
+    pub stated: StatedFacts<'a>,
 }
 
 /// Parses a log without finishing the records (no hash, source or id): what the parsers saw,
@@ -65,8 +73,10 @@ pub fn parse_log(
     let mut runs = Vec::new();
     let mut warnings = Vec::new();
     let mut hints: Vec<Hint> = Vec::new();
+    let mut near: Vec<Hint> = Vec::new();
     for &parser in &tried {
         let out = run_parser(parser, &cleaned);
+        near.extend(out.near);
         // An empty part is only worth a warning when the parser found runs elsewhere;
         // otherwise it may explain why nothing was found.
         if out.runs.is_empty() {
@@ -85,26 +95,61 @@ pub fn parse_log(
             file: file.into(),
             what: format,
             tried,
-            place: place(hints, &cleaned),
+            place: place(hints, near, &cleaned),
         });
     }
     runs.sort_by_key(|p| p.first_line);
+    let spans: Vec<(usize, usize)> = runs.iter().map(|p| (p.first_line, p.last_line)).collect();
+    for p in &mut runs {
+        let before = context::before(&cleaned.lines, p.first_line, &spans);
+        add_context(p.record.record_mut(), &before);
+    }
     Ok((runs, warnings))
 }
 
-/// What a "no result" message points at: the earliest run that held nothing, else the first
-/// line of the log.
-fn place(hints: Vec<Hint>, cleaned: &text::Cleaned) -> Place {
+/// How many of the closest lines a "no result" message cites.
+const CLOSEST: usize = 3;
+
+/// What a "no result" message points at: the earliest run that held nothing, else the lines
+/// that came closest to a result, else the first line of the log.
+fn place(hints: Vec<Hint>, mut near: Vec<Hint>, cleaned: &text::Cleaned) -> Place {
+    near.sort_by_key(|h| h.line);
+    near.dedup_by_key(|h| h.line);
+    near.truncate(CLOSEST);
     match (
         hints.into_iter().min_by_key(|h| h.line),
         cleaned.lines.first(),
     ) {
         (Some(h), _) => Place::Hint(h),
+        (None, _) if !near.is_empty() => Place::Closest(near),
         (None, Some(l)) => Place::FirstLine {
             line: l.no,
             text: l.text.clone(),
         },
         (None, None) => Place::Nothing,
+    }
+}
+
+/// The prompt and heading the log shows before a run, kept as incidental facts; the prompt's
+/// host name only as a hash, and only when the log gave none of its own (`uname -a`).
+fn add_context(r: &mut RunRecord, before: &context::Before) {
+    let inc = &mut r.environment.incidental;
+    if let Some(p) = &before.prompt {
+        inc.other
+            .insert("command (from the shell prompt)".into(), p.command.clone());
+        if let (Some(host), None) = (&p.host, &inc.machine_hash) {
+            inc.machine_hash = Some(machine_hash(host));
+            r.notes.push(
+                "machine_hash is the hash of the host name in the shell prompt before the run."
+                    .into(),
+            );
+        }
+    }
+    if let Some(h) = &before.heading {
+        r.environment.incidental.other.insert(
+            "log heading (the text introducing the run)".into(),
+            h.clone(),
+        );
     }
 }
 
@@ -133,18 +178,21 @@ pub fn import_bytes(
     Ok(Imported { records, warnings })
 }
 
-/// Completes a parsed run: the file's hash, the command line's provenance, what the log did
-/// not say, the content id; then checks it.
+/// Completes a parsed run: the file's hash, the command line's provenance and stated facts,
+/// what neither the log nor its source says, the content id; then checks it.
 fn finish(p: Parsed, hash: &str, prov: &Provenance, file: &str) -> Result<RunRecord, Error> {
     let Parsed {
         first_line,
         last_line,
+        uname_line,
         mut record,
     } = p;
     let r = record.record_mut();
     r.source.text_sha256 = Some(hash.to_string());
     r.source.url = prov.source.map(str::to_string);
     r.source.note = prov.note.map(str::to_string);
+    prov.stated
+        .apply(r, file, uname_line.unwrap_or(first_line))?;
     env::note_unknowns(r);
     let r = record.build();
     let problems = validate(&r);

@@ -8,6 +8,11 @@
 //!        0.052233 usecs/op
 //!          19,144,887 ops/sec
 //! ```
+//!
+//! `basic` and `getpgid` time one syscall per loop iteration (`native`). `fork` and `execve`
+//! do not: an iteration forks a child that exits (or execs `/bin/true`, which runs to its end)
+//! and waits for it, so they get ids of their own (`process.fork`, `process.execve`), no
+//! syscall count, and `settings.operation` saying what one iteration is.
 
 use crate::build::{provenance, single, skeleton, Hint, Outcome, Parsed, UNKNOWN};
 use crate::format::Format;
@@ -123,11 +128,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     let mut out = Outcome::default();
     for run in runs.iter().filter(|r| r.is_syscall_bench()) {
         match record(run, &cleaned.repairs) {
-            Some(record) => out.runs.push(Parsed {
-                first_line: run.first,
-                last_line: run.last,
-                record,
-            }),
+            Some(record) => out.runs.push(Parsed::new(run.first, run.last, record)),
             None => out.empty.push(Hint::no_result_at(cleaned, run.first)),
         }
     }
@@ -151,12 +152,100 @@ fn record(run: &Run, repairs: &[String]) -> Option<RecordBuilder> {
     }
     notes.extend(missing(run));
 
+    let op = Op::of(&syscall);
     let mut r = skeleton(Format::PerfBench, &syscall);
     if let Some(s) = run.total_s {
-        r.record_mut().summary.duration_s = s;
+        r.record_mut().summary.duration_s = Some(s);
+        notes
+            .push("summary.duration_s is perf's Total time: the wall time around its loop.".into());
     }
-    let r = r.result(result(run, &syscall, loops, ns)).notes(notes);
+    if let Some(what) = op.operation(&syscall) {
+        let s = &mut r.record_mut().settings;
+        s.syscalls_per_op = None;
+        s.operation = Some(what);
+    }
+    let r = r.result(result(run, &syscall, op, loops, ns)).notes(notes);
     Some(provenance(r, run.first, run.last, repairs))
+}
+
+/// What one iteration of perf's loop is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Op {
+    /// One call of a syscall that does nothing but return a value (`getppid`, `getpgid`).
+    Syscall,
+    /// fork(); the child exit(0)s; the parent waitpid()s.
+    Fork,
+    /// fork(); the child execve()s /bin/true, which runs to its exit; the parent waitpid()s.
+    Execve,
+    /// A bench perf has not shipped as such (`close` from a patch): the log names the call,
+    /// not what else an iteration does.
+    Other,
+}
+
+impl Op {
+    fn of(syscall: &str) -> Op {
+        match syscall {
+            "getppid" | "getpgid" => Op::Syscall,
+            "fork" => Op::Fork,
+            "execve" => Op::Execve,
+            _ => Op::Other,
+        }
+    }
+
+    /// `settings.operation`, for iterations that are not one syscall.
+    fn operation(self, syscall: &str) -> Option<String> {
+        Some(match self {
+            Op::Syscall => return None,
+            Op::Fork => "one iteration of perf bench syscall fork: fork(), the child's exit(0) \
+                         and the parent's waitpid() — a process created and reaped, not one \
+                         syscall"
+                .into(),
+            Op::Execve => "one iteration of perf bench syscall execve: fork(), the child's \
+                           execve(\"/bin/true\") (which then runs to its exit) and the \
+                           parent's waitpid() — a program started and reaped, not one syscall"
+                .into(),
+            Op::Other => format!(
+                "one iteration of perf bench syscall {syscall}: the log says it executes \
+                 {syscall}() calls, not what else an iteration does"
+            ),
+        })
+    }
+
+    fn id(self, syscall: &str) -> String {
+        match self {
+            Op::Syscall => "native".into(),
+            Op::Fork => "process.fork".into(),
+            Op::Execve => "process.execve".into(),
+            Op::Other => format!(
+                "perf.{}",
+                syscall
+                    .chars()
+                    .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
+                    .collect::<String>()
+            ),
+        }
+    }
+
+    fn family(self) -> &'static str {
+        match self {
+            Op::Syscall => "baseline",
+            Op::Fork | Op::Execve => "process",
+            Op::Other => "perf",
+        }
+    }
+
+    fn description(self, syscall: &str) -> String {
+        match self {
+            Op::Syscall => format!("{syscall}() with no interception (perf bench)"),
+            Op::Fork => "fork() + the child's exit(0) + waitpid(), with no interception (perf \
+                         bench syscall fork)"
+                .into(),
+            Op::Execve => "fork() + execve(\"/bin/true\") run to its exit + waitpid(), with no \
+                           interception (perf bench syscall execve)"
+                .into(),
+            Op::Other => format!("an iteration of perf bench syscall {syscall}"),
+        }
+    }
 }
 
 /// The time per call from the most precise figure the log has: usecs/op, else ops/sec, else
@@ -200,13 +289,8 @@ fn missing(run: &Run) -> Option<String> {
     })
 }
 
-fn result(run: &Run, syscall: &str, loops: Option<u64>, ns: f64) -> ScenarioResult {
-    let mut res = single(
-        "native",
-        "baseline",
-        &format!("{syscall}() with no interception (perf bench)"),
-        ns,
-    );
+fn result(run: &Run, syscall: &str, op: Op, loops: Option<u64>, ns: f64) -> ScenarioResult {
+    let mut res = single(&op.id(syscall), op.family(), &op.description(syscall), ns);
     res.iters_per_sample = loops;
     res.throughput_mops = run.ops.map(|o| Throughput {
         median: o as f64 / 1e6,

@@ -10,12 +10,18 @@
 //! Avg syscall time 147ns.
 //! Interception overhead: 9.7% (+13ns).
 //! ```
+//!
+//! `Caught sys_ff00` is written by the SIGSYS handler with write(2), at once, while the rest
+//! is buffered stdio: in captured output (the kselftest runner) it comes before the run's
+//! first line, next to the stderr line "Enabling syscall trapping.". It is then kept for the
+//! run that follows, never taken as a run of its own.
 
 use crate::build::{
     overhead_vs, provenance, published_overhead, single, skeleton, Hint, Outcome, Parsed,
 };
 use crate::format::Format;
 use crate::lex::{leading_f64, leading_i64, leading_u64};
+use crate::runner::{self, RunnerFacts, RunnerLine};
 use crate::text::Cleaned;
 use syscost_record::{Overhead, RecordBuilder, ScenarioResult};
 
@@ -29,11 +35,20 @@ enum Ev {
     Caught(String),
     Counts(String, String),
     Overhead(f64, i64),
+    /// A kselftest runner line (the whole line).
+    Runner(RunnerLine),
 }
+
+/// The kselftest test whose output this parser reads.
+const TEST: &str = "sud_benchmark";
 
 /// Every event on a line, in order (a line may hold several when a mail was flattened).
 fn events(t: &str) -> Vec<(usize, Ev)> {
     let mut out = Vec::new();
+    if let Some(line) = runner::parse(t) {
+        out.push((0, Ev::Runner(line)));
+        return out;
+    }
     let mut scan = |pat: &str, f: &dyn Fn(&str) -> Option<Ev>| {
         let mut from = 0;
         while let Some(p) = t[from..].find(pat) {
@@ -82,8 +97,11 @@ struct Run {
     iterations: Option<u64>,
     avgs: Vec<Option<u64>>,
     caught: Option<String>,
+    /// The Caught line came before the run (captured output).
+    caught_before: bool,
     counts: Option<(String, String)>,
     overhead: Option<(f64, i64)>,
+    runner: RunnerFacts,
 }
 
 impl Run {
@@ -101,18 +119,65 @@ impl Run {
             _ => false,
         }
     }
+
+    /// Where a Caught line is in its place: after the first average, before the second.
+    fn expects_caught(&self) -> bool {
+        self.started() && self.avgs.len() == 1 && self.caught.is_none() && self.overhead.is_none()
+    }
+}
+
+/// What came before a run's first line and belongs to it.
+#[derive(Debug, Default)]
+struct Early {
+    caught: Option<(usize, String)>,
+    runner: RunnerFacts,
+    /// First line of what is kept here.
+    first: Option<usize>,
 }
 
 pub fn parse(cleaned: &Cleaned) -> Outcome {
     let mut runs = Vec::new();
     let mut run = Run::default();
+    let mut early = Early::default();
     for line in &cleaned.lines {
         for (_, ev) in events(&line.text) {
+            let ev = match ev {
+                Ev::Caught(s) if !run.expects_caught() => {
+                    // Out of its place: the unbuffered line of the run that follows.
+                    early.caught = Some((line.no, s));
+                    early.first.get_or_insert(line.no);
+                    continue;
+                }
+                Ev::Runner(r) => {
+                    // The result line closes the run it follows; the timeout and header come
+                    // before the run they belong to.
+                    let belongs_here = matches!(r, RunnerLine::Result { .. })
+                        && run.started()
+                        && run.runner.take(&r, TEST);
+                    if belongs_here {
+                        run.last = line.no;
+                    } else if !matches!(r, RunnerLine::Result { .. }) {
+                        if matches!(&r, RunnerLine::Header { test } if test != TEST) {
+                            early = Early::default();
+                        } else if early.runner.take(&r, TEST) {
+                            early.first.get_or_insert(line.no);
+                        }
+                    }
+                    continue;
+                }
+                ev => ev,
+            };
             if run.ends_before(&ev) {
                 runs.push(std::mem::take(&mut run));
             }
             if !run.started() {
-                run.first = line.no;
+                let e = std::mem::take(&mut early);
+                run.first = e.first.map_or(line.no, |f| f.min(line.no));
+                run.runner = e.runner;
+                if let Some((_, s)) = e.caught {
+                    run.caught = Some(s);
+                    run.caught_before = true;
+                }
             }
             run.last = line.no;
             match ev {
@@ -122,6 +187,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
                 Ev::Caught(s) => run.caught = Some(s),
                 Ev::Counts(a, b) => run.counts = Some((a, b)),
                 Ev::Overhead(p, n) => run.overhead = Some((p, n)),
+                Ev::Runner(_) => {}
             }
         }
     }
@@ -129,15 +195,18 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         runs.push(run);
     }
     let mut out = Outcome::default();
+    if let Some((line, _)) = early.caught {
+        out.empty.push(Hint::no_result_at(cleaned, line));
+    }
     for run in runs {
         if run.avgs.iter().all(Option::is_none) {
             out.empty.push(Hint::no_result_at(cleaned, run.first));
         } else {
-            out.runs.push(Parsed {
-                first_line: run.first,
-                last_line: run.last,
-                record: record(&run, &cleaned.repairs),
-            });
+            out.runs.push(Parsed::new(
+                run.first,
+                run.last,
+                record(&run, &cleaned.repairs),
+            ));
         }
     }
     out
@@ -153,12 +222,18 @@ fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
             .unwrap_or_default()
     )];
     let mut r = skeleton(Format::KselftestSud, "sysinfo");
+    let other = &mut r.record_mut().environment.incidental.other;
     if let Some(s) = run.calibration_s {
-        r.record_mut()
-            .environment
-            .incidental
-            .other
-            .insert("calibration seconds".into(), s.to_string());
+        other.insert("calibration seconds".into(), s.to_string());
+    }
+    run.runner.record(TEST, other, &mut notes);
+    if run.caught_before {
+        notes.push(
+            "\"Caught sys_…\" comes before the run's first line, as in captured output (the \
+             SIGSYS handler writes it with write(2) at once, the rest is buffered stdio); it is \
+             this run's trapped call."
+                .into(),
+        );
     }
     let native = run.avgs.first().copied().flatten().map(|n| n as f64);
     match native {

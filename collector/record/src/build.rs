@@ -20,6 +20,7 @@ impl Source {
             text_sha256: None,
             note: None,
             date: None,
+            stated: None,
         }
     }
 }
@@ -31,7 +32,8 @@ impl Settings {
             budget_s: None,
             target_ci_pct: None,
             syscall: syscall.into(),
-            syscalls_per_op,
+            syscalls_per_op: Some(syscalls_per_op),
+            operation: None,
             cpu: None,
             sample_ms: None,
             confidence,
@@ -42,8 +44,14 @@ impl Settings {
 }
 
 impl RunSummary {
-    /// One pass per scenario (a sequential run, an import): no rounds, no interval target.
+    /// One pass per scenario (a sequential run) that took `duration_s`: no rounds, no interval
+    /// target.
     pub fn complete(duration_s: f64, ci_method: impl Into<String>) -> RunSummary {
+        RunSummary::one_pass(Some(duration_s), ci_method)
+    }
+
+    /// One pass per scenario whose duration may be unknown (an import).
+    pub fn one_pass(duration_s: Option<f64>, ci_method: impl Into<String>) -> RunSummary {
         RunSummary {
             rounds: 1,
             duration_s,

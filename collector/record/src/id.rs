@@ -24,6 +24,14 @@ pub fn with_id(mut record: RunRecord) -> RunRecord {
     record
 }
 
+/// What `incidental.machine_hash` holds for a host name: 12 hex digits of SHA-256 over
+/// `syscost-machine:<hostname>`. Links runs of one machine without naming it (a short or common
+/// host name can still be guessed from it: it is a pseudonym, not a secret).
+pub fn machine_hash(hostname: &str) -> String {
+    let d = Sha256::digest(format!("syscost-machine:{hostname}").as_bytes());
+    d.iter().take(6).map(|b| format!("{b:02x}")).collect()
+}
+
 /// Maps any string onto a safe single path component: `[A-Za-z0-9._+-]`, never `.`/`..`/empty.
 pub fn sanitize_path_component(s: &str) -> String {
     let mut out: String = s

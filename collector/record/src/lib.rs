@@ -13,7 +13,7 @@ pub mod ids;
 mod validate;
 
 pub use build::RecordBuilder;
-pub use id::{canonical_json, content_id, sanitize_path_component, with_id};
+pub use id::{canonical_json, content_id, machine_hash, sanitize_path_component, with_id};
 pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
 pub use validate::{validate, Problem};
 
@@ -68,9 +68,55 @@ pub struct Source {
     pub text_sha256: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
-    /// RFC 3339 UTC time the run started (collected) or the log's date when known (imported).
+    /// RFC 3339 UTC time the run started (collected) or the log's date when known (imported:
+    /// an RFC 3339 date or time, as the source states it — see [`Stated::date`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// Facts about an imported run that its source states outside the log (the message around
+    /// it, the report it is attached to), given to `syscost import` by `--kernel`, `--arch`,
+    /// `--machine`, `--date` and `--stated-in`. A fact here was not printed by the benchmark.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stated: Option<Stated>,
+}
+
+/// What the source of an imported log states about the run, outside the log itself. Each field
+/// present is stated by the source; where the record has a field for the same fact
+/// (`comparability.kernel_release`, `comparability.arch`, `source.date`) it holds the same value
+/// — except an approximate kernel, which is only here.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Stated {
+    /// Where and how the source states these facts (a quote, or the part of the message).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stated_in: Option<String>,
+    /// The kernel the run was on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel: Option<StatedKernel>,
+    /// The architecture (as `uname -m` names it, when the source allows; also in
+    /// `comparability.arch`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub arch: Option<String>,
+    /// The machine as the source describes it (CPU, cores, memory, VM or not), in its words.
+    /// Not a `/proc/cpuinfo` model name, so `comparability.cpu` stays as the log left it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub machine: Option<String>,
+    /// When the run happened (or the message was sent, when the source says nothing closer):
+    /// an RFC 3339 date or UTC time; also in `source.date`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+}
+
+/// A kernel as a source states it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct StatedKernel {
+    /// The release (`5.11.0-rc5-00462-gdc8df6e85d2c`, `5.10-rc4`), or for an approximate kernel
+    /// the upstream version it is near (`5.7-rc`).
+    pub release: String,
+    /// The source gives only an approximation ("bpf-next around 5.7-rc", "a -next tree of
+    /// January 2025"). Then `comparability.kernel_release` stays "unknown": an approximate
+    /// version is never placed as if it had been measured on that release.
+    pub approximate: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,8 +155,14 @@ pub struct Settings {
     pub target_ci_pct: Option<f64>,
     /// Probe: the syscall timed in the loop (`getpid`, ..., or `mix`).
     pub syscall: String,
-    /// Syscalls issued per operation (5 for `mix`, else 1).
-    pub syscalls_per_op: u32,
+    /// Syscalls issued per operation (5 for `mix`, else 1). Absent when an operation is not a
+    /// fixed number of syscalls (an imported `perf bench syscall fork`: fork, the child's exit,
+    /// the parent's wait); then [`Settings::operation`] says what it is.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syscalls_per_op: Option<u32>,
+    /// What one operation is, when it is more than `syscalls_per_op` calls of the probe.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub operation: Option<String>,
     /// CPU the workers were pinned to.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<u32>,
@@ -226,8 +278,10 @@ pub struct Incidental {
 pub struct RunSummary {
     /// Interleaved rounds completed (every scenario sampled once per round).
     pub rounds: u64,
-    /// Wall time of the whole run, seconds (setup included).
-    pub duration_s: f64,
+    /// Wall time of the whole run, seconds (setup included). Absent when not known (most
+    /// imported logs never say how long the benchmark ran).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
     pub stop_reason: StopReason,
     /// Whether every measured scenario reached the target CI half-width.
     pub target_reached: bool,
@@ -375,6 +429,25 @@ pub struct Estimate {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ci_high_ns: Option<f64>,
     pub samples: u64,
+    /// For imported records: whether the log printed this value, printed it wrapped around, or
+    /// only printed the numbers it is computed from. Absent for collected records.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub origin: Option<EstimateOrigin>,
+}
+
+/// Where an imported estimate's value comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum EstimateOrigin {
+    /// The log prints this value.
+    Printed,
+    /// The log prints it as an unsigned wrap-around of a negative number (18446744073709551592
+    /// for −24); the signed value is recorded.
+    Decoded,
+    /// The log does not print it (the benchmark stopped after an earlier estimate went
+    /// negative); computed with the benchmark's own formula from the scenario values it prints.
+    Recomputed,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,7 +1,7 @@
 //! Plausibility rules every record must meet, whoever wrote it. The collector checks its own
 //! output with them before writing; the site generator checks submissions with them.
 
-use crate::{content_id, RunRecord, Status, SCHEMA_VERSION};
+use crate::{content_id, RunRecord, SourceKind, Status, SCHEMA_VERSION};
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -107,17 +107,39 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
     if !(r.settings.confidence > 0.0 && r.settings.confidence < 1.0) {
         c.push("settings.confidence", "must be between 0 and 1");
     }
-    if r.settings.syscalls_per_op == 0 {
+    if r.settings.syscalls_per_op == Some(0) {
         c.push("settings.syscalls_per_op", "must be at least 1");
     }
-    if !r.summary.duration_s.is_finite() || r.summary.duration_s < 0.0 {
+    if r.settings.syscalls_per_op.is_none() && r.settings.operation.is_none() {
         c.push(
-            "summary.duration_s",
-            "must be a finite, non-negative number",
+            "settings.operation",
+            "without syscalls_per_op the record must say what an operation is",
         );
     }
-    if r.results.is_empty() {
+    if let Some(d) = r.summary.duration_s {
+        if !d.is_finite() || d < 0.0 {
+            c.push(
+                "summary.duration_s",
+                "must be a finite, non-negative number",
+            );
+        }
+    }
+    // An imported fragment may quote only a run's estimates (no scenario lines): still a
+    // record. Anything else without results is not.
+    let fragment = r.source.kind == SourceKind::Import && !r.estimates.is_empty();
+    if r.results.is_empty() && !fragment {
         c.push("results", "the record has no results");
+    }
+    if let Some(k) = r.source.stated.as_ref().and_then(|s| s.kernel.as_ref()) {
+        if k.release.trim().is_empty() {
+            c.push("source.stated.kernel.release", "is empty");
+        }
+        if k.approximate && k.release == env.kernel_release {
+            c.push(
+                "environment.comparability.kernel_release",
+                "an approximate stated kernel must not be recorded as the kernel release",
+            );
+        }
     }
     let mut seen = BTreeSet::new();
     for (i, res) in r.results.iter().enumerate() {

@@ -17,6 +17,7 @@ fn estimate(id: &str, label: &str, formula: &str, values: &[f64]) -> Option<Esti
         ci_low_ns: s.ci.map(|c| c.0),
         ci_high_ns: s.ci.map(|c| c.1),
         samples: s.n as u64,
+        origin: None,
     })
 }
 

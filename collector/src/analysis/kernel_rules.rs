@@ -170,6 +170,7 @@ pub fn record_parts(k: KernelInputs) -> (Vec<Estimate>, Vec<Expectation>, Vec<St
                 ci_low_ns: None,
                 ci_high_ns: None,
                 samples: 1,
+                origin: None,
             }
         })
         .collect();

@@ -101,7 +101,7 @@ pub fn interleaved(
     settings.skip = args.skip.clone();
     let summary = RunSummary {
         rounds: outcome.rounds as u64,
-        duration_s: outcome.elapsed.as_secs_f64(),
+        duration_s: Some(outcome.elapsed.as_secs_f64()),
         stop_reason: outcome.stop_reason,
         target_reached: outcome.stop_reason == StopReason::Target,
         worst_ci_pct: outcome.worst_ci.map(|w| w.1),

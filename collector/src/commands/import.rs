@@ -3,7 +3,7 @@
 use crate::cli::{ImportArgs, ImportFormat};
 use crate::error::Error;
 use crate::report::json::save_record;
-use syscost_import::{import_file, Format, Provenance};
+use syscost_import::{import_file, Format, Provenance, StatedFacts};
 use syscost_record::RunRecord;
 
 fn format(f: ImportFormat) -> Format {
@@ -17,11 +17,21 @@ fn format(f: ImportFormat) -> Format {
 }
 
 /// Every file is parsed before anything is written: one bad file fails the whole command
-/// (exit 1) with nothing saved.
+/// (exit 1) with nothing saved. A malformed stated fact is a usage error (exit 2) before any
+/// file is read; one that contradicts a log fails that file.
 pub fn run(args: &ImportArgs) -> Result<i32, Error> {
+    let stated = StatedFacts {
+        kernel: args.kernel.as_deref(),
+        arch: args.arch.as_deref(),
+        machine: args.machine.as_deref(),
+        date: args.date.as_deref(),
+        stated_in: args.stated_in.as_deref(),
+    };
+    stated.check().map_err(|e| Error::Argument(e.to_string()))?;
     let prov = Provenance {
         source: args.source.as_deref(),
         note: args.note.as_deref(),
+        stated,
     };
     let mut imported = Vec::new();
     let mut failed = false;
@@ -68,6 +78,14 @@ pub fn run(args: &ImportArgs) -> Result<i32, Error> {
 /// A few readable lines per record, for a look before saving.
 fn summary(file: &str, r: &RunRecord) -> String {
     let c = &r.environment.comparability;
+    let approx = r
+        .source
+        .stated
+        .as_ref()
+        .and_then(|s| s.kernel.as_ref())
+        .filter(|k| k.approximate)
+        .map(|k| format!(" (stated: around {})", k.release))
+        .unwrap_or_default();
     let lines = r
         .environment
         .incidental
@@ -76,7 +94,7 @@ fn summary(file: &str, r: &RunRecord) -> String {
         .cloned()
         .unwrap_or_default();
     let mut s = format!(
-        "{file} (lines {lines}): {} on {} {}, syscall {}, id {}\n",
+        "{file} (lines {lines}): {} on {} {}{approx}, syscall {}, id {}\n",
         r.source.format.as_deref().unwrap_or("?"),
         c.arch,
         c.kernel_release,

@@ -67,8 +67,10 @@ pub fn render(r: &RunRecord) -> String {
     };
     let _ = writeln!(
         out,
-        "{} rounds in {:.1} s ({reached}{worst}); {intervals}, ns per operation; n = samples\n",
-        s.rounds, s.duration_s
+        "{} rounds in {} ({reached}{worst}); {intervals}, ns per operation; n = samples\n",
+        s.rounds,
+        s.duration_s
+            .map_or("an unknown time".to_string(), |d| format!("{d:.1} s"))
     );
     let mut families: Vec<&str> = Vec::new();
     for res in &r.results {

@@ -228,6 +228,7 @@ fn estimate(
         ci_low_ns: lo,
         ci_high_ns: hi,
         samples: if single { 1 } else { 60 },
+        origin: None,
     }
 }
 

@@ -41,7 +41,9 @@ struct RunOut<'a> {
     mitigations: &'a str,
     kernel_parameters: &'a str,
     probe: &'a str,
-    syscalls_per_op: u32,
+    syscalls_per_op: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    operation: Option<&'a str>,
     method: &'a str,
     series: String,
     placed: bool,
@@ -94,6 +96,7 @@ fn run_out<'a>(r: &'a RunInfo, headline: &[Option<u32>]) -> RunOut<'a> {
         kernel_parameters: &r.series.flags,
         probe: &r.series.probe,
         syscalls_per_op: r.series.per_op,
+        operation: r.series.operation.as_deref(),
         method: &r.series.method,
         series: r.series.id(),
         placed: r.is_placed(),
@@ -157,7 +160,7 @@ pub fn write_csv(
     headline: &[Option<u32>],
 ) -> std::io::Result<()> {
     let mut out = String::from(
-        "id,date,kind,arch,kernel_release,kernel_base,placed,unplaced_reason,cpu,virtualization,mitigations,kernel_parameters,probe,syscalls_per_op,method,series,quality,machine,record",
+        "id,date,kind,arch,kernel_release,kernel_base,placed,unplaced_reason,cpu,virtualization,mitigations,kernel_parameters,probe,syscalls_per_op,operation,method,series,quality,machine,record",
     );
     for m in METRICS {
         out.push_str(&format!(
@@ -185,7 +188,8 @@ pub fn write_csv(
             &r.series.mitigations,
             &r.series.flags,
             &r.series.probe,
-            &r.series.per_op.to_string(),
+            &r.series.per_op.map(|n| n.to_string()).unwrap_or_default(),
+            r.series.operation.as_deref().unwrap_or(""),
             &r.series.method,
             &r.series.id(),
             r.quality.grade.label(),

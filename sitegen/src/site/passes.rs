@@ -25,7 +25,7 @@ use syscost_record::{validate, Problem};
 /// chain and a worker and are recognised as duplicates once validated).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Chain {
-    Series(SeriesKey),
+    Series(Box<SeriesKey>),
     Alone(String),
 }
 
@@ -56,13 +56,13 @@ fn head_entry(cand: Candidate) -> Result<Entry, Issue> {
         }
     };
     let chain = match head.placement() {
-        Ok(()) => Chain::Series(head.series()),
+        Ok(()) => Chain::Series(Box::new(head.series())),
         Err(_) => Chain::Alone(head.id.clone()),
     };
     Ok(Entry {
         chain,
         date: head.source.date.clone(),
-        kernel: KernelVersion::parse(&head.environment.comparability.kernel_release),
+        kernel: head.kernel(),
         id: head.id,
         cand,
     })

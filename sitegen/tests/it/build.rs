@@ -151,6 +151,7 @@ fn fixture() -> &'static Fixture {
                 ci_low_ns: None,
                 ci_high_ns: None,
                 samples: 1,
+                origin: None,
             }];
         });
         save(&data, &import);

@@ -140,7 +140,9 @@ fn duplicates_under_another_name_are_errors() {
     );
     // Same machine and kernel twice (different runs) is fine.
     let (code, out) = check_with(|d| {
-        let again = edited(base_record(1), |r| r.summary.duration_s += 1.0);
+        let again = edited(base_record(1), |r| {
+            r.summary.duration_s = r.summary.duration_s.map(|d| d + 1.0)
+        });
         save(d, &again);
     });
     assert_eq!(code, Some(0), "{out}");

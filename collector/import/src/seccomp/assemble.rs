@@ -9,8 +9,8 @@ use crate::build::{overhead_vs, provenance, single, skeleton};
 use crate::env::{apply_sysctl, apply_uname};
 use crate::format::Format;
 use syscost_record::{
-    Estimate, EstimateId, Expectation, KernelExpectation, KernelScenario, RecordBuilder, Relation,
-    RunRecord, ScenarioResult, Verdict,
+    Estimate, EstimateId, EstimateOrigin, Expectation, KernelExpectation, KernelScenario,
+    RecordBuilder, Relation, RunRecord, ScenarioResult, Verdict,
 };
 
 /// The kernel's own plausibility bound: anything above INT_MAX "went negative".
@@ -23,13 +23,12 @@ pub fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
     let mut b = skeleton(Format::KselftestSeccomp, "getpid");
     machine(b.record_mut(), run, &mut notes);
     run_facts(b.record_mut(), run, &mut notes);
-    let (results, duration_s) = scenarios(run, &mut notes);
-    if let Some(d) = duration_s {
-        b.record_mut().summary.duration_s = d;
-    }
+    let results = scenarios(run, &mut notes);
     notes.extend(generation_note(run));
     let (estimates, known) = estimates(run, &mut notes);
-    let expectations = expectations(run, &known, &mut notes);
+    let (divisor, rule_note) = approx_divisor(run);
+    notes.extend(rule_note);
+    let expectations = expectations(run, &known, divisor, &mut notes);
     notes.extend(
         run.said
             .iter()
@@ -37,7 +36,7 @@ pub fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
     );
     notes.extend(missing(run));
     let b = b
-        .notes(head(run, !expectations.is_empty()))
+        .notes(head(run, !expectations.is_empty(), divisor))
         .notes(notes)
         .results(results)
         .estimates(estimates)
@@ -54,17 +53,45 @@ fn machine(r: &mut RunRecord, run: &Run, notes: &mut Vec<String>) {
     for (k, v) in &run.sysctls {
         apply_sysctl(r, k, v);
     }
+    if run.sysctls_before_header {
+        notes.push(
+            "The sysctl values come before their \"Current BPF sysctl settings:\" header, as in \
+             captured output (system() writes at once, the benchmark's own stdout is buffered); \
+             they are read as this run's."
+                .into(),
+        );
+    }
     for e in &run.sysctl_errors {
         notes.push(format!("The log says about the BPF sysctls: \"{e}\"."));
     }
-    r.settings.cpu = run.cpu;
+    if let Some((n, of)) = run.pinned {
+        // The benchmark prints cpu + 1: a position, not the CPU's index.
+        let of_text = of.map(|m| format!(" of {m}")).unwrap_or_default();
+        r.environment
+            .incidental
+            .other
+            .insert("pinned (as printed)".into(), format!("CPU {n}{of_text}"));
+        match n.checked_sub(1) {
+            Some(cpu) => {
+                r.settings.cpu = Some(cpu);
+                notes.push(format!(
+                    "\"Pinned to CPU {n}{of_text}\" counts from 1 (the benchmark prints its CPU \
+                     index + 1): settings.cpu is CPU {cpu}."
+                ));
+            }
+            None => notes.push(format!(
+                "\"Pinned to CPU {n}{of_text}\" cannot be a 1-based position; settings.cpu is \
+                 not recorded."
+            )),
+        }
+    }
 }
 
 /// What the benchmark and the kselftest runner said about the run itself, kept as incidental
 /// facts.
 fn run_facts(r: &mut RunRecord, run: &Run, notes: &mut Vec<String>) {
     let other = &mut r.environment.incidental.other;
-    if let Some(n) = run.cpus {
+    if let Some(n) = run.pinned.and_then(|p| p.1) {
         other.insert("cpus (as the benchmark counts them)".into(), n.to_string());
     }
     if let Some(s) = &run.calibration_s {
@@ -73,32 +100,27 @@ fn run_facts(r: &mut RunRecord, run: &Run, notes: &mut Vec<String>) {
     if let Some(t) = &run.totals {
         other.insert("ktap totals".into(), t.clone());
     }
-    if let Some((ok, directive)) = &run.runner {
-        let verdict = if *ok { "ok" } else { "not ok" };
-        other.insert(
-            "kselftest result".into(),
-            format!("{verdict} {directive}").trim().to_string(),
-        );
-        if !ok {
-            notes.push(format!(
-                "The kselftest runner reported seccomp_benchmark as not ok {directive}."
-            ));
-        }
+    run.runner.record("seccomp_benchmark", other, notes);
+    other.insert("output generation".into(), generation_label(run).into());
+}
+
+/// Which version of the benchmark printed the run, from what the benchmark itself printed:
+/// its own KTAP lines (plan, `ok N`, Totals; early 2024) and its "Pinned to CPU" line (the
+/// 2024 patch that also loosened ≈ from 1 % to 10 %) — never from `# ` prefixes, which the
+/// kselftest runner adds to any output.
+fn generation_label(run: &Run) -> &'static str {
+    match (run.pinning, run.ktap, run.generation) {
+        (true, true, _) => "KTAP, pinned to one CPU (2024 on)",
+        (true, false, _) => "pinned to one CPU (2024 on)",
+        (false, true, _) => "KTAP, before CPU pinning (early 2024)",
+        (false, false, Some(Generation::OneFilter)) => "plain text, one RET_ALLOW filter",
+        (false, false, Some(Generation::TwoFilters)) => "plain text, 1 and 2 RET_ALLOW filters",
+        _ => "plain text, bitmap/full scenarios (late 2020 to 2023)",
     }
-    other.insert(
-        "output generation".into(),
-        match (run.ktap, run.generation) {
-            (true, _) => "KTAP (2024 on)",
-            (false, Some(Generation::OneFilter)) => "plain text, one RET_ALLOW filter",
-            (false, Some(Generation::TwoFilters)) => "plain text, 1 and 2 RET_ALLOW filters",
-            _ => "plain text, bitmap/full scenarios (late 2020 to 2023)",
-        }
-        .into(),
-    );
 }
 
 /// The summary sentences that open the record's notes.
-fn head(run: &Run, has_expectations: bool) -> Vec<String> {
+fn head(run: &Run, has_expectations: bool, divisor: f64) -> Vec<String> {
     let mut head = vec![format!(
         "seccomp_benchmark timed each scenario once{}, printing integer ns per call: single \
          measurements, so no confidence intervals.",
@@ -116,7 +138,7 @@ fn head(run: &Run, has_expectations: bool) -> Vec<String> {
             } else {
                 "✔️ / ❌"
             },
-            if run.ktap { 10 } else { 1 }
+            100.0 / divisor
         ));
     }
     head
@@ -132,12 +154,12 @@ fn description(s: KernelScenario) -> &'static str {
     }
 }
 
-/// One result per scenario (the first value when the log prints one twice), and the run's
-/// duration when the log prints every scenario's timed loop.
-fn scenarios(run: &Run, notes: &mut Vec<String>) -> (Vec<ScenarioResult>, Option<f64>) {
+/// One result per scenario (the first value when the log prints one twice). The run's wall
+/// time is not printed (each scenario's timed loop is, in process CPU time: kept in its
+/// params), so `summary.duration_s` stays absent.
+fn scenarios(run: &Run, notes: &mut Vec<String>) -> Vec<ScenarioResult> {
     let native = run.scenario(KernelScenario::Native).map(|v| v as f64);
     let mut results: Vec<ScenarioResult> = Vec::new();
-    let mut timed: Option<u64> = Some(0);
     for line in &run.scenarios {
         let id = line.scenario.id();
         if results.iter().any(|x| x.id == id) {
@@ -146,18 +168,9 @@ fn scenarios(run: &Run, notes: &mut Vec<String>) -> (Vec<ScenarioResult>, Option
             ));
             continue;
         }
-        timed = timed.zip(line.timed_ns).map(|(a, t)| a.saturating_add(t));
         results.push(scenario_result(run, line, native));
     }
-    let duration_s = timed.filter(|&ns| ns > 0).map(|ns| ns as f64 / 1e9);
-    if duration_s.is_some() {
-        notes.push(
-            "summary.duration_s is the sum of the timed loops the log prints (process CPU \
-             time; calibration and setup not included)."
-                .into(),
-        );
-    }
-    (results, duration_s)
+    results
 }
 
 fn scenario_result(run: &Run, line: &ScenarioLine, native: Option<f64>) -> ScenarioResult {
@@ -339,8 +352,22 @@ impl Known {
     }
 }
 
-/// The printed estimates (each id once, decoded) and the values the expectations need: the
-/// decoded estimates where printed, else recomputed from the scenarios.
+fn estimate(e: Est, v: f64, origin: EstimateOrigin) -> Estimate {
+    Estimate {
+        id: e.id().into(),
+        label: e.label().into(),
+        formula: formula(e).into(),
+        median_ns: v,
+        ci_low_ns: None,
+        ci_high_ns: None,
+        samples: 1,
+        origin: Some(origin),
+    }
+}
+
+/// The printed estimates (each id once, decoded), those the benchmark stopped before printing
+/// (recomputed with its formulas from the scenario lines), and the values the expectations
+/// need: the decoded estimates where printed, else recomputed from the scenarios.
 fn estimates(run: &Run, notes: &mut Vec<String>) -> (Vec<Estimate>, Known) {
     let mut known = Known::from_scenarios(run);
     let mut out: Vec<Estimate> = Vec::new();
@@ -357,17 +384,58 @@ fn estimates(run: &Run, notes: &mut Vec<String>) -> (Vec<Estimate>, Known) {
             Est::Kernel(EstimateId::PerFilterDiv4) => known.div4 = Some(v),
             _ => {}
         }
-        out.push(Estimate {
-            id: est.id().into(),
-            label: est.label().into(),
-            formula: formula(*est).into(),
-            median_ns: v,
-            ci_low_ns: None,
-            ci_high_ns: None,
-            samples: 1,
-        });
+        let origin = if *printed > INT_MAX {
+            EstimateOrigin::Decoded
+        } else {
+            EstimateOrigin::Printed
+        };
+        out.push(estimate(*est, v, origin));
     }
+    out.extend(recomputed(run, &out, notes));
     (out, known)
+}
+
+/// Whether the 2020–2023 benchmark stopped after its last printed estimate went negative
+/// (later generations go on and print SKIPs).
+fn stopped_at_negative(run: &Run) -> bool {
+    run.generation == Some(Generation::Bitmap)
+        && !run.pinning
+        && !run.ktap
+        && run.estimates.last().is_some_and(|(_, _, v)| *v > INT_MAX)
+}
+
+/// The 2020–2023 benchmark stops printing estimates at the first one that went negative (it
+/// jumps to "Saw unexpected benchmark result"); the rest follow from the scenario lines it did
+/// print, by its own formulas. Later generations print all seven, so nothing is recomputed
+/// there — nor for a log that is merely cut short.
+fn recomputed(run: &Run, printed: &[Estimate], notes: &mut Vec<String>) -> Vec<Estimate> {
+    if !stopped_at_negative(run) {
+        return Vec::new();
+    }
+    let out: Vec<Estimate> = EstimateId::KERNEL
+        .into_iter()
+        .map(Est::Kernel)
+        .filter(|e| !printed.iter().any(|p| p.id == e.id()))
+        .filter_map(|e| {
+            Some(estimate(
+                e,
+                signed(e, run)? as f64,
+                EstimateOrigin::Recomputed,
+            ))
+        })
+        .collect();
+    if !out.is_empty() {
+        let ids: Vec<&str> = out.iter().map(|e| e.id.as_str()).collect();
+        let (last, label, _) = &run.estimates[run.estimates.len() - 1];
+        notes.push(format!(
+            "The benchmark stopped printing estimates after \"{label}\" went negative \
+             ({}); {} are computed here with its formulas from the scenario lines it printed \
+             (origin: recomputed). It printed no expectations for this run.",
+            last.id(),
+            ids.join(", ")
+        ));
+    }
+    out
 }
 
 /// The kernel's rule: `≤` plainly; `≈` when the larger is within the smaller plus
@@ -396,10 +464,10 @@ fn unwrapped(c: &Compare) -> bool {
     c.lhs.unsigned_abs() <= INT_MAX && c.rhs.unsigned_abs() <= INT_MAX
 }
 
-/// The ≈ rule's divisor: this generation's (KTAP 10 %, plain text 1 %), unless the log's own
-/// ≈ verdicts contradict it and fit the other one.
+/// The ≈ rule's divisor: this generation's (10 % since the benchmark pins itself, 1 % before),
+/// unless the log's own ≈ verdicts contradict it and fit the other one.
 fn approx_divisor(run: &Run) -> (f64, Option<String>) {
-    let default = if run.ktap { 10.0 } else { 100.0 };
+    let default = if run.pinning { 10.0 } else { 100.0 };
     let fits = |divisor: f64| {
         KernelExpectation::ALL
             .into_iter()
@@ -411,7 +479,7 @@ fn approx_divisor(run: &Run) -> (f64, Option<String>) {
                 _ => true,
             })
     };
-    let other = if run.ktap { 100.0 } else { 10.0 };
+    let other = if run.pinning { 100.0 } else { 10.0 };
     if !fits(default) && fits(other) {
         let note = format!(
             "The log's own ≈ verdicts fit the {} % rule, not the {} % this output generation \
@@ -426,9 +494,12 @@ fn approx_divisor(run: &Run) -> (f64, Option<String>) {
 }
 
 /// Every expectation the log reports and has values for.
-fn expectations(run: &Run, known: &Known, notes: &mut Vec<String>) -> Vec<Expectation> {
-    let (divisor, rule_note) = approx_divisor(run);
-    notes.extend(rule_note);
+fn expectations(
+    run: &Run,
+    known: &Known,
+    divisor: f64,
+    notes: &mut Vec<String>,
+) -> Vec<Expectation> {
     KernelExpectation::ALL
         .into_iter()
         .filter_map(|e| expectation(run, e, known, divisor, notes))
@@ -538,6 +609,22 @@ fn missing(run: &Run) -> Option<String> {
         );
     };
     let mut absent = missing_scenarios(run, generation);
+    if run.scenarios.is_empty() {
+        return Some(format!(
+            "A fragment: the log shows only estimates, none of the scenario lines they come \
+             from ({}).",
+            absent.join(", ")
+        ));
+    }
+    if stopped_at_negative(run) {
+        // What follows the stop is never printed: nothing is missing after it.
+        return (!absent.is_empty()).then(|| {
+            format!(
+                "Incomplete log (truncated?), missing: {}. Only what it shows is recorded.",
+                absent.join(", ")
+            )
+        });
+    }
     absent.extend(missing_estimates(run, generation));
     if generation == Generation::Bitmap {
         absent.extend(missing_expectations(run));

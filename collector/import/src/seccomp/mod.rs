@@ -20,11 +20,13 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     let mut out = Outcome::default();
     for run in read::runs(cleaned) {
         if run.has_result() {
-            out.runs.push(Parsed {
-                first_line: run.first,
-                last_line: run.last,
-                record: assemble::record(&run, &cleaned.repairs),
-            });
+            let mut p = Parsed::new(
+                run.first,
+                run.last,
+                assemble::record(&run, &cleaned.repairs),
+            );
+            p.uname_line = run.uname_line;
+            out.runs.push(p);
         } else if let Some((line, text)) = run.header_line.clone() {
             out.empty.push(Hint {
                 line,

@@ -3,6 +3,7 @@
 
 use crate::env::{parse_sysctl, parse_uname, Uname};
 use crate::lex::{leading_i64, leading_u64};
+use crate::runner::{self, RunnerFacts, RunnerLine};
 use crate::text::Cleaned;
 use syscost_record::{EstimateId, KernelExpectation, KernelScenario, Relation, Verdict};
 
@@ -101,6 +102,18 @@ fn estimate_label(label: &str) -> Option<Est> {
     })
 }
 
+/// The generation an estimate's words belong to, when only one generation used them.
+fn estimate_generation(label: &str) -> Option<Generation> {
+    match label {
+        "seccomp overhead per syscall" => Some(Generation::OneFilter),
+        "total seccomp overhead for 1 filter"
+        | "total seccomp overhead for 2 filters"
+        | "seccomp per-filter overhead" => Some(Generation::TwoFilters),
+        "seccomp entry overhead" => None,
+        _ => estimate_label(label).map(|_| Generation::Bitmap),
+    }
+}
+
 /// How the benchmark prints the two sides of an expectation, in
 /// `<lhs> <op> <rhs> (<values>): <mark>` and in its KTAP result lines.
 fn printed_sides(e: KernelExpectation) -> (&'static str, &'static str) {
@@ -174,13 +187,24 @@ pub struct Compare {
     pub mark: Mark,
 }
 
+/// The kselftest test whose output this parser reads.
+const TEST: &str = "seccomp_benchmark";
+
 #[derive(Debug, Clone, PartialEq)]
 enum Ev {
+    /// The runner's header for seccomp_benchmark.
     RunnerHeader,
+    /// Another runner line (timeout, result of this or another test).
+    Runner(RunnerLine),
     TapVersion,
     Plan(u32),
     RunningOn,
     SysctlHeader,
+    /// A sysctl value (`net.core.bpf_jit_enable = 1`, `/proc/sys/...:1`), wherever it is: a
+    /// captured run prints system()'s output before its own buffered header.
+    Sysctl(String, String),
+    /// `Pinned to CPU N of M`: N is a 1-based position (the benchmark prints cpu + 1), M the
+    /// configured CPUs.
     Pinned(u32, Option<u32>),
     Calibrating(Option<String>),
     Benchmarking(u64),
@@ -190,10 +214,11 @@ enum Ev {
     ExpectHeader,
     Compare(KernelExpectation, Compare),
     KtapResult(KernelExpectation, Verdict),
-    RunnerResult(bool, String),
     Totals(String),
     /// A sentence of the benchmark's own worth keeping as a note.
     Said(String),
+    /// `Could not set CPU affinity`: printed (to stderr) by the same code that pins.
+    NoAffinity(String),
     /// Candidate lines whose meaning depends on where they are (uname, sysctl values).
     Other,
 }
@@ -234,10 +259,18 @@ fn classify(t: &str) -> Ev {
 /// The lines before the measurements: runner and TAP headers, machine, pinning, calibration.
 fn setup(t: &str) -> Option<Ev> {
     match t {
-        "selftests: seccomp: seccomp_benchmark" => return Some(Ev::RunnerHeader),
         "Running on:" => return Some(Ev::RunningOn),
         "Current BPF sysctl settings:" => return Some(Ev::SysctlHeader),
         _ => {}
+    }
+    if let Some(line) = runner::parse(t) {
+        return Some(match line {
+            RunnerLine::Header { test } if test == TEST => Ev::RunnerHeader,
+            other => Ev::Runner(other),
+        });
+    }
+    if let Some((k, v)) = parse_sysctl(t) {
+        return Some(Ev::Sysctl(k, v));
     }
     if t.starts_with("TAP version ") || t.starts_with("KTAP version ") {
         return Some(Ev::TapVersion);
@@ -302,11 +335,13 @@ fn verdict(t: &str) -> Option<Ev> {
     if let Some(rest) = t.strip_prefix("Totals: ") {
         return Some(Ev::Totals(rest.to_string()));
     }
+    if t.starts_with("Could not set CPU affinity") {
+        return Some(Ev::NoAffinity(t.to_string()));
+    }
     [
         "Skipping constant action bitmap expectations",
         "Saw unexpected benchmark result",
         "No overhead measured",
-        "Could not set CPU affinity",
     ]
     .iter()
     .any(|said| t.starts_with(said))
@@ -381,8 +416,7 @@ fn compare(t: &str) -> Option<Ev> {
     Some(Ev::Compare(e, Compare { lhs, rhs, mark }))
 }
 
-/// `ok 1 native ≤ 1 bitmap`, `not ok 3 per-filter …`, `ok 5 # SKIP entry ≈ 1 bitmapped`, and
-/// the runner's own `not ok 1 selftests: seccomp: seccomp_benchmark # TIMEOUT 120 seconds`.
+/// `ok 1 native ≤ 1 bitmap`, `not ok 3 per-filter …`, `ok 5 # SKIP entry ≈ 1 bitmapped`.
 fn ktap_result(t: &str) -> Option<Ev> {
     let (ok, rest) = if let Some(r) = t.strip_prefix("ok ") {
         (true, r)
@@ -391,9 +425,6 @@ fn ktap_result(t: &str) -> Option<Ev> {
     };
     let (_, rest) = leading_u64(rest)?;
     let desc = rest.trim_start();
-    if let Some(d) = desc.strip_prefix("selftests: seccomp: seccomp_benchmark") {
-        return Some(Ev::RunnerResult(ok, d.trim().to_string()));
-    }
     let (skip, desc) = match desc.strip_prefix("# SKIP") {
         Some(d) => (true, d.trim_start()),
         None => (false, desc),
@@ -429,13 +460,21 @@ pub struct Run {
     pub first: usize,
     pub last: usize,
     stage: Option<u32>,
+    /// The benchmark's own KTAP output (its `1..7` plan, `ok N <expectation>` lines, Totals) —
+    /// not the runner's `# ` prefixes or its result line.
     pub ktap: bool,
+    /// The benchmark pinned itself (or said it could not): the generation whose ≈ rule is 10 %.
+    pub pinning: bool,
     pub plan: Option<u32>,
     pub uname: Option<Uname>,
+    pub uname_line: Option<usize>,
     pub sysctls: Vec<(String, String)>,
+    /// The sysctl values came before their header (captured output, unbuffered system()).
+    pub sysctls_before_header: bool,
+    seen_sysctl_header: bool,
     pub sysctl_errors: Vec<String>,
-    pub cpu: Option<u32>,
-    pub cpus: Option<u32>,
+    /// `Pinned to CPU N of M` as printed: (N, M).
+    pub pinned: Option<(u32, Option<u32>)>,
     pub calibration_s: Option<String>,
     pub iterations: Option<u64>,
     pending_timing: Option<u64>,
@@ -445,7 +484,7 @@ pub struct Run {
     pub expect_header: bool,
     pub compares: PerExpectation<Compare>,
     pub ktap_results: PerExpectation<Verdict>,
-    pub runner: Option<(bool, String)>,
+    pub runner: RunnerFacts,
     pub totals: Option<String>,
     pub said: Vec<String>,
     /// The line that began the run, for the message when it holds no result.
@@ -453,8 +492,9 @@ pub struct Run {
 }
 
 impl Run {
+    /// Scenario lines, or at least estimates (a fragment quoted without its scenarios).
     pub fn has_result(&self) -> bool {
-        !self.scenarios.is_empty()
+        !self.scenarios.is_empty() || !self.estimates.is_empty()
     }
 
     pub fn scenario(&self, s: KernelScenario) -> Option<u64> {
@@ -482,16 +522,35 @@ impl Run {
             self.last = no;
         }
         match ev {
-            Ev::RunnerHeader | Ev::TapVersion | Ev::RunningOn => self.ktap = true,
+            Ev::RunnerHeader => self.runner.header = true,
+            Ev::Runner(line) => {
+                if self.runner.take(&line, TEST) {
+                    self.last = no;
+                }
+            }
+            Ev::TapVersion | Ev::RunningOn => {}
             Ev::Plan(n) => {
-                self.ktap = true;
+                // The runner's own plan counts the suite's tests; seven is the benchmark's.
+                if n == 7 {
+                    self.ktap = true;
+                }
                 self.plan = Some(n);
             }
-            Ev::SysctlHeader => {}
+            Ev::SysctlHeader => self.seen_sysctl_header = true,
+            Ev::Sysctl(k, v) => {
+                if !self.seen_sysctl_header {
+                    self.sysctls_before_header = true;
+                }
+                self.sysctls.push((k, v));
+            }
             Ev::ExpectHeader => self.expect_header = true,
             Ev::Pinned(cpu, of) => {
-                self.cpu = Some(cpu);
-                self.cpus = of;
+                self.pinning = true;
+                self.pinned = Some((cpu, of));
+            }
+            Ev::NoAffinity(s) => {
+                self.pinning = true;
+                self.said.push(s);
             }
             Ev::Calibrating(s) => self.calibration_s = s,
             Ev::Benchmarking(n) => self.iterations = Some(n),
@@ -507,15 +566,18 @@ impl Run {
                     timed_ns: self.pending_timing.take(),
                 });
             }
-            Ev::Estimate(est, label, v) => self.estimates.push((est, label, v)),
+            Ev::Estimate(est, label, v) => {
+                // A fragment may print estimates without scenario lines: their words tell the
+                // generation too.
+                if self.scenarios.is_empty() {
+                    self.generation = self.generation.max(estimate_generation(&label));
+                }
+                self.estimates.push((est, label, v))
+            }
             Ev::Compare(e, c) => self.compares.set(e, c),
             Ev::KtapResult(e, v) => {
                 self.ktap = true;
                 self.ktap_results.set(e, v);
-            }
-            Ev::RunnerResult(ok, directive) => {
-                self.ktap = true;
-                self.runner = Some((ok, directive));
             }
             Ev::Totals(s) => {
                 if self.totals.is_none() {
@@ -536,29 +598,49 @@ impl Run {
                 self.uname = parse_uname(t);
                 if self.uname.is_some() {
                     self.last = no;
+                    self.uname_line = Some(no);
                 }
             }
-            Some(STAGE_SYSCTLS) => {
-                if let Some(kv) = parse_sysctl(t) {
-                    self.sysctls.push(kv);
-                    self.last = no;
-                } else if t.contains("bpf_jit") {
-                    self.sysctl_errors.push(t.to_string());
-                    self.last = no;
-                }
+            Some(STAGE_SYSCTLS) if t.contains("bpf_jit") => {
+                self.sysctl_errors.push(t.to_string());
+                self.last = no;
             }
             _ => {}
         }
     }
+
+    /// Whether the run has begun measuring (lines of its setup no longer belong to it).
+    fn measuring(&self) -> bool {
+        self.stage.is_some_and(|s| s >= STAGE_BENCHMARKING)
+    }
+}
+
+/// Where the loop size puts a run: its setup is over.
+const STAGE_BENCHMARKING: u32 = 7;
+
+/// Lines of a run's setup that may arrive before the line that begins it: the runner's
+/// timeout (printed before its header) and, in captured output, the sysctl values.
+fn is_early(ev: &Ev) -> bool {
+    matches!(ev, Ev::Sysctl(..) | Ev::Runner(RunnerLine::Timeout(_)))
 }
 
 /// Splits the cleaned log into runs.
 pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
     let mut done = Vec::new();
     let mut run = Run::default();
+    // Early lines seen outside a run's setup, for the run that begins next.
+    let mut early: Vec<(Ev, usize, String)> = Vec::new();
     for line in &cleaned.lines {
         let t = line.text.as_str();
         let ev = classify(t);
+        if matches!(ev, Ev::Runner(RunnerLine::Header { .. })) {
+            // Another test begins: what came early belonged to it.
+            early.clear();
+        }
+        if is_early(&ev) && (run.stage.is_none() || run.measuring()) {
+            early.push((ev, line.no, t.to_string()));
+            continue;
+        }
         if let Some(stage) = ev.stage() {
             if run.stage.is_some_and(|s| stage <= s) {
                 done.push(std::mem::take(&mut run));
@@ -566,9 +648,14 @@ pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
             if run.stage.is_none() {
                 run.first = line.no;
                 run.header_line = Some((line.no, t.to_string()));
+                for (ev, no, text) in early.drain(..) {
+                    run.first = run.first.min(no);
+                    run.apply(ev, no, &text);
+                }
             }
             run.stage = Some(stage);
         } else if run.stage.is_none() {
+            // Lines before any run: only early ones are kept (above).
             continue;
         }
         run.apply(ev, line.no, t);
@@ -604,6 +691,14 @@ mod tests {
             )
         ));
         assert_eq!(classify("Pinned to CPU 3 of 4"), Ev::Pinned(3, Some(4)));
+        assert_eq!(
+            classify("net.core.bpf_jit_enable = 1"),
+            Ev::Sysctl("net.core.bpf_jit_enable".into(), "1".into())
+        );
+        assert_eq!(
+            classify("selftests: seccomp: seccomp_benchmark"),
+            Ev::RunnerHeader
+        );
         assert_eq!(
             classify("Benchmarking 200000000 syscalls..."),
             Ev::Benchmarking(200000000)
@@ -680,10 +775,14 @@ mod tests {
             classify("ok 5 # SKIP entry ≈ 1 bitmapped"),
             Ev::KtapResult(KernelExpectation::EntryApproxBitmap1, Verdict::Skip)
         );
-        assert_eq!(
+        assert!(matches!(
             classify("not ok 1 selftests: seccomp: seccomp_benchmark # TIMEOUT 180 seconds"),
-            Ev::RunnerResult(false, "# TIMEOUT 180 seconds".into())
-        );
+            Ev::Runner(RunnerLine::Result {
+                ok: false,
+                number: 1,
+                ..
+            })
+        ));
         assert_eq!(classify("ok 9 global.user_notification_basic"), Ev::Other);
     }
 

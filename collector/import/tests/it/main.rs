@@ -6,6 +6,7 @@
 mod bpf;
 mod errors;
 mod perf;
+mod published;
 mod records;
 mod seccomp;
 mod seeds;

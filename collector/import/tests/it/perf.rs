@@ -8,7 +8,7 @@ fn perf_bench_runs_each_become_a_record() {
     let got: Vec<(&str, f64, Option<u64>)> = rs
         .iter()
         .map(|r| {
-            let n = r.result("native").unwrap();
+            let n = &r.results[0];
             (
                 r.settings.syscall.as_str(),
                 n.median_ns.unwrap(),
@@ -38,7 +38,23 @@ fn perf_bench_runs_each_become_a_record() {
             .median,
         19.10804
     );
-    assert_eq!(rs[0].summary.duration_s, 0.523);
+    assert_eq!(rs[0].summary.duration_s, Some(0.523));
     assert!(has_note(&rs[3], "divided by the call count"));
     assert!(has_note(&rs[3], "missing: usecs/op, ops/sec"));
+}
+
+#[test]
+fn fork_is_an_operation_of_its_own_not_one_syscall() {
+    let rs = import("perf-bench-all.txt");
+    let fork = &rs[2];
+    assert_eq!(ids(fork), ["process.fork"]);
+    assert_eq!(fork.results[0].family, "process");
+    assert_eq!(fork.settings.syscall, "fork");
+    assert_eq!(fork.settings.syscalls_per_op, None);
+    let op = fork.settings.operation.as_deref().unwrap();
+    assert!(op.contains("fork()") && op.contains("waitpid()"), "{op}");
+    // getppid stays one syscall per operation, against which overheads are measured.
+    assert_eq!(ids(&rs[0]), ["native"]);
+    assert_eq!(rs[0].settings.syscalls_per_op, Some(1));
+    assert_eq!(rs[0].settings.operation, None);
 }

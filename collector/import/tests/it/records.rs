@@ -78,6 +78,7 @@ fn provenance_from_the_command_line_is_kept() {
     let prov = Provenance {
         source: Some("<202012011458.13B0254D@keescook>"),
         note: Some("quoted results"),
+        ..Provenance::default()
     };
     let r = &import_bytes(&bytes, "x", ImportFormat::Auto, &prov)
         .unwrap()

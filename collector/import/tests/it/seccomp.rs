@@ -16,16 +16,29 @@ fn ktap_2024_every_number() {
     );
     assert_eq!(c.bpf_jit_enable.as_deref(), Some("1"));
     assert_eq!(c.bpf_jit_harden.as_deref(), Some("0"));
-    assert_eq!(r.settings.cpu, Some(3));
+    // "Pinned to CPU 3 of 4": the benchmark prints cpu + 1, so the CPU index is 2.
+    assert_eq!(r.settings.cpu, Some(2));
     let other = &r.environment.incidental.other;
+    assert_eq!(other["pinned (as printed)"], "CPU 3 of 4");
     assert_eq!(other["cpus (as the benchmark counts them)"], "4");
+    assert_eq!(other["kselftest timeout s"], "180");
+    assert_eq!(other["kselftest test number"], "1");
+    // The uname host is kept only as a hash.
+    assert_eq!(
+        r.environment.incidental.machine_hash.as_deref(),
+        Some(syscost_record::machine_hash("ci-runner-7").as_str())
+    );
+    assert!(!serde_json::to_string(&r).unwrap().contains("ci-runner-7"));
     assert_eq!(other["calibration seconds"], "15");
     assert_eq!(
         other["ktap totals"],
         "pass:7 fail:0 xfail:0 xpass:0 skip:0 error:0"
     );
     assert_eq!(other["kselftest result"], "ok");
-    assert_eq!(other["output generation"], "KTAP (2024 on)");
+    assert_eq!(
+        other["output generation"],
+        "KTAP, pinned to one CPU (2024 on)"
+    );
     assert!(!has_note(&r, "does not state"));
     for (id, v) in [
         ("native", 302.0),
@@ -86,7 +99,8 @@ fn wrapped_around_estimate_is_recorded_as_its_signed_meaning() {
         r.environment.comparability.kernel_release,
         "6.11.0-rc5-00102-g1f8d5d2c7a51"
     );
-    assert_eq!(r.settings.cpu, Some(1));
+    // "Pinned to CPU 1 of 2": CPU 0.
+    assert_eq!(r.settings.cpu, Some(0));
     assert_eq!(estimate(&r, "per_filter.last2"), -3.0);
     assert_eq!(estimate(&r, "per_filter.div4"), 10.0);
     assert_eq!(estimate(&r, "entry"), 48.0);

@@ -455,7 +455,10 @@ fn incidental(inc: &Incidental) -> Vec<(String, String)> {
 fn settings(s: &Settings, sm: &RunSummary, conf: &str) -> Vec<(String, String)> {
     facts([
         ("probe syscall", s.syscall.clone()),
-        ("syscalls per operation", s.syscalls_per_op.to_string()),
+        (
+            "syscalls per operation",
+            s.syscalls_per_op.map(|n| n.to_string()).unwrap_or_default(),
+        ),
         ("confidence", conf.to_string()),
         (
             "time budget",
@@ -478,7 +481,12 @@ fn settings(s: &Settings, sm: &RunSummary, conf: &str) -> Vec<(String, String)> 
         ("only", s.only.join(", ")),
         ("skip", s.skip.join(", ")),
         ("rounds", sm.rounds.to_string()),
-        ("duration", format!("{:.1} s", sm.duration_s)),
+        (
+            "duration",
+            sm.duration_s
+                .map(|d| format!("{d:.1} s"))
+                .unwrap_or_default(),
+        ),
         (
             "stopped because",
             match sm.stop_reason {

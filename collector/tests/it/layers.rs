@@ -1,0 +1,320 @@
+//! The layout keeps its promise: in every crate of the workspace, no module uses another that
+//! uses it back, directly or around a circle, and only `main.rs` and `commands/` see the CLI.
+//!
+//! Edges are read from the source text: every `crate::a::b` and `super::b` path (in `use`
+//! statements and in code) from a file of module `m` is an edge from `m`'s ancestor-sibling to
+//! the target's, at the level where their paths part. A child using its parent's items is not
+//! an edge (Rust's `mod` tree already goes both ways). Test-only code (`#[cfg(test)]` and the
+//! files it declares) is left out: it may drive several layers at once.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Module path of a source file relative to `src/` (`a/b.rs` and `a/b/mod.rs` → [a, b]).
+fn module_of(rel: &Path) -> Vec<String> {
+    let mut parts: Vec<String> = rel
+        .iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let last = parts.pop().unwrap_or_default();
+    let stem = last.trim_end_matches(".rs");
+    if !matches!(stem, "mod" | "lib" | "main") {
+        parts.push(stem.to_string());
+    }
+    parts
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for e in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            rust_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "rs") {
+            out.push(p);
+        }
+    }
+}
+
+/// The file's code without comments (doc links are not uses) and without test-only code:
+/// everything from the first `#[cfg(test)]` on (the project keeps test modules at the end of a
+/// file).
+fn production_text(text: &str) -> String {
+    let code = match text.find("#[cfg(test)]") {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    code.lines()
+        .filter(|l| !l.trim_start().starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn is_ident(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '_'
+}
+
+/// Paths used by `text` of module `me`, resolved to absolute segment lists.
+fn used_paths(me: &[String], text: &str) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < text.len() {
+        let rest = &text[i..];
+        let starts = ["crate::", "super::"]
+            .iter()
+            .find(|p| rest.starts_with(**p))
+            .copied();
+        let boundary = i == 0 || !is_ident(bytes[i - 1] as char) && bytes[i - 1] != b':';
+        let Some(start) = starts.filter(|_| boundary) else {
+            i += rest.chars().next().map_or(1, char::len_utf8);
+            continue;
+        };
+        // Base: crate root, or `me`'s parent for each `super::`.
+        let mut base: Vec<String> = if start == "crate::" {
+            Vec::new()
+        } else {
+            me.to_vec()
+        };
+        let mut j = i;
+        if start == "crate::" {
+            j += "crate::".len();
+        }
+        while text[j..].starts_with("super::") {
+            base.pop();
+            j += "super::".len();
+        }
+        // Then either one name or a `{a, b::c}` group.
+        let tail = &text[j..];
+        let names: Vec<String> = if let Some(group) = tail.strip_prefix('{') {
+            let end = group.find('}').unwrap_or(group.len());
+            group[..end]
+                .split(',')
+                .map(|s| s.trim().chars().take_while(|&c| is_ident(c)).collect())
+                .filter(|s: &String| !s.is_empty() && s != "self")
+                .collect()
+        } else {
+            let name: String = tail.chars().take_while(|&c| is_ident(c)).collect();
+            let mut path = vec![name];
+            let mut k = j + path[0].len();
+            while text[k..].starts_with("::") {
+                let seg: String = text[k + 2..].chars().take_while(|&c| is_ident(c)).collect();
+                if seg.is_empty() {
+                    break;
+                }
+                k += 2 + seg.len();
+                path.push(seg);
+            }
+            let mut full = base.clone();
+            full.extend(path);
+            out.push(full);
+            i = k.max(i + 1);
+            continue;
+        };
+        for n in names {
+            let mut full = base.clone();
+            full.push(n);
+            out.push(full);
+        }
+        i = j.max(i + 1);
+    }
+    out
+}
+
+/// Sibling edges (parent module → (from, to) children) of one crate.
+fn edges(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<(String, String)>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let modules: BTreeSet<Vec<String>> = files
+        .iter()
+        .map(|f| module_of(f.strip_prefix(src).unwrap()))
+        .collect();
+    // Files only declared by `#[cfg(test)] mod x;`.
+    let mut test_only = BTreeSet::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).unwrap();
+        let me = module_of(f.strip_prefix(src).unwrap());
+        for (i, _) in text.match_indices("#[cfg(test)]") {
+            let after = text[i + "#[cfg(test)]".len()..].trim_start();
+            if let Some(decl) = after.strip_prefix("mod ") {
+                let name: String = decl.chars().take_while(|&c| is_ident(c)).collect();
+                if decl[name.len()..].trim_start().starts_with(';') {
+                    let mut m = me.clone();
+                    m.push(name);
+                    test_only.insert(m);
+                }
+            }
+        }
+    }
+    let mut out: BTreeMap<Vec<String>, BTreeSet<(String, String)>> = BTreeMap::new();
+    for f in &files {
+        let me = module_of(f.strip_prefix(src).unwrap());
+        if test_only.iter().any(|t| me.starts_with(t)) {
+            continue;
+        }
+        let text = std::fs::read_to_string(f).unwrap();
+        for mut target in used_paths(&me, &production_text(&text)) {
+            // Keep the module part of the path (the rest names items).
+            while !target.is_empty() && !modules.contains(&target) {
+                target.pop();
+            }
+            let common = me.iter().zip(&target).take_while(|(a, b)| a == b).count();
+            if common < me.len() && common < target.len() {
+                out.entry(me[..common].to_vec())
+                    .or_default()
+                    .insert((me[common].clone(), target[common].clone()));
+            }
+        }
+    }
+    out
+}
+
+/// A cycle among siblings, if there is one.
+fn find_cycle(edges: &BTreeSet<(String, String)>) -> Option<Vec<String>> {
+    let nodes: BTreeSet<&String> = edges.iter().flat_map(|(a, b)| [a, b]).collect();
+    fn visit<'a>(
+        n: &'a String,
+        edges: &'a BTreeSet<(String, String)>,
+        stack: &mut Vec<&'a String>,
+        done: &mut BTreeSet<&'a String>,
+    ) -> Option<Vec<String>> {
+        if let Some(pos) = stack.iter().position(|s| *s == n) {
+            let mut c: Vec<String> = stack[pos..].iter().map(|s| s.to_string()).collect();
+            c.push(n.clone());
+            return Some(c);
+        }
+        if done.contains(n) {
+            return None;
+        }
+        stack.push(n);
+        for (_, b) in edges.iter().filter(|(a, _)| a == n) {
+            if let Some(c) = visit(b, edges, stack, done) {
+                return Some(c);
+            }
+        }
+        stack.pop();
+        done.insert(n);
+        None
+    }
+    let mut done = BTreeSet::new();
+    for n in nodes {
+        if let Some(c) = visit(n, edges, &mut Vec::new(), &mut done) {
+            return Some(c);
+        }
+    }
+    None
+}
+
+const CRATES: [&str; 4] = [
+    "collector/src",
+    "collector/record/src",
+    "collector/import/src",
+    "sitegen/src",
+];
+
+#[test]
+fn no_module_uses_one_that_uses_it_back() {
+    let mut cycles = Vec::new();
+    for krate in CRATES {
+        let src = root().join(krate);
+        for (parent, e) in edges(&src) {
+            if let Some(c) = find_cycle(&e) {
+                let at = if parent.is_empty() {
+                    krate.to_string()
+                } else {
+                    format!("{krate}: {}", parent.join("::"))
+                };
+                cycles.push(format!("{at}: {}", c.join(" → ")));
+            }
+        }
+    }
+    assert!(cycles.is_empty(), "module cycles:\n{}", cycles.join("\n"));
+}
+
+/// The collector's top-level modules by layer, lowest first (ARCHITECTURE.md): a module may use
+/// only modules of a lower layer.
+const COLLECTOR_LAYERS: [(&str, u8); 11] = [
+    ("sys", 0),
+    ("harness", 1),
+    ("stats", 1),
+    ("machine", 1),
+    ("scenarios", 2),
+    ("engine", 3),
+    ("analysis", 4),
+    ("report", 5),
+    ("cli", 5),
+    ("error", 6),
+    ("commands", 7),
+];
+
+#[test]
+fn collector_modules_use_only_lower_layers() {
+    let rank = |m: &str| COLLECTOR_LAYERS.iter().find(|(n, _)| *n == m).map(|l| l.1);
+    let top = edges(&root().join("collector/src"))
+        .remove(&Vec::new())
+        .unwrap_or_default();
+    let mut wrong = Vec::new();
+    for (from, to) in top {
+        match (rank(&from), rank(&to)) {
+            (Some(a), Some(b)) if b < a => {}
+            (Some(_), Some(_)) => wrong.push(format!("{from} → {to}")),
+            _ => wrong.push(format!(
+                "{from} → {to}: a module missing from COLLECTOR_LAYERS"
+            )),
+        }
+    }
+    assert!(wrong.is_empty(), "uses against the layering: {wrong:?}");
+}
+
+#[test]
+fn only_main_and_commands_see_the_cli() {
+    let src = root().join("collector/src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut users = Vec::new();
+    for f in files {
+        let rel = f.strip_prefix(&src).unwrap();
+        let me = module_of(rel);
+        if me.first().is_some_and(|m| m == "commands") || rel == Path::new("main.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        if used_paths(&me, &production_text(&text))
+            .iter()
+            .any(|p| p.first().is_some_and(|m| m == "cli" || m == "commands"))
+            || text.contains("syscost::cli")
+        {
+            users.push(rel.display().to_string());
+        }
+    }
+    assert!(users.is_empty(), "outside commands/: {users:?}");
+}
+
+#[test]
+fn the_checker_sees_cycles_and_group_imports() {
+    let me = vec!["a".to_string(), "b".to_string()];
+    let paths = used_paths(
+        &me,
+        "use super::{c::X, d}; use crate::e::f::G; fn x() { super::super::h::i(); }",
+    );
+    assert!(paths.contains(&vec!["a".into(), "c".into()]));
+    assert!(paths.contains(&vec!["a".into(), "d".into()]));
+    assert!(paths.contains(&vec!["e".into(), "f".into(), "G".into()]));
+    assert!(paths.contains(&vec!["h".into(), "i".into()]));
+    let e: BTreeSet<(String, String)> = [("x", "y"), ("y", "z"), ("z", "x")]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(
+        find_cycle(&e),
+        Some(vec!["x".into(), "y".into(), "z".into(), "x".into()])
+    );
+    let acyclic: BTreeSet<(String, String)> = [("x", "y"), ("x", "z"), ("y", "z")]
+        .iter()
+        .map(|(a, b)| (a.to_string(), b.to_string()))
+        .collect();
+    assert_eq!(find_cycle(&acyclic), None);
+}

@@ -1,0 +1,22 @@
+//! The collector's integration tests, in one binary (one link of libbpf instead of one per
+//! file). Each module was a file of its own; `common` holds what they share.
+//!
+//! The tests run in parallel, one thread per CPU. Those that measure hold
+//! [`common::measuring`] and those that need the machine to themselves hold [`common::alone`],
+//! so that no two tests disturb each other more than two measuring tests of one file always
+//! did.
+
+mod common;
+
+mod attach;
+mod bpf;
+mod bpf_generated;
+mod faults;
+mod import_cli;
+mod import_hostile;
+mod intercept;
+mod layers;
+mod repository;
+mod run;
+mod selfcheck;
+mod sequential;

@@ -1,0 +1,491 @@
+//! End-to-end tests of `syscost run` / `syscost list`: real scenarios, small budgets, assertions
+//! on ratios and on the record — never on absolute times.
+
+use crate::common;
+
+use common::*;
+use std::os::unix::process::CommandExt;
+use std::process::{Command, Stdio};
+use syscost_record::{validate, Status, StopReason, Verdict};
+
+const CORE: &str = "null,native,native.personality,seccomp.bitmap.*,seccomp.full.*,seccomp.depth.*,seccomp.profile.*,sud.*";
+
+#[test]
+fn core_suite_measures_every_scenario_with_intervals() {
+    let _m = measuring();
+    let budget = 6.0;
+    let (r, out) = run_json(&["--budget", "6", "--only", CORE]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(validate(&r).is_empty(), "{:?}", validate(&r));
+    for id in [
+        "null",
+        "native",
+        "seccomp.bitmap.1",
+        "seccomp.bitmap.2",
+        "seccomp.full.3",
+        "seccomp.full.4",
+        "seccomp.depth.1",
+        "seccomp.depth.32",
+        "seccomp.profile.cached",
+        "seccomp.profile.argcheck",
+        "sud.allow",
+        "sud.block",
+    ] {
+        assert_measured(&r, id);
+    }
+    // The harness loop is a small fraction of a syscall; the deepest stack costs the most.
+    let m = |id| result(&r, id).median_ns.unwrap();
+    assert!(m("null") * 10.0 < m("native"));
+    assert!(m("seccomp.depth.32") > m("seccomp.depth.1"));
+    assert!(m("sud.block") > 3.0 * m("sud.allow"));
+    // Paired overheads carry their baseline and CI.
+    let argcheck = result(&r, "seccomp.profile.argcheck")
+        .overhead
+        .as_ref()
+        .unwrap();
+    assert_eq!(argcheck.vs, "native.personality");
+    let full4 = result(&r, "seccomp.full.4").overhead.as_ref().unwrap();
+    assert_eq!(full4.vs, "native");
+    assert!(
+        full4.ci_low_ns.unwrap() > 0.0,
+        "4 filters cost nothing? {full4:?}"
+    );
+    // SUD BLOCK really trapped every call; ALLOW trapped none.
+    let v = result(&r, "sud.block").verification.as_ref().unwrap();
+    assert!(v.expected > 0 && v.observed == v.expected, "{v:?}");
+    let v = result(&r, "sud.allow").verification.as_ref().unwrap();
+    assert_eq!((v.expected, v.observed), (0, 0));
+    // The kernel's estimates and its seven expectations, in its order.
+    for id in [
+        "total.bitmap.1",
+        "entry",
+        "per_filter.last2",
+        "per_filter.div4",
+        "depth.per_filter",
+        "depth.entry",
+    ] {
+        assert!(r.estimate(id).is_some(), "estimate {id} missing");
+    }
+    let slope = r.estimate("depth.per_filter").unwrap();
+    assert!(slope.median_ns > 0.0 && slope.ci_low_ns.unwrap() > 0.0);
+    let ids: Vec<&str> = r.expectations.iter().map(|e| e.id.as_str()).collect();
+    assert_eq!(
+        ids,
+        [
+            "native_le_bitmap1",
+            "native_le_filter1",
+            "per_filter_approx",
+            "bitmap1_approx_bitmap2",
+            "entry_approx_bitmap1",
+            "entry_approx_bitmap2",
+            "total_approx_full4"
+        ]
+    );
+    // The budget is a promise.
+    assert!(
+        r.summary.duration_s.unwrap() <= budget * 1.05,
+        "ran {:?} s on a {budget} s budget",
+        r.summary.duration_s
+    );
+    // Environment and settings are recorded.
+    let env = &r.environment.comparability;
+    assert_eq!(env.arch, std::env::consts::ARCH);
+    assert!(
+        !env.mitigations.is_empty()
+            || !std::path::Path::new("/sys/devices/system/cpu/vulnerabilities").exists()
+    );
+    assert_eq!(r.settings.syscall, "getpid");
+    assert_eq!(r.settings.budget_s, Some(budget));
+}
+
+#[test]
+fn bitmap_expectations_do_not_fail_on_noise() {
+    let _m = measuring();
+    // The kernel tool's bitmap comparisons fail from drift alone on VMs; ours must say pass or
+    // inconclusive when the cache works.
+    for _ in 0..2 {
+        let (r, _) = run_json(&[
+            "--budget",
+            "4",
+            "--only",
+            "native,seccomp.bitmap.*,seccomp.full.*",
+        ]);
+        for id in [
+            "bitmap1_approx_bitmap2",
+            "entry_approx_bitmap1",
+            "native_le_bitmap1",
+        ] {
+            let e = r.expectations.iter().find(|e| e.id == id).unwrap();
+            assert_ne!(e.verdict, Verdict::Fail, "{e:?}");
+        }
+    }
+}
+
+#[test]
+fn tiny_budgets_are_respected_and_loose_targets_stop_early() {
+    let _m = measuring();
+    for budget in ["0.5", "1.5"] {
+        let (r, _) = run_json(&["--budget", budget, "--only", CORE]);
+        let b: f64 = budget.parse().unwrap();
+        assert!(
+            r.summary.duration_s.unwrap() <= b * 1.05,
+            "{:?} s on a {b} s budget",
+            r.summary.duration_s
+        );
+        assert_eq!(r.summary.stop_reason, StopReason::Budget);
+        // Whatever was measured says how precise it is; nothing claims a CI it does not have.
+        assert!(validate(&r).is_empty(), "{:?}", validate(&r));
+    }
+    let (r, _) = run_json(&[
+        "--budget",
+        "30",
+        "--target-ci",
+        "25",
+        "--only",
+        "native,sud.allow",
+    ]);
+    assert_eq!(r.summary.stop_reason, StopReason::Target);
+    assert!(r.summary.target_reached);
+    assert!(r.summary.worst_ci_pct.unwrap() <= 25.0);
+    assert!(
+        r.summary.duration_s.unwrap() < 15.0,
+        "took {:?} s",
+        r.summary.duration_s
+    );
+}
+
+#[test]
+fn bad_arguments_are_usage_errors() {
+    let cases: &[(&[&str], &str)] = &[
+        (&["run", "--budget", "0"], "--budget must be a positive"),
+        (&["run", "--budget", "-3"], "--budget must be a positive"),
+        (&["run", "--budget", "NaN"], "--budget must be a positive"),
+        (
+            &["run", "--target-ci", "0"],
+            "--target-ci must be a positive",
+        ),
+        (
+            &["run", "--only", "seccomp.nope"],
+            "'seccomp.nope' matches no scenario",
+        ),
+        (&["run", "--skip", "bogus*"], "'bogus*' matches no scenario"),
+        (
+            &["run", "--syscall", "frobnicate"],
+            "invalid value 'frobnicate' for '--syscall",
+        ),
+        (&["run", "--cpu", "4096"], "--cpu 4096 is not available"),
+        (&["list", "--only", "zzz"], "'zzz' matches no scenario"),
+    ];
+    for (args, msg) in cases {
+        let out = syscost(args);
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(msg), "{args:?}: {err}");
+        assert!(out.stdout.is_empty(), "{args:?} printed to stdout");
+    }
+}
+
+#[test]
+fn output_file_and_save_dir_hold_the_same_canonical_record() {
+    let _m = measuring();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("run.json");
+    let data = dir.path().join("data");
+    let out = syscost(&[
+        "run",
+        "--budget",
+        "1",
+        "--only",
+        "native",
+        "-o",
+        file.to_str().unwrap(),
+        "--save",
+        data.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // The table went to stdout, the record to the files.
+    assert!(String::from_utf8_lossy(&out.stdout).contains("native"));
+    let text = std::fs::read_to_string(&file).unwrap();
+    let r: syscost_record::RunRecord = serde_json::from_str(&text).unwrap();
+    assert_eq!(r.id, syscost_record::content_id(&r));
+    let saved = data.join(r.canonical_path());
+    assert_eq!(std::fs::read_to_string(&saved).unwrap(), text);
+    let parts: Vec<_> = r.canonical_path().split('/').map(String::from).collect();
+    assert_eq!(parts[0], "runs");
+    assert_eq!(parts[1], std::env::consts::ARCH);
+    // Nothing else was left behind (no temp files).
+    let n = walk_files(&data);
+    assert_eq!(n, 1);
+}
+
+fn walk_files(p: &std::path::Path) -> usize {
+    std::fs::read_dir(p)
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            if e.file_type().unwrap().is_dir() {
+                walk_files(&e.path())
+            } else {
+                1
+            }
+        })
+        .sum()
+}
+
+/// A kernel without seccomp or SUD, simulated faithfully: the collector runs under a seccomp
+/// filter that makes `seccomp()` fail with ENOSYS and the SUD prctl with EINVAL — exactly what
+/// such kernels return.
+#[test]
+fn missing_kernel_features_are_skipped_with_reasons() {
+    let _m = measuring();
+    use seccompiler::{
+        BpfProgram, SeccompAction, SeccompCmpArgLen, SeccompCmpOp, SeccompCondition, SeccompFilter,
+        SeccompRule,
+    };
+    let arch = std::env::consts::ARCH.try_into().unwrap();
+    let nosys = SeccompFilter::new(
+        [(libc::SYS_seccomp, vec![])].into_iter().collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::ENOSYS as u32),
+        arch,
+    )
+    .unwrap();
+    let no_sud = SeccompFilter::new(
+        [(
+            libc::SYS_prctl,
+            vec![SeccompRule::new(vec![SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Dword,
+                SeccompCmpOp::Eq,
+                59,
+            )
+            .unwrap()])
+            .unwrap()],
+        )]
+        .into_iter()
+        .collect(),
+        SeccompAction::Allow,
+        SeccompAction::Errno(libc::EINVAL as u32),
+        arch,
+    )
+    .unwrap();
+    let p1: BpfProgram = no_sud.try_into().unwrap();
+    let p2: BpfProgram = nosys.try_into().unwrap();
+    let mut cmd = Command::new(bin());
+    cmd.args(["run", "--json", "--budget", "2", "--only", CORE]);
+    // SAFETY: pre_exec runs in the forked child; installing filters is async-signal-safe.
+    unsafe {
+        cmd.pre_exec(move || {
+            seccompiler::apply_filter(&p1).map_err(|e| std::io::Error::other(e.to_string()))?;
+            seccompiler::apply_filter(&p2).map_err(|e| std::io::Error::other(e.to_string()))?;
+            Ok(())
+        });
+    }
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let r: syscost_record::RunRecord = serde_json::from_slice(&out.stdout).unwrap();
+    assert_measured(&r, "native");
+    for x in &r.results {
+        if x.family == "seccomp" {
+            assert_eq!(x.status, Status::Skipped, "{}", x.id);
+            assert!(x.reason.as_deref().unwrap().contains("seccomp"), "{x:?}");
+        }
+        if x.family == "sud" {
+            assert_eq!(x.status, Status::Skipped, "{}", x.id);
+            assert!(
+                x.reason
+                    .as_deref()
+                    .unwrap()
+                    .contains("Syscall User Dispatch"),
+                "{x:?}"
+            );
+        }
+    }
+    // No seccomp numbers means no estimates or verdicts — not invented ones.
+    assert!(r.estimates.is_empty());
+    assert!(r.expectations.is_empty());
+}
+
+/// Spawns a collector, waits for its workers, applies `hurt` to one worker.
+fn run_and_hurt_a_worker(only: &str, signal: libc::c_int) -> (syscost_record::RunRecord, u32) {
+    let child = Command::new(bin())
+        // A target no run reaches: the run stays in its rounds for the whole budget.
+        .args([
+            "run",
+            "--json",
+            "--budget",
+            "4",
+            "--target-ci",
+            "0.0001",
+            "--only",
+            only,
+        ])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let expected = only.split(',').count();
+    assert!(
+        wait_until(10.0, || children(pid).len() >= expected),
+        "workers never appeared"
+    );
+    // Once every worker is being sampled, hurt the last-forked one.
+    let workers = children(pid);
+    assert!(
+        wait_until_sampling(&workers, 20),
+        "the run never reached its rounds"
+    );
+    let victim = *workers.iter().max().expect("no worker");
+    // SAFETY: signalling a process we just found.
+    unsafe { libc::kill(victim as i32, signal) };
+    let out = child.wait_with_output().unwrap();
+    let r: syscost_record::RunRecord = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "a failed scenario must make the exit code 1"
+    );
+    (r, victim)
+}
+
+/// Exactly one scenario failed, and its reason says `why`.
+fn the_one_failure(r: &syscost_record::RunRecord, why: &str) {
+    let failed: Vec<_> = r
+        .results
+        .iter()
+        .filter(|x| x.status == Status::Failed)
+        .collect();
+    assert_eq!(failed.len(), 1, "{:?}", r.results);
+    let reason = failed[0].reason.as_deref().unwrap_or_default();
+    assert!(reason.contains(why), "{:?}", failed[0]);
+}
+
+#[test]
+fn a_killed_worker_is_recorded_and_the_run_continues() {
+    let _m = measuring();
+    let (r, victim) = run_and_hurt_a_worker("native,seccomp.bitmap.1,sud.allow", libc::SIGKILL);
+    the_one_failure(&r, "signal 9");
+    assert!(!alive(victim));
+    for x in r.results.iter().filter(|x| x.status != Status::Failed) {
+        assert_measured(&r, &x.id);
+    }
+}
+
+#[test]
+fn a_hung_worker_is_killed_and_recorded() {
+    let _m = measuring();
+    // SIGSTOP freezes the worker mid-run: to the parent it is a hang.
+    let (r, victim) = run_and_hurt_a_worker("native,seccomp.bitmap.1,sud.allow", libc::SIGSTOP);
+    the_one_failure(&r, "hung");
+    assert!(
+        wait_until(5.0, || !alive(victim)),
+        "hung worker left behind"
+    );
+    assert!(r.summary.duration_s.unwrap() <= 4.0 * 1.05);
+}
+
+#[test]
+fn sigint_and_sigterm_stop_cleanly_without_output_or_orphans() {
+    let _m = measuring();
+    for sig in [libc::SIGINT, libc::SIGTERM] {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("never.json");
+        let child = Command::new(bin())
+            .args([
+                "run",
+                "--budget",
+                "20",
+                "--target-ci",
+                "0.0001",
+                "--only",
+                CORE,
+                "-o",
+            ])
+            .arg(&file)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        assert!(wait_until(10.0, || children(pid).len() >= 10));
+        let workers = children(pid);
+        assert!(
+            wait_until_sampling(&workers, 10),
+            "the run never reached its rounds"
+        );
+        // SAFETY: signalling our own child.
+        unsafe { libc::kill(pid as i32, sig) };
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(130), "signal {sig}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("interrupted") && err.contains("no record was written"),
+            "{err}"
+        );
+        assert!(
+            !file.exists(),
+            "a record was written despite the interruption"
+        );
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "temp file left"
+        );
+        for w in workers {
+            assert!(wait_until(5.0, || !alive(w)), "worker {w} survived");
+        }
+    }
+}
+
+#[test]
+fn list_tells_what_can_run_here() {
+    let out = syscost(&["list", "--only", CORE]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    for id in [
+        "native",
+        "seccomp.bitmap.1",
+        "seccomp.profile.argcheck",
+        "sud.block",
+    ] {
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&format!("{id} ")))
+            .unwrap();
+        assert!(line.contains(" yes "), "{line}");
+    }
+}
+
+#[test]
+fn mix_probe_counts_five_syscalls_per_operation() {
+    let _m = measuring();
+    let (r, _) = run_json(&[
+        "--budget",
+        "3",
+        "--syscall",
+        "mix",
+        "--only",
+        "native,seccomp.depth.1,seccomp.depth.4,seccomp.depth.32",
+    ]);
+    assert_eq!(r.settings.syscall, "mix");
+    assert_eq!(r.settings.syscalls_per_op, Some(5));
+    assert_measured(&r, "native");
+    let m = |id| result(&r, id).median_ns.unwrap();
+    // Five syscalls per operation, each paying every filter: deeper is dearer.
+    assert!(m("seccomp.depth.32") > m("seccomp.depth.4"));
+    assert!(m("seccomp.depth.4") > m("native"));
+}
