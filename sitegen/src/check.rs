@@ -2,9 +2,9 @@
 //! building anything. Every problem names the file and says how to fix it; plausibility
 //! warnings (a run far from its series) are reported without failing the check.
 
-use crate::info::record_series;
 use crate::load::{self, Issue};
-use crate::{metrics, names, plausible, triage};
+use crate::metrics::Registry;
+use crate::{names, plausible, triage};
 use std::collections::BTreeMap;
 use std::path::Path;
 use syscost_record::{to_file_json, validate, SourceKind};
@@ -41,6 +41,7 @@ pub fn check_dir(dir: &Path) -> Report {
     issues.extend(triage_issues);
     let mut good: Vec<Good> = Vec::new();
     let mut peers: Vec<plausible::Run> = Vec::new();
+    let mut reg = Registry::default();
     let mut records = 0;
     for cand in &scan.records {
         let issue = |message: String| Issue {
@@ -109,16 +110,16 @@ pub fn check_dir(dir: &Path) -> Report {
             });
         }
         if issues.len() == before {
-            peers.push(plausible::Run::new(
+            peers.push(plausible::Run::of(
                 cand.rel.clone(),
-                record_series(&rec),
-                &metrics::extract_all(&rec),
+                &rec,
+                &mut reg,
                 triage.accepts(&rec.id),
             ));
         }
     }
     issues.extend(duplicates(&good));
-    for (id, _) in &triage.accepted {
+    for id in triage.accepted.keys() {
         if !good.iter().any(|g| &g.id == id) {
             issues.push(Issue {
                 path: triage::FILE.to_string(),

@@ -11,8 +11,9 @@
 //! data, floored at a 10 % spread so that a few nearly identical peers do not make every
 //! difference an outlier). Only positive values have a logarithm; others are not compared.
 
-use crate::info::SeriesKey;
-use crate::metrics::{Val, METRICS};
+use crate::metrics::{Registry, Values, METRICS};
+use crate::series::SeriesKey;
+use syscost_record::RunRecord;
 
 /// Fewest peers a comparison needs (with fewer, their median says little).
 pub const MIN_PEERS: usize = 3;
@@ -37,18 +38,20 @@ pub struct Run {
 }
 
 impl Run {
-    pub fn new(path: String, series: SeriesKey, metrics: &[Option<Val>], accepted: bool) -> Run {
-        let values = metrics
+    /// `r`'s positive headline values, its metric keys interned in `reg`.
+    pub fn of(path: String, r: &RunRecord, reg: &mut Registry, accepted: bool) -> Run {
+        let vals = Values::read(r, reg);
+        let values = METRICS
             .iter()
             .enumerate()
-            .filter_map(|(i, v)| {
-                v.filter(|v| v.median > 0.0 && v.median.is_finite())
-                    .map(|v| (i as u8, v.median))
+            .filter_map(|(i, h)| {
+                let v = vals.find(reg.find_key(&h.key())?)?;
+                (v.median > 0.0 && v.median.is_finite()).then_some((i as u8, v.median))
             })
             .collect();
         Run {
             path,
-            series,
+            series: crate::info::record_series(r),
             values,
             accepted,
         }
@@ -159,22 +162,29 @@ mod tests {
     use super::*;
 
     fn key() -> SeriesKey {
+        let s = |x: &str| x.to_string();
         SeriesKey {
-            arch: "x86_64".into(),
-            cpu: "c".into(),
-            mitigations: "m".into(),
-            virt: "vm".into(),
+            arch: s("x86_64"),
+            cpu: s("c"),
+            virt: s("vm"),
+            mitigations: s("m"),
+            flags: s(""),
+            bpf_jit: s(""),
+            probe: s("getpid"),
+            per_op: Some(1),
+            operation: None,
+            method: s("interleaved"),
+            only: None,
         }
     }
 
     fn run(path: &str, entry: f64, accepted: bool) -> Run {
-        let mut m = vec![None; METRICS.len()];
-        m[0] = Some(Val {
-            median: entry,
-            lo: None,
-            hi: None,
-        });
-        Run::new(path.into(), key(), &m, accepted)
+        Run {
+            path: path.into(),
+            series: key(),
+            values: vec![(0, entry)],
+            accepted,
+        }
     }
 
     #[test]

@@ -1,16 +1,37 @@
 //! The accepted runs grouped the ways the index pages need them, and counts over such groups.
+//! Only placed runs (known architecture and upstream version) enter the groups by architecture,
+//! kernel and series; unplaced ones are listed on their own.
 
-use crate::info::{RunInfo, SeriesKey};
+use crate::info::RunInfo;
 use crate::kver::{label_key, KernelVersion};
+use crate::series::SeriesKey;
 use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Arc;
+
+/// One series' runs.
+pub struct SeriesRuns {
+    pub key: Arc<SeriesKey>,
+    /// Newest first.
+    pub runs: Vec<usize>,
+    /// Upstream versions, ascending, each with its runs oldest first.
+    pub versions: Vec<(String, Vec<usize>)>,
+}
 
 /// Runs grouped the ways the pages need them (indices into the run list).
 pub struct Groups {
+    /// Every run, newest first.
     pub newest: Vec<usize>,
+    /// Runs that cannot be placed on the version axis, newest first.
+    pub unplaced: Vec<usize>,
     pub by_arch: BTreeMap<String, Vec<usize>>,
     /// Kernel base labels in ascending version order, with their runs.
     pub by_kernel: BTreeMap<KernelVersion, (String, Vec<usize>)>,
-    pub by_series: BTreeMap<SeriesKey, Vec<usize>>,
+    pub by_series: BTreeMap<Arc<SeriesKey>, SeriesRuns>,
+    /// Each run's version as an index into `by_kernel`'s ascending order (`None` if unplaced),
+    /// so that charts need not parse versions again.
+    pub version_of: Vec<Option<u32>>,
+    /// The version labels in ascending order.
+    pub versions: Vec<String>,
 }
 
 impl Groups {
@@ -18,23 +39,75 @@ impl Groups {
         let mut newest: Vec<usize> = (0..runs.len()).collect();
         newest.sort_by(|&a, &b| RunInfo::newest_first(&runs[a], &runs[b]));
         let mut g = Groups {
-            newest,
+            newest: Vec::new(),
+            unplaced: Vec::new(),
             by_arch: BTreeMap::new(),
             by_kernel: BTreeMap::new(),
             by_series: BTreeMap::new(),
+            version_of: vec![None; runs.len()],
+            versions: Vec::new(),
         };
+        let mut versions: BTreeMap<&Arc<SeriesKey>, BTreeMap<KernelVersion, Vec<usize>>> =
+            BTreeMap::new();
         // Fill in newest-first order so every group lists its runs newest first too.
-        for &i in &g.newest {
+        for &i in &newest {
             let r = &runs[i];
+            if !r.is_placed() {
+                g.unplaced.push(i);
+                continue;
+            }
             g.by_arch.entry(r.arch.clone()).or_default().push(i);
             g.by_kernel
                 .entry(label_key(&r.kbase))
                 .or_insert_with(|| (r.kbase.clone(), Vec::new()))
                 .1
                 .push(i);
-            g.by_series.entry(r.series.clone()).or_default().push(i);
+            g.by_series
+                .entry(Arc::clone(&r.series))
+                .or_insert_with(|| SeriesRuns {
+                    key: Arc::clone(&r.series),
+                    runs: Vec::new(),
+                    versions: Vec::new(),
+                })
+                .runs
+                .push(i);
+            versions
+                .entry(&r.series)
+                .or_default()
+                .entry(label_key(&r.kbase))
+                .or_default()
+                .push(i);
         }
+        for (key, per) in versions {
+            if let Some(s) = g.by_series.get_mut(key) {
+                s.versions = per
+                    .into_iter()
+                    .map(|(k, mut idx)| {
+                        idx.reverse();
+                        (k.base_label(), idx)
+                    })
+                    .collect();
+            }
+        }
+        for (vi, (label, idx)) in g.by_kernel.values().enumerate() {
+            g.versions.push(label.clone());
+            for &i in idx {
+                g.version_of[i] = Some(vi as u32);
+            }
+        }
+        g.newest = newest;
         g
+    }
+
+    /// The series of one architecture, best covered first (then by key).
+    pub fn series_of<'a>(&'a self, arch: &'a str) -> Vec<&'a SeriesRuns> {
+        let mut v: Vec<&SeriesRuns> = self
+            .by_series
+            .values()
+            .filter(|s| s.key.arch == arch)
+            .collect();
+        v.sort_by_key(|s| std::cmp::Reverse(s.runs.len()));
+        v
     }
 }
 
@@ -48,6 +121,7 @@ pub fn machines(runs: &[RunInfo], idx: &[usize]) -> usize {
 
 pub fn kernel_count(runs: &[RunInfo], idx: &[usize]) -> usize {
     idx.iter()
+        .filter(|&&i| runs[i].is_placed())
         .map(|&i| runs[i].kbase.as_str())
         .collect::<BTreeSet<_>>()
         .len()

@@ -5,13 +5,13 @@
 //! become markup; and the rest of the site must still be built (or, with `--strict`, nothing).
 
 use crate::common::*;
+use crate::peak::Ran;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::sync::OnceLock;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use syscost_record::{with_id, RunRecord};
 
 /// Generous ceiling for a child's peak RSS: the data set holds a 100 MB file, so a process that
@@ -40,57 +40,9 @@ struct Case {
     needle: String,
 }
 
-/// What a child process did, measured with `wait4`.
-struct Ran {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
-    max_rss_kb: i64,
-}
-
-/// Runs `syscost-site` with a deadline, capturing output into files (no pipe can fill up) and
-/// the peak RSS of exactly that child.
-// The child is reaped with wait4 (for its rusage), not `Child::wait`.
-#[allow(clippy::zombie_processes)]
+/// Runs `syscost-site` with a deadline; output in files, peak RSS of exactly that command.
 fn run_bounded(args: &[&OsStr], scratch: &Path) -> Ran {
-    let out_path = scratch.join("child.stdout");
-    let err_path = scratch.join("child.stderr");
-    let child = Command::new(bin())
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path).unwrap())
-        .stderr(std::fs::File::create(&err_path).unwrap())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let start = Instant::now();
-    let mut status = 0;
-    // SAFETY: waiting on our own child; rusage is a valid out-pointer.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
-        assert!(r >= 0, "wait4 failed");
-        if r == pid {
-            break;
-        }
-        if start.elapsed() > TIMEOUT {
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-            panic!("syscost-site {args:?} hung (killed after {TIMEOUT:?})");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        libc::WIFEXITED(status),
-        "syscost-site {args:?} did not exit normally (signal {}): a crash",
-        libc::WTERMSIG(status)
-    );
-    Ran {
-        code: Some(libc::WEXITSTATUS(status)),
-        stdout: String::from_utf8_lossy(&std::fs::read(&out_path).unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&std::fs::read(&err_path).unwrap()).into_owned(),
-        max_rss_kb: ru.ru_maxrss,
-    }
+    crate::peak::run_measured(Path::new(bin()), args, scratch, TIMEOUT)
 }
 
 fn manifest() -> Vec<(String, bool, bool, String)> {
@@ -447,10 +399,10 @@ fn nothing_lands_outside_the_output_directory() {
     }
     // The traversal record is refused (its arch is no architecture name); nothing is written
     // under a name with a `..` or an empty component.
-    let files = tree(&f.site());
-    assert!(files.keys().all(|k| !k.contains("tmp/escaped")));
+    let files = files(&f.site());
+    assert!(files.iter().all(|k| !k.contains("tmp/escaped")));
     assert!(files
-        .keys()
+        .iter()
         .all(|k| !k.split('/').any(|c| c == ".." || c.is_empty())));
 }
 
@@ -465,15 +417,14 @@ const RAW: &[&str] = &[
 #[test]
 fn nothing_from_a_record_becomes_markup() {
     let f = fixture();
-    let files = tree(&f.site());
     let mut bad = Vec::new();
-    for (path, bytes) in &files {
+    for path in &files(&f.site()) {
         let ext = path.rsplit('.').next().unwrap_or("");
         if !matches!(ext, "html" | "xml" | "svg" | "csv") {
             continue;
         }
-        let text =
-            String::from_utf8(bytes.clone()).unwrap_or_else(|_| panic!("{path} is not UTF-8"));
+        let bytes = std::fs::read(f.site().join(path)).unwrap();
+        let text = String::from_utf8(bytes).unwrap_or_else(|_| panic!("{path} is not UTF-8"));
         if ext == "csv" {
             // Data, not markup: only characters that break CSV readers are out of place.
             if let Some(c) = text
@@ -546,15 +497,18 @@ fn record_strings_reach_the_run_page_as_text() {
 fn long_strings_do_not_blow_up_pages() {
     let f = fixture();
     // Every file name stays within what file systems accept.
-    for path in tree(&f.site()).keys() {
+    for path in &files(&f.site()) {
         for part in path.split('/') {
             assert!(part.len() <= 200, "{path}");
         }
     }
-    let sizes: BTreeMap<String, usize> = tree(&f.site())
+    let sizes: BTreeMap<String, usize> = files(&f.site())
         .into_iter()
-        .filter(|(p, _)| p.ends_with(".html"))
-        .map(|(p, b)| (p, b.len()))
+        .filter(|p| p.ends_with(".html"))
+        .map(|p| {
+            let n = std::fs::metadata(f.site().join(&p)).unwrap().len() as usize;
+            (p, n)
+        })
         .collect();
     // No index page repeats the 20 KB CPU model or the 5,000-digit kernel per run beyond reason.
     for (p, n) in &sizes {
