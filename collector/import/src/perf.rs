@@ -14,7 +14,7 @@
 //! and waits for it, so they get ids of their own (`process.fork`, `process.execve`), no
 //! syscall count, and `settings.operation` saying what one iteration is.
 
-use crate::build::{provenance, single, skeleton, Hint, Outcome, Parsed, UNKNOWN};
+use crate::build::{provenance, single, skeleton, Hint, Outcome, Parsed, MAX_RUNS, UNKNOWN};
 use crate::format::Format;
 use crate::lex::{grouped_u64, leading_f64};
 use crate::text::Cleaned;
@@ -109,6 +109,12 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         };
         if run.ends_before(&ev) {
             runs.push(std::mem::take(&mut run));
+            if runs.len() == MAX_RUNS {
+                return Outcome {
+                    too_many: Some(line.no),
+                    ..Outcome::default()
+                };
+            }
         }
         if !run.started() {
             run.first = line.no;
@@ -129,7 +135,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     for run in runs.iter().filter(|r| r.is_syscall_bench()) {
         match record(run, &cleaned.repairs) {
             Some(record) => out.runs.push(Parsed::new(run.first, run.last, record)),
-            None => out.empty.push(Hint::no_result_at(cleaned, run.first)),
+            None => out.empty(Hint::no_result_at(cleaned, run.first)),
         }
     }
     out

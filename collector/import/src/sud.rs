@@ -17,7 +17,7 @@
 //! run that follows, never taken as a run of its own.
 
 use crate::build::{
-    overhead_vs, provenance, published_overhead, single, skeleton, Hint, Outcome, Parsed,
+    overhead_vs, provenance, published_overhead, single, skeleton, Hint, Outcome, Parsed, MAX_RUNS,
 };
 use crate::format::Format;
 use crate::lex::{leading_f64, leading_i64, leading_u64};
@@ -169,6 +169,12 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
             };
             if run.ends_before(&ev) {
                 runs.push(std::mem::take(&mut run));
+                if runs.len() == MAX_RUNS {
+                    return Outcome {
+                        too_many: Some(line.no),
+                        ..Outcome::default()
+                    };
+                }
             }
             if !run.started() {
                 let e = std::mem::take(&mut early);
@@ -196,11 +202,11 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     }
     let mut out = Outcome::default();
     if let Some((line, _)) = early.caught {
-        out.empty.push(Hint::no_result_at(cleaned, line));
+        out.empty(Hint::no_result_at(cleaned, line));
     }
     for run in runs {
         if run.avgs.iter().all(Option::is_none) {
-            out.empty.push(Hint::no_result_at(cleaned, run.first));
+            out.empty(Hint::no_result_at(cleaned, run.first));
         } else {
             out.runs.push(Parsed::new(
                 run.first,

@@ -20,32 +20,55 @@ pub struct Cleaned {
 /// (applied last by the mailer, so undone first), then quoting and console noise per line.
 pub fn clean(raw: &str) -> Cleaned {
     let mut repairs = Vec::new();
-    let text = if raw.contains('\r') {
+    // The text is never copied whole (a log may be 32 MiB): lines are split at any line
+    // ending and cleaned one by one.
+    if raw.contains('\r') {
         repairs.push("CR/CRLF line endings normalised".to_string());
-        raw.replace("\r\n", "\n").replace('\r', "\n")
-    } else {
-        raw.to_string()
+    }
+    // Sized once: growing by doubling would briefly hold the lines twice over.
+    let mut lines = LineCleaner {
+        out: Vec::with_capacity(split_lines(raw).count()),
+        ..LineCleaner::default()
     };
-    let logical: Vec<Line> = if looks_quoted_printable(&text) {
+    if looks_quoted_printable(raw) {
         repairs.push("quoted-printable encoding decoded".to_string());
-        decode_qp_lines(&text)
+        decode_qp_lines(raw, |line| lines.line(line));
     } else {
-        text.lines()
-            .enumerate()
-            .map(|(i, l)| Line {
+        for (i, l) in split_lines(raw).enumerate() {
+            lines.line(Line {
                 no: i + 1,
                 text: l.to_string(),
-            })
-            .collect()
-    };
-    let mut lines = LineCleaner::default();
-    for line in logical {
-        lines.line(line);
+            });
+        }
     }
     Cleaned {
         lines: lines.finish(&mut repairs),
         repairs,
     }
+}
+
+/// The lines of `text`, ended by `\n`, `\r\n` or a lone `\r` (as `str::lines`, which keeps a
+/// lone `\r`).
+fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let t = rest?;
+        match t.find(['\n', '\r']) {
+            Some(i) => {
+                let next = if t[i..].starts_with("\r\n") {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                rest = (next < t.len()).then(|| &t[next..]);
+                Some(&t[..i])
+            }
+            None => {
+                rest = None;
+                (!t.is_empty()).then_some(t)
+            }
+        }
+    })
 }
 
 /// Takes the quoting, kernel messages and KTAP prefixes off logical lines one by one, noting
@@ -92,7 +115,8 @@ impl LineCleaner {
             }
             self.out.push(p);
         }
-        if cut == Cut::Whole {
+        // Empty lines say nothing to any parser.
+        if cut == Cut::Whole || body.is_empty() {
             return;
         }
         let l = Line { no, text: body };
@@ -133,9 +157,12 @@ fn is_verdict_tail(s: &str) -> bool {
 /// produce and a plain log never contains: `=3D` (for `=`), `=20`/`=09` ending a line (trailing
 /// blanks), or an encoded UTF-8 sequence such as `=E2=9C=94`.
 fn looks_quoted_printable(text: &str) -> bool {
+    // Without a lower-cased copy of the whole text.
+    const HEADER: &[u8] = b"content-transfer-encoding: quoted-printable";
     if text
-        .to_ascii_lowercase()
-        .contains("content-transfer-encoding: quoted-printable")
+        .as_bytes()
+        .windows(HEADER.len())
+        .any(|w| w.eq_ignore_ascii_case(HEADER))
     {
         return true;
     }
@@ -151,7 +178,7 @@ fn looks_quoted_printable(text: &str) -> bool {
     };
     (0..b.len()).any(|i| match esc(i) {
         Some(0x3D) => true,
-        Some(0x20 | 0x09) => matches!(b.get(i + 3), None | Some(b'\n')),
+        Some(0x20 | 0x09) => matches!(b.get(i + 3), None | Some(b'\n' | b'\r')),
         Some(0xC2..=0xF4) => matches!(esc(i + 3), Some(0x80..=0xBF)),
         _ => false,
     })
@@ -169,10 +196,9 @@ fn hex(c: u8) -> Option<u8> {
 /// Joins soft line breaks (`=` at the end of a line) and decodes `=XX` escapes. A soft break
 /// inside quoted text continues on a line that carries the same quote prefix: that prefix is
 /// dropped from the continuation.
-fn decode_qp_lines(text: &str) -> Vec<Line> {
-    let mut out = Vec::new();
+fn decode_qp_lines(text: &str, mut out: impl FnMut(Line)) {
     let mut cur: Option<(usize, Vec<u8>, String)> = None;
-    for (i, raw) in text.lines().enumerate() {
+    for (i, raw) in split_lines(text).enumerate() {
         let (mut bytes, prefix, start) = match cur.take() {
             Some((no, bytes, prefix)) => {
                 let rest = raw.strip_prefix(prefix.as_str()).unwrap_or(raw);
@@ -187,19 +213,18 @@ fn decode_qp_lines(text: &str) -> Vec<Line> {
             bytes.pop();
             cur = Some((start, bytes, prefix));
         } else {
-            out.push(Line {
+            out(Line {
                 no: start,
                 text: String::from_utf8_lossy(&qp_unescape(&bytes)).into_owned(),
             });
         }
     }
     if let Some((no, bytes, _)) = cur {
-        out.push(Line {
+        out(Line {
             no,
             text: String::from_utf8_lossy(&qp_unescape(&bytes)).into_owned(),
         });
     }
-    out
 }
 
 fn qp_unescape(b: &[u8]) -> Vec<u8> {

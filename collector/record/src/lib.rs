@@ -20,7 +20,7 @@ pub use id::{
     to_file_json, with_id,
 };
 pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
-pub use validate::{validate, validate_at, Problem};
+pub use validate::{validate, validate_at, Problem, ENTRIES_MAX};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

@@ -112,7 +112,7 @@ impl MethodStats {
 }
 
 pub fn run(a: &SelfcheckArgs) -> Result<i32, Error> {
-    print!("{}", report(a)?);
+    crate::report::stdout::print(&report(a)?).map_err(Error::Stdout)?;
     Ok(0)
 }
 

@@ -1,6 +1,7 @@
 //! seccomp_benchmark's lines → runs: each line becomes an event, and a run ends when an event
 //! comes that belongs earlier in the benchmark's fixed order than what the run has seen.
 
+use crate::build::MAX_RUNS;
 use crate::env::{parse_sysctl, parse_uname, Uname};
 use crate::lex::{leading_i64, leading_u64};
 use crate::runner::{self, RunnerFacts, RunnerLine};
@@ -624,8 +625,9 @@ fn is_early(ev: &Ev) -> bool {
     matches!(ev, Ev::Sysctl(..) | Ev::Runner(RunnerLine::Timeout(_)))
 }
 
-/// Splits the cleaned log into runs.
-pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
+/// Splits the cleaned log into runs; `Err(line)` when a run beyond [`MAX_RUNS`] begins at
+/// `line` (nothing more is read).
+pub fn runs(cleaned: &Cleaned) -> Result<Vec<Run>, usize> {
     let mut done = Vec::new();
     let mut run = Run::default();
     // Early lines seen outside a run's setup, for the run that begins next.
@@ -644,6 +646,9 @@ pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
         if let Some(stage) = ev.stage() {
             if run.stage.is_some_and(|s| stage <= s) {
                 done.push(std::mem::take(&mut run));
+                if done.len() == MAX_RUNS {
+                    return Err(line.no);
+                }
             }
             if run.stage.is_none() {
                 run.first = line.no;
@@ -663,7 +668,7 @@ pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
     if run.stage.is_some() {
         done.push(run);
     }
-    done
+    Ok(done)
 }
 
 #[cfg(test)]
