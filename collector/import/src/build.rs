@@ -105,6 +105,11 @@ pub struct Outcome {
     pub near: Vec<Hint>,
     /// Empty parts beyond the first [`MAX_HINTS`], counted, not kept.
     pub more_empty: usize,
+    /// Lines whose number was refused (negative, not a whole number, out of range, zero, or
+    /// contradicting the run's own timing); the runs were imported without them.
+    pub refused: Vec<Hint>,
+    /// Refused lines beyond the first [`MAX_HINTS`].
+    pub more_refused: usize,
 }
 
 /// Most empty parts and near lines a parser keeps: messages cite the first few, and a log of
@@ -118,6 +123,15 @@ impl Outcome {
             self.empty.push(h);
         } else {
             self.more_empty += 1;
+        }
+    }
+
+    /// Keeps `h` among the refused lines, or counts it once [`MAX_HINTS`] are kept.
+    pub fn refused(&mut self, h: Hint) {
+        if self.refused.len() < MAX_HINTS {
+            self.refused.push(h);
+        } else {
+            self.more_refused += 1;
         }
     }
 
@@ -187,6 +201,19 @@ pub fn published_overhead(vs: &str, ns: f64, pct: f64) -> Overhead {
         pct_ci_low: None,
         pct_ci_high: None,
     }
+}
+
+/// The note a record carries for each line of its run whose number was refused.
+pub fn refused_notes(refused: &[(usize, String, String)]) -> Vec<String> {
+    refused
+        .iter()
+        .map(|(line, text, why)| {
+            format!(
+                "Not recorded: line {line} (\"{}\"): {why}.",
+                crate::lex::excerpt(text)
+            )
+        })
+        .collect()
 }
 
 /// Records which lines of the file a run came from, and what cleaning was needed. Called last

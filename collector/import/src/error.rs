@@ -186,13 +186,27 @@ pub struct Warning {
     pub hint: Hint,
     /// Parts like it after this one, not listed.
     pub more: usize,
+    pub kind: WarningKind,
+}
+
+/// What a warning is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarningKind {
+    /// A part that looked like a run but held no result: nothing was imported from it.
+    Empty,
+    /// A line whose number was refused: its run was imported without it.
+    Refused,
 }
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            WarningKind::Empty => "nothing imported from there",
+            WarningKind::Refused => "not recorded; the rest of its run is",
+        };
         write!(
             f,
-            "{} {} ({}); nothing imported from there",
+            "{} {} ({}); {what}",
             self.file,
             self.hint,
             self.format.tool()
@@ -300,6 +314,7 @@ mod tests {
             format: Format::KselftestSud,
             hint: hint(),
             more: 0,
+            kind: WarningKind::Empty,
         };
         assert_eq!(
             w.to_string(),

@@ -22,7 +22,7 @@ mod sud;
 mod text;
 
 pub use build::{Hint, Outcome, Parsed, MAX_RUNS};
-pub use error::{Error, Place, Warning};
+pub use error::{Error, Place, Warning, WarningKind};
 pub use format::Format;
 pub use stated::{StatedError, StatedFacts};
 
@@ -103,18 +103,24 @@ fn parse_cleaned(
             });
         }
         near.extend(out.near);
-        // An empty part is only worth a warning when the parser found runs elsewhere;
-        // otherwise it may explain why nothing was found.
+        // An empty or refused part is only worth a warning when the parser found runs
+        // elsewhere; otherwise it may explain why nothing was found.
         if out.runs.is_empty() {
+            hints.extend(out.refused);
             hints.extend(out.empty);
         } else {
-            let n = out.empty.len();
-            warnings.extend(out.empty.into_iter().enumerate().map(|(i, hint)| Warning {
-                file: file.into(),
-                format: parser,
-                hint,
-                more: if i + 1 == n { out.more_empty } else { 0 },
-            }));
+            let warn = |hints: Vec<Hint>, more: usize, kind: WarningKind| {
+                let n = hints.len();
+                hints.into_iter().enumerate().map(move |(i, hint)| Warning {
+                    file: file.into(),
+                    format: parser,
+                    hint,
+                    more: if i + 1 == n { more } else { 0 },
+                    kind,
+                })
+            };
+            warnings.extend(warn(out.refused, out.more_refused, WarningKind::Refused));
+            warnings.extend(warn(out.empty, out.more_empty, WarningKind::Empty));
             runs.extend(out.runs);
         }
     }

@@ -18,6 +18,9 @@ use syscost_record::{Status, StopReason};
 pub const MIN_ROUNDS: usize = 10;
 /// Rounds between stopping-rule checks (each check sorts every scenario's samples).
 const CHECK_EVERY: usize = 5;
+/// Longest wait for the workers' exit when a run ends: a worker holding BPF links takes up to
+/// about 0.3 s on the reference VM (the links are released on the way out).
+const REAP_BOUND: Duration = Duration::from_secs(3);
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -73,6 +76,9 @@ struct Run<'a> {
     /// Counts of the round in progress, added to the slots once the round is complete: a round
     /// the budget cuts short is dropped with its samples, and so are its counts.
     pending: Vec<Tally>,
+    /// Workers retired during the run (failed, or out of budget): killed, and reaped with the
+    /// others at the end.
+    retired: Vec<Worker>,
 }
 
 /// What one accepted sample adds to its slot's counts.
@@ -86,6 +92,7 @@ impl Run<'_> {
     fn fail(&mut self, i: usize, status: Status, reason: String) {
         if let Some(mut w) = self.workers[i].take() {
             w.kill();
+            self.retired.push(w);
         }
         let slot = &mut self.slots[i];
         slot.status = status;
@@ -227,6 +234,7 @@ pub fn measure(
         scenarios,
         stop,
         pending: Vec::new(),
+        retired: Vec::new(),
     };
     let report = |phase, rounds, worst: Option<f64>, progress: &mut dyn FnMut(&Progress)| {
         progress(&Progress {
@@ -304,9 +312,9 @@ pub fn measure(
             Err(WorkerError::Interrupted) => break,
             // The budget ran out while it calibrated: it simply gets no sample (see below).
             Err(WorkerError::Timeout(_)) if wait < hang => {
-                if let Some(w) = run.workers[i].take() {
-                    let mut w = w;
+                if let Some(mut w) = run.workers[i].take() {
                     w.kill();
+                    run.retired.push(w);
                 }
             }
             Err(e) => run.fail(i, Status::Failed, format!("during calibration: {e}")),
@@ -406,11 +414,13 @@ pub fn measure(
         }
     }
     let mut left: Vec<&mut Worker> = run.workers.iter_mut().flatten().collect();
-    if interrupted {
-        left.iter_mut().for_each(|w| w.kill());
-    } else {
+    if !interrupted {
         Worker::shutdown_all(&mut left, Duration::from_millis(100));
     }
+    // Every worker is gone before measure() returns (bounded: an exit the kernel cannot finish
+    // must not hang the command).
+    left.extend(run.retired.iter_mut());
+    Worker::kill_and_reap_all(&mut left, REAP_BOUND);
     // Scenarios that never got a sample (budget spent before the first round).
     for slot in run.slots.iter_mut() {
         slot.samples.truncate(rounds);

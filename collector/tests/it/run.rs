@@ -445,8 +445,9 @@ fn sigint_and_sigterm_stop_cleanly_without_output_or_orphans() {
             0,
             "temp file left"
         );
+        // Gone when the command returns, not some time after.
         for w in workers {
-            assert!(wait_until(5.0, || !alive(w)), "worker {w} survived");
+            assert!(!alive(w), "worker {w} outlived the collector");
         }
     }
 }

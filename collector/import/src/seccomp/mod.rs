@@ -26,6 +26,13 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         }
     };
     for run in runs {
+        for (line, text, why) in &run.refused {
+            out.refused(Hint {
+                line: *line,
+                text: text.clone(),
+                why: why.clone(),
+            });
+        }
         if run.has_result() {
             let mut p = Parsed::new(
                 run.first,
