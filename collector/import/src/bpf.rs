@@ -298,7 +298,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     let mut seen: std::collections::HashSet<(String, Option<u32>)> = Default::default();
     let mut bench: Option<String> = None;
     for line in &cleaned.lines {
-        let t = line.text.as_str();
+        let t = line.text.as_ref();
         if let Some(n) = bench_name(t) {
             bench = Some(n.to_string());
             continue;

@@ -60,7 +60,7 @@ impl Hint {
                 .lines
                 .get(cleaned.lines.partition_point(|l| l.no < line))
                 .filter(|l| l.no == line)
-                .map(|l| l.text.clone())
+                .map(|l| l.text.to_string())
                 .unwrap_or_default(),
             why: NO_RESULT_FOLLOWS.into(),
         }

@@ -48,7 +48,7 @@ pub fn prompt(t: &str) -> Option<Prompt> {
 
 /// A line that introduces what follows: it ends with a colon, or the next line underlines it
 /// with dashes or equals signs.
-fn heading(lines: &[Line], i: usize) -> Option<&str> {
+fn heading<'l>(lines: &'l [Line], i: usize) -> Option<&'l str> {
     let t = lines[i].text.trim();
     let underline =
         |s: &str| s.len() >= 3 && (s.bytes().all(|c| c == b'-') || s.bytes().all(|c| c == b'='));
@@ -156,7 +156,7 @@ mod tests {
         .enumerate()
         .map(|(i, t)| Line {
             no: i + 1,
-            text: t.to_string(),
+            text: (*t).into(),
         })
         .collect();
         let b = before(&lines, 7, &[(3, 3)]);

@@ -72,8 +72,7 @@ pub fn parse_log(
     parse_cleaned(text::clean(raw), format, file)
 }
 
-/// [`parse_log`] of a log already cleaned (the text itself may be gone: a cleaned log holds
-/// its lines).
+/// [`parse_log`] of a log already cleaned.
 fn parse_cleaned(
     cleaned: text::Cleaned,
     format: Format,
@@ -169,7 +168,7 @@ fn place(hints: Vec<Hint>, mut near: Vec<Hint>, cleaned: &text::Cleaned) -> Plac
         (None, _) if !near.is_empty() => Place::Closest(near),
         (None, Some(l)) => Place::FirstLine {
             line: l.no,
-            text: l.text.clone(),
+            text: l.text.to_string(),
         },
         (None, None) => Place::Nothing,
     }
@@ -218,27 +217,6 @@ pub fn import_bytes(
     finish_all(runs, warnings, &sha256_hex(bytes), file, prov)
 }
 
-/// [`import_bytes`] taking the bytes, so that the text is freed once it is cleaned: memory
-/// then holds the cleaned lines, not the log twice.
-fn import_owned(
-    bytes: Vec<u8>,
-    file: &str,
-    format: Format,
-    prov: &Provenance,
-) -> Result<Imported, Error> {
-    let hash = sha256_hex(&bytes);
-    let text = String::from_utf8(bytes)
-        .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned());
-    if text.trim().is_empty() {
-        return Err(Error::Empty { file: file.into() });
-    }
-    check_lines(&text, file)?;
-    let cleaned = text::clean(&text);
-    drop(text);
-    let (runs, warnings) = parse_cleaned(cleaned, format, file)?;
-    finish_all(runs, warnings, &hash, file, prov)
-}
-
 fn finish_all(
     runs: Vec<Parsed>,
     warnings: Vec<Warning>,
@@ -283,11 +261,12 @@ fn finish(p: Parsed, hash: &str, prov: &Provenance, file: &str) -> Result<RunRec
     Ok(r)
 }
 
-/// Most lines a log may have. The parsers keep the cleaned lines (each about 60 bytes beside
-/// its text) while they run, so this keeps any log under [`MAX_LOG_BYTES`] within 100 MB of
-/// memory even when its lines are short; a benchmark's output is a few dozen lines per run,
-/// and the longest published log imported into data/ has 59.
-pub const MAX_LOG_LINES: usize = 500_000;
+/// Most lines a log may have. The parsers keep the cleaned lines while they run (a place in
+/// the list each, and, for decoded ones, text of their own beside the log), so this keeps any
+/// log under [`MAX_LOG_BYTES`] below 100 MB of memory however short its lines (measured in
+/// docs/robustness.md); a benchmark prints a few dozen lines per run, and the longest
+/// published log imported into data/ has 59.
+pub const MAX_LOG_LINES: usize = 250_000;
 
 /// Refuses a text of more than [`MAX_LOG_LINES`] lines (counted as `\n`, or `\r` for old Mac
 /// line endings) before it is split into lines.
@@ -342,5 +321,23 @@ fn read_log(path: &Path) -> Result<Vec<u8>, Error> {
 /// Reads and imports one file. Errors name the file.
 pub fn import_file(path: &Path, format: Format, prov: &Provenance) -> Result<Imported, Error> {
     let bytes = read_log(path)?;
-    import_owned(bytes, &path.display().to_string(), format, prov)
+    let file = path.display().to_string();
+    let hash = sha256_hex(&bytes);
+    let raw = String::from_utf8_lossy(&bytes);
+    if raw.trim().is_empty() {
+        return Err(Error::Empty { file });
+    }
+    check_lines(&raw, &file)?;
+    let cleaned = text::clean(&raw);
+    let (runs, warnings) = if cleaned.lines.iter().all(|l| l.is_decoded()) {
+        // Every line is text of its own (quoted-printable, decoded): the log itself is no
+        // longer needed, and is not kept beside its lines while they are parsed.
+        let cleaned = cleaned.into_owned();
+        drop(raw);
+        drop(bytes);
+        parse_cleaned(cleaned, format, &file)?
+    } else {
+        parse_cleaned(cleaned, format, &file)?
+    };
+    finish_all(runs, warnings, &hash, &file, prov)
 }

@@ -150,7 +150,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
             Ev::Total(s) => run.total_s = Some(s),
             Ev::Usecs(v) => {
                 match refuse_usecs(v, run.executed.as_ref().map(|e| e.0), run.total_s) {
-                    Some(why) => run.refused.push((line.no, line.text.clone(), why)),
+                    Some(why) => run.refused.push((line.no, line.text.to_string(), why)),
                     None => run.usecs = Some(v),
                 }
             }

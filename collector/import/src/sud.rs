@@ -204,10 +204,10 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
                 Ev::Calibrating(s) => run.calibration_s = s,
                 Ev::Iterations(Ok(n)) => run.iterations = Some(n),
                 Ev::Avg(Ok(n)) => run.avgs.push(Some(n)),
-                Ev::Iterations(Err(why)) => run.refused.push((line.no, line.text.clone(), why)),
+                Ev::Iterations(Err(why)) => run.refused.push((line.no, line.text.to_string(), why)),
                 Ev::Avg(Err(why)) => {
                     run.avgs.push(None);
-                    run.refused.push((line.no, line.text.clone(), why));
+                    run.refused.push((line.no, line.text.to_string(), why));
                 }
                 Ev::Caught(s) => run.caught = Some(s),
                 Ev::Counts(a, b) => run.counts = Some((a, b)),

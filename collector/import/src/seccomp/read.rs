@@ -681,7 +681,7 @@ pub fn runs(cleaned: &Cleaned) -> Result<Vec<Run>, usize> {
     // Early lines seen outside a run's setup, for the run that begins next.
     let mut early: Vec<(Ev, usize, String)> = Vec::new();
     for line in &cleaned.lines {
-        let t = line.text.as_str();
+        let t = line.text.as_ref();
         let ev = classify(t);
         if matches!(ev, Ev::Runner(RunnerLine::Header { .. })) {
             // Another test begins: what came early belonged to it.
