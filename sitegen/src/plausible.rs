@@ -116,8 +116,13 @@ pub fn robust_z(x: f64, peers: &[f64]) -> (f64, f64, f64) {
     ((x.ln() - m) / s, m.exp(), s.exp())
 }
 
+/// Largest series whose runs are each compared with all the others (leave-one-out, quadratic
+/// in the series' size). A larger series is compared with its own median and spread, computed
+/// once: one run then moves them by a fraction of a percent.
+pub const LEAVE_ONE_OUT_MAX: usize = 200;
+
 /// Every value of a run not accepted yet that lies beyond [`Z_LIMIT`] from the other runs of
-/// its series; runs are compared leave-one-out, each with all the others of its series.
+/// its series.
 pub fn outliers(runs: &[Run]) -> Vec<Outlier> {
     let mut by_series: std::collections::BTreeMap<&SeriesKey, Vec<&Run>> = Default::default();
     for r in runs {
@@ -125,28 +130,43 @@ pub fn outliers(runs: &[Run]) -> Vec<Outlier> {
     }
     let mut out = Vec::new();
     for members in by_series.values() {
-        for (i, r) in members.iter().enumerate() {
-            if r.accepted {
+        if members.iter().all(|r| r.accepted) {
+            continue;
+        }
+        for metric in 0..METRICS.len() as u8 {
+            // (member index, value) of every run of the series that has this metric.
+            let vals: Vec<(usize, f64)> = members
+                .iter()
+                .enumerate()
+                .filter_map(|(i, r)| r.values.iter().find(|v| v.0 == metric).map(|v| (i, v.1)))
+                .collect();
+            if vals.len() <= MIN_PEERS {
                 continue;
             }
-            for &(metric, x) in &r.values {
-                let peers: Vec<f64> = members
-                    .iter()
-                    .enumerate()
-                    .filter(|(j, _)| *j != i)
-                    .filter_map(|(_, p)| p.values.iter().find(|v| v.0 == metric).map(|v| v.1))
-                    .collect();
-                if peers.len() < MIN_PEERS {
+            let whole = (vals.len() > LEAVE_ONE_OUT_MAX).then(|| {
+                let all: Vec<f64> = vals.iter().map(|v| v.1).collect();
+                robust_z(1.0, &all)
+            });
+            for &(i, x) in &vals {
+                let r = members[i];
+                if r.accepted {
                     continue;
                 }
-                let (z, peer_median, spread) = robust_z(x, &peers);
+                let (z, peer_median, spread) = match whole {
+                    Some((_, m, s)) => ((x.ln() - m.ln()) / s.ln(), m, s),
+                    None => {
+                        let peers: Vec<f64> =
+                            vals.iter().filter(|v| v.0 != i).map(|v| v.1).collect();
+                        robust_z(x, &peers)
+                    }
+                };
                 if z.abs() > Z_LIMIT {
                     out.push(Outlier {
                         path: r.path.clone(),
                         metric: METRICS[metric as usize].label,
                         value: x,
                         z,
-                        peers: peers.len(),
+                        peers: vals.len() - 1,
                         peer_median,
                         spread,
                     });
@@ -154,6 +174,7 @@ pub fn outliers(runs: &[Run]) -> Vec<Outlier> {
             }
         }
     }
+    out.sort_by(|a, b| a.path.cmp(&b.path).then(a.metric.cmp(b.metric)));
     out
 }
 
@@ -224,6 +245,19 @@ mod tests {
             run("x", 300.0, false),
         ];
         assert!(outliers(&runs).is_empty());
+    }
+
+    #[test]
+    fn a_large_series_is_judged_by_its_own_median_and_spread() {
+        let mut runs: Vec<Run> = (0..LEAVE_ONE_OUT_MAX + 50)
+            .map(|i| run(&format!("r{i}"), 30.0 + (i % 7) as f64, true))
+            .collect();
+        runs.push(run("new", 300.0, false));
+        runs.push(run("fine", 31.0, false));
+        let o = outliers(&runs);
+        assert_eq!(o.len(), 1, "{o:?}");
+        assert_eq!(o[0].path, "new");
+        assert_eq!(o[0].peers, LEAVE_ONE_OUT_MAX + 51);
     }
 
     #[test]
