@@ -148,8 +148,9 @@ impl Loaded {
         trampoline_targets: &[String],
     ) -> Result<Loaded, BpfError> {
         let name = kind.program();
-        let hits = Map::array_u64("syscost_hits", 1)
-            .map_err(|e| BpfError::io(format!("creating {name}'s counter"), "BPF_MAP_CREATE", &e))?;
+        let hits = Map::array_u64("syscost_hits", 1).map_err(|e| {
+            BpfError::io(format!("creating {name}'s counter"), "BPF_MAP_CREATE", &e)
+        })?;
         let insns = programs::program(kind, &cfg, hits.fd())
             .map_err(|e| BpfError::new(format!("building {name}"), e.to_string()))?;
         let attach_btf_id = if kind.is_trampoline() {
@@ -190,11 +191,11 @@ impl Loaded {
                     .map_err(|e| fail(&path, e))?
                     .trim()
                     .parse::<u64>()
-                    .map_err(|_| {
-                        BpfError::new(what(), format!("{path} does not hold a number"))
-                    })?;
+                    .map_err(|_| BpfError::new(what(), format!("{path} does not hold a number")))?;
                 let event = perf::tracepoint(id).map_err(|e| fail("perf_event_open", e))?;
-                self.prog.attach_perf(event).map_err(|e| fail("attaching", e))
+                self.prog
+                    .attach_perf(event)
+                    .map_err(|e| fail("attaching", e))
             }
             Target::RawTracepoint(name) => {
                 let name = cstring(name.as_bytes().to_vec())?;
@@ -212,7 +213,9 @@ impl Loaded {
                     pid: -1,
                 };
                 let event = perf::probe(&probe).map_err(|e| fail("perf_event_open", e))?;
-                self.prog.attach_perf(event).map_err(|e| fail("attaching", e))
+                self.prog
+                    .attach_perf(event)
+                    .map_err(|e| fail("attaching", e))
             }
             Target::KprobeMulti(func) => {
                 let func = cstring(func.as_bytes().to_vec())?;
@@ -240,7 +243,9 @@ impl Loaded {
                     pid: *pid,
                 };
                 let event = perf::probe(&probe).map_err(|e| fail("perf_event_open", e))?;
-                self.prog.attach_perf(event).map_err(|e| fail("attaching", e))
+                self.prog
+                    .attach_perf(event)
+                    .map_err(|e| fail("attaching", e))
             }
         }
     }
@@ -257,7 +262,10 @@ mod tests {
 
     #[test]
     fn log_excerpts_keep_the_end() {
-        assert_eq!(excerpt("0: R1=ctx\n\ninvalid access\n"), "0: R1=ctx | invalid access");
+        assert_eq!(
+            excerpt("0: R1=ctx\n\ninvalid access\n"),
+            "0: R1=ctx | invalid access"
+        );
         let long = "x".repeat(5000);
         let e = excerpt(&long);
         assert!(e.len() <= LOG_EXCERPT + "…".len() && e.starts_with('…'));

@@ -10,7 +10,7 @@
 use super::kind::Kind;
 use crate::sys::bpf::insn::{
     add64_imm, call, exit, jne_imm, ld_map_value, ldx_dw, mov64_imm, rsh64_imm, stx_dw, Asm,
-    AsmError, Insn, BPF_FUNC_get_current_pid_tgid, R0, R1, R2,
+    AsmError, BPF_FUNC_get_current_pid_tgid, Insn, R0, R1, R2,
 };
 use crate::sys::bpf::{AttachType, ProgType};
 use std::ffi::CStr;
@@ -213,7 +213,11 @@ mod tests {
         for kind in Kind::ALL {
             let p = program(kind, &CFG, HITS_FD).unwrap();
             let ctx = [0, CFG.nr as u64];
-            let expected_ret = if kind == Kind::Fmodret { -22i64 as u64 } else { 0 };
+            let expected_ret = if kind == Kind::Fmodret {
+                -22i64 as u64
+            } else {
+                0
+            };
             assert_eq!(run(&p, &ctx, MINE), (expected_ret, 1), "{kind:?}");
             assert_eq!(run(&p, &ctx, OTHERS), (0, 0), "{kind:?}");
         }
@@ -228,10 +232,7 @@ mod tests {
 
     #[test]
     fn a_configuration_that_does_not_fit_is_an_error() {
-        let cfg = Config {
-            nr: 1 << 40,
-            ..CFG
-        };
+        let cfg = Config { nr: 1 << 40, ..CFG };
         let e = program(Kind::RawTp, &cfg, HITS_FD).unwrap_err();
         assert!(e.to_string().contains("syscall number"), "{e}");
     }

@@ -111,7 +111,13 @@ mod tests {
         let mut b = Vec::new();
         b.extend(MAGIC.to_ne_bytes());
         b.extend([1u8, 0]);
-        for v in [24u32, 0, t.len() as u32, t.len() as u32, strings.len() as u32] {
+        for v in [
+            24u32,
+            0,
+            t.len() as u32,
+            t.len() as u32,
+            strings.len() as u32,
+        ] {
             b.extend(v.to_ne_bytes());
         }
         b.extend(t);

@@ -234,7 +234,10 @@ mod tests {
         assert_eq!(bytes(jne_reg(R0, R1, 5)), [0x5d, 0x10, 5, 0, 0, 0, 0, 0]);
         assert_eq!(bytes(jne_imm(R1, 39, 2)), [0x55, 0x01, 2, 0, 39, 0, 0, 0]);
         assert_eq!(bytes(mov64_reg(R1, R0)), [0xbf, 0x01, 0, 0, 0, 0, 0, 0]);
-        assert_eq!(bytes(mov64_imm(R0, -22)), [0xb7, 0, 0, 0, 0xea, 0xff, 0xff, 0xff]);
+        assert_eq!(
+            bytes(mov64_imm(R0, -22)),
+            [0xb7, 0, 0, 0, 0xea, 0xff, 0xff, 0xff]
+        );
         let [a, b] = ld_map_value(R1, 7, 0);
         assert_eq!(bytes(a), [0x18, 0x21, 0, 0, 7, 0, 0, 0]);
         assert_eq!(bytes(b), [0; 8]);

@@ -269,7 +269,11 @@ impl Program {
             Err(e) if e.raw_os_error() == Some(libc::EINVAL) => {
                 // SAFETY: ioctl on our own perf descriptor with a program descriptor argument.
                 let r = unsafe {
-                    libc::ioctl(event.as_raw_fd(), perf::PERF_EVENT_IOC_SET_BPF as _, self.fd())
+                    libc::ioctl(
+                        event.as_raw_fd(),
+                        perf::PERF_EVENT_IOC_SET_BPF as _,
+                        self.fd(),
+                    )
                 };
                 if r < 0 {
                     return Err(io::Error::last_os_error());
@@ -445,7 +449,10 @@ mod tests {
         assert_eq!(offset_of!(LinkCreateAttr, cnt), 20);
         assert_eq!(offset_of!(LinkCreateAttr, syms), 24);
         assert_eq!(offset_of!(ProgInfo, name), 64);
-        assert_eq!(obj_name("syscost_kpmulti_and_more")[..16], *b"syscost_kpmulti\0");
+        assert_eq!(
+            obj_name("syscost_kpmulti_and_more")[..16],
+            *b"syscost_kpmulti\0"
+        );
     }
 
     fn is_root() -> bool {
@@ -481,7 +488,10 @@ mod tests {
         })
         .unwrap();
         let listed = programs().unwrap();
-        assert!(listed.iter().any(|(_, n)| n == "syscost_test"), "{listed:?}");
+        assert!(
+            listed.iter().any(|(_, n)| n == "syscost_test"),
+            "{listed:?}"
+        );
         drop(p);
     }
 }
