@@ -119,12 +119,51 @@ pub fn machines(runs: &[RunInfo], idx: &[usize]) -> usize {
         .len()
 }
 
-pub fn kernel_count(runs: &[RunInfo], idx: &[usize]) -> usize {
-    idx.iter()
-        .filter(|&&i| runs[i].is_placed())
-        .map(|&i| runs[i].kbase.as_str())
-        .collect::<BTreeSet<_>>()
-        .len()
+/// Distinct kernel versions among placed runs: (measured releases, versions stated only
+/// approximately). The two are never added up.
+pub fn kernel_count(runs: &[RunInfo], idx: &[usize]) -> VersionCount {
+    VersionCount::of(
+        idx.iter()
+            .filter(|&&i| runs[i].is_placed())
+            .map(|&i| runs[i].kbase.as_str()),
+    )
+}
+
+/// Kernel versions, counted apart by whether the release is known or only approximate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct VersionCount {
+    pub exact: usize,
+    pub approximate: usize,
+}
+
+impl VersionCount {
+    pub fn of<'a>(labels: impl Iterator<Item = &'a str>) -> VersionCount {
+        let set: BTreeSet<&str> = labels.collect();
+        let approximate = set
+            .iter()
+            .filter(|l| l.starts_with(crate::kver::APPROX))
+            .count();
+        VersionCount {
+            exact: set.len() - approximate,
+            approximate,
+        }
+    }
+
+    /// `3 kernel versions`, `3 kernel versions and 2 stated only approximately`.
+    pub fn words(&self) -> String {
+        let mut s = format!(
+            "{} kernel version{}",
+            self.exact,
+            if self.exact == 1 { "" } else { "s" }
+        );
+        if self.approximate > 0 {
+            s.push_str(&format!(
+                " and {} stated only approximately",
+                self.approximate
+            ));
+        }
+        s
+    }
 }
 
 /// Confidence level as shown ("95%"): the most common one among the runs.
