@@ -149,20 +149,15 @@ impl VersionCount {
         }
     }
 
-    /// `3 kernel versions`, `3 kernel versions and 2 stated only approximately`.
+    /// `3 kernel versions`, `3 kernel versions and 2 stated only approximately`, `1 kernel
+    /// version stated only approximately`.
     pub fn words(&self) -> String {
-        let mut s = format!(
-            "{} kernel version{}",
-            self.exact,
-            if self.exact == 1 { "" } else { "s" }
-        );
-        if self.approximate > 0 {
-            s.push_str(&format!(
-                " and {} stated only approximately",
-                self.approximate
-            ));
+        let n = |k: usize| format!("{k} kernel version{}", if k == 1 { "" } else { "s" });
+        match (self.exact, self.approximate) {
+            (e, 0) => n(e),
+            (0, a) => format!("{} stated only approximately", n(a)),
+            (e, a) => format!("{} and {a} stated only approximately", n(e)),
         }
-        s
     }
 }
 
@@ -179,4 +174,25 @@ pub fn confidence_label(runs: &[RunInfo]) -> String {
         .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
         .map(|(k, _)| k)
         .unwrap_or_else(|| "95%".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_stated_approximately_are_counted_apart() {
+        let c = |l: &[&str]| VersionCount::of(l.iter().copied()).words();
+        assert_eq!(c(&["5.11-rc5", "6.18.44", "6.18.44"]), "2 kernel versions");
+        assert_eq!(c(&["6.1"]), "1 kernel version");
+        assert_eq!(
+            c(&["5.11-rc5", "≈5.9-rc", "6.1", "≈5.7-rc"]),
+            "2 kernel versions and 2 stated only approximately"
+        );
+        assert_eq!(
+            c(&["≈6.14-rc"]),
+            "1 kernel version stated only approximately"
+        );
+        assert_eq!(c(&[]), "0 kernel versions");
+    }
 }

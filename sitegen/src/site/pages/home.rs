@@ -138,7 +138,14 @@ fn arch_card(d: &Data, arch: &str, idx: &[usize]) -> HomeArch {
             .find(|(_, k)| k.iter().any(|&i| runs[i].arch == arch))
             .map(|(l, _)| l.clone())
             .unwrap_or_default();
-    let all = d.g.series_of(arch);
+    let mut all = d.g.series_of(arch);
+    // Series with a headline number first (stable: best covered first within each part).
+    all.sort_by_key(|s| {
+        !d.headline
+            .iter()
+            .flatten()
+            .any(|&m| s.runs.iter().any(|&i| runs[i].values.get(m).is_some()))
+    });
     HomeArch {
         arch: arch.to_string(),
         href: Links.arch(arch),
