@@ -47,6 +47,23 @@ const MR: f64 = 16.0;
 const MT: f64 = 14.0;
 const MB: f64 = 78.0;
 
+/// A coordinate with one decimal, as `{:.1}` prints it (see [`crate::fmt::fixed`]); charts
+/// print thousands of them.
+struct D1(f64);
+
+impl std::fmt::Display for D1 {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let x = self.0;
+        let y = x.abs() * 10.0;
+        if !y.is_finite() || y >= 1e15 || (y - y.floor() - 0.5).abs() < 1e-6 {
+            return write!(f, "{x:.1}");
+        }
+        let n = y.round() as u64;
+        let sign = if x.is_sign_negative() { "-" } else { "" };
+        write!(f, "{sign}{}.{}", n / 10, n % 10)
+    }
+}
+
 /// A marker of series `i` centred on (x, y).
 fn marker(out: &mut String, i: usize, x: f64, y: f64, hollow: bool) {
     let c = PALETTE[i % PALETTE.len()];
@@ -183,8 +200,9 @@ pub fn trend_svg(t: &Trend) -> Option<String> {
     marker_defs(&mut s, &cid, t.lines.len());
     y_axis(&mut s, &scale, &t.y_label);
     x_axis(&mut s, &scale, &t.x);
+    let approx: Vec<bool> = t.x.iter().map(|l| is_approx(l)).collect();
     for (li, line) in t.lines.iter().enumerate() {
-        series(&mut s, &scale, &cid, li, line);
+        series(&mut s, &scale, &cid, li, line, &approx);
     }
     s.push_str("</svg>");
     Some(s)
@@ -202,28 +220,48 @@ struct Scale {
     lines: usize,
 }
 
+/// The y range (zero kept in view as the reference) on whole tick steps, over the values and
+/// interval bounds given; `None` when there are none.
+fn y_range(vals: impl Iterator<Item = f64>) -> Option<(f64, f64, f64)> {
+    let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+    for v in vals.filter(|v| v.is_finite()) {
+        lo = lo.min(v);
+        hi = hi.max(v);
+    }
+    if !lo.is_finite() || !hi.is_finite() {
+        return None;
+    }
+    // Overheads start at zero unless they go below it; keep zero in view as the reference.
+    lo = lo.min(0.0);
+    hi = hi.max(0.0);
+    if hi - lo < 1e-9 {
+        hi = lo + 1.0;
+    }
+    let step = nice_step(hi - lo, 5.0);
+    Some(((lo / step).floor() * step, (hi / step).ceil() * step, step))
+}
+
+/// A point's median and interval bounds.
+fn bounds(p: &Point) -> [f64; 3] {
+    let (a, b) = p.interval.unwrap_or((p.median, p.median));
+    [p.median, a, b]
+}
+
 impl Scale {
     /// `None` when no line has a point (or there are no categories).
     fn new(t: &Trend) -> Option<Scale> {
-        let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
-        for p in t.lines.iter().flat_map(|l| l.points.iter().flatten()) {
-            let (a, b) = p.interval.unwrap_or((p.median, p.median));
-            lo = lo.min(a.min(p.median));
-            hi = hi.max(b.max(p.median));
-        }
-        if !lo.is_finite() || !hi.is_finite() || t.x.is_empty() {
+        if t.x.is_empty() {
             return None;
         }
-        // Overheads start at zero unless they go below it; keep zero in view as the reference.
-        lo = lo.min(0.0);
-        hi = hi.max(0.0);
-        if hi - lo < 1e-9 {
-            hi = lo + 1.0;
-        }
-        let step = nice_step(hi - lo, 5.0);
+        let (y0, y1, step) = y_range(
+            t.lines
+                .iter()
+                .flat_map(|l| l.points.iter().flatten())
+                .flat_map(bounds),
+        )?;
         Some(Scale {
-            y0: (lo / step).floor() * step,
-            y1: (hi / step).ceil() * step,
+            y0,
+            y1,
             step,
             slot: Self::plot_width() / t.x.len() as f64,
             categories: t.x.len(),
@@ -275,11 +313,15 @@ fn marker_defs(s: &mut String, cid: &str, lines: usize) {
 
 /// Grid lines with their ticks, and the axis label.
 fn y_axis(s: &mut String, sc: &Scale, label: &str) {
-    let mut v = sc.y0;
+    y_grid(s, (sc.y0, sc.y1, sc.step), &|v| sc.y(v), label);
+}
+
+fn y_grid(s: &mut String, (y0, y1, step): (f64, f64, f64), yf: &dyn Fn(f64) -> f64, label: &str) {
+    let mut v = y0;
     let mut guard = 0;
-    while v <= sc.y1 + sc.step * 0.5 && guard < 50 {
-        let y = sc.y(v);
-        let zero = v.abs() < sc.step * 1e-6;
+    while v <= y1 + step * 0.5 && guard < 50 {
+        let y = yf(v);
+        let zero = v.abs() < step * 1e-6;
         let cls = if zero { "zero" } else { "grid" };
         let _ = write!(
             s,
@@ -289,7 +331,7 @@ fn y_axis(s: &mut String, sc: &Scale, label: &str) {
             y + 4.0,
             esc(&ns(if zero { 0.0 } else { v }))
         );
-        v += sc.step;
+        v += step;
         guard += 1;
     }
     let _ = write!(
@@ -301,16 +343,34 @@ fn y_axis(s: &mut String, sc: &Scale, label: &str) {
 }
 
 /// Category labels (thinned out when crowded), the axis line and its label.
+/// A kernel stated only approximately by its source (`≈5.9-rc`, see [`crate::kver`]).
+fn is_approx(label: &str) -> bool {
+    label.starts_with(crate::kver::APPROX)
+}
+
 fn x_axis(s: &mut String, sc: &Scale, labels: &[String]) {
     let nx = sc.categories;
     let every = nx.div_ceil(24).max(1);
+    // An approximate version's column is shaded and its label italic: what is drawn there was
+    // not measured on a known release.
+    for (i, label) in labels.iter().enumerate().filter(|(_, l)| is_approx(l)) {
+        let _ = write!(
+            s,
+            r#"<rect class="approx" x="{}" y="{MT}" width="{}" height="{}"><title>{}: the source states this kernel only approximately</title></rect>"#,
+            D1(sc.x(i) - sc.slot / 2.0),
+            D1(sc.slot),
+            D1(Scale::plot_height()),
+            esc(label)
+        );
+    }
     for (i, label) in labels.iter().enumerate() {
-        if i % every != 0 && i != nx - 1 {
+        if i % every != 0 && i != nx - 1 && !is_approx(label) {
             continue;
         }
         let _ = write!(
             s,
-            r#"<text class="tick" transform="translate({:.1} {:.1}) rotate(-45)" text-anchor="end">{}</text>"#,
+            r#"<text class="tick{}" transform="translate({:.1} {:.1}) rotate(-45)" text-anchor="end">{}</text>"#,
+            if is_approx(label) { " approx" } else { "" },
             sc.x(i),
             MT + Scale::plot_height() + 14.0,
             esc(label)
@@ -326,7 +386,7 @@ fn x_axis(s: &mut String, sc: &Scale, labels: &[String]) {
 }
 
 /// One series: the line through its points, their error bars and markers.
-fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line) {
+fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line, approx: &[bool]) {
     let c = PALETTE[li % PALETTE.len()];
     let dx = sc.dodge(li);
     let _ = write!(
@@ -334,22 +394,23 @@ fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line) {
         r#"<g class="series" stroke="{c}" stroke-width="1.4"><title>{}</title>"#,
         esc(&line.label)
     );
-    // Lines connect consecutive kernels only; a gap means no data there.
+    // Lines connect consecutive kernels only; a gap means no data there, or only low-quality
+    // runs, or a kernel known only approximately (drawn, but not part of the trend).
     let mut d = String::new();
     let mut prev = false;
     for (i, p) in line.points.iter().enumerate() {
         match p {
-            Some(p) => {
+            Some(p) if !p.low && !approx.get(i).copied().unwrap_or(false) => {
                 let _ = write!(
                     d,
-                    "{}{:.1} {:.1}",
+                    "{}{} {}",
                     if prev { 'L' } else { 'M' },
-                    sc.x(i) + dx,
-                    sc.y(p.median)
+                    D1(sc.x(i) + dx),
+                    D1(sc.y(p.median))
                 );
                 prev = true;
             }
-            None => prev = false,
+            _ => prev = false,
         }
     }
     if d.contains('L') {
@@ -365,36 +426,143 @@ fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line) {
     s.push_str("</g>");
 }
 
-/// A point's error bar (with caps; dashed when it spans several runs) and its marker, hollow
-/// for a number without a confidence interval.
+/// A point's error bar (with caps; dashed when it spans several runs, dotted when its runs are
+/// of low quality) and its marker, hollow for a number without a confidence interval or made
+/// only of low-quality runs.
 fn point(s: &mut String, sc: &Scale, cid: &str, li: usize, x: f64, p: &Point) {
+    point_at(s, &|v| sc.y(v), cid, li, x, p);
+}
+
+fn point_at(s: &mut String, yf: &dyn Fn(f64) -> f64, cid: &str, li: usize, x: f64, p: &Point) {
     if let (Some((a, b)), false) = (p.interval, p.kind == IntervalKind::None) {
-        let class = if p.kind == IntervalKind::Span {
-            "eb span"
-        } else {
-            "eb"
+        let class = match (p.kind == IntervalKind::Span, p.low) {
+            (_, true) => "eb low",
+            (true, false) => "eb span",
+            (false, false) => "eb",
         };
+        let (ya, yb, xc) = (D1(yf(a)), D1(yf(b)), D1(x - 3.0));
         let _ = write!(
             s,
-            r#"<path class="{class}" d="M{x:.1} {:.1}V{:.1}M{:.1} {:.1}h6M{:.1} {:.1}h6"/>"#,
-            sc.y(a),
-            sc.y(b),
-            x - 3.0,
-            sc.y(a),
-            x - 3.0,
-            sc.y(b)
+            r#"<path class="{class}" d="M{} {ya}V{yb}M{xc} {ya}h6M{xc} {yb}h6"/>"#,
+            D1(x)
         );
     }
-    let kind = if p.kind == IntervalKind::None {
+    let kind = if p.kind == IntervalKind::None || p.low {
         'h'
     } else {
         'm'
     };
     let _ = write!(
         s,
-        r##"<use href="#{cid}-{kind}{li}" x="{x:.1}" y="{:.1}"/>"##,
-        sc.y(p.median)
+        r##"<use href="#{cid}-{kind}{li}" x="{}" y="{}"/>"##,
+        D1(x),
+        D1(yf(p.median))
     );
+}
+
+/// One series of a depth sweep: its points (number of filters, overhead) and, when the record
+/// has it, the fitted line `entry + per_filter × N`.
+pub struct SweepLine {
+    pub label: String,
+    pub points: Vec<(f64, Point)>,
+    pub fit: Option<(f64, f64)>,
+}
+
+pub struct Sweep {
+    pub title: String,
+    pub desc: String,
+    pub lines: Vec<SweepLine>,
+    pub y_label: String,
+}
+
+/// N against ns with intervals and the fitted lines, on a linear N axis (the fit is a straight
+/// line there). `None` when no line has two points.
+pub fn sweep_svg(t: &Sweep) -> Option<String> {
+    let nmax = t
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .fold(f64::NEG_INFINITY, f64::max);
+    if !t.lines.iter().any(|l| l.points.len() >= 2) || nmax.is_nan() || nmax <= 0.0 {
+        return None;
+    }
+    let fit_ends = t
+        .lines
+        .iter()
+        .filter_map(|l| l.fit)
+        .flat_map(|(a, b)| [a, a + b * nmax]);
+    let (y0, y1, step) = y_range(
+        t.lines
+            .iter()
+            .flat_map(|l| l.points.iter().flat_map(|p| bounds(&p.1)))
+            .chain(fit_ends),
+    )?;
+    let pw = W - ML - MR;
+    let ph = H - MT - MB;
+    let xf = |n: f64| ML + 12.0 + (n / nmax) * (pw - 24.0);
+    let yf = |v: f64| MT + ph - (v - y0) / (y1 - y0) * ph;
+    let cid = chart_id(&t.title);
+    let mut s = String::with_capacity(4096);
+    let _ = write!(
+        s,
+        r#"<svg class="chart" viewBox="0 0 {W} {H}" role="img" aria-labelledby="{cid}-t {cid}-d" xmlns="http://www.w3.org/2000/svg">"#
+    );
+    let _ = write!(
+        s,
+        r#"<title id="{cid}-t">{}</title><desc id="{cid}-d">{}</desc>"#,
+        esc(&t.title),
+        esc(&t.desc)
+    );
+    marker_defs(&mut s, &cid, t.lines.len());
+    y_grid(&mut s, (y0, y1, step), &yf, &t.y_label);
+    // Ticks at the depths measured.
+    let mut ns_seen: Vec<f64> = t
+        .lines
+        .iter()
+        .flat_map(|l| l.points.iter().map(|p| p.0))
+        .collect();
+    ns_seen.sort_by(f64::total_cmp);
+    ns_seen.dedup();
+    for n in &ns_seen {
+        let _ = write!(
+            s,
+            r#"<text class="tick" x="{:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            xf(*n),
+            MT + ph + 16.0,
+            n
+        );
+    }
+    let _ = write!(
+        s,
+        r#"<line class="axis" x1="{ML}" y1="{MT}" x2="{ML}" y2="{:.1}"/><text class="axis-label" x="{:.1}" y="{:.1}" text-anchor="middle">filters in the chain (N)</text>"#,
+        MT + ph,
+        ML + pw / 2.0,
+        MT + ph + 40.0
+    );
+    for (li, line) in t.lines.iter().enumerate() {
+        let c = PALETTE[li % PALETTE.len()];
+        let _ = write!(
+            s,
+            r#"<g class="series" stroke="{c}" stroke-width="1.4"><title>{}</title>"#,
+            esc(&line.label)
+        );
+        if let Some((a, b)) = line.fit {
+            let _ = write!(
+                s,
+                r#"<path class="fit" d="M{:.1} {:.1}L{:.1} {:.1}" fill="none"/>"#,
+                xf(0.0),
+                yf(a),
+                xf(nmax),
+                yf(a + b * nmax)
+            );
+        }
+        for (n, p) in &line.points {
+            point_at(&mut s, &yf, &cid, li, xf(*n), p);
+        }
+        s.push_str("</g>");
+    }
+    s.push_str("</svg>");
+    Some(s)
 }
 
 /// A short id, unique per title, for the `aria-labelledby` references.
@@ -418,7 +586,99 @@ mod tests {
             } else {
                 IntervalKind::None
             },
+            low: false,
         }
+    }
+
+    #[test]
+    fn low_quality_points_are_hollow_with_a_dotted_bar_and_off_the_line() {
+        let low = Point {
+            low: true,
+            ..pt(20.0, Some((15.0, 25.0)))
+        };
+        let t = Trend {
+            title: "t".into(),
+            desc: "d".into(),
+            x: vec!["6.7".into(), "6.8".into(), "6.9".into()],
+            lines: vec![Line {
+                label: "a".into(),
+                points: vec![
+                    Some(pt(10.0, Some((9.0, 11.0)))),
+                    Some(low),
+                    Some(pt(12.0, Some((11.0, 13.0)))),
+                ],
+            }],
+            y_label: "ns".into(),
+        };
+        let svg = trend_svg(&t).unwrap();
+        assert_eq!(svg.matches("class=\"eb low\"").count(), 1);
+        assert_eq!(svg.matches("-h0\" x=").count(), 1);
+        assert_eq!(svg.matches("-m0\" x=").count(), 2);
+        // No segment through the low point: two separate starts, no line at all.
+        assert!(!svg.contains("<path d=\"M"), "{svg}");
+    }
+
+    #[test]
+    fn approximate_kernels_are_shaded_italic_and_off_the_line() {
+        let t = Trend {
+            title: "t".into(),
+            desc: "d".into(),
+            x: vec!["≈5.9-rc".into(), "5.11-rc5".into(), "5.12-rc4".into()],
+            lines: vec![Line {
+                label: "a".into(),
+                points: vec![
+                    Some(pt(10.0, Some((9.0, 11.0)))),
+                    Some(pt(11.0, Some((10.0, 12.0)))),
+                    Some(pt(12.0, Some((11.0, 13.0)))),
+                ],
+            }],
+            y_label: "ns".into(),
+        };
+        let svg = trend_svg(&t).unwrap();
+        assert_eq!(svg.matches("<rect class=\"approx\"").count(), 1, "{svg}");
+        assert_eq!(svg.matches("class=\"tick approx\"").count(), 1);
+        assert!(svg.contains(">≈5.9-rc</text>"));
+        // Every point is drawn; the line joins only the two measured versions.
+        assert_eq!(svg.matches("-m0\" x=").count(), 3);
+        let path = svg.split("<path d=\"").nth(1).unwrap();
+        let path = &path[..path.find('"').unwrap()];
+        assert_eq!(path.matches('M').count(), 1, "{path}");
+        assert_eq!(path.matches('L').count(), 1, "{path}");
+    }
+
+    #[test]
+    fn sweep_draws_points_bars_and_the_fit() {
+        let t = Sweep {
+            title: "depth".into(),
+            desc: "d".into(),
+            lines: vec![SweepLine {
+                label: "run".into(),
+                points: [1.0, 2.0, 4.0, 8.0, 16.0, 32.0]
+                    .iter()
+                    .map(|&n| {
+                        (
+                            n,
+                            pt(30.0 + 9.0 * n, Some((29.0 + 9.0 * n, 31.0 + 9.0 * n))),
+                        )
+                    })
+                    .collect(),
+                fit: Some((30.0, 9.0)),
+            }],
+            y_label: "ns".into(),
+        };
+        let svg = sweep_svg(&t).unwrap();
+        assert_eq!(svg.matches("class=\"eb\"").count(), 6);
+        assert_eq!(svg.matches("class=\"fit\"").count(), 1);
+        assert!(svg.contains(">32</text>") && svg.contains(">16</text>"));
+        let one = Sweep {
+            lines: vec![SweepLine {
+                label: "x".into(),
+                points: vec![(1.0, pt(3.0, None))],
+                fit: None,
+            }],
+            ..t
+        };
+        assert!(sweep_svg(&one).is_none());
     }
 
     #[test]
@@ -464,6 +724,13 @@ mod tests {
             y_label: "ns".into(),
         };
         assert!(trend_svg(&t).is_none());
+    }
+
+    #[test]
+    fn coordinates_print_as_format_does() {
+        for x in [0.0, -0.0, 12.25, 12.35, -0.04, 99.95, 1234.56, 0.05, 3.0] {
+            assert_eq!(D1(x).to_string(), format!("{x:.1}"), "{x}");
+        }
     }
 
     #[test]

@@ -78,11 +78,21 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
     }
     let s = &report.stats;
     println!(
-        "built {}: {} runs ({} architectures, {} kernel versions){}; {} files, {:.1} MB; largest page {} ({:.1} KB)",
+        "built {}: {} runs ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB)",
         opts.out.display(),
         report.runs,
-        report.arches,
-        report.kernels,
+        count(report.arches, "architecture", "architectures"),
+        report.kernels.words(),
+        if report.unplaced > 0 {
+            format!("; {} unplaced", report.unplaced)
+        } else {
+            String::new()
+        },
+        count(
+            report.changes,
+            "change between versions",
+            "changes between versions"
+        ),
         if report.rejected.is_empty() {
             String::new()
         } else {
@@ -94,6 +104,11 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
         s.largest_page as f64 / 1e3
     );
     Ok(())
+}
+
+/// `1 architecture`, `2 architectures`.
+fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
 }
 
 fn check(dir: &Path) -> Result<(), CommandError> {

@@ -2,25 +2,57 @@
 //! are, never rounded into something they are not: precision depends only on magnitude.
 
 use crate::metrics::{IntervalKind, Point, Val};
-use sha2::{Digest, Sha256};
+pub use crate::slug::slug;
 
 /// Nanoseconds: 2 decimals below 10, 1 below 100, whole numbers with thousands separators above.
 pub fn ns(x: f64) -> String {
+    let mut s = String::with_capacity(12);
+    ns_into(&mut s, x);
+    s
+}
+
+/// [`ns`] appended to `out`: pages print hundreds of numbers, so they share one buffer.
+pub fn ns_into(out: &mut String, x: f64) {
     if !x.is_finite() {
-        return "—".to_string();
+        out.push('—');
+        return;
     }
     let a = x.abs();
     if a < 10.0 {
-        format!("{x:.2}")
+        fixed_into(out, x, 2)
     } else if a < 100.0 {
-        format!("{x:.1}")
+        fixed_into(out, x, 1)
     } else {
-        group_thousands(x.round())
+        group_thousands(out, x.round())
     }
 }
 
-fn group_thousands(x: f64) -> String {
-    let neg = x < 0.0;
+/// `format!("{x:.d$}")` for 1 or 2 decimals, by integer arithmetic where that cannot change a
+/// digit (the exact float path is slow, and pages print hundreds of numbers): only values whose
+/// scaled fraction is near one half, where the product's rounding error could decide, take the
+/// exact path. The sign is kept as `format!` keeps it (`-0.00`).
+pub fn fixed(x: f64, d: usize) -> String {
+    let mut s = String::new();
+    fixed_into(&mut s, x, d);
+    s
+}
+
+fn fixed_into(out: &mut String, x: f64, d: usize) {
+    use std::fmt::Write;
+    let scale: u64 = if d == 1 { 10 } else { 100 };
+    let y = x.abs() * scale as f64;
+    if d > 2 || !y.is_finite() || y >= 1e15 || (y - y.floor() - 0.5).abs() < 1e-6 {
+        let _ = write!(out, "{x:.d$}");
+        return;
+    }
+    let n = y.round() as u64;
+    if x.is_sign_negative() {
+        out.push('-');
+    }
+    let _ = write!(out, "{}.{:0d$}", n / scale, n % scale);
+}
+
+fn group_thousands(out: &mut String, x: f64) {
     // `x` is whole: below 2^53 the integer conversion is exact and much cheaper than `{:.0}`.
     let a = x.abs();
     let digits = if a < 9.0e15 {
@@ -28,22 +60,29 @@ fn group_thousands(x: f64) -> String {
     } else {
         format!("{a:.0}")
     };
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3 + 1);
+    if x < 0.0 {
+        out.push('-');
+    }
     for (i, c) in digits.chars().enumerate() {
         if i > 0 && (digits.len() - i) % 3 == 0 {
             out.push(',');
         }
         out.push(c);
     }
-    if neg {
-        format!("-{out}")
-    } else {
-        out
-    }
+}
+
+fn interval_into(out: &mut String, lo: f64, hi: f64) {
+    out.push('[');
+    ns_into(out, lo);
+    out.push_str(", ");
+    ns_into(out, hi);
+    out.push(']');
 }
 
 pub fn interval(lo: f64, hi: f64) -> String {
-    format!("[{}, {}]", ns(lo), ns(hi))
+    let mut s = String::with_capacity(24);
+    interval_into(&mut s, lo, hi);
+    s
 }
 
 pub fn opt_ns(x: Option<f64>) -> String {
@@ -68,40 +107,77 @@ pub fn pct(x: f64) -> String {
 
 /// A run's value with its CI, or marked as having none.
 pub fn val(v: &Val) -> String {
+    let mut s = String::with_capacity(32);
+    ns_into(&mut s, v.median);
     match v.ci() {
-        Some((l, h)) => format!("{} {}", ns(v.median), interval(l, h)),
-        None => format!("{} (no CI)", ns(v.median)),
+        Some((l, h)) => {
+            s.push(' ');
+            interval_into(&mut s, l, h);
+        }
+        None => s.push_str(" (no CI)"),
     }
+    s
 }
 
 /// An aggregate, with what its interval means.
 pub fn point(p: &Point) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(40);
+    ns_into(&mut s, p.median);
     match (p.interval, p.kind) {
-        (Some((l, h)), IntervalKind::Ci) => format!("{} {}", ns(p.median), interval(l, h)),
-        (Some((l, h)), IntervalKind::Span) => {
-            format!("{} (span {}, {} runs)", ns(p.median), interval(l, h), p.n)
+        (Some((l, h)), IntervalKind::Ci) => {
+            s.push(' ');
+            interval_into(&mut s, l, h);
         }
-        _ => format!("{} (no CI)", ns(p.median)),
+        (Some((l, h)), IntervalKind::Span) => {
+            s.push_str(" (span ");
+            interval_into(&mut s, l, h);
+            let _ = write!(s, ", {} runs)", p.n);
+        }
+        _ => s.push_str(" (no CI)"),
     }
+    if p.low {
+        s.push_str(", low quality only");
+    }
+    s
 }
 
-/// A file-name component for a label: the label itself when it is plainly safe, otherwise a
-/// sanitised form plus a short hash so that distinct labels never share a file.
-pub fn slug(label: &str) -> String {
-    let plain = !label.is_empty()
-        && label.len() <= 64
-        && !label.starts_with('.')
-        && label
-            .chars()
-            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '.' | '_' | '-'));
-    if plain {
-        return label.to_string();
+fn signed_into(out: &mut String, x: f64) {
+    if x > 0.0 {
+        out.push('+');
     }
-    let digest = Sha256::digest(label.as_bytes());
-    let h: String = digest.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    let base = syscost_record::sanitize_path_component(&label.to_ascii_lowercase());
-    let base: String = base.trim_start_matches('.').chars().take(40).collect();
-    format!("{base}-{h}")
+    ns_into(out, x);
+}
+
+/// A number with an explicit sign: `+12.3`, `-4.56`.
+pub fn signed_ns(x: f64) -> String {
+    let mut s = String::with_capacity(12);
+    signed_into(&mut s, x);
+    s
+}
+
+/// A difference in ns with its interval, then in percent with its own.
+pub fn difference(d: &crate::changes::Difference) -> String {
+    use std::fmt::Write;
+    let mut s = String::with_capacity(64);
+    signed_into(&mut s, d.delta);
+    s.push_str(" ns");
+    if let Some((l, h)) = d.delta_interval {
+        s.push_str(" [");
+        signed_into(&mut s, l);
+        s.push_str(", ");
+        signed_into(&mut s, h);
+        s.push(']');
+    }
+    if let Some(p) = d.pct {
+        s.push_str(" (");
+        s.push_str(&pct(p));
+        if let Some((l, h)) = d.pct_interval {
+            let _ = write!(s, " [{l:+.1}, {h:+.1}]");
+        }
+        s.push(')');
+    }
+    s
 }
 
 /// The prefix that leads from a page at `rel` (a `/`-separated path) back to the site root.
@@ -163,17 +239,35 @@ mod tests {
     }
 
     #[test]
-    fn slugs_are_safe_and_distinct() {
-        assert_eq!(slug("6.8-rc1"), "6.8-rc1");
-        assert_eq!(slug("x86_64"), "x86_64");
-        let a = slug("a/b");
-        let b = slug("a_b");
-        assert_ne!(a, b);
-        assert!(!slug("..").starts_with('.'));
-        assert!(slug("<script>")
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "._-+".contains(c)));
-        assert_ne!(slug("X86"), slug("x86"));
+    fn fixed_is_format_exactly() {
+        let mut rng = syscost_site_bench::Rng::new(5);
+        let mut xs: Vec<f64> = vec![
+            0.0, -0.0, 0.005, 0.015, 0.125, 1.005, 2.675, -0.001, 9.995, 99.95, 0.05, 0.25, 1e-300,
+            123456.785, -42.25,
+        ];
+        for _ in 0..200_000 {
+            let mag = 10f64.powf(rng.range(-4.0, 6.0));
+            xs.push(if rng.f() < 0.5 { -mag } else { mag });
+            // Ties and near-ties in the last digit.
+            xs.push((rng.below(100_000) as f64 + 0.5) / 100.0);
+        }
+        for x in xs {
+            for d in [1, 2] {
+                assert_eq!(fixed(x, d), format!("{x:.d$}"), "{x:e} to {d}");
+            }
+        }
+    }
+
+    #[test]
+    fn differences_carry_their_intervals() {
+        let d = crate::changes::difference(100.0, Some((99.0, 101.0)), 111.0, Some((110.0, 112.0)));
+        assert_eq!(d.delta, 11.0);
+        assert_eq!(
+            difference(&d),
+            "+11.0 ns [+9.00, +13.0] (+11.0 % [+8.9, +13.1])"
+        );
+        let d = crate::changes::difference(100.0, None, 90.0, None);
+        assert_eq!(difference(&d), "-10.0 ns (-10.0 %)");
     }
 
     #[test]

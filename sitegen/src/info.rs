@@ -2,73 +2,13 @@
 //! memory while the full records are read one at a time.
 
 use crate::kver::KernelVersion;
-use crate::metrics::{self, Val};
+use crate::metrics::{Registry, Values};
+use crate::quality::{self, Quality};
+use crate::series::{self, SeriesInput, SeriesKey, Unplaced, GENERATION_KEY};
 use serde::Deserialize;
-use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use syscost_record::{RunRecord, SourceKind};
-
-/// What makes two runs' numbers comparable over time (the brief's "comparable series"): same
-/// architecture, CPU model, mitigation profile and virtualisation.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct SeriesKey {
-    pub arch: String,
-    pub cpu: String,
-    /// Short hash of the sorted vulnerability files, see [`mitigation_profile`].
-    pub mitigations: String,
-    pub virt: String,
-}
-
-impl SeriesKey {
-    /// Stable, file-name-safe id of the series.
-    pub fn id(&self) -> String {
-        let mut h = Sha256::new();
-        for part in [&self.arch, &self.cpu, &self.mitigations, &self.virt] {
-            h.update(part.as_bytes());
-            h.update([0u8]);
-        }
-        hex(&h.finalize()[..6])
-    }
-
-    pub fn label(&self) -> String {
-        format!(
-            "{} · {} · mitigations {}",
-            self.cpu, self.virt, self.mitigations
-        )
-    }
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// A profile of the CPU vulnerability mitigations: 8 hex digits over the sorted `name=value`
-/// lines, so two machines with identical mitigation states share it. `none` when unrecorded.
-pub fn mitigation_profile(m: &BTreeMap<String, String>) -> String {
-    if m.is_empty() {
-        return "none".to_string();
-    }
-    let mut h = Sha256::new();
-    for (k, v) in m {
-        h.update(k.trim().as_bytes());
-        h.update(b"=");
-        h.update(v.trim().as_bytes());
-        h.update(b"\n");
-    }
-    hex(&h.finalize()[..4])
-}
-
-fn virt_label(kind: &str, hypervisor: Option<&str>) -> String {
-    let kind = if kind.trim().is_empty() {
-        "unknown"
-    } else {
-        kind.trim()
-    };
-    match hypervisor.map(str::trim).filter(|h| !h.is_empty()) {
-        Some(h) => format!("{kind} ({h})"),
-        None => kind.to_string(),
-    }
-}
+use std::sync::Arc;
+use syscost_record::{Method, RunRecord, SourceKind};
 
 /// The few fields read in the first pass (ordering runs per machine) without building the full
 /// record. Unknown fields are skipped by serde.
@@ -77,13 +17,41 @@ pub struct Head {
     #[serde(default)]
     pub id: String,
     pub source: HeadSource,
+    pub settings: HeadSettings,
     pub environment: HeadEnv,
 }
 
 #[derive(Debug, Deserialize)]
 pub struct HeadSource {
+    pub kind: SourceKind,
+    pub method: Method,
+    #[serde(default)]
+    pub format: Option<String>,
     #[serde(default)]
     pub date: Option<String>,
+    #[serde(default)]
+    pub stated: Option<HeadStated>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HeadStated {
+    #[serde(default)]
+    pub kernel: Option<HeadStatedKernel>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HeadStatedKernel {
+    pub release: String,
+    pub approximate: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HeadSettings {
+    pub syscall: String,
+    #[serde(default)]
+    pub syscalls_per_op: Option<u32>,
+    #[serde(default)]
+    pub operation: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -103,12 +71,24 @@ pub struct HeadComparability {
     pub virtualization: HeadVirt,
     #[serde(default)]
     pub mitigations: BTreeMap<String, String>,
+    #[serde(default)]
+    pub cmdline: Option<String>,
+    #[serde(default)]
+    pub bpf_jit_enable: Option<String>,
+    #[serde(default)]
+    pub bpf_jit_harden: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
 pub struct HeadCpu {
     #[serde(default)]
     pub model_name: Option<String>,
+    #[serde(default)]
+    pub family: Option<String>,
+    #[serde(default)]
+    pub model: Option<String>,
+    #[serde(default)]
+    pub stepping: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -123,12 +103,14 @@ pub struct HeadVirt {
 pub struct HeadIncidental {
     #[serde(default)]
     pub machine_hash: Option<String>,
+    #[serde(default)]
+    pub other: BTreeMap<String, String>,
 }
 
-/// Reads a record's [`Head`], stopping as soon as `id`, `source` and `environment` have been
-/// read: records put them before the bulky results, so the first pass need not tokenise whole
-/// files. Whatever is wrong with the rest is found when the record is read in full. A file
-/// without all three (or not an object) is read whole, for serde's own error.
+/// Reads a record's [`Head`], stopping as soon as `id`, `source`, `settings` and `environment`
+/// have been read: records put them before the bulky results, so the first pass need not
+/// tokenise whole files. Whatever is wrong with the rest is found when the record is read in
+/// full. A file without all four (or not an object) is read whole, for serde's own error.
 pub fn read_head(bytes: &[u8]) -> Result<Head, serde_json::Error> {
     use serde::de::{DeserializeSeed, Error, IgnoredAny, MapAccess, Visitor};
 
@@ -145,21 +127,25 @@ pub fn read_head(bytes: &[u8]) -> Result<Head, serde_json::Error> {
             f.write_str("a run record")
         }
         fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-            let (mut id, mut source, mut env) = (None, None, None);
+            let (mut id, mut source, mut settings, mut env) = (None, None, None, None);
             while let Some(key) = map.next_key::<String>()? {
                 match key.as_str() {
                     "id" => id = Some(map.next_value::<String>()?),
                     "source" => source = Some(map.next_value::<HeadSource>()?),
+                    "settings" => settings = Some(map.next_value::<HeadSettings>()?),
                     "environment" => env = Some(map.next_value::<HeadEnv>()?),
                     _ => {
                         map.next_value::<IgnoredAny>()?;
                     }
                 }
-                if let (Some(_), Some(_), Some(_)) = (&id, &source, &env) {
-                    if let (Some(id), Some(source), Some(environment)) = (id, source, env) {
+                if id.is_some() && source.is_some() && settings.is_some() && env.is_some() {
+                    if let (Some(id), Some(source), Some(settings), Some(environment)) =
+                        (id, source, settings, env)
+                    {
                         *self.0 = Some(Head {
                             id,
                             source,
+                            settings,
                             environment,
                         });
                     }
@@ -181,45 +167,63 @@ pub fn read_head(bytes: &[u8]) -> Result<Head, serde_json::Error> {
 }
 
 impl Head {
-    pub fn series(&self) -> SeriesKey {
+    pub fn series_input(&self) -> SeriesInput<'_> {
         let c = &self.environment.comparability;
-        series_key(
-            &c.arch,
-            c.cpu.model_name.as_deref(),
-            &c.mitigations,
-            &c.virtualization.kind,
-            c.virtualization.hypervisor.as_deref(),
+        let inc = &self.environment.incidental;
+        SeriesInput {
+            id: &self.id,
+            kind: self.source.kind,
+            method: self.source.method,
+            format: self.source.format.as_deref(),
+            generation: inc.other.get(GENERATION_KEY).map(String::as_str),
+            probe: &self.settings.syscall,
+            per_op: self.settings.syscalls_per_op,
+            operation: self.settings.operation.as_deref(),
+            arch: &c.arch,
+            cpu_model: c.cpu.model_name.as_deref(),
+            cpu_family: c.cpu.family.as_deref(),
+            cpu_model_number: c.cpu.model.as_deref(),
+            cpu_stepping: c.cpu.stepping.as_deref(),
+            virt_kind: &c.virtualization.kind,
+            hypervisor: c.virtualization.hypervisor.as_deref(),
+            mitigations: &c.mitigations,
+            cmdline: c.cmdline.as_deref(),
+            bpf_jit_enable: c.bpf_jit_enable.as_deref(),
+            bpf_jit_harden: c.bpf_jit_harden.as_deref(),
+            machine: inc.machine_hash.as_deref(),
+        }
+    }
+
+    pub fn series(&self) -> SeriesKey {
+        series::series_key(&self.series_input())
+    }
+
+    /// The kernel the run is placed on ([`KernelVersion::of_record`]).
+    pub fn kernel(&self) -> KernelVersion {
+        let stated = self.source.stated.as_ref().and_then(|s| s.kernel.as_ref());
+        KernelVersion::of_record(
+            &self.environment.comparability.kernel_release,
+            stated.map(|k| (k.release.as_str(), k.approximate)),
         )
+    }
+
+    /// Whether the run can be put on the kernel-version axis.
+    pub fn placement(&self) -> Result<(), Unplaced> {
+        series::placement(&self.environment.comparability.arch, &self.kernel())
     }
 }
 
-fn series_key(
-    arch: &str,
-    cpu: Option<&str>,
-    mitigations: &BTreeMap<String, String>,
-    virt_kind: &str,
-    hypervisor: Option<&str>,
-) -> SeriesKey {
-    SeriesKey {
-        arch: arch.trim().to_string(),
-        cpu: cpu
-            .map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
-            .filter(|s| !s.is_empty())
-            .unwrap_or_else(|| "unknown CPU".to_string()),
-        mitigations: mitigation_profile(mitigations),
-        virt: virt_label(virt_kind, hypervisor),
-    }
+/// The kernel a full record is placed on: the same as [`Head::kernel`].
+pub fn record_kernel(r: &RunRecord) -> KernelVersion {
+    let stated = r.source.stated.as_ref().and_then(|s| s.kernel.as_ref());
+    KernelVersion::of_record(
+        &r.environment.comparability.kernel_release,
+        stated.map(|k| (k.release.as_str(), k.approximate)),
+    )
 }
 
 pub fn record_series(r: &RunRecord) -> SeriesKey {
-    let c = &r.environment.comparability;
-    series_key(
-        &c.arch,
-        c.cpu.model_name.as_deref(),
-        &c.mitigations,
-        &c.virtualization.kind,
-        c.virtualization.hypervisor.as_deref(),
-    )
+    series::series_key(&SeriesInput::of(r))
 }
 
 /// One accepted run, as the index pages see it.
@@ -230,29 +234,46 @@ pub struct RunInfo {
     pub kernel: KernelVersion,
     /// Upstream base label (`6.8`): the kernel page and trend point this run belongs to.
     pub kbase: String,
-    pub series: SeriesKey,
+    /// Why the run is not on the kernel-version axis, if it is not.
+    pub placed: Result<(), Unplaced>,
+    /// Shared by every run of the series.
+    pub series: Arc<SeriesKey>,
     pub machine: Option<String>,
     pub date: Option<String>,
     pub kind: SourceKind,
+    pub method: Method,
     pub tool: String,
     /// Path of the run page relative to the site root, without extension.
     pub page: String,
-    pub metrics: Vec<Option<Val>>,
+    pub values: Values,
+    pub quality: Quality,
     pub confidence: f64,
 }
 
 impl RunInfo {
-    pub fn from_record(r: &RunRecord) -> RunInfo {
+    /// The summary of `r`, its metric keys interned in `reg`; `series` is reused when it is the
+    /// run's own key (runs of one series share it).
+    pub fn from_record(
+        r: &RunRecord,
+        reg: &mut Registry,
+        series: Option<&Arc<SeriesKey>>,
+    ) -> RunInfo {
         let c = &r.environment.comparability;
-        let kernel = KernelVersion::parse(&c.kernel_release);
+        let kernel = record_kernel(r);
         let page = r.canonical_path();
         let page = page.strip_suffix(".json").unwrap_or(&page).to_string();
+        let key = record_series(r);
+        let series = match series {
+            Some(s) if **s == key => Arc::clone(s),
+            _ => Arc::new(key),
+        };
         RunInfo {
             id: r.id.clone(),
             arch: c.arch.trim().to_string(),
             kbase: kernel.base_label(),
+            placed: series::placement(&c.arch, &kernel),
             kernel,
-            series: record_series(r),
+            series,
             machine: r
                 .environment
                 .incidental
@@ -261,11 +282,22 @@ impl RunInfo {
                 .filter(|m| !m.trim().is_empty()),
             date: r.source.date.clone(),
             kind: r.source.kind,
+            method: r.source.method,
             tool: r.source.tool.clone(),
             page,
-            metrics: metrics::extract_all(r),
+            values: Values::read(r, reg),
+            quality: quality::assess(r),
             confidence: r.settings.confidence,
         }
+    }
+
+    pub fn is_placed(&self) -> bool {
+        self.placed.is_ok()
+    }
+
+    /// Low-quality runs are drawn hollow and kept out of headline medians and change detection.
+    pub fn is_low(&self) -> bool {
+        self.quality.is_low()
     }
 
     /// Newest first: by date (undated last), then kernel, then id.
@@ -297,49 +329,39 @@ mod tests {
         let full: Head = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(early.id, full.id);
         assert_eq!(early.series(), full.series());
+        assert_eq!(early.series(), record_series(&r));
         assert_eq!(early.source.date, full.source.date);
         // Garbage after the head is left for the full read to find.
         let mut cut = bytes.clone();
         let at = String::from_utf8_lossy(&bytes).find("\"summary\"").unwrap();
         cut.truncate(at + 12);
         assert_eq!(read_head(&cut).unwrap().id, full.id);
-        // Without all three fields: serde's own error, as before.
-        let e = read_head(b"{\"id\": \"x\", \"source\": {}}").unwrap_err();
-        assert!(e.to_string().contains("missing field `environment`"), "{e}");
+        // Without all four fields: serde's own error, as before.
+        let e = read_head(
+            b"{\"id\": \"x\", \"source\": {\"kind\": \"import\", \"method\": \"external\"}}",
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("missing field `settings`"), "{e}");
         assert!(read_head(b"[1]").is_err());
         assert!(read_head(b"").is_err());
     }
 
+    /// The first pass places runs by the head alone: for every record in `data/`, the head's
+    /// series and placement are the full record's.
     #[test]
-    fn mitigation_profile_ignores_order_and_whitespace_only() {
-        let mut a = BTreeMap::new();
-        a.insert(
-            "spectre_v2".to_string(),
-            "Mitigation: Retpolines\n".to_string(),
-        );
-        a.insert("meltdown".to_string(), "Not affected".to_string());
-        let mut b = BTreeMap::new();
-        b.insert("meltdown".to_string(), " Not affected".to_string());
-        b.insert(
-            "spectre_v2".to_string(),
-            "Mitigation: Retpolines".to_string(),
-        );
-        assert_eq!(mitigation_profile(&a), mitigation_profile(&b));
-        b.insert("spectre_v2".to_string(), "Vulnerable".to_string());
-        assert_ne!(mitigation_profile(&a), mitigation_profile(&b));
-        assert_eq!(mitigation_profile(&BTreeMap::new()), "none");
-    }
-
-    #[test]
-    fn series_key_normalises_cpu_whitespace_and_differs_by_virt() {
-        let m = BTreeMap::new();
-        let a = series_key("x86_64", Some("AMD  EPYC 7B13 "), &m, "vm", Some("KVM"));
-        let b = series_key("x86_64", Some("AMD EPYC 7B13"), &m, "vm", Some("KVM"));
-        let c = series_key("x86_64", Some("AMD EPYC 7B13"), &m, "bare-metal", None);
-        assert_eq!(a, b);
-        assert_eq!(a.id(), b.id());
-        assert_ne!(a.id(), c.id());
-        assert_eq!(a.virt, "vm (KVM)");
-        assert_eq!(series_key("x", None, &m, "", None).cpu, "unknown CPU");
+    fn heads_of_the_real_records_give_their_series() {
+        let data = concat!(env!("CARGO_MANIFEST_DIR"), "/../data");
+        let mut n = 0;
+        for c in crate::load::scan(std::path::Path::new(data)).records {
+            let bytes = std::fs::read(&c.abs).unwrap();
+            let head = read_head(&bytes).unwrap();
+            let rec: RunRecord = serde_json::from_slice(&bytes).unwrap();
+            let info = RunInfo::from_record(&rec, &mut Registry::default(), None);
+            assert_eq!(head.series(), *info.series, "{}", c.rel);
+            assert_eq!(head.placement(), info.placed, "{}", c.rel);
+            assert_eq!(head.kernel(), info.kernel, "{}", c.rel);
+            n += 1;
+        }
+        assert!(n > 0);
     }
 }

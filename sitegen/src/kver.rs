@@ -1,6 +1,11 @@
 //! Kernel release strings (`uname -r`) mapped onto the upstream version they are built from, so
 //! that distribution kernels land on the same point of a trend as the release they package and
 //! versions sort the way kernel people expect: `6.8-rc1 < 6.8 < 6.8.1 < 6.9 < 6.10`.
+//!
+//! A kernel that the source of an imported log gives only approximately ("bpf-next around
+//! 5.7-rc") is a version of its own, labelled `≈5.7-rc`: it sorts just before the releases it
+//! is near (`≈5.7-rc < 5.7-rc1`, `≈6.1 < 6.1`) and never shares a point, a page or a
+//! comparison with a version that was measured.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -10,8 +15,14 @@ use std::fmt;
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Base {
     parts: Vec<u32>,
+    /// `Some(0)` only for an approximate `-rc` ("some release candidate of 5.9").
     rc: Option<u32>,
+    /// Stated only approximately by the source.
+    approx: bool,
 }
+
+/// Marks an approximate version's label.
+pub const APPROX: char = '≈';
 
 impl Ord for Base {
     fn cmp(&self, other: &Self) -> Ordering {
@@ -25,6 +36,8 @@ impl Ord for Base {
                 (None, Some(_)) => Ordering::Greater,
                 (Some(a), Some(b)) => a.cmp(&b),
             }
+            // An approximate version comes just before the measured one it names.
+            .then_with(|| other.approx.cmp(&self.approx))
         })
     }
 }
@@ -37,14 +50,19 @@ impl PartialOrd for Base {
 
 impl fmt::Display for Base {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.approx {
+            write!(f, "{APPROX}")?;
+        }
         let major = self.parts.first().copied().unwrap_or(0);
         let minor = self.parts.get(1).copied().unwrap_or(0);
         write!(f, "{major}.{minor}")?;
         for n in self.parts.iter().skip(2) {
             write!(f, ".{n}")?;
         }
-        if let Some(rc) = self.rc {
-            write!(f, "-rc{rc}")?;
+        match self.rc {
+            Some(0) if self.approx => write!(f, "-rc")?,
+            Some(rc) => write!(f, "-rc{rc}")?,
+            None => {}
         }
         Ok(())
     }
@@ -60,10 +78,55 @@ pub struct KernelVersion {
 
 impl KernelVersion {
     pub fn parse(release: &str) -> KernelVersion {
+        let t = release.trim();
+        if let Some(rest) = t.strip_prefix(APPROX) {
+            return KernelVersion::approximate(rest);
+        }
         KernelVersion {
-            base: parse_base(release.trim()),
+            base: parse_base(t),
             release: release.to_string(),
         }
+    }
+
+    /// A version the source states only approximately: `5.9-rc` (some release candidate of
+    /// 5.9), `6.1` (around 6.1). Without a version number it has no base, like any other
+    /// unparseable release.
+    pub fn approximate(release: &str) -> KernelVersion {
+        let t = release.trim();
+        let (num, any_rc) = match t.strip_suffix("-rc").or_else(|| t.strip_suffix("rc")) {
+            Some(n) => (n, true),
+            None => (t, false),
+        };
+        let base = parse_base(num).map(|mut b| {
+            if any_rc && b.rc.is_none() {
+                b.rc = Some(0);
+            }
+            b.approx = true;
+            b
+        });
+        KernelVersion {
+            base,
+            release: format!("{APPROX}{t}"),
+        }
+    }
+
+    /// The kernel a record is placed on: its recorded release, or, when that is not known,
+    /// the kernel its source states (an approximate one as such).
+    pub fn of_record(release: &str, stated: Option<(&str, bool)>) -> KernelVersion {
+        match stated {
+            Some((s, approx)) if unknown_release(release) => {
+                if approx {
+                    KernelVersion::approximate(s)
+                } else {
+                    KernelVersion::parse(s)
+                }
+            }
+            _ => KernelVersion::parse(release),
+        }
+    }
+
+    pub fn is_approximate(&self) -> bool {
+        self.base.as_ref().is_some_and(|b| b.approx)
     }
 
     /// What a trend point or a kernel page is keyed on: the upstream base (`6.8`, `6.8.1`,
@@ -93,6 +156,12 @@ impl PartialOrd for KernelVersion {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
+}
+
+/// A release string that says nothing: empty, `unknown`, `?`.
+pub fn unknown_release(s: &str) -> bool {
+    let s = s.trim();
+    s.is_empty() || s.eq_ignore_ascii_case("unknown") || s == "?"
 }
 
 /// Sort key for a base label as produced by [`KernelVersion::base_label`].
@@ -149,7 +218,11 @@ fn finish(mut parts: Vec<u32>, rc: Option<u32>) -> Option<Base> {
     while parts.len() > 2 && parts.last() == Some(&0) {
         parts.pop();
     }
-    Some(Base { parts, rc })
+    Some(Base {
+        parts,
+        rc,
+        approx: false,
+    })
 }
 
 #[cfg(test)]
@@ -211,8 +284,66 @@ mod tests {
 
     #[test]
     fn label_round_trips() {
-        for s in ["6.8-rc1", "6.8", "6.8.1", "6.10", "2.6.32.27"] {
+        for s in [
+            "6.8-rc1",
+            "6.8",
+            "6.8.1",
+            "6.10",
+            "2.6.32.27",
+            "≈5.9-rc",
+            "≈6.1",
+            "≈5.10-rc4",
+        ] {
             assert_eq!(label_key(s).base_label(), s);
         }
+    }
+
+    #[test]
+    fn approximate_versions_are_their_own_points_next_to_the_measured_ones() {
+        let a = KernelVersion::approximate;
+        assert_eq!(a("5.9-rc").base_label(), "≈5.9-rc");
+        assert_eq!(a("6.14-rc").base_label(), "≈6.14-rc");
+        assert_eq!(a("6.1").base_label(), "≈6.1");
+        assert!(a("5.9-rc").is_approximate());
+        assert!(!v("5.9-rc1").is_approximate());
+        // Never the same point as a measured version, whatever it names.
+        assert_ne!(a("5.10-rc4").base, v("5.10-rc4").base);
+        assert_ne!(a("6.1").base, v("6.1").base);
+        assert_ne!(a("5.9-rc").base, v("5.9").base);
+        // Just before what it is near.
+        let order = [
+            v("5.8.18"),
+            a("5.9-rc"),
+            v("5.9-rc1"),
+            v("5.9"),
+            a("5.10-rc"),
+            v("5.10-rc4"),
+            a("6.1"),
+            v("6.1"),
+        ];
+        for w in order.windows(2) {
+            assert!(w[0] < w[1], "{:?} < {:?}", w[0], w[1]);
+        }
+        assert_eq!(a("bpf-next").base, None);
+    }
+
+    #[test]
+    fn a_record_is_placed_on_its_release_or_on_what_its_source_states() {
+        let of = KernelVersion::of_record;
+        assert_eq!(of("6.8.0-45-generic", None).base_label(), "6.8");
+        assert_eq!(
+            of("unknown", Some(("5.9-rc", true))).base_label(),
+            "≈5.9-rc"
+        );
+        assert_eq!(
+            of("unknown", Some(("5.10-rc4", false))).base_label(),
+            "5.10-rc4"
+        );
+        // The log's own release wins (the importer never lets a stated fact override it).
+        assert_eq!(
+            of("5.11.0-rc5", Some(("5.11-rc", true))).base_label(),
+            "5.11-rc5"
+        );
+        assert_eq!(of("unknown", None).base, None);
     }
 }

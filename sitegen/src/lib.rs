@@ -1,6 +1,7 @@
 //! syscost-site: turns a directory of syscost run records into a static site (plain HTML and
 //! inline SVG) with trends per kernel version and architecture, and checks submissions.
 
+pub mod changes;
 pub mod chart;
 pub mod check;
 pub mod cli;
@@ -11,5 +12,9 @@ pub mod kver;
 pub mod load;
 pub mod metrics;
 pub mod out;
+pub mod quality;
 pub mod render;
+pub mod series;
 pub mod site;
+pub mod slug;
+pub mod upstream;

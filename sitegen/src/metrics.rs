@@ -1,32 +1,448 @@
-//! The headline numbers the site tracks over kernel versions, and how each is read out of a
-//! record. Ids are the stable ones of docs/ids.md.
+//! The numbers the site follows over kernel versions: every measured scenario (its median, and
+//! its overhead over its baseline when it has one) and every estimate of every record, read
+//! into a compact per-run store; the headline metrics are a few of them with names of their
+//! own. Ids are the stable ones of docs/ids.md.
 
+use std::cmp::Ordering;
+use std::collections::HashMap;
 use syscost_record::{EstimateId, RunRecord, Status};
 
-/// Where a metric's number lives in a record.
-#[derive(Debug, Clone, Copy)]
-pub enum From {
+/// Which number of a scenario or estimate a metric is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// `results[id].median_ns`: what one operation costs in that scenario.
+    Median,
+    /// `results[id].overhead`: paired cost over the baseline `vs`.
+    Overhead,
     /// `estimates[id]`.
-    Estimate(EstimateId),
-    /// `results[id].overhead` (measured results only).
-    Overhead(&'static str),
+    Estimate,
 }
 
+/// One metric: a kind of number of one scenario or estimate id (and, for overheads, the
+/// baseline it is taken against: overheads over different baselines are different metrics).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MetricKey {
+    pub kind: Kind,
+    pub id: String,
+    /// The baseline of an overhead; empty otherwise.
+    pub vs: String,
+}
+
+impl MetricKey {
+    pub fn median(id: &str) -> MetricKey {
+        MetricKey {
+            kind: Kind::Median,
+            id: id.to_string(),
+            vs: String::new(),
+        }
+    }
+    pub fn overhead(id: &str, vs: &str) -> MetricKey {
+        MetricKey {
+            kind: Kind::Overhead,
+            id: id.to_string(),
+            vs: vs.to_string(),
+        }
+    }
+    pub fn estimate(id: &str) -> MetricKey {
+        MetricKey {
+            kind: Kind::Estimate,
+            id: id.to_string(),
+            vs: String::new(),
+        }
+    }
+
+    /// How the metric is named on pages: `seccomp.depth.4`, `seccomp.depth.4 − native`,
+    /// `estimate entry`.
+    pub fn label(&self) -> String {
+        match self.kind {
+            Kind::Median => self.id.clone(),
+            Kind::Overhead => format!("{} − {}", self.id, self.vs),
+            Kind::Estimate => format!("estimate {}", self.id),
+        }
+    }
+
+    /// Where in the record the number is.
+    pub fn source(&self) -> String {
+        match self.kind {
+            Kind::Median => format!("results: {} (median_ns)", self.id),
+            Kind::Overhead => format!("results: {} (overhead vs {})", self.id, self.vs),
+            Kind::Estimate => format!("estimates: {}", self.id),
+        }
+    }
+
+    /// File-name slug of the metric's page (headline metrics have names of their own).
+    pub fn slug(&self) -> String {
+        if let Some(h) = headline_of(self) {
+            return h.slug.to_string();
+        }
+        crate::slug::slug(&match self.kind {
+            Kind::Median => format!("r-{}", self.id),
+            Kind::Overhead => format!("o-{}--{}", self.id, self.vs),
+            Kind::Estimate => format!("e-{}", self.id),
+        })
+    }
+}
+
+/// Display order of families; unknown ones come last, by name.
+fn family_rank(f: &str) -> usize {
+    [
+        "baseline",
+        "seccomp",
+        "sud",
+        "bpf",
+        "intercept",
+        "attach",
+        "estimate",
+    ]
+    .iter()
+    .position(|x| *x == f)
+    .unwrap_or(7)
+}
+
+/// Text order with runs of digits compared as numbers: `depth.2 < depth.16`.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let n = x.iter().take_while(|c| c.is_ascii_digit()).count();
+                let m = y.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (p, q) = (&x[..n], &y[..m]);
+                let strip = |s: &[u8]| {
+                    let z = s.iter().take_while(|c| **c == b'0').count();
+                    s[z.min(s.len().saturating_sub(1))..].to_vec()
+                };
+                let (p2, q2) = (strip(p), strip(q));
+                let o = p2.len().cmp(&q2.len()).then_with(|| p2.cmp(&q2));
+                if o != Ordering::Equal {
+                    return o;
+                }
+                x = &x[n..];
+                y = &y[m..];
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(d);
+                }
+                x = &x[1..];
+                y = &y[1..];
+            }
+        }
+    }
+}
+
+/// What the site knows about a metric besides its key, merged over all records the same way
+/// whatever order they come in (the smallest text wins).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetricMeta {
+    /// The scenario's family (`seccomp`, `bpf`, ...), `estimate` for estimates.
+    pub family: String,
+    /// The record's description of the scenario, or the estimate's label.
+    pub description: String,
+}
+
+impl MetricMeta {
+    fn merge(&mut self, family: &str, description: &str) {
+        let smaller = |old: &mut String, new: &str| {
+            if !new.is_empty() && (old.is_empty() || new < old.as_str()) {
+                *old = new.to_string();
+            }
+        };
+        smaller(&mut self.family, family);
+        smaller(&mut self.description, description);
+    }
+}
+
+/// Interned metric keys. During the second pass each worker has its own (ids in the order it
+/// meets them); [`Registry::merge`] then makes one, sorted for display, and says how to renumber.
+#[derive(Debug, Default)]
+pub struct Registry {
+    keys: Vec<(MetricKey, MetricMeta)>,
+    /// Scenario or estimate id → the (kind, vs, index) of its keys: lookups by `&str`, no
+    /// allocation once a key is known.
+    by_id: HashMap<String, Vec<(Kind, String, u32)>>,
+}
+
+/// Metric ids beyond this many are not followed (a hostile data set could invent millions).
+pub const MAX_METRICS: usize = 20_000;
+
+impl Registry {
+    fn intern(&mut self, kind: Kind, id: &str, vs: &str, family: &str, desc: &str) -> Option<u32> {
+        if let Some(v) = self.by_id.get(id) {
+            if let Some(&(_, _, i)) = v.iter().find(|(k, s, _)| *k == kind && s == vs) {
+                self.keys[i as usize].1.merge(family, desc);
+                return Some(i);
+            }
+        }
+        if self.keys.len() >= MAX_METRICS {
+            return None;
+        }
+        let i = self.keys.len() as u32;
+        let key = MetricKey {
+            kind,
+            id: id.to_string(),
+            vs: vs.to_string(),
+        };
+        let mut meta = MetricMeta::default();
+        meta.merge(family, desc);
+        self.keys.push((key, meta));
+        self.by_id
+            .entry(id.to_string())
+            .or_default()
+            .push((kind, vs.to_string(), i));
+        Some(i)
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn key(&self, i: u32) -> &MetricKey {
+        &self.keys[i as usize].0
+    }
+
+    pub fn meta(&self, i: u32) -> &MetricMeta {
+        &self.keys[i as usize].1
+    }
+
+    pub fn find(&self, kind: Kind, id: &str, vs: &str) -> Option<u32> {
+        self.by_id
+            .get(id)?
+            .iter()
+            .find(|(k, s, _)| *k == kind && s == vs)
+            .map(|x| x.2)
+    }
+
+    pub fn find_key(&self, k: &MetricKey) -> Option<u32> {
+        self.find(k.kind, &k.id, &k.vs)
+    }
+
+    /// Every metric id in display order (the order of a merged registry).
+    pub fn ids(&self) -> impl Iterator<Item = u32> {
+        0..self.keys.len() as u32
+    }
+
+    /// One registry from the workers' own, in display order (family, id with numbers compared
+    /// as numbers, kind, baseline), and for each worker the map from its ids to the new ones.
+    pub fn merge(parts: Vec<Registry>) -> (Registry, Vec<Vec<u32>>) {
+        let mut all: HashMap<MetricKey, MetricMeta> = HashMap::new();
+        for p in &parts {
+            for (k, m) in &p.keys {
+                all.entry(k.clone())
+                    .or_default()
+                    .merge(&m.family, &m.description);
+            }
+        }
+        let mut keys: Vec<(MetricKey, MetricMeta)> = all.into_iter().collect();
+        keys.sort_by(|(a, ma), (b, mb)| {
+            family_rank(&ma.family)
+                .cmp(&family_rank(&mb.family))
+                .then_with(|| ma.family.cmp(&mb.family))
+                .then_with(|| natural_cmp(&a.id, &b.id))
+                .then_with(|| a.kind.cmp(&b.kind))
+                .then_with(|| a.vs.cmp(&b.vs))
+        });
+        keys.truncate(MAX_METRICS);
+        let mut merged = Registry::default();
+        for (k, m) in keys {
+            if let Some(i) = merged.intern(k.kind, &k.id, &k.vs, &m.family, &m.description) {
+                merged.keys[i as usize].1 = m;
+            }
+        }
+        let maps = parts
+            .iter()
+            .map(|p| {
+                p.keys
+                    .iter()
+                    .map(|(k, _)| merged.find_key(k).unwrap_or(u32::MAX))
+                    .collect()
+            })
+            .collect();
+        (merged, maps)
+    }
+}
+
+/// One run's value of one metric, in ns per operation. `lo`/`hi` are its confidence interval,
+/// absent for single-sample (imported) numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Val {
+    pub median: f64,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+}
+
+impl Val {
+    pub fn ci(&self) -> Option<(f64, f64)> {
+        match (self.lo, self.hi) {
+            (Some(l), Some(h)) => Some((l, h)),
+            _ => None,
+        }
+    }
+
+    fn finite(&self) -> bool {
+        self.median.is_finite()
+            && self.lo.is_none_or(f64::is_finite)
+            && self.hi.is_none_or(f64::is_finite)
+    }
+}
+
+/// A [`Val`] in 24 bytes: NaN stands for an absent bound (real bounds are never NaN).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Packed([f64; 3]);
+
+impl Packed {
+    fn of(v: Val) -> Packed {
+        Packed([v.median, v.lo.unwrap_or(f64::NAN), v.hi.unwrap_or(f64::NAN)])
+    }
+    fn val(self) -> Val {
+        let some = |x: f64| (!x.is_nan()).then_some(x);
+        Val {
+            median: self.0[0],
+            lo: some(self.0[1]),
+            hi: some(self.0[2]),
+        }
+    }
+}
+
+/// Every metric value of one run. In the record's order while the run pages are written, then
+/// renumbered and sorted by metric id.
+#[derive(Debug, Clone, Default)]
+pub struct Values {
+    ids: Box<[u32]>,
+    vals: Box<[Packed]>,
+}
+
+impl Values {
+    /// Reads every measured scenario's median and overhead and every estimate of `r`, interning
+    /// their keys in `reg`. Numbers that are not finite are left out.
+    pub fn read(r: &RunRecord, reg: &mut Registry) -> Values {
+        let mut ids = Vec::new();
+        let mut vals = Vec::new();
+        let mut push = |id: Option<u32>, v: Val| {
+            if let Some(id) = id {
+                if v.finite() && !ids.contains(&id) {
+                    ids.push(id);
+                    vals.push(Packed::of(v));
+                }
+            }
+        };
+        for x in &r.results {
+            if x.status != Status::Measured {
+                continue;
+            }
+            if let Some(m) = x.median_ns {
+                let k = reg.intern(Kind::Median, &x.id, "", &x.family, &x.description);
+                push(
+                    k,
+                    Val {
+                        median: m,
+                        lo: x.ci_low_ns,
+                        hi: x.ci_high_ns,
+                    },
+                );
+            }
+            if let Some(o) = &x.overhead {
+                let k = reg.intern(Kind::Overhead, &x.id, &o.vs, &x.family, &x.description);
+                push(
+                    k,
+                    Val {
+                        median: o.median_ns,
+                        lo: o.ci_low_ns,
+                        hi: o.ci_high_ns,
+                    },
+                );
+            }
+        }
+        for e in &r.estimates {
+            let k = reg.intern(Kind::Estimate, &e.id, "", "estimate", &e.label);
+            push(
+                k,
+                Val {
+                    median: e.median_ns,
+                    lo: e.ci_low_ns,
+                    hi: e.ci_high_ns,
+                },
+            );
+        }
+        Values {
+            ids: ids.into(),
+            vals: vals.into(),
+        }
+    }
+
+    /// Renumbers with a worker's map from [`Registry::merge`] and sorts by the new ids.
+    pub fn renumber(&mut self, map: &[u32]) {
+        let mut pairs: Vec<(u32, Packed)> = self
+            .ids
+            .iter()
+            .zip(self.vals.iter())
+            .filter_map(|(&i, &v)| {
+                map.get(i as usize)
+                    .copied()
+                    .filter(|&n| n != u32::MAX)
+                    .map(|n| (n, v))
+            })
+            .collect();
+        pairs.sort_by_key(|p| p.0);
+        self.ids = pairs.iter().map(|p| p.0).collect();
+        self.vals = pairs.iter().map(|p| p.1).collect();
+    }
+
+    /// The value of metric `id` (after [`Values::renumber`]).
+    pub fn get(&self, id: u32) -> Option<Val> {
+        self.ids.binary_search(&id).ok().map(|i| self.vals[i].val())
+    }
+
+    /// The value of metric `id` in any order (while the run pages are written).
+    pub fn find(&self, id: u32) -> Option<Val> {
+        self.ids
+            .iter()
+            .position(|&x| x == id)
+            .map(|i| self.vals[i].val())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u32, Val)> + '_ {
+        self.ids
+            .iter()
+            .zip(self.vals.iter())
+            .map(|(&i, v)| (i, v.val()))
+    }
+
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+}
+
+/// A headline metric: one of the general ones, with a name of its own.
 #[derive(Debug, Clone, Copy)]
-pub struct Metric {
+pub struct Headline {
     /// File-name slug, stable across builds.
     pub slug: &'static str,
     pub label: &'static str,
     /// Short column header.
     pub short: &'static str,
-    pub from: From,
+    pub kind: Kind,
+    pub id: &'static str,
+    pub vs: &'static str,
 }
 
-impl Metric {
-    pub fn source_id(&self) -> String {
-        match self.from {
-            From::Estimate(id) => format!("estimates: {}", id.id()),
-            From::Overhead(id) => format!("results: {id} (overhead)"),
+impl Headline {
+    pub fn key(&self) -> MetricKey {
+        MetricKey {
+            kind: self.kind,
+            id: self.id.to_string(),
+            vs: self.vs.to_string(),
         }
     }
 }
@@ -36,12 +452,14 @@ const fn est(
     label: &'static str,
     short: &'static str,
     id: EstimateId,
-) -> Metric {
-    Metric {
+) -> Headline {
+    Headline {
         slug,
         label,
         short,
-        from: From::Estimate(id),
+        kind: Kind::Estimate,
+        id: id.id(),
+        vs: "",
     }
 }
 
@@ -50,17 +468,21 @@ const fn ovh(
     label: &'static str,
     short: &'static str,
     id: &'static str,
-) -> Metric {
-    Metric {
+    vs: &'static str,
+) -> Headline {
+    Headline {
         slug,
         label,
         short,
-        from: From::Overhead(id),
+        kind: Kind::Overhead,
+        id,
+        vs,
     }
 }
 
-/// Every headline metric, in display order.
-pub const METRICS: &[Metric] = &[
+/// The headline metrics, in display order. Overheads are over `native` except the uprobes',
+/// which are over the probed user function's own call (`bpf.ufunc`).
+pub const METRICS: &[Headline] = &[
     est(
         "seccomp-entry",
         "seccomp entry cost (kernel formula)",
@@ -90,129 +512,108 @@ pub const METRICS: &[Metric] = &[
         "SUD on, selector ALLOW: overhead",
         "SUD allow",
         "sud.allow",
+        "native",
     ),
     ovh(
         "sud-block",
         "SUD on, selector BLOCK (SIGSYS round trip): overhead",
         "SUD block",
         "sud.block",
+        "native",
     ),
-    ovh("bpf-tp", "BPF tracepoint: overhead", "BPF tp", "bpf.tp"),
+    ovh(
+        "bpf-tp",
+        "BPF tracepoint: overhead",
+        "BPF tp",
+        "bpf.tp",
+        "native",
+    ),
     ovh(
         "bpf-rawtp",
         "BPF raw tracepoint: overhead",
         "BPF raw_tp",
         "bpf.rawtp",
+        "native",
     ),
     ovh(
         "bpf-kprobe",
         "BPF kprobe: overhead",
         "BPF kprobe",
         "bpf.kprobe",
+        "native",
     ),
     ovh(
         "bpf-kretprobe",
         "BPF kretprobe: overhead",
         "BPF kretprobe",
         "bpf.kretprobe",
+        "native",
     ),
     ovh(
         "bpf-kprobe-multi",
         "BPF kprobe.multi: overhead",
         "BPF kprobe.multi",
         "bpf.kprobe_multi",
+        "native",
     ),
     ovh(
         "bpf-fentry",
         "BPF fentry: overhead",
         "BPF fentry",
         "bpf.fentry",
+        "native",
     ),
-    ovh("bpf-fexit", "BPF fexit: overhead", "BPF fexit", "bpf.fexit"),
+    ovh(
+        "bpf-fexit",
+        "BPF fexit: overhead",
+        "BPF fexit",
+        "bpf.fexit",
+        "native",
+    ),
     ovh(
         "bpf-fmodret",
         "BPF fmod_ret: overhead",
         "BPF fmod_ret",
         "bpf.fmodret",
+        "native",
     ),
     ovh(
         "bpf-uprobe",
-        "BPF uprobe: overhead",
+        "BPF uprobe: overhead over the probed function's call",
         "BPF uprobe",
         "bpf.uprobe",
+        "bpf.ufunc",
     ),
     ovh(
         "bpf-uretprobe",
-        "BPF uretprobe: overhead",
+        "BPF uretprobe: overhead over the probed function's call",
         "BPF uretprobe",
         "bpf.uretprobe",
+        "bpf.ufunc",
     ),
 ];
 
-/// Metrics shown as columns in run lists (a subset, to keep tables readable).
+/// Headline metrics shown as columns in run lists (a subset, to keep tables readable).
 pub const KEY_COLUMNS: &[usize] = &[0, 2, 4, 5, 7];
 
-/// One run's value of one metric, in ns per operation. `lo`/`hi` are its confidence interval,
-/// absent for single-sample (imported) numbers.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Val {
-    pub median: f64,
-    pub lo: Option<f64>,
-    pub hi: Option<f64>,
+/// The headline metric a key is, if any.
+pub fn headline_of(k: &MetricKey) -> Option<&'static Headline> {
+    METRICS
+        .iter()
+        .find(|h| h.kind == k.kind && h.id == k.id && h.vs == k.vs)
 }
 
-impl Val {
-    pub fn ci(&self) -> Option<(f64, f64)> {
-        match (self.lo, self.hi) {
-            (Some(l), Some(h)) => Some((l, h)),
-            _ => None,
-        }
-    }
-}
-
-/// Reads one metric from a record; `None` when absent, not measured or not a finite number.
-pub fn extract(r: &RunRecord, m: &Metric) -> Option<Val> {
-    let v = match m.from {
-        From::Estimate(id) => {
-            let e = r.estimate(id.id())?;
-            Val {
-                median: e.median_ns,
-                lo: e.ci_low_ns,
-                hi: e.ci_high_ns,
-            }
-        }
-        From::Overhead(id) => {
-            let res = r.result(id)?;
-            if res.status != Status::Measured {
-                return None;
-            }
-            let o = res.overhead.as_ref()?;
-            Val {
-                median: o.median_ns,
-                lo: o.ci_low_ns,
-                hi: o.ci_high_ns,
-            }
-        }
-    };
-    let finite =
-        v.median.is_finite() && v.lo.is_none_or(f64::is_finite) && v.hi.is_none_or(f64::is_finite);
-    finite.then_some(v)
-}
-
-pub fn extract_all(r: &RunRecord) -> Vec<Option<Val>> {
-    METRICS.iter().map(|m| extract(r, m)).collect()
-}
-
-/// Several runs' values of one metric at one point (a series at a kernel, an arch at a kernel)
-/// summarised without inventing precision: the median of the runs' medians and an interval
-/// that is the run's own CI for a single run, or the span of all runs' CIs (or medians, where a
-/// run has none) for several.
+/// Several runs' values of one metric at one point (a series at a kernel) summarised without
+/// inventing precision: the median of the runs' medians and an interval that is the run's own
+/// CI for a single run, or the span of all runs' CIs (or medians, where a run has none) for
+/// several. `low` marks a point made only of low-quality runs (drawn hollow, never a headline).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Point {
     pub n: usize,
     pub median: f64,
     pub interval: Option<(f64, f64)>,
     pub kind: IntervalKind,
+    pub low: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -225,18 +626,23 @@ pub enum IntervalKind {
     Span,
 }
 
-pub fn aggregate(vals: &[Val]) -> Option<Point> {
-    if vals.is_empty() {
+pub fn median_of(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
         return None;
     }
-    let mut medians: Vec<f64> = vals.iter().map(|v| v.median).collect();
-    medians.sort_by(f64::total_cmp);
-    let n = medians.len();
-    let median = if n % 2 == 1 {
-        medians[n / 2]
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
     } else {
-        (medians[n / 2 - 1] + medians[n / 2]) / 2.0
-    };
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+pub fn aggregate(vals: &[Val]) -> Option<Point> {
+    let mut medians: Vec<f64> = vals.iter().map(|v| v.median).collect();
+    let median = median_of(&mut medians)?;
+    let n = vals.len();
     if n == 1 {
         let v = vals[0];
         return Some(match v.ci() {
@@ -245,12 +651,14 @@ pub fn aggregate(vals: &[Val]) -> Option<Point> {
                 median,
                 interval: Some(ci),
                 kind: IntervalKind::Ci,
+                low: false,
             },
             None => Point {
                 n,
                 median,
                 interval: None,
                 kind: IntervalKind::None,
+                low: false,
             },
         });
     }
@@ -267,7 +675,19 @@ pub fn aggregate(vals: &[Val]) -> Option<Point> {
         median,
         interval: Some((lo, hi)),
         kind: IntervalKind::Span,
+        low: false,
     })
+}
+
+/// The point of a set of runs' values, `(value, low quality)`: the runs of good enough quality
+/// when there are any; otherwise the low-quality ones, marked `low`.
+pub fn usable_point(vals: &[(Val, bool)]) -> Option<Point> {
+    let good: Vec<Val> = vals.iter().filter(|v| !v.1).map(|v| v.0).collect();
+    if !good.is_empty() {
+        return aggregate(&good);
+    }
+    let low: Vec<Val> = vals.iter().map(|v| v.0).collect();
+    aggregate(&low).map(|p| Point { low: true, ..p })
 }
 
 #[cfg(test)]
@@ -309,14 +729,72 @@ mod tests {
     }
 
     #[test]
+    fn low_quality_runs_only_count_when_there_is_nothing_else() {
+        let good = val(10.0, Some((9.0, 11.0)));
+        let bad = val(50.0, Some((40.0, 60.0)));
+        let p = usable_point(&[(good, false), (bad, true)]).unwrap();
+        assert_eq!((p.n, p.median, p.low), (1, 10.0, false));
+        let p = usable_point(&[(bad, true)]).unwrap();
+        assert_eq!((p.n, p.median, p.low), (1, 50.0, true));
+    }
+
+    #[test]
     fn slugs_are_unique_and_safe() {
         let mut seen = std::collections::BTreeSet::new();
         for m in METRICS {
             assert!(seen.insert(m.slug));
             assert!(m.slug.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+            assert_eq!(m.key().slug(), m.slug);
         }
         for &k in KEY_COLUMNS {
             assert!(k < METRICS.len());
         }
+        assert_eq!(
+            MetricKey::median("seccomp.depth.4").slug(),
+            "r-seccomp.depth.4"
+        );
+        assert_eq!(
+            MetricKey::overhead("bpf.uprobe", "native").slug(),
+            "o-bpf.uprobe--native"
+        );
+        assert_ne!(MetricKey::median("A").slug(), MetricKey::median("a").slug());
+    }
+
+    #[test]
+    fn natural_order_compares_numbers_as_numbers() {
+        let mut v = vec![
+            "depth.16", "depth.2", "depth.1", "depth.32", "depth.4", "bitmap.1",
+        ];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            v,
+            ["bitmap.1", "depth.1", "depth.2", "depth.4", "depth.16", "depth.32"]
+        );
+        assert_eq!(natural_cmp("a01", "a1"), Ordering::Less);
+        assert_eq!(natural_cmp("a1", "a1"), Ordering::Equal);
+    }
+
+    #[test]
+    fn registries_merge_into_one_order_whatever_order_workers_met_keys() {
+        let rec = syscost_site_bench::generate(1, 5).next().unwrap();
+        let mut a = Registry::default();
+        let va = Values::read(&rec, &mut a);
+        let mut b = Registry::default();
+        // Worker b met an estimate first.
+        b.intern(Kind::Estimate, "entry", "", "estimate", "x");
+        let vb = Values::read(&rec, &mut b);
+        let (m, maps) = Registry::merge(vec![a, b]);
+        let (mut va, mut vb) = (va, vb);
+        va.renumber(&maps[0]);
+        vb.renumber(&maps[1]);
+        assert_eq!(va.iter().collect::<Vec<_>>(), vb.iter().collect::<Vec<_>>());
+        // Display order: baselines first, estimates last, depths by number.
+        let labels: Vec<String> = m.ids().map(|i| m.key(i).label()).collect();
+        assert_eq!(labels[0], "native");
+        assert!(labels.last().unwrap().starts_with("estimate "));
+        let pos = |s: &str| labels.iter().position(|l| l == s).unwrap();
+        assert!(pos("seccomp.depth.2") < pos("seccomp.depth.16"));
+        let native = m.find(Kind::Median, "native", "").unwrap();
+        assert!(va.get(native).is_some());
     }
 }

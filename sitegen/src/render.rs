@@ -17,6 +17,12 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("kernel.html", include_str!("../templates/kernel.html")),
     ("arch.html", include_str!("../templates/arch.html")),
     ("series.html", include_str!("../templates/series.html")),
+    (
+        "series_metric.html",
+        include_str!("../templates/series_metric.html"),
+    ),
+    ("changes.html", include_str!("../templates/changes.html")),
+    ("unplaced.html", include_str!("../templates/unplaced.html")),
     ("metrics.html", include_str!("../templates/metrics.html")),
     ("metric.html", include_str!("../templates/metric.html")),
     ("matrix.html", include_str!("../templates/matrix.html")),

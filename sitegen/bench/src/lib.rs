@@ -52,11 +52,11 @@ const KERNELS: &[&str] = &[
     "6.10", "6.11", "6.12", "6.13", "6.14",
 ];
 
-struct Machine {
-    arch: &'static str,
-    cpu: &'static str,
-    vendor: &'static str,
-    virt: (&'static str, Option<&'static str>),
+struct Machine<'a> {
+    arch: &'a str,
+    cpu: &'a str,
+    vendor: &'a str,
+    virt: (&'a str, Option<&'a str>),
     hash: String,
     mitigated: bool,
     /// Cost scale of this machine relative to a typical one.
@@ -64,7 +64,7 @@ struct Machine {
     bpf_ok: bool,
 }
 
-fn machines(rng: &mut Rng, n: usize) -> Vec<Machine> {
+fn machines(rng: &mut Rng, n: usize) -> Vec<Machine<'static>> {
     const X86: &[(&str, &str)] = &[
         ("AMD EPYC 7B13 64-Core Processor", "AuthenticAMD"),
         (
@@ -616,6 +616,133 @@ fn civil(z: i64) -> (i64, u32, u32) {
     (if m <= 2 { y + 1 } else { y }, m, d)
 }
 
+/// A step to put into a [`series`]: from version `at` on, scenario `id` costs `ns` more (its
+/// median and its overhead over native both move).
+#[derive(Debug, Clone, Copy)]
+pub struct Step<'a> {
+    pub at: usize,
+    pub id: &'a str,
+    pub ns: f64,
+}
+
+/// One machine's runs over kernel versions, for tests of comparability and change detection.
+#[derive(Debug, Clone, Copy)]
+pub struct Plan<'a> {
+    pub seed: u64,
+    /// Machine identity (`incidental.machine_hash`).
+    pub machine: &'a str,
+    pub arch: &'a str,
+    pub cpu: &'a str,
+    /// Upstream versions, oldest first; each is also the `uname -r` of its runs.
+    pub versions: &'a [&'a str],
+    pub runs_per_version: usize,
+    pub probe: &'a str,
+    pub syscalls_per_op: u32,
+    pub method: Method,
+    pub step: Option<Step<'a>>,
+}
+
+impl Plan<'_> {
+    /// A getpid series measured by interleaved rounds on a KVM guest, without a step.
+    pub const fn new<'a>(seed: u64, machine: &'a str, versions: &'a [&'a str]) -> Plan<'a> {
+        Plan {
+            seed,
+            machine,
+            arch: "x86_64",
+            cpu: "AMD EPYC 7B13 64-Core Processor",
+            versions,
+            runs_per_version: 1,
+            probe: "getpid",
+            syscalls_per_op: 1,
+            method: Method::Interleaved,
+            step: None,
+        }
+    }
+}
+
+/// The records of a [`Plan`], oldest first. Costs are those of [`generate`]'s machines with the
+/// same 2 % run-to-run noise but no drift over versions, so that only the planned step moves.
+pub fn series(plan: &Plan) -> Vec<RunRecord> {
+    let mut rng = Rng::new(plan.seed);
+    let m = Machine {
+        arch: plan.arch,
+        cpu: plan.cpu,
+        vendor: "AuthenticAMD",
+        virt: ("vm", Some("KVM")),
+        hash: plan.machine.to_string(),
+        mitigated: true,
+        speed: 1.0,
+        bpf_ok: true,
+    };
+    let per_op = f64::from(plan.syscalls_per_op);
+    let mut out = Vec::new();
+    for (vi, version) in plan.versions.iter().enumerate() {
+        for j in 0..plan.runs_per_version {
+            let s = 1.0 + 0.02 * rng.normal();
+            let costs = Costs {
+                s,
+                native: 152.0 * s * per_op,
+                entry: 4.0 * s * per_op,
+                per_filter: 9.0 * s * per_op,
+                cached: true,
+            };
+            let mut results = results(&mut rng, &m, &costs, false);
+            if let Some(step) = plan.step.filter(|st| vi >= st.at) {
+                for r in results.iter_mut().filter(|r| r.id == step.id) {
+                    r.median_ns = r.median_ns.map(|x| x + step.ns);
+                    r.ci_low_ns = r.ci_low_ns.map(|x| x + step.ns);
+                    r.ci_high_ns = r.ci_high_ns.map(|x| x + step.ns);
+                    if let Some(o) = &mut r.overhead {
+                        o.median_ns += step.ns;
+                        o.ci_low_ns = o.ci_low_ns.map(|x| x + step.ns);
+                        o.ci_high_ns = o.ci_high_ns.map(|x| x + step.ns);
+                    }
+                }
+            }
+            let estimates = estimates(&mut rng, &costs, false);
+            let expectations = expectations(&mut rng, costs.native, false);
+            let (y, mo, d) = civil(19723 + (vi * 30) as i64); // 2024-01-01 + 30 days per version
+            let source = Source {
+                note: Some(format!("synthetic series record {vi}.{j}")),
+                date: Some(format!("{y:04}-{mo:02}-{d:02}T{:02}:00:00Z", j % 24)),
+                ..Source::new(
+                    SourceKind::Synthetic,
+                    concat!("syscost-site-bench ", env!("CARGO_PKG_VERSION")),
+                    plan.method,
+                )
+            };
+            let settings = Settings {
+                budget_s: Some(30.0),
+                target_ci_pct: Some(1.0),
+                cpu: Some(1),
+                sample_ms: Some(2.0),
+                ..Settings::new(plan.probe, plan.syscalls_per_op, 0.95)
+            };
+            let summary = RunSummary {
+                rounds: 100,
+                stop_reason: StopReason::Budget,
+                worst_ci_pct: Some(2.5),
+                worst_ci_id: Some("sud.block".to_string()),
+                ..RunSummary::complete(30.0, "bootstrap percentile of the median")
+            };
+            out.push(
+                RunRecord::builder(
+                    source,
+                    settings,
+                    environment(&m, version, vi * 100 + j),
+                    summary,
+                )
+                .results(results)
+                .estimates(estimates)
+                .expectations(expectations)
+                .note("Synthetic: generated for tests, not a measurement.")
+                .build(),
+            );
+        }
+    }
+    out
+}
+
 /// Generates `n` records. Machines scale with `n` (one per ~50 runs, 4 to 400).
 pub fn generate(n: usize, seed: u64) -> impl Iterator<Item = RunRecord> {
     let mut rng = Rng::new(seed);
@@ -752,6 +879,33 @@ mod tests {
             .filter(|e| e.as_ref().is_ok_and(|e| e.file_type().is_file()))
             .count();
         assert_eq!(files, 3);
+    }
+
+    #[test]
+    fn a_planned_step_moves_only_its_scenario_from_its_version_on() {
+        let versions = ["6.6", "6.7", "6.8"];
+        let plan = Plan {
+            step: Some(Step {
+                at: 2,
+                id: "sud.allow",
+                ns: 100.0,
+            }),
+            runs_per_version: 2,
+            ..Plan::new(4, "m1", &versions)
+        };
+        let rs = series(&plan);
+        assert_eq!(rs.len(), 6);
+        let ovh =
+            |r: &RunRecord, id: &str| r.result(id).unwrap().overhead.as_ref().unwrap().median_ns;
+        for r in &rs {
+            assert!(syscost_record::validate(r).is_empty());
+            let stepped = r.environment.comparability.kernel_release == "6.8";
+            let sud = ovh(r, "sud.allow");
+            assert_eq!(sud > 130.0, stepped, "{sud}");
+            assert!(ovh(r, "bpf.tp") < 230.0);
+        }
+        assert_eq!(rs[0].source.date.as_deref(), Some("2024-01-01T00:00:00Z"));
+        assert_eq!(series(&plan), rs, "deterministic");
     }
 
     #[test]

@@ -1,49 +1,82 @@
 //! The chart blocks of the architecture, series and metric pages: one metric over kernel
-//! versions, one line per comparable series, with the numbers as a table beside the SVG.
+//! versions, one line per series, with the numbers as a table beside the SVG. Runs of
+//! different series are never pooled into one point.
 
+use super::groups::Groups;
 use super::links::Links;
 use super::rows::{point_cell, Cell};
 use crate::chart::{self, legend_marker, Line, Trend, MAX_LINES};
-use crate::info::{RunInfo, SeriesKey};
-use crate::kver::{label_key, KernelVersion};
-use crate::metrics::{aggregate, Point, Val, METRICS};
+use crate::info::RunInfo;
+use crate::metrics::{usable_point, Point, Registry, Val};
+use crate::series::SeriesKey;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
-/// One metric over kernel versions, per comparable series.
+/// One metric over kernel versions, per series.
 struct TrendData {
-    /// (sort key, label) ascending.
+    /// Version labels, ascending.
     kernels: Vec<String>,
     /// Series with the number of runs behind them and one point per kernel.
-    lines: Vec<(SeriesKey, usize, Vec<Option<Point>>)>,
+    lines: Vec<(Arc<SeriesKey>, usize, Vec<Option<Point>>)>,
 }
 
-fn trend(runs: &[RunInfo], idx: &[usize], m: usize) -> TrendData {
-    let mut cells: BTreeMap<&SeriesKey, BTreeMap<KernelVersion, Vec<Val>>> = BTreeMap::new();
-    let mut labels: BTreeMap<KernelVersion, &str> = BTreeMap::new();
+/// What a chart is of: a metric, and how the page names it.
+pub struct ChartSpec {
+    pub metric: u32,
+    pub label: String,
+    pub short: String,
+    pub title: String,
+    pub anchor: String,
+}
+
+impl ChartSpec {
+    /// A chart of registry metric `m`, named as its headline name when it has one.
+    pub fn of(reg: &Registry, m: u32, title: String, anchor: String) -> ChartSpec {
+        let k = reg.key(m);
+        let (label, short) = match crate::metrics::headline_of(k) {
+            Some(h) => (h.label.to_string(), h.short.to_string()),
+            None => (k.label(), k.label()),
+        };
+        ChartSpec {
+            metric: m,
+            label,
+            short,
+            title,
+            anchor,
+        }
+    }
+}
+
+fn trend(runs: &[RunInfo], g: &Groups, idx: &[usize], m: u32) -> TrendData {
+    type Cells = BTreeMap<u32, Vec<(Val, bool)>>;
+    let mut cells: BTreeMap<&Arc<SeriesKey>, Cells> = BTreeMap::new();
+    let mut labels: BTreeMap<u32, &str> = BTreeMap::new();
     for &i in idx {
         let r = &runs[i];
-        if let Some(v) = r.metrics[m] {
-            let k = label_key(&r.kbase);
-            labels.entry(k.clone()).or_insert(r.kbase.as_str());
+        let Some(k) = g.version_of[i] else {
+            continue;
+        };
+        if let Some(v) = r.values.get(m) {
+            labels.entry(k).or_insert(g.versions[k as usize].as_str());
             cells
                 .entry(&r.series)
                 .or_default()
                 .entry(k)
                 .or_default()
-                .push(v);
+                .push((v, r.is_low()));
         }
     }
-    let keys: Vec<&KernelVersion> = labels.keys().collect();
-    let mut lines: Vec<(SeriesKey, usize, Vec<Option<Point>>)> = cells
+    let keys: Vec<&u32> = labels.keys().collect();
+    let mut lines: Vec<(Arc<SeriesKey>, usize, Vec<Option<Point>>)> = cells
         .into_iter()
         .map(|(s, per_k)| {
             let n = per_k.values().map(Vec::len).sum();
             let pts = keys
                 .iter()
-                .map(|k| per_k.get(*k).and_then(|v| aggregate(v)))
+                .map(|k| per_k.get(*k).and_then(|v| usable_point(v)))
                 .collect();
-            (s.clone(), n, pts)
+            (Arc::clone(s), n, pts)
         })
         .collect();
     // The best-covered series are drawn first; ties keep key order (stable sort).
@@ -78,7 +111,7 @@ struct ChartRow {
 #[derive(Serialize)]
 pub struct Chart {
     title: String,
-    short: &'static str,
+    short: String,
     slug: String,
     svg: Option<String>,
     caption: String,
@@ -90,19 +123,24 @@ pub struct Chart {
 
 pub fn chart_for(
     runs: &[RunInfo],
+    g: &Groups,
     idx: &[usize],
-    m: usize,
-    title: String,
-    anchor: String,
+    spec: ChartSpec,
     root: &str,
 ) -> Chart {
-    let metric = &METRICS[m];
-    let t = trend(runs, idx, m);
+    let ChartSpec {
+        metric: m,
+        label,
+        short,
+        title,
+        anchor,
+    } = spec;
+    let t = trend(runs, g, idx, m);
     let links = Links;
     let drawn = t.lines.len().min(MAX_LINES);
     let desc = format!(
         "{} in ns per operation over {} kernel versions ({} to {}), {} series{}. The same numbers are in the table next to the chart.",
-        metric.label,
+        label,
         t.kernels.len(),
         t.kernels.first().map(String::as_str).unwrap_or("-"),
         t.kernels.last().map(String::as_str).unwrap_or("-"),
@@ -124,7 +162,7 @@ pub fn chart_for(
                 points: pts.clone(),
             })
             .collect(),
-        y_label: format!("{} (ns)", metric.short),
+        y_label: format!("{short} (ns)"),
     };
     // The table pivots the drawn series: one row per kernel, one column per series.
     let drawn_lines = &t.lines[..drawn];
@@ -152,7 +190,7 @@ pub fn chart_for(
         .collect();
     Chart {
         svg: chart::trend_svg(&trend),
-        caption: format!("{} — ns per operation, by kernel version", metric.label),
+        caption: format!("{label} — ns per operation, by kernel version"),
         legend: t.lines[..drawn]
             .iter()
             .enumerate()
@@ -166,11 +204,14 @@ pub fn chart_for(
         heads,
         rows,
         title,
-        short: metric.short,
+        short,
         slug: anchor,
     }
 }
 
-pub fn has_metric(runs: &[RunInfo], idx: &[usize], m: usize) -> bool {
-    idx.iter().any(|&i| runs[i].metrics[m].is_some())
+pub fn has_metric(runs: &[RunInfo], idx: &[usize], m: Option<u32>) -> bool {
+    m.is_some_and(|m| {
+        idx.iter()
+            .any(|&i| runs[i].is_placed() && runs[i].values.get(m).is_some())
+    })
 }

@@ -1,15 +1,22 @@
-//! Machine-readable exports: every run as one JSON index and as CSV, and an Atom feed of the
-//! newest runs. Rows are in the same newest-first order as the run list.
+//! Machine-readable exports: every run as one JSON index and as CSV, the detected changes as
+//! JSON, and an Atom feed of the newest changes and runs. Run rows are in the same newest-first
+//! order as the run list; unplaced runs are in them, marked.
 
 use super::ctx::Ctx;
 use super::error::BuildError;
+use super::links::Links;
+use super::trends::{atom_date, Change};
+use super::Data;
 use crate::fmt;
 use crate::info::{kind_label, RunInfo};
-use crate::metrics::METRICS;
+use crate::metrics::{Registry, METRICS};
+use crate::quality::Grade;
+use crate::series::Unplaced;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use syscost_record::SourceKind;
 
-/// Entries in the Atom feed.
+/// Changes, and runs, in the Atom feed (each at most).
 const FEED_ENTRIES: usize = 50;
 
 #[derive(Serialize)]
@@ -33,8 +40,18 @@ struct RunOut<'a> {
     kernel_base: &'a str,
     cpu: &'a str,
     virtualization: &'a str,
-    mitigation_profile: &'a str,
+    mitigations: &'a str,
+    kernel_parameters: &'a str,
+    probe: &'a str,
+    syscalls_per_op: Option<u32>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    operation: Option<&'a str>,
+    method: &'a str,
     series: String,
+    placed: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    unplaced_reason: Option<String>,
+    quality: Grade,
     machine: Option<&'a str>,
     tool: &'a str,
     metrics: BTreeMap<&'static str, MetricOut>,
@@ -52,15 +69,20 @@ struct Index<'a> {
 struct Runs<'a> {
     runs: &'a [RunInfo],
     order: &'a [usize],
+    headline: &'a [Option<u32>],
 }
 
 impl Serialize for Runs<'_> {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.collect_seq(self.order.iter().map(|&i| run_out(&self.runs[i])))
+        s.collect_seq(
+            self.order
+                .iter()
+                .map(|&i| run_out(&self.runs[i], self.headline)),
+        )
     }
 }
 
-fn run_out(r: &RunInfo) -> RunOut<'_> {
+fn run_out<'a>(r: &'a RunInfo, headline: &[Option<u32>]) -> RunOut<'a> {
     RunOut {
         id: &r.id,
         record: format!("{}.json", r.page),
@@ -72,15 +94,23 @@ fn run_out(r: &RunInfo) -> RunOut<'_> {
         kernel_base: &r.kbase,
         cpu: &r.series.cpu,
         virtualization: &r.series.virt,
-        mitigation_profile: &r.series.mitigations,
+        mitigations: &r.series.mitigations,
+        kernel_parameters: &r.series.flags,
+        probe: &r.series.probe,
+        syscalls_per_op: r.series.per_op,
+        operation: r.series.operation.as_deref(),
+        method: &r.series.method,
         series: r.series.id(),
+        placed: r.is_placed(),
+        unplaced_reason: r.placed.as_ref().err().map(|e| e.to_string()),
+        quality: r.quality.grade,
         machine: r.machine.as_deref(),
         tool: &r.tool,
         metrics: METRICS
             .iter()
-            .zip(&r.metrics)
-            .filter_map(|(m, v)| {
-                v.map(|v| {
+            .zip(headline)
+            .filter_map(|(m, id)| {
+                id.and_then(|id| r.values.get(id)).map(|v| {
                     (
                         m.slug,
                         MetricOut {
@@ -129,9 +159,10 @@ pub fn write_csv(
     w: &mut dyn std::io::Write,
     runs: &[RunInfo],
     order: &[usize],
+    headline: &[Option<u32>],
 ) -> std::io::Result<()> {
     let mut out = String::from(
-        "id,date,kind,arch,kernel_release,kernel_base,cpu,virtualization,mitigation_profile,series,machine,record",
+        "id,date,kind,arch,kernel_release,kernel_base,placed,unplaced_reason,cpu,virtualization,mitigations,kernel_parameters,probe,syscalls_per_op,operation,method,series,quality,machine,record",
     );
     for m in METRICS {
         out.push_str(&format!(
@@ -144,23 +175,32 @@ pub fn write_csv(
     for &i in order {
         out.clear();
         let r = &runs[i];
+        let unplaced = r.placed.as_ref().err().map(|e| e.to_string());
         let fields = [
             r.id.as_str(),
             r.date.as_deref().unwrap_or(""),
             kind_label(r.kind),
             &r.arch,
             &r.kernel.release,
-            &r.kbase,
+            if r.is_placed() { &r.kbase } else { "" },
+            if r.is_placed() { "true" } else { "false" },
+            unplaced.as_deref().unwrap_or(""),
             &r.series.cpu,
             &r.series.virt,
             &r.series.mitigations,
+            &r.series.flags,
+            &r.series.probe,
+            &r.series.per_op.map(|n| n.to_string()).unwrap_or_default(),
+            r.series.operation.as_deref().unwrap_or(""),
+            &r.series.method,
             &r.series.id(),
+            r.quality.grade.label(),
             r.machine.as_deref().unwrap_or(""),
             &format!("{}.json", r.page),
         ]
         .map(csv_text);
         out.push_str(&fields.join(","));
-        for v in &r.metrics {
+        for v in headline.iter().map(|id| id.and_then(|id| r.values.get(id))) {
             out.push(',');
             out.push_str(&csv_num(v.map(|v| v.median)));
             out.push(',');
@@ -173,35 +213,6 @@ pub fn write_csv(
     }
     Ok(())
 }
-
-/// `YYYY-MM-DDTHH:MM:SS…(Z|±HH:MM)`: good enough to put in Atom's `updated`.
-fn rfc3339_like(s: &str) -> bool {
-    let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| {
-        r.into_iter()
-            .all(|i| b.get(i).is_some_and(u8::is_ascii_digit))
-    };
-    b.len() >= 20
-        && digits(0..4)
-        && b[4] == b'-'
-        && digits(5..7)
-        && b[7] == b'-'
-        && digits(8..10)
-        && (b[10] == b'T' || b[10] == b't')
-        && digits(11..13)
-        && b[13] == b':'
-        && digits(14..16)
-        && b[16] == b':'
-        && digits(17..19)
-        && (s.ends_with('Z')
-            || s.ends_with('z')
-            || b[b.len() - 6] == b'+'
-            || b[b.len() - 6] == b'-')
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || ":-+.".contains(c))
-}
-
-const EPOCH: &str = "1970-01-01T00:00:00Z";
 
 #[derive(Serialize)]
 struct FeedEntry {
@@ -221,87 +232,183 @@ struct Feed {
     entries: Vec<FeedEntry>,
 }
 
-/// All three exports.
-pub fn all(
-    ctx: &mut Ctx,
-    runs: &[RunInfo],
-    order: &[usize],
-    base_url: Option<&str>,
-) -> Result<(), BuildError> {
+#[derive(Serialize)]
+struct ChangeOut<'a> {
+    date: Option<&'a str>,
+    arch: &'a str,
+    series: String,
+    metric: String,
+    from: &'a str,
+    to: &'a str,
+    from_median_ns: f64,
+    to_median_ns: f64,
+    delta_ns: f64,
+    delta_interval_ns: Option<(f64, f64)>,
+    pct: Option<f64>,
+    pct_interval: Option<(f64, f64)>,
+    noise_floor_ns: f64,
+    from_runs: Vec<&'a str>,
+    to_runs: Vec<&'a str>,
+    page: String,
+}
+
+fn change_out<'a>(d: &'a Data, c: &'a Change) -> ChangeOut<'a> {
+    let k = d.reg.key(c.metric);
+    let ids = |v: &[usize]| v.iter().map(|&i| d.runs[i].id.as_str()).collect();
+    ChangeOut {
+        date: c.date.as_deref(),
+        arch: &c.series.arch,
+        series: c.series.id(),
+        metric: k.label(),
+        from: &c.from,
+        to: &c.to,
+        from_median_ns: c.from_point.median,
+        to_median_ns: c.to_point.median,
+        delta_ns: c.pair.diff.delta,
+        delta_interval_ns: c.pair.diff.delta_interval,
+        pct: c.pair.diff.pct,
+        pct_interval: c.pair.diff.pct_interval,
+        noise_floor_ns: c.pair.floor,
+        from_runs: ids(&c.from_runs),
+        to_runs: ids(&c.to_runs),
+        page: Links.series_metric(&c.series, &k.slug()),
+    }
+}
+
+/// Every export.
+pub fn all(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     let index = Index {
         generator: concat!("syscost-site ", env!("CARGO_PKG_VERSION")),
         record_schema: syscost_record::SCHEMA_VERSION,
         metrics: METRICS.iter().map(|m| (m.slug, m.label)).collect(),
-        runs: Runs { runs, order },
+        runs: Runs {
+            runs: d.runs,
+            order: &d.g.newest,
+            headline: &d.headline,
+        },
     };
     ctx.out.write_with("index.json", |w| {
         serde_json::to_writer(w, &index).map_err(std::io::Error::other)
     })?;
-    ctx.out
-        .write_with("runs.csv", |w| write_csv(w, runs, order))?;
-
-    feed(ctx, runs, order, base_url)
+    ctx.out.write_with("runs.csv", |w| {
+        write_csv(w, d.runs, &d.g.newest, &d.headline)
+    })?;
+    let changes: Vec<ChangeOut> = d.changes.iter().map(|c| change_out(d, c)).collect();
+    ctx.out.write_with("changes.json", |w| {
+        serde_json::to_writer(w, &changes).map_err(std::io::Error::other)
+    })?;
+    feed(ctx, d)
 }
 
-/// The Atom feed of the newest runs.
-fn feed(
-    ctx: &mut Ctx,
-    runs: &[RunInfo],
-    order: &[usize],
-    base_url: Option<&str>,
-) -> Result<(), BuildError> {
+/// The Atom feed: the newest dated changes and the newest dated runs, newest first. Entries
+/// without a date are left out rather than given one.
+fn feed(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     // Feed readers need absolute links; without --base-url they are relative to the feed.
-    let base = base_url.map(|b| format!("{}/", b.trim_end_matches('/')));
+    let base = d.base_url.map(|b| format!("{}/", b.trim_end_matches('/')));
     let abs = |p: &str| format!("{}{p}", base.as_deref().unwrap_or(""));
-    let entries: Vec<FeedEntry> = order
+    let mut entries: Vec<FeedEntry> = d
+        .changes
         .iter()
+        .filter(|c| c.date.is_some())
         .take(FEED_ENTRIES)
-        .map(|&i| {
-            let r = &runs[i];
-            let updated = r
-                .date
-                .as_deref()
-                .filter(|d| rfc3339_like(d))
-                .unwrap_or(EPOCH)
-                .to_string();
-            let summary = METRICS
-                .iter()
-                .zip(&r.metrics)
-                .filter_map(|(m, v)| v.map(|v| format!("{}: {} ns", m.short, fmt::val(&v))))
-                .take(6)
-                .collect::<Vec<_>>()
-                .join("; ");
-            FeedEntry {
-                id: r.id.clone(),
-                title: format!(
-                    "{} · Linux {} · {} ({})",
-                    r.arch,
-                    r.kernel.release,
-                    r.series.cpu,
-                    kind_label(r.kind)
-                ),
-                updated,
-                href: abs(&format!("{}.html", r.page)),
-                summary,
-            }
-        })
+        .map(|c| change_entry(d.reg, c, &abs))
         .collect();
-    let updated = entries
-        .iter()
-        .map(|e| e.updated.clone())
-        .max()
-        .unwrap_or_else(|| EPOCH.to_string());
+    entries.extend(
+        d.g.newest
+            .iter()
+            .map(|&i| &d.runs[i])
+            .filter_map(|r| Some((r, r.date.as_deref().and_then(atom_date)?)))
+            .take(FEED_ENTRIES)
+            .map(|(r, date)| run_entry(r, date, &d.headline, &abs)),
+    );
+    entries.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| a.id.cmp(&b.id)));
+    let updated = entries.iter().map(|e| e.updated.clone()).max();
     let feed = Feed {
         feed_id: base
             .as_deref()
             .map(|b| format!("{b}feed.xml"))
             .unwrap_or_else(|| "urn:syscost:feed".to_string()),
-        updated,
+        // An empty feed has nothing to date it by but its own existence: the epoch says "no
+        // entry yet" without inventing one.
+        updated: updated.unwrap_or_else(|| "1970-01-01T00:00:00Z".to_string()),
         self_href: base.as_deref().map(|b| format!("{b}feed.xml")),
         home_href: abs("index.html"),
         entries,
     };
     ctx.page("feed.xml", "feed.xml", &feed)
+}
+
+fn change_entry(reg: &Registry, c: &Change, abs: &dyn Fn(&str) -> String) -> FeedEntry {
+    let k = reg.key(c.metric);
+    let up = c.pair.diff.delta > 0.0;
+    FeedEntry {
+        id: format!("urn:syscost:change:{}", c.id(reg)),
+        title: format!(
+            "{} {} {} → {}: {} on {} (series {})",
+            k.label(),
+            if up { "rose" } else { "fell" },
+            c.from,
+            c.to,
+            fmt::difference(&c.pair.diff),
+            c.series.arch,
+            c.series.id()
+        ),
+        updated: c.date.clone().unwrap_or_default(),
+        href: abs(&Links.series_metric(&c.series, &k.slug())),
+        summary: format!(
+            "{}: {} on {}, {} on {}; noise floor {} ns. Series: {}",
+            k.label(),
+            fmt::point(&c.from_point),
+            c.from,
+            fmt::point(&c.to_point),
+            c.to,
+            fmt::ns(c.pair.floor),
+            c.series.sentence()
+        ),
+    }
+}
+
+/// A run, dated by when it was taken or, for an import, by the date of the published log.
+fn run_entry(
+    r: &RunInfo,
+    updated: String,
+    headline: &[Option<u32>],
+    abs: &dyn Fn(&str) -> String,
+) -> FeedEntry {
+    let summary = METRICS
+        .iter()
+        .zip(headline)
+        .filter_map(|(m, id)| {
+            let v = r.values.get((*id)?)?;
+            Some(format!("{}: {} ns", m.short, fmt::val(&v)))
+        })
+        .take(6)
+        .collect::<Vec<_>>()
+        .join("; ");
+    FeedEntry {
+        id: format!("urn:syscost:run:{}", r.id),
+        title: format!(
+            "{}: {} · Linux {} · {} · {} ({})",
+            match r.kind {
+                SourceKind::Import => "Imported run",
+                _ => "New run",
+            },
+            match r.placed {
+                Err(Unplaced::Arch | Unplaced::Both) => "architecture unknown",
+                _ => r.arch.as_str(),
+            },
+            match r.placed {
+                Err(Unplaced::Kernel | Unplaced::Both) => "version unknown",
+                _ => r.kbase.as_str(),
+            },
+            r.series.cpu,
+            r.series.per_op_words(),
+            r.quality.grade.label()
+        ),
+        updated,
+        href: abs(&format!("{}.html", r.page)),
+        summary,
+    }
 }
 
 #[cfg(test)]
@@ -316,14 +423,5 @@ mod tests {
         assert_eq!(csv_text("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(csv_text("=HYPERLINK(1)"), "'=HYPERLINK(1)");
         assert_eq!(csv_text("line\nbreak"), "\"line\nbreak\"");
-    }
-
-    #[test]
-    fn dates_for_atom() {
-        assert!(rfc3339_like("2024-05-01T12:00:00Z"));
-        assert!(rfc3339_like("2024-05-01T12:00:00.123+02:00"));
-        assert!(!rfc3339_like("2024-05-01"));
-        assert!(!rfc3339_like("2024-05-01T12:00:00Z<x>"));
-        assert!(!rfc3339_like("yesterday at noon, roughly Z"));
     }
 }

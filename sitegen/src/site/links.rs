@@ -1,7 +1,7 @@
 //! Site paths (relative to the site root) of the pages every other page links to.
 
 use crate::fmt::slug;
-use crate::info::SeriesKey;
+use crate::series::SeriesKey;
 
 pub struct Links;
 
@@ -23,10 +23,25 @@ impl Links {
     pub fn series(&self, s: &SeriesKey) -> String {
         format!("series/{}.html", s.id())
     }
+    /// One metric of one series: its trend and kernel-vs-kernel table.
+    pub fn series_metric(&self, s: &SeriesKey, metric_slug: &str) -> String {
+        format!("series/{}/{metric_slug}.html", s.id())
+    }
     pub fn metric(&self, metric_slug: &str) -> String {
         format!("metrics/{metric_slug}.html")
     }
     pub fn matrix(&self, metric_slug: &str) -> String {
         format!("matrix/{metric_slug}.html")
+    }
+    /// Page `n` (1-based) of the detected changes.
+    pub fn changes(&self, n: usize) -> String {
+        if n <= 1 {
+            "changes/index.html".to_string()
+        } else {
+            format!("changes/page-{n}.html")
+        }
+    }
+    pub fn unplaced(&self) -> String {
+        "unplaced.html".to_string()
     }
 }

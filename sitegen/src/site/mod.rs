@@ -1,12 +1,13 @@
 //! `syscost-site build`: data directory → static site.
 //!
 //! Records are read twice, never held all at once: a first pass reads only the fields that
-//! order a machine's runs in time; the second reads each record fully, in that order, renders
-//! its page (comparing it with the machine's previous run, the one record kept in memory) and
-//! keeps a compact [`RunInfo`] for the index pages. Memory therefore grows with the number of
-//! runs only through the small summaries.
+//! place a run in its series and order the series' runs by kernel version and time; the second
+//! reads each record fully, in that order, renders its page (comparing it with the runs before
+//! it in its series, whose compact summaries are at hand) and keeps a compact [`RunInfo`] for
+//! the index pages. Memory therefore grows with the number of runs only through the summaries.
 
 mod charts;
+mod compare;
 mod ctx;
 mod error;
 mod exports;
@@ -17,22 +18,28 @@ mod pages;
 mod parallel;
 mod passes;
 mod rows;
+mod sweep;
+mod trends;
 
 use crate::info::RunInfo;
 use crate::load::{self, Issue};
+use crate::metrics::{Registry, METRICS};
 use crate::out::{Staging, Stats};
 use crate::render::{RenderError, Renderer, STATIC};
 use ctx::Ctx;
 use groups::{confidence_label, Groups};
 use links::Links;
+use pages::run::Comparisons;
 use parallel::{jobs, run_tasks, Task};
 use passes::{first_pass, lap, second_pass, Timings};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Instant;
 use syscost_record::RunRecord;
+use trends::Change;
 
 pub use error::BuildError;
+pub use groups::VersionCount;
 pub use pager::PAGE_SIZE;
 
 pub struct Options {
@@ -45,8 +52,13 @@ pub struct Options {
 
 pub struct Report {
     pub runs: usize,
+    /// Architectures and kernel versions of the placed runs.
     pub arches: usize,
-    pub kernels: usize,
+    pub kernels: VersionCount,
+    /// Runs whose architecture or kernel version is unknown.
+    pub unplaced: usize,
+    /// Steps detected between kernel versions.
+    pub changes: usize,
     /// Records left out of the site, with why.
     pub rejected: Vec<Issue>,
     /// Problems that did not stop a record from being used.
@@ -57,14 +69,66 @@ pub struct Report {
     pub stats: Stats,
 }
 
-/// The HTML page of one record, optionally compared with a previous run, exactly as `build`
-/// renders it. For the fuzz targets and tests; the record is assumed to have passed `validate`.
+/// The HTML page of one record, optionally compared with an earlier run (as the previous
+/// version's run, or as the machine's previous run when it is on the same version), exactly as
+/// `build` renders it. For the fuzz targets and tests; the record is assumed to have passed
+/// `validate`.
 pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<String, RenderError> {
     let renderer = Renderer::new()?;
-    let info = RunInfo::from_record(rec);
-    let prev = prev.map(|p| (p, RunInfo::from_record(p)));
-    let page = pages::run::build(rec, &info, prev.as_ref().map(|(r, i)| (*r, i)), &Links);
+    let mut reg = Registry::default();
+    let prev = prev.map(|p| RunInfo::from_record(p, &mut reg, None));
+    let info = RunInfo::from_record(rec, &mut reg, None);
+    let same = prev.as_ref().filter(|p| p.kernel.base == info.kernel.base);
+    let cmp = Comparisons {
+        prev_version: prev.as_ref().filter(|_| same.is_none()),
+        same_version: same,
+    };
+    let page = pages::run::build(rec, &info, &cmp, &reg, &Links);
     renderer.render("run.html", &page)
+}
+
+/// What the index pages are written from: the run summaries, their metrics and groups, and the
+/// steps found between kernel versions.
+pub struct Data<'a> {
+    pub runs: &'a [RunInfo],
+    pub reg: &'a Registry,
+    pub g: Groups,
+    pub changes: Vec<Change>,
+    /// The confidence level most runs use ("95%").
+    pub conf: String,
+    /// The steps of each series (indices into `changes`).
+    pub series_changes:
+        std::collections::BTreeMap<std::sync::Arc<crate::series::SeriesKey>, Vec<usize>>,
+    /// The registry id of each headline metric, when some run has it.
+    pub headline: Vec<Option<u32>>,
+    /// Records that could not be used.
+    pub rejected: usize,
+    pub base_url: Option<&'a str>,
+}
+
+impl<'a> Data<'a> {
+    pub fn new(runs: &'a [RunInfo], reg: &'a Registry) -> Data<'a> {
+        let g = Groups::new(runs);
+        let changes = trends::detect(runs, &g);
+        let mut series_changes = std::collections::BTreeMap::new();
+        for (i, c) in changes.iter().enumerate() {
+            series_changes
+                .entry(std::sync::Arc::clone(&c.series))
+                .or_insert_with(Vec::new)
+                .push(i);
+        }
+        Data {
+            changes,
+            series_changes,
+            g,
+            runs,
+            reg,
+            conf: confidence_label(runs),
+            headline: METRICS.iter().map(|m| reg.find_key(&m.key())).collect(),
+            rejected: 0,
+            base_url: None,
+        }
+    }
 }
 
 pub fn build(opts: &Options) -> Result<Report, BuildError> {
@@ -89,12 +153,12 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     let mut t = Instant::now();
     let entries = first_pass(scan.records, &mut rejected);
     tm.first_pass = lap(&mut t);
-    let infos = match second_pass(&entries, &ctx) {
+    let (infos, registry) = match second_pass(&entries, &ctx) {
         Ok(pass) => {
             rejected.extend(pass.rejected);
             warnings.extend(pass.warnings);
             tm.add(&pass.timings);
-            pass.infos
+            (pass.infos, pass.registry)
         }
         Err(e) => {
             staging.discard();
@@ -104,7 +168,13 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     // The index pages need only the summaries.
     drop(entries);
     let mut t = Instant::now();
-    if let Err(e) = index_pages(ctx, &infos, rejected.len(), opts.base_url.as_deref()) {
+    let data = Data {
+        rejected: rejected.len(),
+        base_url: opts.base_url.as_deref(),
+        ..Data::new(&infos, &registry)
+    };
+    tm.analysis = lap(&mut t);
+    if let Err(e) = index_pages(ctx, &data) {
         staging.discard();
         return Err(e);
     }
@@ -114,11 +184,26 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     }
     rejected.sort();
     warnings.sort();
-    let count = |f: fn(&RunInfo) -> &str| infos.iter().map(f).collect::<BTreeSet<_>>().len();
+    let count = |f: fn(&RunInfo) -> &str| {
+        infos
+            .iter()
+            .filter(|r| r.is_placed())
+            .map(f)
+            .collect::<BTreeSet<_>>()
+            .len()
+    };
+    let kernels = groups::VersionCount::of(
+        infos
+            .iter()
+            .filter(|r| r.is_placed())
+            .map(|r| r.kbase.as_str()),
+    );
     let mut report = Report {
         runs: infos.len(),
         arches: count(|r| r.arch.as_str()),
-        kernels: count(|r| r.kbase.as_str()),
+        kernels,
+        unplaced: data.g.unplaced.len(),
+        changes: data.changes.len(),
         rejected,
         warnings,
         data_missing,
@@ -135,25 +220,21 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
 }
 
 /// Everything but the run pages: index, chart and export pages, prose and static files.
-fn index_pages(
-    ctx: Ctx,
-    infos: &[RunInfo],
-    rejected: usize,
-    base_url: Option<&str>,
-) -> Result<(), BuildError> {
-    let g = &Groups::new(infos);
-    let conf = &confidence_label(infos);
+fn index_pages(ctx: Ctx, d: &Data) -> Result<(), BuildError> {
     // Each task writes its own files, so they can run side by side; the output does not
     // depend on which finishes first.
     let tasks: Vec<Task> = vec![
-        Box::new(move |c| pages::series::write(c, infos, g, conf)),
-        Box::new(move |c| pages::kernels::write(c, infos, g)),
-        Box::new(move |c| pages::arch::write(c, infos, g, conf)),
-        Box::new(move |c| pages::metrics::write(c, infos, g, conf)),
-        Box::new(move |c| pages::matrix::write(c, infos, g, conf)),
-        Box::new(move |c| exports::all(c, infos, &g.newest, base_url)),
-        Box::new(move |c| pages::runs::write(c, infos, g)),
-        Box::new(move |c| pages::home::write(c, infos, g, rejected)),
+        Box::new(move |c| pages::series::write(c, d, 0, 2)),
+        Box::new(move |c| pages::series::write(c, d, 1, 2)),
+        Box::new(move |c| pages::kernels::write(c, d)),
+        Box::new(move |c| pages::arch::write(c, d)),
+        Box::new(move |c| pages::metrics::write(c, d)),
+        Box::new(move |c| pages::matrix::write(c, d)),
+        Box::new(move |c| pages::changes::write(c, d)),
+        Box::new(move |c| pages::unplaced::write(c, d)),
+        Box::new(move |c| exports::all(c, d)),
+        Box::new(move |c| pages::runs::write(c, d)),
+        Box::new(move |c| pages::home::write(c, d)),
         Box::new(pages::content::write),
         Box::new(|c| {
             for (name, body) in STATIC {

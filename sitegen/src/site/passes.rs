@@ -1,26 +1,32 @@
 //! The two passes over the records. The first reads only the head of each record, to put a
-//! machine's runs in time order; the second reads each record in full, in that order,
-//! validates it and writes its run page next to the machine's previous run.
+//! series' runs in kernel-version and time order; the second reads each record in full, in
+//! that order, validates it and writes its run page next to the runs it is compared with (the
+//! nearest earlier kernel version of its series, and the machine's previous run on the same
+//! version).
 
 use super::ctx::Ctx;
 use super::error::BuildError;
 use super::links::Links;
-use super::pages::run;
+use super::pages::run::{self, Comparisons};
 use super::parallel::{jobs, par_map};
-use crate::info::{Head, RunInfo, SeriesKey};
+use crate::info::{Head, RunInfo};
 use crate::kver::KernelVersion;
 use crate::load::{self, Candidate, Issue, RecordError};
+use crate::metrics::Registry;
+use crate::series::SeriesKey;
 use std::collections::BTreeMap;
 use std::ops::Range;
+use std::sync::Arc;
 use std::time::{Duration, Instant};
-use syscost_record::{validate, Problem, RunRecord};
+use syscost_record::{validate, Problem};
 
-/// A machine's runs form a chain ordered in time; runs without a machine identity are alone.
+/// A series' runs form a chain ordered by kernel version and time; a run that cannot be placed
+/// on the version axis is alone (keyed by its claimed id, so that copies of one record share a
+/// chain and a worker and are recognised as duplicates once validated).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct Chain {
-    machine: String,
-    series: Option<SeriesKey>,
-    alone: String,
+enum Chain {
+    Series(Box<SeriesKey>),
+    Alone(String),
 }
 
 pub struct Entry {
@@ -49,30 +55,14 @@ fn head_entry(cand: Candidate) -> Result<Entry, Issue> {
             return Err(reject(why));
         }
     };
-    let machine = head
-        .environment
-        .incidental
-        .machine_hash
-        .clone()
-        .filter(|m| !m.trim().is_empty());
-    let chain = match machine {
-        Some(m) => Chain {
-            machine: m,
-            series: Some(head.series()),
-            alone: String::new(),
-        },
-        // Keyed by the claimed id, so that copies of one record share a chain (and a worker)
-        // and are recognised as duplicates once they have been validated.
-        None => Chain {
-            machine: String::new(),
-            series: None,
-            alone: head.id.clone(),
-        },
+    let chain = match head.placement() {
+        Ok(()) => Chain::Series(Box::new(head.series())),
+        Err(_) => Chain::Alone(head.id.clone()),
     };
     Ok(Entry {
         chain,
         date: head.source.date.clone(),
-        kernel: KernelVersion::parse(&head.environment.comparability.kernel_release),
+        kernel: head.kernel(),
         id: head.id,
         cand,
     })
@@ -89,11 +79,14 @@ pub fn first_pass(cands: Vec<Candidate>, rejected: &mut Vec<Issue>) -> Vec<Entry
         }
     }
     // Stable: copies of one record stay in file-name order, so the first is the one kept.
+    // Within a series: by upstream version, then time, so the runs of the previous version
+    // have been seen when a version's runs are rendered.
     entries.sort_by(|a, b| {
         a.chain
             .cmp(&b.chain)
+            .then_with(|| a.kernel.base.cmp(&b.kernel.base))
             .then_with(|| a.date.cmp(&b.date))
-            .then_with(|| a.kernel.cmp(&b.kernel))
+            .then_with(|| a.kernel.release.cmp(&b.kernel.release))
             .then_with(|| a.id.cmp(&b.id))
     });
     entries
@@ -108,6 +101,7 @@ pub struct Timings {
     page: Duration,
     render: Duration,
     write: Duration,
+    pub analysis: Duration,
     pub indexes: Duration,
 }
 
@@ -122,13 +116,14 @@ impl Timings {
 
     pub fn print(&self) {
         eprintln!(
-            "timings: first pass {:.2}s, read+parse {:.2}s, validate {:.2}s, page data {:.2}s, render {:.2}s, write {:.2}s, index pages {:.2}s",
+            "timings: first pass {:.2}s, read+parse {:.2}s, validate {:.2}s, page data {:.2}s, render {:.2}s, write {:.2}s, groups and changes {:.2}s, index pages {:.2}s",
             self.first_pass.as_secs_f64(),
             self.read_parse.as_secs_f64(),
             self.validate.as_secs_f64(),
             self.page.as_secs_f64(),
             self.render.as_secs_f64(),
             self.write.as_secs_f64(),
+            self.analysis.as_secs_f64(),
             self.indexes.as_secs_f64()
         );
     }
@@ -157,14 +152,21 @@ fn list(problems: &[Problem]) -> String {
     list.join("; ")
 }
 
+/// What one worker keeps while it renders its chains.
+struct Worker<'a> {
+    ctx: &'a Ctx<'a>,
+    reg: Registry,
+    out: Share,
+}
+
 /// Reads, validates and renders one run; the inner `Err` is the reason it was left out.
 fn second_pass_one(
     e: &Entry,
-    prev: Option<&(RunRecord, RunInfo)>,
-    ctx: &Ctx,
-    warnings: &mut Vec<Issue>,
-    tm: &mut Timings,
-) -> Result<Result<(RunRecord, RunInfo), Rejection>, BuildError> {
+    w: &mut Worker,
+    cmp: ChainCmp,
+    series: Option<&Arc<SeriesKey>>,
+) -> Result<Result<RunInfo, Rejection>, BuildError> {
+    let tm = &mut w.out.timings;
     let mut t = Instant::now();
     let read = load::read_limited(&e.cand.abs).and_then(|b| Ok((load::parse_record(&b)?, b)));
     let (rec, bytes) = match read {
@@ -179,21 +181,61 @@ fn second_pass_one(
     }
     let want = rec.canonical_path();
     if e.cand.rel != want {
-        warnings.push(Issue {
+        w.out.warnings.push(Issue {
             path: e.cand.rel.clone(),
             message: format!("should be stored as {want}; published under that name"),
         });
     }
-    let info = RunInfo::from_record(&rec);
-    let page = run::build(&rec, &info, prev.map(|(r, i)| (r, i)), &Links);
+    let info = RunInfo::from_record(&rec, &mut w.reg, series);
+    let infos = &w.out.infos;
+    let pick = |i: Option<usize>| i.map(|i| &infos[i].1);
+    let cmp = Comparisons {
+        prev_version: pick(cmp.choose_prev(infos, &info)),
+        same_version: pick(cmp.choose_same(infos, &info)),
+    };
+    let page = run::build(&rec, &info, &cmp, &w.reg, &Links);
+    let tm = &mut w.out.timings;
     tm.page += lap(&mut t);
-    let html = ctx.renderer.render("run.html", &page)?;
+    let html = w.ctx.renderer.render("run.html", &page)?;
     tm.render += lap(&mut t);
-    ctx.out
+    w.ctx
+        .out
         .write(&format!("{}.html", info.page), html.as_bytes())?;
-    ctx.out.write(&format!("{}.json", info.page), &bytes)?;
+    w.ctx.out.write(&format!("{}.json", info.page), &bytes)?;
     tm.write += lap(&mut t);
-    Ok(Ok((rec, info)))
+    Ok(Ok(info))
+}
+
+/// The runs of a chain a new run can be compared with, as indices into the worker's accepted
+/// runs: those of the nearest earlier version, and those of the current one so far.
+#[derive(Clone, Copy)]
+struct ChainCmp<'a> {
+    prev: &'a [usize],
+    cur: &'a [usize],
+}
+
+impl ChainCmp<'_> {
+    /// The nearest earlier version's run to compare with: the same machine's if there is one,
+    /// a run of good enough quality before a low one, the latest before the earlier.
+    fn choose_prev(&self, infos: &[(usize, RunInfo)], this: &RunInfo) -> Option<usize> {
+        let same = |i: &usize| this.machine.is_some() && infos[*i].1.machine == this.machine;
+        let ok = |i: &usize| !infos[*i].1.is_low();
+        let latest = |f: &dyn Fn(&usize) -> bool| self.prev.iter().rev().copied().find(|i| f(i));
+        latest(&|i| same(i) && ok(i))
+            .or_else(|| latest(&same))
+            .or_else(|| latest(&ok))
+            .or_else(|| self.prev.last().copied())
+    }
+
+    /// The same machine's previous run on this version.
+    fn choose_same(&self, infos: &[(usize, RunInfo)], this: &RunInfo) -> Option<usize> {
+        this.machine.as_ref()?;
+        self.cur
+            .iter()
+            .rev()
+            .copied()
+            .find(|&i| infos[i].1.machine == this.machine)
+    }
 }
 
 /// Why a later copy of an accepted record's id is left out: a copy if it truly has the same
@@ -214,8 +256,10 @@ fn duplicate(e: &Entry, first: &str) -> Rejection {
 /// What the second pass produced.
 #[derive(Default)]
 pub struct Rendered {
-    /// Accepted runs, in entry order.
+    /// Accepted runs, in entry order, their metric ids those of `registry`.
     pub infos: Vec<RunInfo>,
+    /// Every metric met, in display order.
+    pub registry: Registry,
     /// Records left out, with why.
     pub rejected: Vec<Issue>,
     /// Problems that did not stop a record from being used.
@@ -252,17 +296,24 @@ fn assign_chains(entries: &[Entry], jobs: usize) -> Vec<Vec<Range<usize>>> {
 }
 
 /// Renders the runs of some chains, each chain in order so every run is compared with the
-/// previous run of its machine.
+/// runs before it in its series. Returns the worker's share and its metric registry.
 fn render_chains(
     entries: &[Entry],
     chains: &[Range<usize>],
     ctx: &Ctx,
-) -> Result<Share, BuildError> {
-    let mut out = Share::default();
+) -> Result<(Share, Registry), BuildError> {
+    let mut w = Worker {
+        ctx,
+        reg: Registry::default(),
+        out: Share::default(),
+    };
     for chain in chains {
-        let mut prev: Option<(RunRecord, RunInfo)> = None;
         // Valid copies of one record have the same content, hence the same chain.
         let mut kept: BTreeMap<&str, &str> = BTreeMap::new();
+        // Accepted runs (indices into the share) of the previous and the current version.
+        let (mut prev, mut cur): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+        let mut cur_base = None;
+        let mut series: Option<Arc<SeriesKey>> = None;
         for i in chain.clone() {
             let e = &entries[i];
             let reject = |why: Rejection| Issue {
@@ -270,21 +321,46 @@ fn render_chains(
                 message: why.to_string(),
             };
             if let Some(first) = kept.get(e.id.as_str()) {
-                out.rejected.push(reject(duplicate(e, first)));
+                w.out.rejected.push(reject(duplicate(e, first)));
                 continue;
             }
-            match second_pass_one(e, prev.as_ref(), ctx, &mut out.warnings, &mut out.timings)? {
-                Ok((rec, info)) => {
-                    kept.insert(e.id.as_str(), e.cand.rel.as_str());
-                    out.infos.push((i, info.clone()));
-                    // Only a machine's chain needs its previous record.
-                    prev = (!e.chain.machine.is_empty()).then_some((rec, info));
+            // A kernel known only approximately is compared with nothing, and nothing with it:
+            // it could be the same release as its neighbours, or another.
+            let approx = e.kernel.is_approximate();
+            let chained = matches!(e.chain, Chain::Series(_)) && !approx;
+            if chained && cur_base.as_ref() != Some(&e.kernel.base) {
+                if !cur.is_empty() {
+                    prev = std::mem::take(&mut cur);
                 }
-                Err(why) => out.rejected.push(reject(why)),
+                cur_base = Some(e.kernel.base.clone());
+            }
+            let cmp = if approx {
+                ChainCmp {
+                    prev: &[],
+                    cur: &[],
+                }
+            } else {
+                ChainCmp {
+                    prev: &prev,
+                    cur: &cur,
+                }
+            };
+            match second_pass_one(e, &mut w, cmp, series.as_ref())? {
+                Ok(info) => {
+                    kept.insert(e.id.as_str(), e.cand.rel.as_str());
+                    if matches!(e.chain, Chain::Series(_)) {
+                        series = Some(Arc::clone(&info.series));
+                        if chained {
+                            cur.push(w.out.infos.len());
+                        }
+                    }
+                    w.out.infos.push((i, info));
+                }
+                Err(why) => w.out.rejected.push(reject(why)),
             }
         }
     }
-    Ok(out)
+    Ok((w.out, w.reg))
 }
 
 /// Renders every run page. Chains (a machine's runs in time order) are independent, so they
@@ -292,7 +368,7 @@ fn render_chains(
 /// does not depend on scheduling.
 pub fn second_pass(entries: &[Entry], ctx: &Ctx) -> Result<Rendered, BuildError> {
     let work = assign_chains(entries, jobs());
-    let shares: Vec<Result<Share, BuildError>> = std::thread::scope(|s| {
+    let shares: Vec<Result<(Share, Registry), BuildError>> = std::thread::scope(|s| {
         let handles: Vec<_> = work
             .iter()
             .map(|w| s.spawn(|| render_chains(entries, w, ctx)))
@@ -303,15 +379,27 @@ pub fn second_pass(entries: &[Entry], ctx: &Ctx) -> Result<Rendered, BuildError>
             .collect()
     });
     let mut out = Rendered::default();
-    let mut infos = Vec::new();
+    let mut parts = Vec::new();
+    let mut regs = Vec::new();
     for share in shares {
-        let share = share?;
-        infos.extend(share.infos);
+        let (share, reg) = share?;
+        parts.push(share.infos);
+        regs.push(reg);
         out.rejected.extend(share.rejected);
         out.warnings.extend(share.warnings);
         out.timings.add(&share.timings);
     }
+    // One registry in display order, whichever worker met which metric first.
+    let (registry, maps) = Registry::merge(regs);
+    let mut infos = Vec::new();
+    for (part, map) in parts.into_iter().zip(&maps) {
+        for (i, mut info) in part {
+            info.values.renumber(map);
+            infos.push((i, info));
+        }
+    }
     infos.sort_by_key(|(i, _)| *i);
     out.infos = infos.into_iter().map(|(_, r)| r).collect();
+    out.registry = registry;
     Ok(out)
 }

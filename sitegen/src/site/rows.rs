@@ -2,7 +2,7 @@
 
 use crate::fmt;
 use crate::info::{kind_label, RunInfo};
-use crate::metrics::{Point, METRICS};
+use crate::metrics::{Point, KEY_COLUMNS, METRICS};
 use serde::Serialize;
 
 #[derive(Serialize, Clone)]
@@ -12,7 +12,7 @@ pub struct Column {
 }
 
 pub fn key_columns() -> Vec<Column> {
-    crate::metrics::KEY_COLUMNS
+    KEY_COLUMNS
         .iter()
         .map(|&i| Column {
             short: METRICS[i].short,
@@ -28,6 +28,31 @@ pub struct Cell {
     pub v: String,
 }
 
+impl Cell {
+    pub fn empty() -> Cell {
+        Cell {
+            text: String::new(),
+            v: String::new(),
+        }
+    }
+}
+
+/// A run's quality, as a badge.
+#[derive(Serialize, Clone)]
+pub struct Badge {
+    pub label: &'static str,
+    pub class: &'static str,
+    pub title: String,
+}
+
+pub fn quality_badge(r: &RunInfo) -> Badge {
+    Badge {
+        label: r.quality.grade.label(),
+        class: r.quality.grade.class(),
+        title: r.quality.summary(),
+    }
+}
+
 #[derive(Serialize)]
 pub struct RunRow {
     pub href: String,
@@ -37,7 +62,13 @@ pub struct RunRow {
     pub kernel: String,
     pub cpu: String,
     pub virt: String,
+    /// What one operation is and how it was measured: runs of different probes or methods are
+    /// listed together here, never pooled.
+    pub probe: String,
     pub kind: &'static str,
+    pub quality: Badge,
+    /// Why the run is not on the version axis, if it is not.
+    pub unplaced: String,
     pub cells: Vec<Cell>,
 }
 
@@ -48,27 +79,33 @@ pub fn short_date(d: &Option<String>) -> String {
         .unwrap_or_default()
 }
 
-pub fn run_row(r: &RunInfo, root: &str) -> RunRow {
+/// `headline` maps each headline metric to its registry id.
+pub fn run_row(r: &RunInfo, headline: &[Option<u32>], root: &str) -> RunRow {
     RunRow {
         href: format!("{root}{}.html", r.page),
         id: r.id.clone(),
         date: short_date(&r.date),
         arch: r.arch.clone(),
         kernel: r.kernel.release.clone(),
-        cpu: r.series.cpu.clone(),
+        cpu: r.series.cpu_short().to_string(),
         virt: r.series.virt.clone(),
+        probe: format!("{} · {}", r.series.per_op_words(), r.series.method_short()),
         kind: kind_label(r.kind),
-        cells: crate::metrics::KEY_COLUMNS
+        quality: quality_badge(r),
+        unplaced: r
+            .placed
+            .as_ref()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default(),
+        cells: KEY_COLUMNS
             .iter()
-            .map(|&i| match &r.metrics[i] {
+            .map(|&i| match headline[i].and_then(|m| r.values.get(m)) {
                 Some(v) => Cell {
-                    text: fmt::val(v),
+                    text: fmt::val(&v),
                     v: v.median.to_string(),
                 },
-                None => Cell {
-                    text: String::new(),
-                    v: String::new(),
-                },
+                None => Cell::empty(),
             })
             .collect(),
     }
@@ -80,9 +117,6 @@ pub fn point_cell(p: Option<Point>) -> Cell {
             text: fmt::point(&p),
             v: p.median.to_string(),
         },
-        None => Cell {
-            text: String::new(),
-            v: String::new(),
-        },
+        None => Cell::empty(),
     }
 }

@@ -226,7 +226,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     assert!(o.status.success(), "{}", stderr(&o));
 
     let run_page = rec.canonical_path().replace(".json", ".html");
-    let pages: [(&str, Option<&str>, String); 5] = [
+    let pages: [(&str, Option<&str>, String); 6] = [
         (
             "index.html",
             None,
@@ -236,6 +236,11 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         ("kernels/6.8/index.html", None, "Linux 6.8".into()),
         ("arch/x86_64/index.html", None, "x86_64".into()),
         (run_page.as_str(), None, format!("Run {}", rec.id)),
+        (
+            "changes/index.html",
+            None,
+            "Changes between kernel versions".into(),
+        ),
     ];
     let list: Vec<(&str, Option<&str>)> = pages.iter().map(|(p, s, _)| (*p, *s)).collect();
     let harness = HARNESS
@@ -265,14 +270,23 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         let f = &found["pages"][page];
         assert!(f.is_object(), "{page} was not inspected: {found}");
         assert!(f.get("error").is_none(), "{page}: {}", f["error"]);
-        assert_eq!(f["h1"].as_str(), Some(h1.as_str()), "{page}");
+        // The run page's heading carries its badges after the title.
+        let got = f["h1"].as_str().unwrap_or_default();
+        assert!(got.starts_with(h1.as_str()), "{page}: {got}");
         assert_eq!(f["footer"], true, "{page}: incomplete DOM");
         assert_eq!(f["header_border"], "solid", "{page}: style.css not applied");
     }
+    // The architecture page's trends, and the run page's depth sweep.
     let arch = &found["pages"]["arch/x86_64/index.html"];
-    let charts = arch["charts"].as_array().expect("charts");
+    let mut charts = arch["charts"].as_array().expect("charts").clone();
     assert!(!charts.is_empty(), "no chart on the architecture page");
-    for c in charts {
+    let sweep = found["pages"][run_page.as_str()]["charts"]
+        .as_array()
+        .expect("charts")
+        .clone();
+    assert_eq!(sweep.len(), 1, "no depth sweep on the run page");
+    charts.extend(sweep);
+    for c in &charts {
         assert!(
             c["width"].as_f64().unwrap() > 300.0,
             "chart not laid out: {c}"

@@ -4,7 +4,9 @@
 use crate::common::*;
 use std::path::Path;
 use std::sync::OnceLock;
-use syscost_record::{Estimate, EstimateId, SourceKind};
+use syscost_record::{Estimate, EstimateId, Method, RunRecord, SourceKind};
+use syscost_site::info::record_series;
+use syscost_site_bench::{Plan, Step};
 
 const HOSTILE: &str = "<script>alert(1)</script>";
 
@@ -18,6 +20,37 @@ struct Fixture {
     new_page: String,
     hostile_page: String,
     import_page: String,
+    /// One machine on eight versions: getpid with a step in `sud.allow` at 6.9, `mix` and the
+    /// sequential method without one.
+    step: Vec<RunRecord>,
+    mix: Vec<RunRecord>,
+    sequential: Vec<RunRecord>,
+    unknown_page: String,
+}
+
+/// Runs in the fixture: synthetic, hand-made, the three series, the unknown import.
+const RUNS: usize = 230 + 4 + 3 * 8 + 1;
+
+/// The versions of the comparability fixtures.
+const VERSIONS: &[&str] = &["6.4", "6.5", "6.6", "6.7", "6.8", "6.9", "6.10", "6.11"];
+/// Where the step is (index into VERSIONS) and how big.
+const STEP_AT: usize = 5;
+const STEP_NS: f64 = 150.0;
+
+/// A series of the comparability fixtures as collected (not synthetic) records.
+fn collected_series(plan: &Plan) -> Vec<RunRecord> {
+    syscost_site_bench::series(plan)
+        .into_iter()
+        .map(|r| {
+            edited(r, |r| {
+                r.source.kind = SourceKind::Collected;
+                r.source.tool = "syscost 0.1.0".into();
+                r.source.note = None;
+                r.notes.clear();
+                r.environment.comparability.arch = "cmparch".into();
+            })
+        })
+        .collect()
 }
 
 fn fixture() -> &'static Fixture {
@@ -123,6 +156,45 @@ fn fixture() -> &'static Fixture {
         });
         save(&data, &import);
 
+        // One machine, one kernel per version, three series that must never be pooled or
+        // compared with each other: two probes, two methods. Only the first has a step.
+        let base = Plan::new(31, "cafe0000cmp00001", VERSIONS);
+        let step = collected_series(&Plan {
+            step: Some(Step {
+                at: STEP_AT,
+                id: "sud.allow",
+                ns: STEP_NS,
+            }),
+            ..base
+        });
+        let mix = collected_series(&Plan {
+            seed: 32,
+            probe: "mix",
+            syscalls_per_op: 5,
+            ..base
+        });
+        let sequential = collected_series(&Plan {
+            seed: 33,
+            method: Method::Sequential,
+            ..base
+        });
+        for r in step.iter().chain(&mix).chain(&sequential) {
+            save(&data, r);
+        }
+
+        // An imported log that does not say its architecture or kernel.
+        let unknown = edited(base_record(14), |r| {
+            r.source.kind = SourceKind::Import;
+            r.source.method = Method::External;
+            r.source.format = Some("kselftest-seccomp".into());
+            r.source.date = None;
+            let c = &mut r.environment.comparability;
+            c.arch = "unknown".into();
+            c.kernel_release = "unknown".into();
+            r.environment.incidental.machine_hash = None;
+        });
+        save(&data, &unknown);
+
         // A broken record: the default build goes on without it.
         let broken = data.join("runs/x86_64/6.8/0000000000000000.json");
         std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
@@ -153,6 +225,10 @@ fn fixture() -> &'static Fixture {
             new_page: page(&new),
             hostile_page: page(&hostile),
             import_page: page(&import),
+            unknown_page: page(&unknown),
+            step,
+            mix,
+            sequential,
             data,
             site,
             _tmp: tmp,
@@ -175,8 +251,8 @@ fn every_internal_link_resolves() {
         &broken[..broken.len().min(10)]
     );
     // The checker itself must notice a broken link.
-    let pages = html_pages(&f.site);
-    assert!(pages.len() > 250, "{}", pages.len());
+    let pages = html_pages(&f.site).count();
+    assert!(pages > 250, "{pages}");
 }
 
 #[test]
@@ -207,11 +283,11 @@ fn two_builds_are_byte_identical() {
         "https://example.github.io/syscost/",
     ]);
     assert!(o.status.success(), "{}", stderr(&o));
-    let a = tree(&f.site);
-    let b = tree(&again);
-    assert_eq!(a.keys().collect::<Vec<_>>(), b.keys().collect::<Vec<_>>());
-    for (k, v) in &a {
-        assert!(v == &b[k], "{k} differs between builds");
+    let a = files(&f.site);
+    assert_eq!(a, files(&again));
+    for k in &a {
+        let (x, y) = (std::fs::read(f.site.join(k)), std::fs::read(again.join(k)));
+        assert!(x.unwrap() == y.unwrap(), "{k} differs between builds");
     }
 }
 
@@ -250,7 +326,7 @@ fn record_strings_never_become_markup() {
 fn home_shows_headlines_and_labels_synthetic_data() {
     let f = fixture();
     let home = read(&f.site, "index.html");
-    assert!(home.contains("Headline numbers by architecture"));
+    assert!(home.contains("Headline numbers by series"));
     assert!(home.contains("seccomp entry cost (kernel formula)"));
     assert!(home.contains("SUD on, selector BLOCK"));
     assert!(home.contains("<strong>Synthetic data:</strong> 230 of these runs"));
@@ -269,7 +345,7 @@ fn run_page_compares_with_the_previous_run_of_the_machine() {
     let f = fixture();
     let html = read(&f.site, &f.new_page);
     assert!(
-        html.contains("Previous run:"),
+        html.contains("The nearest earlier kernel version of this series, 6.8: this machine&#39;s latest run there"),
         "no comparison on {}",
         f.new_page
     );
@@ -301,7 +377,8 @@ fn run_page_compares_with_the_previous_run_of_the_machine() {
         .new_page
         .replace(&f.new_id, &f.old_id)
         .replace("6.9.2", "6.8.0-45-generic");
-    assert!(read(&f.site, &old_page).contains("first run of this machine"));
+    assert!(read(&f.site, &old_page)
+        .contains("This is the first run of this series on this and earlier kernel versions."));
 }
 
 #[test]
@@ -332,7 +409,7 @@ fn indexes_paginate_and_pages_stay_bounded() {
     let second = read(&f.site, "runs/page-2.html");
     let rows = |h: &str| h.matches("<tr><td class=\"mono\">").count();
     assert_eq!(rows(&first), syscost_site::site::PAGE_SIZE);
-    assert_eq!(rows(&first) + rows(&second), 230 + 4);
+    assert_eq!(rows(&first) + rows(&second), RUNS);
     assert!(first.contains("href=\"../runs/page-2.html\" rel=\"next\""));
     for (page, html) in html_pages(&f.site) {
         assert!(html.len() < 2_000_000, "{page} is {} bytes", html.len());
@@ -343,12 +420,21 @@ fn indexes_paginate_and_pages_stay_bounded() {
 fn exports_list_every_run() {
     let f = fixture();
     let idx: serde_json::Value = serde_json::from_str(&read(&f.site, "index.json")).unwrap();
-    assert_eq!(idx["runs"].as_array().unwrap().len(), 234);
+    assert_eq!(idx["runs"].as_array().unwrap().len(), RUNS);
     let csv = read(&f.site, "runs.csv");
-    assert_eq!(csv.lines().count(), 235);
+    assert_eq!(csv.lines().count(), RUNS + 1);
     assert!(csv.starts_with("id,date,kind,arch,"));
     let feed = read(&f.site, "feed.xml");
-    assert_eq!(feed.matches("<entry>").count(), 50);
+    // The 50 newest dated runs, and the dated changes (50 at most).
+    let changes: serde_json::Value = serde_json::from_str(&read(&f.site, "changes.json")).unwrap();
+    let dated = changes
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["date"].is_string())
+        .count();
+    assert_eq!(feed.matches("<entry>").count(), 50 + dated.min(50));
+    assert_eq!(feed.matches("<id>urn:syscost:run:").count(), 50);
     assert!(feed.contains("<link href=\"https://example.github.io/syscost/runs/"));
     assert!(
         feed.contains("<link rel=\"self\" href=\"https://example.github.io/syscost/feed.xml\"/>")
@@ -457,4 +543,425 @@ fn usage_errors_exit_2() {
     let o = run(&["synth", "--runs", "1", "--out", out.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
     assert!(!out.exists());
+}
+
+fn json(site: &Path, rel: &str) -> serde_json::Value {
+    serde_json::from_str(&read(site, rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
+}
+
+/// The site path of a record's page.
+fn page_of(r: &RunRecord) -> String {
+    r.canonical_path().replace(".json", ".html")
+}
+
+/// Run id → series id, from the JSON index.
+fn series_of_runs(site: &Path) -> std::collections::BTreeMap<String, String> {
+    json(site, "index.json")["runs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap().to_string(),
+                r["series"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn probes_and_methods_are_separate_series_never_pooled() {
+    let f = fixture();
+    let ids: Vec<String> = [&f.step, &f.mix, &f.sequential]
+        .iter()
+        .map(|s| record_series(&s[0]).id())
+        .collect();
+    assert_eq!(
+        ids.iter().collect::<std::collections::BTreeSet<_>>().len(),
+        3,
+        "{ids:?}"
+    );
+    // Every run of a fixture series is in its series.
+    let of = series_of_runs(&f.site);
+    for (runs, id) in [&f.step, &f.mix, &f.sequential].iter().zip(&ids) {
+        for r in runs.iter() {
+            assert_eq!(&of[&r.id], id);
+        }
+        // Each series page says in words what is the same in it.
+        let page = read(&f.site, &format!("series/{id}.html"));
+        assert!(page.contains("<th>probe</th>"), "{id}");
+        assert!(page.contains("<th>method</th>"), "{id}");
+    }
+    let mix_page = read(&f.site, &format!("series/{}.html", ids[1]));
+    assert!(mix_page.contains("5 syscalls (mix)"));
+    assert!(read(&f.site, &format!("series/{}.html", ids[2])).contains("sequential"));
+    // One run of each series per version: a point made of two or three runs would be a pool.
+    for v in VERSIONS {
+        let k = read(&f.site, &format!("kernels/{v}/index.html"));
+        for id in &ids {
+            let row = k
+                .lines()
+                .find(|l| l.contains(&format!(">{id}</a>")))
+                .unwrap_or_else(|| panic!("{v}: no row for {id}"));
+            assert!(!row.contains("runs)"), "{v}: a pooled span: {row}");
+        }
+    }
+    for m in ["sud-allow", "seccomp-entry-fit"] {
+        let page = read(&f.site, &format!("metrics/{m}.html"));
+        let at = page.find("id=\"cmparch\"").expect("a cmparch chart");
+        let block = &page[at..page[at..].find("</section>").unwrap() + at];
+        assert!(!block.contains("(span"), "{m}: a pooled span");
+    }
+}
+
+#[test]
+fn comparisons_stay_within_the_series() {
+    let f = fixture();
+    let of = series_of_runs(&f.site);
+    let mut compared = 0;
+    for r in f.step.iter().chain(&f.mix).chain(&f.sequential) {
+        let html = read(&f.site, &page_of(r));
+        let at = html.find("<h2 id=\"compare\">").unwrap();
+        let section = &html[at..html.find("<h2 id=\"environment\">").unwrap()];
+        for l in links(section) {
+            let id = l.rsplit('/').next().unwrap().trim_end_matches(".html");
+            assert_eq!(of[id], of[&r.id], "{} compared with {id}", r.id);
+            compared += 1;
+        }
+    }
+    // Every run but the first of each series is compared with its previous version's run.
+    assert_eq!(compared, 3 * (VERSIONS.len() - 1));
+    // The unknown import is compared with nothing.
+    assert!(read(&f.site, &f.unknown_page)
+        .contains("Runs that are not placed on the kernel-version axis are not compared."));
+}
+
+#[test]
+fn unplaced_runs_are_listed_but_never_counted_or_ordered() {
+    let f = fixture();
+    let home = read(&f.site, "index.html");
+    assert!(
+        !home.contains(">unknown</a></h3>"),
+        "an \"unknown\" architecture card"
+    );
+    assert!(home.contains("1 <a href=\"unplaced.html\">unplaced run</a>"));
+    assert!(!f.site.join("arch/unknown/index.html").exists());
+    assert!(!f.site.join("kernels/unknown/index.html").exists());
+    let kernels = read(&f.site, "kernels/index.html");
+    assert!(!kernels.contains(">unknown</a>"));
+    assert!(!kernels.contains(">unknown<"));
+    let list = read(&f.site, "unplaced.html");
+    assert!(list.contains("neither the architecture nor the kernel release is recorded"));
+    let page = read(&f.site, &f.unknown_page);
+    assert!(page.contains("Not placed on the kernel-version axis"));
+    // In the exports, marked.
+    let idx = json(&f.site, "index.json");
+    let runs = idx["runs"].as_array().unwrap();
+    let unplaced: Vec<&serde_json::Value> = runs.iter().filter(|r| r["placed"] == false).collect();
+    assert_eq!(unplaced.len(), 1);
+    assert_eq!(
+        unplaced[0]["unplaced_reason"],
+        "neither the architecture nor the kernel release is recorded"
+    );
+    // Not counted: the build's own summary line.
+    let o = run(&[
+        "build",
+        "--data",
+        f.data.to_str().unwrap(),
+        "--out",
+        f.site.with_file_name("site-count").to_str().unwrap(),
+    ]);
+    let out = stdout(&o);
+    assert!(out.contains("; 1 unplaced;"), "{out}");
+    let arches: std::collections::BTreeSet<&str> = runs
+        .iter()
+        .filter(|r| r["placed"] == true)
+        .map(|r| r["arch"].as_str().unwrap())
+        .collect();
+    assert!(
+        out.contains(&format!("({} architectures,", arches.len())),
+        "{out}"
+    );
+}
+
+#[test]
+fn the_step_is_found_between_the_right_versions_and_noise_is_not() {
+    let f = fixture();
+    let step = record_series(&f.step[0]).id();
+    let changes = json(&f.site, "changes.json");
+    let changes = changes.as_array().unwrap();
+    let of = |series: &str| -> Vec<&serde_json::Value> {
+        changes.iter().filter(|c| c["series"] == series).collect()
+    };
+    // The stepped scenario's median and its overhead over native, nothing else.
+    let found = of(&step);
+    let metrics: Vec<&str> = found
+        .iter()
+        .map(|c| c["metric"].as_str().unwrap())
+        .collect();
+    assert_eq!(metrics, ["sud.allow", "sud.allow − native"], "{found:?}");
+    let c = found[1];
+    assert_eq!(c["from"], VERSIONS[STEP_AT - 1]);
+    assert_eq!(c["to"], VERSIONS[STEP_AT]);
+    let delta = c["delta_ns"].as_f64().unwrap();
+    assert!((delta - STEP_NS).abs() < 10.0, "{delta}");
+    let (lo, hi) = (
+        c["delta_interval_ns"][0].as_f64().unwrap(),
+        c["delta_interval_ns"][1].as_f64().unwrap(),
+    );
+    assert!(lo <= delta && delta <= hi);
+    let to_run = &f.step[STEP_AT];
+    assert_eq!(c["to_runs"][0], to_run.id.as_str());
+    assert_eq!(c["date"].as_str(), to_run.source.date.as_deref());
+    // Noise alone: nothing in the other two series.
+    for s in [&f.mix, &f.sequential] {
+        let id = record_series(&s[0]).id();
+        assert!(of(&id).is_empty(), "{id}: {:?}", of(&id));
+    }
+    // On the changes page, with links to both sides and the upstream log between them.
+    let page = read(&f.site, "changes/index.html");
+    let row = page
+        .lines()
+        .find(|l| l.contains(&format!(">{step}</a>")))
+        .expect("the step's row");
+    assert!(row.contains(&format!(">{}</a>", f.step[STEP_AT - 1].id)));
+    assert!(row.contains(&format!(">{}</a>", to_run.id)));
+    assert!(row.contains("log/kernel/seccomp.c?qt=range&amp;q=v6.8..v6.9"));
+    // (An architecture whose entry code has no known place: the four common paths.)
+    assert!(row.contains(
+        "git log --oneline v6.8..v6.9 -- kernel/seccomp.c kernel/entry kernel/bpf kernel/trace"
+    ));
+    // In the feed, with the date of the run that showed it.
+    let feed = read(&f.site, "feed.xml");
+    let entry = feed
+        .split("<entry>")
+        .find(|e| e.contains(&format!("urn:syscost:change:{step}:sud-allow:")))
+        .expect("the step in the feed");
+    assert!(
+        entry.contains("sud.allow − native rose 6.8 → 6.9"),
+        "{entry}"
+    );
+    assert!(entry.contains(&format!(
+        "<updated>{}</updated>",
+        to_run.source.date.as_deref().unwrap()
+    )));
+    // The series' metric page judges every move; the step is the only one.
+    let m = read(&f.site, &format!("series/{step}/sud-allow.html"));
+    assert_eq!(m.matches("class=\"step-up\">step</td>").count(), 1);
+}
+
+#[test]
+fn the_feed_has_only_real_dates() {
+    let f = fixture();
+    let feed = read(&f.site, "feed.xml");
+    assert!(!feed.contains("1970-01-01"), "an entry dated 1970");
+    for part in feed.split("<updated>").skip(1) {
+        let d = &part[..part.find("</updated>").unwrap()];
+        assert!(
+            d.len() >= 20 && d.as_bytes()[10] == b'T',
+            "not an RFC 3339 date: {d}"
+        );
+    }
+    // The undated import is not in it.
+    assert!(!feed.contains(&f.unknown_page));
+}
+
+#[test]
+fn every_measured_scenario_has_a_trend_and_depth_is_a_sweep() {
+    let f = fixture();
+    let id = record_series(&f.step[0]).id();
+    let r = &f.step[0];
+    for x in r
+        .results
+        .iter()
+        .filter(|x| x.status == syscost_record::Status::Measured)
+    {
+        let page = f.site.join(format!("series/{id}/r-{}.html", x.id));
+        assert!(page.is_file(), "no trend of {} in its series", x.id);
+        let page = format!("metrics/r-{}.html", x.id);
+        assert!(read(&f.site, &page).contains("id=\"cmparch\""), "{page}");
+    }
+    // The run page draws the depth sweep with its fitted line, and so does the kernel page.
+    let html = read(&f.site, &page_of(r));
+    let at = html.find("<h2 id=\"sweep\">").unwrap();
+    assert!(html[at..].contains("class=\"fit\""));
+    let k = read(&f.site, &format!("kernels/{}/index.html", VERSIONS[0]));
+    assert!(k.contains("Depth sweep on cmparch"));
+}
+
+#[test]
+fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
+    let f = fixture();
+    // The fixture's synthetic-looking runs count no preemption: none is low.
+    let html = read(&f.site, &page_of(&f.step[0]));
+    assert!(html.contains("Run quality:"));
+    let runs = read(&f.site, "runs/index.html");
+    assert!(runs.contains("class=\"badge q-"));
+    // A low-quality run alone on a new version: hollow, not a headline, not compared.
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("records");
+    let plan = Plan::new(41, "beef0000low00001", &["6.1", "6.2"]);
+    let mut rs = syscost_site_bench::series(&plan);
+    rs[1] = edited(rs[1].clone(), |r| {
+        for x in &mut r.results {
+            if x.family == "baseline" {
+                x.preempted = x.samples.map(|n| n / 2);
+            }
+        }
+    });
+    for r in &rs {
+        save(&data, r);
+    }
+    let site = tmp.path().join("site");
+    let o = run(&[
+        "build",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = read(&site, &page_of(&rs[1]));
+    assert!(page.contains("<span class=\"badge q-low\""));
+    // The headline is the latest version with a run of good enough quality.
+    let home = read(&site, "index.html");
+    let at = home.find("<section class=\"card\">").unwrap();
+    let card = &home[at..home[at..].find("</section>").unwrap() + at];
+    assert!(card.contains("<td class=\"mono\">6.1</td>"));
+    assert!(
+        !card.contains("<td class=\"mono\">6.2</td>"),
+        "the low run as a headline"
+    );
+    let id = record_series(&rs[0]).id();
+    let m = read(&site, &format!("series/{id}/sud-allow.html"));
+    assert!(m.contains("class=\"eb low\""), "not hollow");
+    assert!(m.contains("not compared: low-quality runs only"));
+}
+
+/// Imports placed by what their sources state: an exact kernel on its release, an approximate
+/// one as a version of its own that shares no point, page, comparison or change with the
+/// releases it is near; imports dated by their published logs' dates; no invented duration.
+#[test]
+fn stated_kernels_place_imports_and_approximate_ones_stay_apart() {
+    use syscost_record::{Stated, StatedKernel};
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("records");
+    let import = |release: &str, stated: (&str, bool), date: &str| {
+        edited(base_record(51), |r| {
+            r.source.kind = SourceKind::Import;
+            r.source.method = Method::External;
+            r.source.format = Some("kselftest-seccomp".into());
+            r.source.tool = "syscost 0.1.0 import".into();
+            r.source.date = Some(date.into());
+            r.source.stated = Some(Stated {
+                stated_in: Some("the message around the log".into()),
+                kernel: Some(StatedKernel {
+                    release: stated.0.into(),
+                    approximate: stated.1,
+                }),
+                arch: Some("x86_64".into()),
+                machine: None,
+                date: Some(date.into()),
+            });
+            r.environment.comparability.arch = "x86_64".into();
+            r.environment.comparability.kernel_release = release.into();
+            r.summary.duration_s = None;
+        })
+    };
+    let exact = import("5.10-rc4", ("5.10-rc4", false), "2020-11-18");
+    // Far from its neighbours with narrow intervals: a step, were it judged.
+    let approx = edited(import("unknown", ("5.10-rc", true), "2020-11-17"), |r| {
+        for x in &mut r.results {
+            if let (Some(m), Some(lo), Some(hi)) = (x.median_ns, x.ci_low_ns, x.ci_high_ns) {
+                x.median_ns = Some(m + 1000.0);
+                x.ci_low_ns = Some(lo + 1000.0);
+                x.ci_high_ns = Some(hi + 1000.0);
+            }
+        }
+    });
+    let later = import("5.11", ("5.11", false), "2021-02-14");
+    for r in [&exact, &approx, &later] {
+        save(&data, r);
+    }
+    let site = tmp.path().join("site");
+    let o = run(&[
+        "build",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("2 kernel versions and 1 stated only approximately; 0 changes"),
+        "{out}"
+    );
+    // One series, three versions: the approximate one is a point of its own.
+    let of = series_of_runs(&site);
+    assert_eq!(of[&exact.id], of[&approx.id]);
+    assert_eq!(of[&exact.id], of[&later.id]);
+    let kernels = read(&site, "kernels/index.html");
+    let rows: Vec<&str> = kernels
+        .lines()
+        .filter(|l| l.contains("href=\"") && l.contains("<td"))
+        .collect();
+    let order: Vec<usize> = ["≈5.10-rc", ">5.10-rc4<", ">5.11<"]
+        .iter()
+        .map(|v| {
+            rows.iter()
+                .position(|r| r.contains(v))
+                .unwrap_or_else(|| panic!("{v} not listed: {kernels}"))
+        })
+        .collect();
+    // Newest first, the approximate version just before (below) what it is near.
+    assert!(order[2] < order[1] && order[1] < order[0], "{order:?}");
+    let measured = read(&site, "kernels/5.10-rc4/index.html");
+    assert!(measured.contains(&exact.id));
+    assert!(
+        !measured.contains(&approx.id),
+        "approximate run on 5.10-rc4"
+    );
+    let approx_page = read(&site, &page_of(&approx));
+    assert!(approx_page.contains("stated only approximately by the source"));
+    assert!(approx_page.contains("compared with no other"));
+    assert!(!approx_page.contains(&format!(">{}</a>", exact.id)));
+    // 5.11 is compared with 5.10-rc4, the nearest measured version; 5.10-rc4 with nothing.
+    let later_page = read(&site, &page_of(&later));
+    let at = later_page.find("<h2 id=\"compare\">").unwrap();
+    let section = &later_page[at..later_page.find("<h2 id=\"environment\">").unwrap()];
+    assert!(section.contains(&format!(">{}</a>", exact.id)), "{section}");
+    assert!(!section.contains(&approx.id));
+    let exact_page = read(&site, &page_of(&exact));
+    let at = exact_page.find("<h2 id=\"compare\">").unwrap();
+    let section = &exact_page[at..exact_page.find("<h2 id=\"environment\">").unwrap()];
+    assert!(!section.contains(&approx.id), "{section}");
+    // The chart marks the approximate column.
+    let arch = read(&site, "arch/x86_64/index.html");
+    assert!(arch.contains("class=\"tick approx\""));
+    // Stated facts are shown as such; an absent duration is absent, not zero.
+    assert!(exact_page.contains("Stated by the source, not printed in the log"));
+    assert!(exact_page.contains("<th>duration</th><td class=\"mono\">not recorded</td>"));
+    assert!(!exact_page.contains("0.0 s"));
+    // The feed dates each import by its published log's day.
+    let feed = read(&site, "feed.xml");
+    for (r, day) in [
+        (&exact, "2020-11-18"),
+        (&approx, "2020-11-17"),
+        (&later, "2021-02-14"),
+    ] {
+        let entry = feed
+            .split("<entry>")
+            .find(|e| e.contains(&format!("urn:syscost:run:{}", r.id)))
+            .unwrap_or_else(|| panic!("{} not in the feed", r.id));
+        assert!(
+            entry.contains(&format!("<updated>{day}T00:00:00Z</updated>")),
+            "{entry}"
+        );
+        assert!(
+            entry.contains("<title>Imported run: x86_64 · Linux "),
+            "{entry}"
+        );
+    }
+    assert!(feed.contains("Linux ≈5.10-rc ·"));
 }

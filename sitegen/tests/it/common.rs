@@ -55,31 +55,44 @@ pub fn save_at(p: &Path, r: &RunRecord) {
     std::fs::write(p, syscost_site_bench::to_file_bytes(r)).unwrap();
 }
 
-/// Every file under `dir`, relative path → bytes.
-pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+/// Every file under `dir`, as sorted relative paths.
+pub fn files(dir: &Path) -> Vec<String> {
     walkdir::WalkDir::new(dir)
         .sort_by_file_name()
         .into_iter()
         .map(|e| e.unwrap())
         .filter(|e| e.file_type().is_file())
         .map(|e| {
-            let rel = e
-                .path()
+            e.path()
                 .strip_prefix(dir)
                 .unwrap()
                 .to_string_lossy()
-                .replace('\\', "/");
-            (rel, std::fs::read(e.path()).unwrap())
+                .replace('\\', "/")
         })
         .collect()
 }
 
-pub fn html_pages(site: &Path) -> Vec<(String, String)> {
-    tree(site)
+/// Every file under `dir`, relative path → bytes (for small trees: the test process's own
+/// memory counts in the peak RSS the hostile tests measure of their children).
+pub fn tree(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    files(dir)
         .into_iter()
-        .filter(|(p, _)| p.ends_with(".html"))
-        .map(|(p, b)| (p, String::from_utf8(b).expect("pages are UTF-8")))
+        .map(|rel| {
+            let bytes = std::fs::read(dir.join(&rel)).unwrap();
+            (rel, bytes)
+        })
         .collect()
+}
+
+/// Every page of a site with its text, read one at a time.
+pub fn html_pages(site: &Path) -> impl Iterator<Item = (String, String)> + '_ {
+    files(site)
+        .into_iter()
+        .filter(|p| p.ends_with(".html"))
+        .map(move |p| {
+            let b = std::fs::read(site.join(&p)).unwrap();
+            (p, String::from_utf8(b).expect("pages are UTF-8"))
+        })
 }
 
 fn unescape_attr(s: &str) -> String {
@@ -126,7 +139,7 @@ pub fn resolve(page: &str, link: &str) -> Option<String> {
 
 /// Checks every internal link of every page; returns the broken ones.
 pub fn broken_links(site: &Path) -> Vec<String> {
-    let files = tree(site);
+    let files: std::collections::BTreeSet<String> = files(site).into_iter().collect();
     let mut broken = Vec::new();
     for (page, html) in html_pages(site) {
         for l in links(&html) {
@@ -138,7 +151,7 @@ pub fn broken_links(site: &Path) -> Vec<String> {
                 continue;
             }
             match resolve(&page, &l) {
-                Some(t) if files.contains_key(&t) => {}
+                Some(t) if files.contains(&t) => {}
                 Some(t) => broken.push(format!("{page}: {l} → {t} does not exist")),
                 None => broken.push(format!("{page}: {l} leaves the site")),
             }

@@ -1,24 +1,31 @@
-//! One page per architecture: a trend chart per headline metric and its comparable series.
+//! One page per architecture: a trend chart per headline metric with one line per series, its
+//! series, and every metric it has.
 
-use crate::fmt::root_of;
-use crate::info::RunInfo;
+use crate::fmt::{self, root_of};
 use crate::metrics::METRICS;
-use crate::site::charts::{chart_for, has_metric, Chart};
+use crate::site::charts::{chart_for, has_metric, Chart, ChartSpec};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
-use crate::site::groups::{kernel_count, machines, Groups};
+use crate::site::groups::{kernel_count, machines};
 use crate::site::links::Links;
+use crate::site::Data;
 use serde::Serialize;
 
 #[derive(Serialize)]
-struct SeriesRow {
-    id: String,
+pub struct SeriesRow {
+    pub id: String,
+    pub href: String,
+    pub label: String,
+    pub runs: usize,
+    pub kernels: usize,
+    pub changes: usize,
+}
+
+#[derive(Serialize)]
+struct MetricLink {
+    label: String,
     href: String,
-    cpu: String,
-    virt: String,
-    mitigations: String,
     runs: usize,
-    kernels: usize,
 }
 
 #[derive(Serialize)]
@@ -28,42 +35,66 @@ struct ArchPage {
     arch: String,
     runs: usize,
     machines: usize,
-    kernels: usize,
+    kernels: String,
     confidence: String,
     charts: Vec<Chart>,
     series: Vec<SeriesRow>,
+    metrics: Vec<MetricLink>,
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), BuildError> {
+/// The series of an architecture as table rows, best covered first.
+pub fn series_rows(d: &Data, arch: &str, root: &str) -> Vec<SeriesRow> {
+    d.g.series_of(arch)
+        .into_iter()
+        .map(|s| SeriesRow {
+            id: s.key.id(),
+            href: format!("{root}{}", Links.series(&s.key)),
+            label: s.key.label(),
+            runs: s.runs.len(),
+            kernels: s.versions.len(),
+            changes: d.series_changes.get(&s.key).map_or(0, Vec::len),
+        })
+        .collect()
+}
+
+pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     let links = Links;
-    for (arch, idx) in &g.by_arch {
+    let runs = d.runs;
+    for (arch, idx) in &d.g.by_arch {
         let path = links.arch(arch);
         let root = root_of(&path);
-        let charts = (0..METRICS.len())
-            .filter(|&m| has_metric(runs, idx, m))
-            .map(|m| {
-                chart_for(
-                    runs,
-                    idx,
-                    m,
-                    format!("{} on {arch}", METRICS[m].label),
-                    METRICS[m].slug.to_string(),
-                    &root,
-                )
+        let charts = METRICS
+            .iter()
+            .zip(&d.headline)
+            .filter(|(_, m)| has_metric(runs, idx, **m))
+            .filter_map(|(h, m)| {
+                let spec = ChartSpec::of(
+                    d.reg,
+                    (*m)?,
+                    format!("{} on {arch}", h.label),
+                    h.slug.to_string(),
+                );
+                Some(chart_for(runs, &d.g, idx, spec, &root))
             })
             .collect();
-        let series = g
-            .by_series
-            .iter()
-            .filter(|(s, _)| &s.arch == arch)
-            .map(|(s, ids)| SeriesRow {
-                id: s.id(),
-                href: format!("{root}{}", links.series(s)),
-                cpu: s.cpu.clone(),
-                virt: s.virt.clone(),
-                mitigations: s.mitigations.clone(),
-                runs: ids.len(),
-                kernels: kernel_count(runs, ids),
+        let mut counts = vec![0usize; d.reg.len()];
+        for &i in idx {
+            for (m, _) in runs[i].values.iter() {
+                counts[m as usize] += 1;
+            }
+        }
+        let metrics = d
+            .reg
+            .ids()
+            .filter(|&m| counts[m as usize] > 0)
+            .map(|m| MetricLink {
+                label: d.reg.key(m).label(),
+                href: format!(
+                    "{root}{}#{}",
+                    links.metric(&d.reg.key(m).slug()),
+                    fmt::slug(arch)
+                ),
+                runs: counts[m as usize],
             })
             .collect();
         let page = ArchPage {
@@ -71,10 +102,11 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<
             arch: arch.clone(),
             runs: idx.len(),
             machines: machines(runs, idx),
-            kernels: kernel_count(runs, idx),
-            confidence: conf.to_string(),
+            kernels: kernel_count(runs, idx).words(),
+            confidence: d.conf.clone(),
             charts,
-            series,
+            series: series_rows(d, arch, &root),
+            metrics,
             root,
         };
         ctx.page(&path, "arch.html", &page)?;

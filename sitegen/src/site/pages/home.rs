@@ -1,26 +1,48 @@
-//! The home page: headline numbers per architecture at its latest kernel and the kernel
-//! before, totals, and the newest runs.
+//! The home page: per architecture, its best-covered series with their headline numbers at the
+//! latest kernel version and the move from the version before; the latest steps; totals; the
+//! newest runs.
 
 use crate::fmt;
-use crate::info::RunInfo;
-use crate::kver::{label_key, KernelVersion};
-use crate::metrics::{aggregate, Metric, Val, METRICS};
+use crate::metrics::METRICS;
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
-use crate::site::groups::{confidence_label, kernel_count, machines, Groups};
+use crate::site::groups::VersionCount;
+use crate::site::groups::{machines, SeriesRuns};
 use crate::site::links::Links;
+use crate::site::pages::changes::{change_rows, ChangeRow};
 use crate::site::rows::{key_columns, run_row, Column, RunRow};
+use crate::site::trends::{series_trend, Change};
+use crate::site::Data;
 use serde::Serialize;
-use std::collections::BTreeMap;
+
+/// Series shown per architecture; the architecture page lists them all.
+const SERIES_PER_ARCH: usize = 4;
+/// Latest steps shown.
+const CHANGES: usize = 10;
 
 #[derive(Serialize)]
 struct HomeRow {
+    /// Made only of low-quality runs: named, not shown as a headline number.
+    #[serde(skip)]
+    low: bool,
     metric: &'static str,
     metric_href: String,
     kernel: String,
     value: String,
     n: usize,
     before: String,
+    class: &'static str,
+}
+
+#[derive(Serialize)]
+struct HomeSeries {
+    id: String,
+    href: String,
+    label: String,
+    runs: usize,
+    rows: Vec<HomeRow>,
+    /// Headline metrics whose latest version has only low-quality runs.
+    low_only: Vec<&'static str>,
 }
 
 #[derive(Serialize)]
@@ -29,18 +51,23 @@ struct HomeArch {
     href: String,
     runs: usize,
     machines: usize,
-    kernels: usize,
+    kernels: String,
     latest: String,
     latest_href: String,
-    rows: Vec<HomeRow>,
+    series: Vec<HomeSeries>,
+    more_series: usize,
 }
 
 #[derive(Serialize)]
 struct Totals {
     runs: usize,
+    placed: usize,
     machines: usize,
-    kernels: usize,
+    kernels: String,
     arches: usize,
+    series: usize,
+    unplaced: usize,
+    changes: usize,
 }
 
 #[derive(Serialize)]
@@ -53,35 +80,15 @@ struct Home {
     confidence: String,
     totals: Totals,
     arches: Vec<HomeArch>,
+    changes: Vec<ChangeRow>,
     columns: Vec<Column>,
     recent: Vec<RunRow>,
 }
 
-/// Pooled values of one metric per kernel (ascending) for a set of runs.
-fn per_kernel(
-    runs: &[RunInfo],
-    idx: &[usize],
-    m: usize,
-) -> BTreeMap<KernelVersion, (String, Vec<Val>)> {
-    let mut out: BTreeMap<KernelVersion, (String, Vec<Val>)> = BTreeMap::new();
-    for &i in idx {
-        if let Some(v) = runs[i].metrics[m] {
-            out.entry(label_key(&runs[i].kbase))
-                .or_insert_with(|| (runs[i].kbase.clone(), Vec::new()))
-                .1
-                .push(v);
-        }
-    }
-    out
-}
-
-pub fn write(
-    ctx: &mut Ctx,
-    runs: &[RunInfo],
-    g: &Groups,
-    skipped: usize,
-) -> Result<(), BuildError> {
-    let all: Vec<usize> = (0..runs.len()).collect();
+pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
+    let runs = d.runs;
+    let placed: Vec<usize> = (0..runs.len()).filter(|&i| runs[i].is_placed()).collect();
+    let latest: Vec<&Change> = d.changes.iter().take(CHANGES).collect();
     let home = Home {
         root: "",
         title: "Home",
@@ -90,82 +97,149 @@ pub fn write(
             .iter()
             .filter(|r| r.kind == syscost_record::SourceKind::Synthetic)
             .count(),
-        skipped,
-        confidence: confidence_label(runs),
+        skipped: d.rejected,
+        confidence: d.conf.clone(),
         totals: Totals {
             runs: runs.len(),
-            machines: machines(runs, &all),
-            kernels: g.by_kernel.len(),
-            arches: g.by_arch.len(),
+            placed: placed.len(),
+            machines: machines(runs, &placed),
+            kernels: VersionCount::of(d.g.by_kernel.values().map(|(l, _)| l.as_str())).words(),
+            arches: d.g.by_arch.len(),
+            series: d.g.by_series.len(),
+            unplaced: d.g.unplaced.len(),
+            changes: d.changes.len(),
         },
-        arches: g
+        arches: d
+            .g
             .by_arch
             .iter()
-            .map(|(arch, idx)| arch_card(runs, arch, idx))
+            .map(|(arch, idx)| arch_card(d, arch, idx))
             .collect(),
+        changes: change_rows(d, &latest, ""),
         columns: key_columns(),
-        recent: g
+        recent: d
+            .g
             .newest
             .iter()
             .take(20)
-            .map(|&i| run_row(&runs[i], ""))
+            .map(|&i| run_row(&runs[i], &d.headline, ""))
             .collect(),
     };
     ctx.page("index.html", "home.html", &home)
 }
 
-/// One architecture: each metric at the latest kernel that has it.
-fn arch_card(runs: &[RunInfo], arch: &str, idx: &[usize]) -> HomeArch {
-    let latest = idx
-        .iter()
-        .map(|&i| label_key(&runs[i].kbase))
-        .max()
-        .map(|k| k.base_label())
-        .unwrap_or_default();
+/// One architecture: its best-covered series, each with its headline numbers.
+fn arch_card(d: &Data, arch: &str, idx: &[usize]) -> HomeArch {
+    let runs = d.runs;
+    let latest =
+        d.g.by_kernel
+            .values()
+            .rev()
+            .find(|(_, k)| k.iter().any(|&i| runs[i].arch == arch))
+            .map(|(l, _)| l.clone())
+            .unwrap_or_default();
+    let mut all = d.g.series_of(arch);
+    // Series with a headline number first (stable: best covered first within each part).
+    all.sort_by_key(|s| {
+        !d.headline
+            .iter()
+            .flatten()
+            .any(|&m| s.runs.iter().any(|&i| runs[i].values.get(m).is_some()))
+    });
     HomeArch {
         arch: arch.to_string(),
         href: Links.arch(arch),
         runs: idx.len(),
         machines: machines(runs, idx),
-        kernels: kernel_count(runs, idx),
+        kernels: VersionCount::of(
+            d.g.by_kernel
+                .values()
+                .filter(|(_, k)| k.iter().any(|&i| runs[i].arch == arch))
+                .map(|(l, _)| l.as_str()),
+        )
+        .words(),
         latest_href: Links.kernel(&latest),
         latest,
-        rows: METRICS
-            .iter()
-            .enumerate()
-            .filter_map(|(m, metric)| headline(runs, idx, m, metric))
+        more_series: all.len().saturating_sub(SERIES_PER_ARCH),
+        series: all
+            .into_iter()
+            .take(SERIES_PER_ARCH)
+            .map(|s| {
+                let (rows, low): (Vec<HomeRow>, Vec<HomeRow>) =
+                    headlines(d, s).into_iter().partition(|r| !r.low);
+                HomeSeries {
+                    id: s.key.id(),
+                    href: Links.series(&s.key),
+                    label: s.key.label(),
+                    runs: s.runs.len(),
+                    rows,
+                    low_only: low.into_iter().map(|r| r.metric).collect(),
+                }
+            })
             .collect(),
     }
 }
 
-/// A metric's pooled value at the latest kernel, and the kernel before for what changed;
-/// `None` when no run has it.
-fn headline(runs: &[RunInfo], idx: &[usize], m: usize, metric: &Metric) -> Option<HomeRow> {
-    let pk = per_kernel(runs, idx, m);
-    let mut it = pk.values().rev();
-    let (label, vals) = it.next()?;
-    let p = aggregate(vals)?;
-    let before = match it.next().and_then(|(l, v)| aggregate(v).map(|q| (l, q))) {
-        Some((l, q)) => {
-            let d = p.median - q.median;
-            format!(
-                "{l}: {} (now {})",
-                fmt::point(&q),
-                if d >= 0.0 {
-                    format!("+{}", fmt::ns(d))
-                } else {
-                    fmt::ns(d)
-                }
-            )
-        }
-        None => String::new(),
-    };
-    Some(HomeRow {
-        metric: metric.label,
-        metric_href: Links.metric(metric.slug),
-        kernel: label.clone(),
-        value: fmt::point(&p),
-        n: p.n,
-        before,
-    })
+/// Each headline metric of a series at its latest version with a usable point, and the move
+/// from the version before, as the change rule judges it.
+fn headlines(d: &Data, s: &SeriesRuns) -> Vec<HomeRow> {
+    METRICS
+        .iter()
+        .zip(&d.headline)
+        .filter_map(|(h, m)| {
+            let t = series_trend(d.runs, s, (*m)?)?;
+            let (vi, p) = t
+                .points
+                .iter()
+                .enumerate()
+                .rev()
+                .find_map(|(vi, p)| p.filter(|p| !p.low).map(|p| (vi, p)))
+                .or_else(|| {
+                    // Only low-quality runs: say so rather than show their number as a headline.
+                    t.points
+                        .iter()
+                        .enumerate()
+                        .rev()
+                        .find_map(|(vi, p)| p.map(|p| (vi, p)))
+                })?;
+            if p.low {
+                return Some(HomeRow {
+                    low: true,
+                    metric: h.label,
+                    metric_href: String::new(),
+                    kernel: String::new(),
+                    value: String::new(),
+                    n: 0,
+                    before: String::new(),
+                    class: "note",
+                });
+            }
+            let (before, class) = match t.pair_into(vi) {
+                Some((from, pair)) => (
+                    format!(
+                        "{}: {} — {}",
+                        s.versions[from].0,
+                        fmt::difference(&pair.diff),
+                        pair.verdict.words()
+                    ),
+                    match pair.verdict {
+                        crate::changes::Verdict::Step if pair.diff.delta > 0.0 => "step-up",
+                        crate::changes::Verdict::Step => "step-down",
+                        _ => "note",
+                    },
+                ),
+                None => (String::new(), "note"),
+            };
+            Some(HomeRow {
+                low: false,
+                metric: h.label,
+                metric_href: Links.series_metric(&s.key, h.slug),
+                kernel: s.versions[vi].0.clone(),
+                value: fmt::point(&p),
+                n: p.n,
+                before,
+                class,
+            })
+        })
+        .collect()
 }

@@ -1,15 +1,19 @@
 //! The kernel versions: a paginated index, and one (paginated) page per upstream version with
-//! its runs grouped by architecture and machine.
+//! a summary per series, the depth sweeps of its series, and its runs grouped by architecture
+//! and machine. Only placed runs are on these pages.
 
 use crate::fmt::root_of;
 use crate::info::RunInfo;
-use crate::metrics::{aggregate, Val, KEY_COLUMNS};
+use crate::metrics::{usable_point, KEY_COLUMNS};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
-use crate::site::groups::Groups;
+use crate::site::groups::SeriesRuns;
+use crate::site::groups::VersionCount;
 use crate::site::links::Links;
 use crate::site::pager::{pager, Pager, PAGE_SIZE};
 use crate::site::rows::{key_columns, point_cell, run_row, Cell, Column, RunRow};
+use crate::site::sweep::{self, SeriesAt, SweepBlock};
+use crate::site::Data;
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,7 +30,8 @@ struct KernelIndexRow {
 struct KernelIndex {
     root: String,
     title: String,
-    total: usize,
+    total: String,
+    unplaced: usize,
     nav: Pager,
     rows: Vec<KernelIndexRow>,
 }
@@ -43,7 +48,10 @@ fn kernels_page_path(n: usize) -> String {
 struct KernelSummary {
     arch: String,
     href: String,
+    series_id: String,
+    series_label: String,
     runs: usize,
+    low: usize,
     cells: Vec<Cell>,
 }
 
@@ -67,6 +75,7 @@ struct KernelPage {
     next_label: String,
     columns: Vec<Column>,
     summary: Vec<KernelSummary>,
+    sweeps: Vec<SweepBlock>,
     nav: Pager,
     groups: Vec<KernelGroup>,
 }
@@ -78,20 +87,35 @@ fn machine_label(r: &RunInfo) -> String {
     }
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups) -> Result<(), BuildError> {
-    index(ctx, runs, g)?;
-    let asc: Vec<&(String, Vec<usize>)> = g.by_kernel.values().collect();
+/// A series with its runs on one version.
+type SeriesOn<'a> = (&'a SeriesRuns, &'a [usize]);
+/// The series that have runs on a version, with those runs.
+type OnVersion<'a> = Vec<SeriesOn<'a>>;
+
+pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
+    index(ctx, d)?;
+    let mut on: BTreeMap<&str, OnVersion> = BTreeMap::new();
+    for s in d.g.by_series.values() {
+        for (label, idx) in &s.versions {
+            on.entry(label.as_str())
+                .or_default()
+                .push((s, idx.as_slice()));
+        }
+    }
+    let asc: Vec<&(String, Vec<usize>)> = d.g.by_kernel.values().collect();
+    let ids = sweep::Ids::new(d.reg);
     for (ki, (label, idx)) in asc.iter().enumerate() {
         let neighbour = |k: Option<usize>| k.and_then(|k| asc.get(k)).map(|(l, _)| l.as_str());
         let around = (neighbour(ki.checked_sub(1)), neighbour(Some(ki + 1)));
-        version(ctx, runs, label, idx, around)?;
+        let series = on.get(label.as_str()).map(Vec::as_slice).unwrap_or(&[]);
+        version(ctx, d, &ids, (label, idx, series), around)?;
     }
     Ok(())
 }
 
 /// The list of kernel versions, newest first.
-fn index(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups) -> Result<(), BuildError> {
-    let desc: Vec<&(String, Vec<usize>)> = g.by_kernel.values().rev().collect();
+fn index(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
+    let desc: Vec<&(String, Vec<usize>)> = d.g.by_kernel.values().rev().collect();
     let pages = desc.len().div_ceil(PAGE_SIZE).max(1);
     for n in 1..=pages {
         let path = kernels_page_path(n);
@@ -99,11 +123,12 @@ fn index(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups) -> Result<(), BuildError> 
         let chunk = desc.chunks(PAGE_SIZE).nth(n - 1).unwrap_or(&[]);
         let page = KernelIndex {
             title: "Kernel versions".to_string(),
-            total: desc.len(),
+            total: VersionCount::of(desc.iter().map(|(l, _)| l.as_str())).words(),
+            unplaced: d.g.unplaced.len(),
             nav: pager(n, pages, &root, kernels_page_path),
             rows: chunk
                 .iter()
-                .map(|(label, idx)| index_row(runs, label, idx, &root))
+                .map(|(label, idx)| index_row(d.runs, label, idx, &root))
                 .collect(),
             root,
         };
@@ -133,15 +158,17 @@ fn index_row(runs: &[RunInfo], label: &str, idx: &[usize], root: &str) -> Kernel
     }
 }
 
-/// The (paginated) page of one upstream version; `around` are the versions before and after.
+/// The (paginated) page of one upstream version, its runs and series; `around` are the
+/// versions before and after.
 fn version(
     ctx: &mut Ctx,
-    runs: &[RunInfo],
-    label: &str,
-    idx: &[usize],
+    d: &Data,
+    ids: &sweep::Ids,
+    (label, idx, series): (&str, &[usize], &[SeriesOn]),
     around: (Option<&str>, Option<&str>),
 ) -> Result<(), BuildError> {
     let links = Links;
+    let runs = d.runs;
     // Runs by architecture, then machine, newest first within a machine.
     let mut order = idx.to_vec();
     order.sort_by(|&a, &b| {
@@ -152,10 +179,6 @@ fn version(
             .then_with(|| ra.machine.cmp(&rb.machine))
             .then_with(|| RunInfo::newest_first(ra, rb))
     });
-    let mut by_arch: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
-    for &i in idx {
-        by_arch.entry(runs[i].arch.as_str()).or_default().push(i);
-    }
     let pages = order.len().div_ceil(PAGE_SIZE).max(1);
     for n in 1..=pages {
         let path = links.kernel_page(label, n);
@@ -167,8 +190,10 @@ fn version(
         };
         let (prev_href, prev_label) = link(around.0);
         let (next_href, next_label) = link(around.1);
+        // The summary and the sweeps are on the first page only.
+        let first = n == 1;
         let page = KernelPage {
-            title: if n == 1 {
+            title: if first {
                 format!("Linux {label}")
             } else {
                 format!("Linux {label}, page {n}")
@@ -180,12 +205,18 @@ fn version(
             next_href,
             next_label,
             columns: key_columns(),
-            summary: by_arch
-                .iter()
-                .map(|(arch, ids)| summary(runs, arch, ids, &root))
-                .collect(),
+            summary: if first {
+                summary(d, series, &root)
+            } else {
+                Vec::new()
+            },
+            sweeps: if first {
+                sweeps(d, ids, label, series, &root)
+            } else {
+                Vec::new()
+            },
             nav: pager(n, pages, &root, |k| links.kernel_page(label, k)),
-            groups: machine_groups(runs, chunk, &root),
+            groups: machine_groups(d, chunk, &root),
             root,
         };
         ctx.page(&path, "kernel.html", &page)?;
@@ -193,27 +224,81 @@ fn version(
     Ok(())
 }
 
-/// One architecture's key metrics on this version, its runs pooled.
-fn summary(runs: &[RunInfo], arch: &str, ids: &[usize], root: &str) -> KernelSummary {
-    KernelSummary {
-        arch: arch.to_string(),
-        href: format!("{root}{}", Links.arch(arch)),
-        runs: ids.len(),
-        cells: KEY_COLUMNS
-            .iter()
-            .map(|&m| {
-                let vals: Vec<Val> = ids.iter().filter_map(|&i| runs[i].metrics[m]).collect();
-                point_cell(aggregate(&vals))
-            })
-            .collect(),
+/// Each series' key metrics on this version: the median of its usable runs, never pooled with
+/// another series.
+fn summary(d: &Data, series: &[SeriesOn], root: &str) -> Vec<KernelSummary> {
+    let runs = d.runs;
+    let mut rows: Vec<KernelSummary> = series
+        .iter()
+        .map(|(s, idx)| KernelSummary {
+            arch: s.key.arch.clone(),
+            href: format!("{root}{}", Links.series(&s.key)),
+            series_id: s.key.id(),
+            series_label: s.key.short_label(),
+            runs: idx.len(),
+            low: idx.iter().filter(|&&i| runs[i].is_low()).count(),
+            cells: KEY_COLUMNS
+                .iter()
+                .map(|&h| {
+                    let vals: Vec<_> = d.headline[h]
+                        .map(|m| {
+                            idx.iter()
+                                .filter_map(|&i| {
+                                    runs[i].values.get(m).map(|v| (v, runs[i].is_low()))
+                                })
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    point_cell(usable_point(&vals))
+                })
+                .collect(),
+        })
+        .collect();
+    rows.sort_by(|a, b| a.arch.cmp(&b.arch).then_with(|| b.runs.cmp(&a.runs)));
+    rows
+}
+
+/// One depth-sweep chart per architecture and unit of operation, one line per series.
+fn sweeps(
+    d: &Data,
+    ids: &sweep::Ids,
+    label: &str,
+    series: &[SeriesOn],
+    root: &str,
+) -> Vec<SweepBlock> {
+    let mut groups: BTreeMap<(String, String), Vec<SeriesAt>> = BTreeMap::new();
+    let mut sorted: Vec<&SeriesOn> = series.iter().collect();
+    sorted.sort_by_key(|(_, idx)| std::cmp::Reverse(idx.len()));
+    for (s, idx) in sorted {
+        groups
+            .entry((s.key.arch.clone(), s.key.unit()))
+            .or_default()
+            .push(SeriesAt {
+                label: format!("series {} · {}", s.key.id(), s.key.label()),
+                head: format!("series {}", s.key.id()),
+                href: format!("{root}{}", Links.series(&s.key)),
+                per_op: s.key.unit(),
+                runs: idx,
+            });
     }
+    groups
+        .into_iter()
+        .filter_map(|((arch, per_op), at)| {
+            sweep::of_series(
+                d.runs,
+                ids,
+                format!("Depth sweep on {arch}, Linux {label}, ns per {per_op}"),
+                &at,
+            )
+        })
+        .collect()
 }
 
 /// Consecutive runs of one architecture and machine become one group (the runs are sorted so).
-fn machine_groups(runs: &[RunInfo], chunk: &[usize], root: &str) -> Vec<KernelGroup> {
+fn machine_groups(d: &Data, chunk: &[usize], root: &str) -> Vec<KernelGroup> {
     let mut groups: Vec<KernelGroup> = Vec::new();
     for &i in chunk {
-        let r = &runs[i];
+        let r = &d.runs[i];
         let ml = machine_label(r);
         let same = groups
             .last()
@@ -227,7 +312,7 @@ fn machine_groups(runs: &[RunInfo], chunk: &[usize], root: &str) -> Vec<KernelGr
             });
         }
         if let Some(gr) = groups.last_mut() {
-            gr.rows.push(run_row(r, root));
+            gr.rows.push(run_row(r, &d.headline, root));
         }
     }
     groups

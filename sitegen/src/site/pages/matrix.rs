@@ -1,19 +1,22 @@
-//! One kernel × architecture matrix per headline metric, runs pooled per cell.
+//! One kernel × series matrix per headline metric, a table per architecture: each cell is one
+//! series on one kernel, never runs of different series pooled.
 
+use crate::chart::MAX_LINES;
 use crate::fmt::{self, root_of};
-use crate::info::RunInfo;
-use crate::kver::{label_key, KernelVersion};
-use crate::metrics::{aggregate, Val, METRICS};
+use crate::kver::label_key;
+use crate::metrics::{usable_point, Point, METRICS};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
-use crate::site::groups::Groups;
+use crate::site::groups::SeriesRuns;
 use crate::site::links::Links;
+use crate::site::Data;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
 #[derive(Serialize)]
-struct MatrixArch {
-    arch: String,
+struct MatrixHead {
+    label: String,
+    id: String,
     href: String,
 }
 
@@ -32,6 +35,15 @@ struct MatrixRow {
 }
 
 #[derive(Serialize)]
+struct MatrixArch {
+    arch: String,
+    href: String,
+    heads: Vec<MatrixHead>,
+    rows: Vec<MatrixRow>,
+    hidden: usize,
+}
+
+#[derive(Serialize)]
 struct MatrixOther {
     short: &'static str,
     href: String,
@@ -46,62 +58,36 @@ struct MatrixPage {
     confidence: String,
     others: Vec<MatrixOther>,
     arches: Vec<MatrixArch>,
-    rows: Vec<MatrixRow>,
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), BuildError> {
+pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     let links = Links;
-    for (m, metric) in METRICS.iter().enumerate() {
-        // Kernels (newest first) × architectures.
-        let path = links.matrix(metric.slug);
+    for (h, m) in METRICS.iter().zip(&d.headline) {
+        let path = links.matrix(h.slug);
         let root = root_of(&path);
-        let arch_names: Vec<&String> = g.by_arch.keys().collect();
-        let mut cells: BTreeMap<KernelVersion, (String, BTreeMap<&str, Vec<Val>>)> =
-            BTreeMap::new();
-        for r in runs {
-            if let Some(v) = r.metrics[m] {
-                cells
-                    .entry(label_key(&r.kbase))
-                    .or_insert_with(|| (r.kbase.clone(), BTreeMap::new()))
-                    .1
-                    .entry(r.arch.as_str())
-                    .or_default()
-                    .push(v);
+        let arches = match m {
+            Some(m) => {
+                d.g.by_arch
+                    .keys()
+                    .filter_map(|arch| arch_table(d, arch, *m, &root))
+                    .collect()
             }
-        }
-        let rows = cells
-            .values()
-            .rev()
-            .map(|(label, per_arch)| MatrixRow {
-                kernel: label.clone(),
-                href: format!("{root}{}", links.kernel(label)),
-                cells: arch_names
-                    .iter()
-                    .map(|a| cell(a, label, per_arch.get(a.as_str())))
-                    .collect(),
-            })
-            .collect();
+            None => Vec::new(),
+        };
         let page = MatrixPage {
-            title: format!("Matrix: {}", metric.label),
-            label: metric.label,
-            metric_href: format!("{root}{}", links.metric(metric.slug)),
-            confidence: conf.to_string(),
+            title: format!("Matrix: {}", h.label),
+            label: h.label,
+            metric_href: format!("{root}{}", links.metric(h.slug)),
+            confidence: d.conf.clone(),
             others: METRICS
                 .iter()
-                .filter(|o| o.slug != metric.slug)
+                .filter(|o| o.slug != h.slug)
                 .map(|o| MatrixOther {
                     short: o.short,
                     href: format!("{root}{}", links.matrix(o.slug)),
                 })
                 .collect(),
-            arches: arch_names
-                .iter()
-                .map(|a| MatrixArch {
-                    arch: a.to_string(),
-                    href: format!("{root}{}", links.arch(a)),
-                })
-                .collect(),
-            rows,
+            arches,
             root,
         };
         ctx.page(&path, "matrix.html", &page)?;
@@ -109,18 +95,71 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<
     Ok(())
 }
 
-/// The runs of one architecture on one kernel, pooled.
-fn cell(arch: &str, kernel: &str, vals: Option<&Vec<Val>>) -> MatrixCell {
-    match vals.and_then(|v| aggregate(v)) {
+/// Kernel versions (newest first) × the best-covered series of one architecture that have the
+/// metric.
+fn arch_table(d: &Data, arch: &str, m: u32, root: &str) -> Option<MatrixArch> {
+    let runs = d.runs;
+    let with: Vec<&SeriesRuns> =
+        d.g.series_of(arch)
+            .into_iter()
+            .filter(|s| s.runs.iter().any(|&i| runs[i].values.get(m).is_some()))
+            .collect();
+    if with.is_empty() {
+        return None;
+    }
+    let shown = &with[..with.len().min(MAX_LINES)];
+    // version → one cell per shown series
+    let mut rows: BTreeMap<crate::kver::KernelVersion, (String, Vec<Option<Point>>)> =
+        BTreeMap::new();
+    for (si, s) in shown.iter().enumerate() {
+        for (label, idx) in &s.versions {
+            let vals: Vec<_> = idx
+                .iter()
+                .filter_map(|&i| runs[i].values.get(m).map(|v| (v, runs[i].is_low())))
+                .collect();
+            if let Some(p) = usable_point(&vals) {
+                rows.entry(label_key(label))
+                    .or_insert_with(|| (label.clone(), vec![None; shown.len()]))
+                    .1[si] = Some(p);
+            }
+        }
+    }
+    Some(MatrixArch {
+        arch: arch.to_string(),
+        href: format!("{root}{}", Links.arch(arch)),
+        heads: shown
+            .iter()
+            .map(|s| MatrixHead {
+                label: s.key.label(),
+                id: s.key.id(),
+                href: format!("{root}{}", Links.series(&s.key)),
+            })
+            .collect(),
+        rows: rows
+            .into_values()
+            .rev()
+            .map(|(label, cells)| MatrixRow {
+                href: format!("{root}{}", Links.kernel(&label)),
+                cells: cells.iter().map(|p| cell(arch, &label, *p)).collect(),
+                kernel: label,
+            })
+            .collect(),
+        hidden: with.len() - shown.len(),
+    })
+}
+
+fn cell(arch: &str, kernel: &str, p: Option<Point>) -> MatrixCell {
+    match p {
         Some(p) => MatrixCell {
             text: fmt::ns(p.median),
             sub: format!(
-                "{} run{}{}",
+                "{} run{}{}{}",
                 p.n,
                 if p.n == 1 { "" } else { "s" },
                 p.interval
                     .map(|(l, h)| format!(" {}", fmt::interval(l, h)))
-                    .unwrap_or_else(|| ", no CI".to_string())
+                    .unwrap_or_else(|| ", no CI".to_string()),
+                if p.low { ", low quality" } else { "" }
             ),
             title: format!("{arch}, Linux {kernel}: {}", fmt::point(&p)),
         },

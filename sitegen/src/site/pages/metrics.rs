@@ -1,86 +1,141 @@
-//! The metric index, and one page per headline metric with a chart per architecture.
+//! The metric index, and one page per metric (every scenario's median and overhead, every
+//! estimate) with a chart per architecture, one line per series.
 
 use crate::fmt::{self, root_of};
-use crate::info::RunInfo;
-use crate::metrics::METRICS;
-use crate::site::charts::{chart_for, has_metric, Chart};
+use crate::metrics::{headline_of, Kind, METRICS};
+use crate::site::charts::{chart_for, Chart, ChartSpec};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
-use crate::site::groups::Groups;
 use crate::site::links::Links;
+use crate::site::Data;
 use serde::Serialize;
 
 #[derive(Serialize)]
 struct MetricIndexRow {
-    label: &'static str,
+    label: String,
+    headline: String,
     href: String,
     source: String,
+    description: String,
     runs: usize,
-    matrix_href: String,
+    matrix_href: Option<String>,
+}
+
+#[derive(Serialize)]
+struct Family {
+    name: String,
+    rows: Vec<MetricIndexRow>,
 }
 
 #[derive(Serialize)]
 struct MetricIndex {
     root: &'static str,
     title: &'static str,
-    metrics: Vec<MetricIndexRow>,
+    families: Vec<Family>,
 }
 
 #[derive(Serialize)]
 struct MetricPage {
     root: String,
     title: String,
-    label: &'static str,
+    label: String,
     source: String,
-    matrix_href: String,
+    description: String,
+    matrix_href: Option<String>,
     confidence: String,
     charts: Vec<Chart>,
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), BuildError> {
+pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     let links = Links;
+    let runs = d.runs;
+    // Placed runs with each metric, and the placed runs of each architecture with it.
+    let mut counts = vec![0usize; d.reg.len()];
+    for r in runs.iter().filter(|r| r.is_placed()) {
+        for (m, _) in r.values.iter() {
+            counts[m as usize] += 1;
+        }
+    }
+    let mut families: Vec<Family> = Vec::new();
+    for m in d.reg.ids().filter(|&m| counts[m as usize] > 0) {
+        let k = d.reg.key(m);
+        let meta = d.reg.meta(m);
+        let h = headline_of(k);
+        let row = MetricIndexRow {
+            label: k.label(),
+            headline: h.map(|h| h.label.to_string()).unwrap_or_default(),
+            href: format!("{}.html", k.slug()),
+            source: k.source(),
+            description: meta.description.clone(),
+            runs: counts[m as usize],
+            matrix_href: h.map(|h| format!("../{}", links.matrix(h.slug))),
+        };
+        match families.last_mut() {
+            Some(f) if f.name == meta.family => f.rows.push(row),
+            _ => families.push(Family {
+                name: meta.family.clone(),
+                rows: vec![row],
+            }),
+        }
+    }
     let index = MetricIndex {
         root: "../",
         title: "Metrics",
-        metrics: METRICS
-            .iter()
-            .enumerate()
-            .map(|(m, metric)| MetricIndexRow {
-                label: metric.label,
-                href: format!("{}.html", metric.slug),
-                source: metric.source_id(),
-                runs: runs.iter().filter(|r| r.metrics[m].is_some()).count(),
-                matrix_href: format!("../{}", links.matrix(metric.slug)),
-            })
-            .collect(),
+        families,
     };
     ctx.page("metrics/index.html", "metrics.html", &index)?;
 
-    for (m, metric) in METRICS.iter().enumerate() {
-        let path = links.metric(metric.slug);
+    for m in d.reg.ids().filter(|&m| counts[m as usize] > 0) {
+        let k = d.reg.key(m);
+        let h = headline_of(k);
+        let label = h.map(|h| h.label.to_string()).unwrap_or_else(|| k.label());
+        let path = links.metric(&k.slug());
         let root = root_of(&path);
-        let charts = g
+        let charts = d
+            .g
             .by_arch
             .iter()
-            .filter(|(_, idx)| has_metric(runs, idx, m))
+            .filter(|(_, idx)| idx.iter().any(|&i| runs[i].values.get(m).is_some()))
             .map(|(arch, idx)| {
-                chart_for(
-                    runs,
-                    idx,
-                    m,
-                    format!("{} on {arch}", metric.label),
-                    fmt::slug(arch),
-                    &root,
-                )
+                let spec = ChartSpec::of(d.reg, m, format!("{label} on {arch}"), fmt::slug(arch));
+                chart_for(runs, &d.g, idx, spec, &root)
             })
             .collect();
         let page = MetricPage {
-            title: metric.label.to_string(),
-            label: metric.label,
-            source: metric.source_id(),
-            matrix_href: format!("{root}{}", links.matrix(metric.slug)),
-            confidence: conf.to_string(),
+            title: label.clone(),
+            label,
+            source: k.source(),
+            description: match k.kind {
+                Kind::Overhead => format!(
+                    "{} — paired against {} in every round",
+                    d.reg.meta(m).description,
+                    k.vs
+                ),
+                _ => d.reg.meta(m).description.clone(),
+            },
+            matrix_href: h.map(|h| format!("{root}{}", links.matrix(h.slug))),
+            confidence: d.conf.clone(),
             charts,
+            root,
+        };
+        ctx.page(&path, "metric.html", &page)?;
+    }
+    // Headline pages exist even before any run has their metric: other pages link to them.
+    for (h, m) in METRICS.iter().zip(&d.headline) {
+        if m.is_some_and(|m| counts[m as usize] > 0) {
+            continue;
+        }
+        let path = links.metric(h.slug);
+        let root = root_of(&path);
+        let k = h.key();
+        let page = MetricPage {
+            title: h.label.to_string(),
+            label: h.label.to_string(),
+            source: k.source(),
+            description: String::new(),
+            matrix_href: Some(format!("{root}{}", links.matrix(h.slug))),
+            confidence: d.conf.clone(),
+            charts: Vec::new(),
             root,
         };
         ctx.page(&path, "metric.html", &page)?;

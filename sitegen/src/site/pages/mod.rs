@@ -2,6 +2,7 @@
 //! (or, for a run page, its record) through the templates in `sitegen/templates/`.
 
 pub mod arch;
+pub mod changes;
 pub mod content;
 pub mod home;
 pub mod kernels;
@@ -10,3 +11,4 @@ pub mod metrics;
 pub mod run;
 pub mod runs;
 pub mod series;
+pub mod unplaced;

@@ -1,13 +1,18 @@
-//! The page of one run: everything in the record, readable, plus the comparison with the
-//! previous run of the same machine.
+//! The page of one run: everything in the record, readable, its quality, its depth sweep,
+//! and the comparison with the nearest runs of its series.
 
 use crate::fmt::{self, ns, opt_interval, opt_ns};
 use crate::info::{kind_label, RunInfo};
+use crate::metrics::Registry;
+use crate::site::compare::{compare, Compare};
 use crate::site::links::Links;
+use crate::site::rows::{quality_badge, Badge};
+use crate::site::sweep::{self, SweepBlock};
 use serde::Serialize;
 use syscost_record::{
-    Comparability, Estimate, Expectation, Incidental, Method, RunRecord, RunSummary,
-    ScenarioResult, Settings, Source, SourceKind, Status, StopReason, Throughput, Verdict,
+    Comparability, Estimate, EstimateOrigin, Expectation, Incidental, Method, RunRecord,
+    RunSummary, ScenarioResult, Settings, Source, SourceKind, Status, StopReason, Throughput,
+    Verdict,
 };
 
 #[derive(Serialize)]
@@ -16,15 +21,23 @@ pub struct RunPage {
     title: String,
     id: String,
     kind: &'static str,
+    quality: Badge,
+    quality_reasons: Vec<String>,
+    /// Why the run is not on the version axis; empty when it is.
+    unplaced: String,
+    unplaced_href: String,
     arch: String,
-    arch_href: String,
+    arch_href: Option<String>,
     kernel_release: String,
-    kernel_href: String,
+    /// How the kernel is known when the log does not print it: stated by the source.
+    kernel_stated: String,
+    kernel_href: Option<String>,
     cpu: String,
     virt: String,
     date: String,
     series_id: String,
-    series_href: String,
+    series_href: Option<String>,
+    series_sentence: String,
     raw_href: String,
     raw_name: String,
     per_op: String,
@@ -36,7 +49,9 @@ pub struct RunPage {
     expectations: Vec<ExpectationRow>,
     verdict_counts: String,
     skipped: Vec<SkippedRow>,
-    compare: Option<Compare>,
+    sweep: Option<SweepBlock>,
+    compares: Vec<Compare>,
+    no_compare: String,
     machine: String,
     comparability: Vec<(String, String)>,
     mitigations: Vec<(String, String)>,
@@ -45,6 +60,7 @@ pub struct RunPage {
     settings: Vec<(String, String)>,
     provenance_text: String,
     provenance: Vec<(String, String)>,
+    stated: Vec<(String, String)>,
     source_url: String,
     source_link: bool,
     notes: Vec<String>,
@@ -59,6 +75,7 @@ struct ResultRow {
     median_v: String,
     ci: String,
     samples: String,
+    preempted: String,
     overhead: String,
     overhead_v: String,
     overhead_ci: String,
@@ -83,6 +100,7 @@ struct EstimateRow {
     median: String,
     ci: String,
     samples: u64,
+    origin: &'static str,
 }
 
 #[derive(Serialize)]
@@ -107,27 +125,6 @@ struct SkippedRow {
     reason: String,
 }
 
-#[derive(Serialize)]
-struct Compare {
-    href: String,
-    id: String,
-    date: String,
-    kernel: String,
-    same_kernel: bool,
-    rows: Vec<CompareRow>,
-}
-
-#[derive(Serialize)]
-struct CompareRow {
-    id: String,
-    prev: String,
-    this: String,
-    delta: String,
-    delta_v: String,
-    judgement: &'static str,
-    class: &'static str,
-}
-
 pub fn verdict_name(v: Verdict) -> &'static str {
     match v {
         Verdict::Pass => "pass",
@@ -141,93 +138,49 @@ fn opt(s: &Option<String>) -> String {
     s.clone().unwrap_or_default()
 }
 
-/// Judges a change between two numbers from their CIs; no CI means no judgement.
-fn judge(
-    prev: (f64, Option<f64>, Option<f64>),
-    this: (f64, Option<f64>, Option<f64>),
-) -> (&'static str, &'static str) {
-    match (prev, this) {
-        ((_, Some(pl), Some(ph)), (_, Some(tl), Some(th))) => {
-            if tl > ph {
-                ("higher (CIs disjoint)", "fail")
-            } else if th < pl {
-                ("lower (CIs disjoint)", "pass")
-            } else {
-                ("no resolved change (CIs overlap)", "skip")
-            }
-        }
-        _ => ("not judged (no CI)", "skip"),
-    }
+/// The runs a run page compares with, all of its own series (metric ids of the same registry):
+/// the nearest earlier kernel version's run (the same machine's when there is one), and the
+/// same machine's previous run on this version.
+#[derive(Default)]
+pub struct Comparisons<'a> {
+    pub prev_version: Option<&'a RunInfo>,
+    pub same_version: Option<&'a RunInfo>,
 }
 
-fn compare(prev: &RunRecord, prev_info: &RunInfo, this: &RunRecord, root: &str) -> Compare {
-    let mut rows = Vec::new();
-    let mut push =
-        |id: String, p: (f64, Option<f64>, Option<f64>), t: (f64, Option<f64>, Option<f64>)| {
-            let (judgement, class) = judge(p, t);
-            let d = t.0 - p.0;
-            let rel = if p.0.abs() > 0.0 {
-                format!(" ({:+.1} %)", d / p.0 * 100.0)
+fn compares(info: &RunInfo, cmp: &Comparisons, reg: &Registry, root: &str) -> Vec<Compare> {
+    let mut out = Vec::new();
+    if let Some(p) = cmp.prev_version {
+        let what = format!(
+            "The nearest earlier kernel version of this series, {}: {}",
+            p.kbase,
+            if p.machine.is_some() && p.machine == info.machine {
+                "this machine's latest run there"
             } else {
-                String::new()
-            };
-            rows.push(CompareRow {
-                id,
-                prev: fmt::val(&crate::metrics::Val {
-                    median: p.0,
-                    lo: p.1,
-                    hi: p.2,
-                }),
-                this: fmt::val(&crate::metrics::Val {
-                    median: t.0,
-                    lo: t.1,
-                    hi: t.2,
-                }),
-                delta: format!("{}{rel}", ns(d)),
-                delta_v: format!("{d}"),
-                judgement,
-                class,
-            });
-        };
-    for r in &this.results {
-        let Some(p) = prev.result(&r.id) else {
-            continue;
-        };
-        if r.status != Status::Measured || p.status != Status::Measured {
-            continue;
-        }
-        if let (Some(tm), Some(pm)) = (r.median_ns, p.median_ns) {
-            push(
-                r.id.clone(),
-                (pm, p.ci_low_ns, p.ci_high_ns),
-                (tm, r.ci_low_ns, r.ci_high_ns),
-            );
-        }
+                "the latest run there (this machine has none on it)"
+            }
+        );
+        out.push(compare(p, info, what, reg, root));
     }
-    for e in &this.estimates {
-        if let Some(p) = prev.estimate(&e.id) {
-            push(
-                format!("estimate {}", e.id),
-                (p.median_ns, p.ci_low_ns, p.ci_high_ns),
-                (e.median_ns, e.ci_low_ns, e.ci_high_ns),
-            );
-        }
+    if let Some(p) = cmp.same_version {
+        let what = format!(
+            "This machine's previous run on {}{}",
+            info.kbase,
+            if p.kernel.release == info.kernel.release {
+                " (the same kernel build)"
+            } else {
+                " (another build of it)"
+            }
+        );
+        out.push(compare(p, info, what, reg, root));
     }
-    Compare {
-        href: format!("{root}{}.html", prev_info.page),
-        id: prev.id.clone(),
-        date: opt(&prev.source.date),
-        kernel: prev.environment.comparability.kernel_release.clone(),
-        same_kernel: prev.environment.comparability.kernel_release
-            == this.environment.comparability.kernel_release,
-        rows,
-    }
+    out
 }
 
 pub fn build(
     r: &RunRecord,
     info: &RunInfo,
-    prev: Option<(&RunRecord, &RunInfo)>,
+    cmp: &Comparisons,
+    reg: &Registry,
     links: &Links,
 ) -> RunPage {
     let root = fmt::root_of(&format!("{}.html", info.page));
@@ -236,26 +189,46 @@ pub fn build(
     let conf = format!("{}%", s.confidence * 100.0);
     let measured = || r.results.iter().filter(|x| x.status == Status::Measured);
     let source_url = opt(&r.source.url);
+    let placed = info.is_placed();
+    let compares = if placed {
+        compares(info, cmp, reg, &root)
+    } else {
+        Vec::new()
+    };
+    let no_compare = match (placed, &info.machine) {
+        (false, _) => "Runs that are not placed on the kernel-version axis are not compared.",
+        (true, _) if !compares.is_empty() => "",
+        (true, _) if info.kernel.is_approximate() => "Its source states the kernel only approximately, so this run is compared with no other (it could be on the same release as its neighbours, or another).",
+        (true, Some(_)) => "This is the first run of this series on this and earlier kernel versions.",
+        (true, None) => "No earlier kernel version of this series has a run, and the record carries no machine identity to link it with earlier runs on this version.",
+    };
     RunPage {
-        title: format!("Run {} ({} {})", r.id, c.arch, c.kernel_release),
+        title: format!("Run {} ({} {})", r.id, c.arch, info.kernel.release),
         id: r.id.clone(),
         kind: kind_label(r.source.kind),
+        quality: quality_badge(info),
+        quality_reasons: info.quality.reasons(),
+        unplaced: info
+            .placed
+            .as_ref()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default(),
+        unplaced_href: format!("{root}{}", links.unplaced()),
         arch: c.arch.clone(),
-        arch_href: format!("{root}{}", links.arch(&info.arch)),
-        kernel_release: c.kernel_release.clone(),
-        kernel_href: format!("{root}{}", links.kernel(&info.kbase)),
+        arch_href: placed.then(|| format!("{root}{}", links.arch(&info.arch))),
+        kernel_release: info.kernel.release.clone(),
+        kernel_stated: stated_kernel(r).unwrap_or_default().to_string(),
+        kernel_href: placed.then(|| format!("{root}{}", links.kernel(&info.kbase))),
         cpu: info.series.cpu.clone(),
         virt: info.series.virt.clone(),
         date: opt(&r.source.date),
         series_id: info.series.id(),
-        series_href: format!("{root}{}", links.series(&info.series)),
+        series_href: placed.then(|| format!("{root}{}", links.series(&info.series))),
+        series_sentence: info.series.sentence(),
         raw_href: format!("{}.json", r.id),
         raw_name: format!("{}.json", r.id),
-        per_op: match (s.syscalls_per_op, &s.operation) {
-            (_, Some(op)) => op.clone(),
-            (Some(1) | None, None) => format!("one {} call", s.syscall),
-            (Some(n), None) => format!("{n} syscalls of the {} probe", s.syscall),
-        },
+        per_op: info.series.unit(),
         any_ci: measured().any(|x| x.ci_low_ns.is_some())
             || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
         results: measured().map(result_row).collect(),
@@ -269,7 +242,9 @@ pub fn build(
             .filter(|x| x.status != Status::Measured)
             .map(skipped_row)
             .collect(),
-        compare: prev.map(|(p, pi)| compare(p, pi, r, &root)),
+        sweep: sweep::of_record(r, &info.series.unit()),
+        compares,
+        no_compare: no_compare.to_string(),
         machine: opt(&r.environment.incidental.machine_hash),
         comparability: comparability(c, info),
         mitigations: c
@@ -286,6 +261,7 @@ pub fn build(
         settings: settings(s, &r.summary, &conf),
         provenance_text: provenance_text(&r.source),
         provenance: provenance(r),
+        stated: stated(r),
         // Only plain web links become clickable; anything else (javascript:, data:) stays text.
         source_link: source_url.starts_with("https://") || source_url.starts_with("http://"),
         source_url,
@@ -305,6 +281,10 @@ fn result_row(res: &ScenarioResult) -> ResultRow {
         median_v: res.median_ns.map(|v| v.to_string()).unwrap_or_default(),
         ci: opt_interval(res.ci_low_ns, res.ci_high_ns),
         samples: res.samples.map(|s| s.to_string()).unwrap_or_default(),
+        preempted: match (res.preempted, res.samples) {
+            (Some(p), Some(n)) if n > 0 => format!("{p} ({:.0} %)", p as f64 / n as f64 * 100.0),
+            _ => String::new(),
+        },
         overhead: o.map(|o| ns(o.median_ns)).unwrap_or_default(),
         overhead_v: o.map(|o| o.median_ns.to_string()).unwrap_or_default(),
         overhead_ci: o
@@ -373,6 +353,14 @@ fn estimate_row(e: &Estimate) -> EstimateRow {
         median: ns(e.median_ns),
         ci: opt_interval(e.ci_low_ns, e.ci_high_ns),
         samples: e.samples,
+        origin: match e.origin {
+            None => "",
+            Some(EstimateOrigin::Printed) => "printed by the log",
+            Some(EstimateOrigin::Decoded) => "printed as an unsigned wrap-around; the signed value",
+            Some(EstimateOrigin::Recomputed) => {
+                "not printed; computed with the benchmark's formula from the values it printed"
+            }
+        },
     }
 }
 
@@ -444,7 +432,14 @@ fn comparability(c: &Comparability, info: &RunInfo) -> Vec<(String, String)> {
         ("virtualisation", c.virtualization.kind.clone()),
         ("hypervisor", opt(&c.virtualization.hypervisor)),
         ("product", opt(&c.virtualization.product)),
-        ("mitigation profile", info.series.mitigations.clone()),
+        (
+            "CPU vulnerabilities (state)",
+            info.series.mitigations.replace('\n', "; "),
+        ),
+        (
+            "cost-relevant command-line parameters",
+            info.series.flags.clone(),
+        ),
         ("kernel command line", opt(&c.cmdline)),
         ("bpf_jit_enable", opt(&c.bpf_jit_enable)),
         ("bpf_jit_harden", opt(&c.bpf_jit_harden)),
@@ -504,9 +499,10 @@ fn settings(s: &Settings, sm: &RunSummary, conf: &str) -> Vec<(String, String)> 
         ("rounds", sm.rounds.to_string()),
         (
             "duration",
+            // Absent, not zero: most imported logs never say how long they ran.
             sm.duration_s
                 .map(|d| format!("{d:.1} s"))
-                .unwrap_or_default(),
+                .unwrap_or_else(|| "not recorded".to_string()),
         ),
         (
             "stopped because",
@@ -550,6 +546,42 @@ fn provenance_text(src: &Source) -> String {
     }
 }
 
+/// How the kernel is known when the log itself does not print it.
+fn stated_kernel(r: &RunRecord) -> Option<&'static str> {
+    let k = r.source.stated.as_ref()?.kernel.as_ref()?;
+    Some(if k.approximate {
+        "stated only approximately by the source: a version of its own, never the point of a measured one"
+    } else {
+        "as stated by the source"
+    })
+}
+
+/// The facts the source of an imported log states outside the log.
+fn stated(r: &RunRecord) -> Vec<(String, String)> {
+    let Some(st) = &r.source.stated else {
+        return Vec::new();
+    };
+    facts([
+        (
+            "kernel",
+            st.kernel
+                .as_ref()
+                .map(|k| {
+                    if k.approximate {
+                        format!("around {} (approximate)", k.release)
+                    } else {
+                        k.release.clone()
+                    }
+                })
+                .unwrap_or_default(),
+        ),
+        ("architecture", opt(&st.arch)),
+        ("machine", opt(&st.machine)),
+        ("date", opt(&st.date)),
+        ("where the source says so", opt(&st.stated_in)),
+    ])
+}
+
 fn provenance(r: &RunRecord) -> Vec<(String, String)> {
     let src = &r.source;
     let method = match src.method {
@@ -567,37 +599,4 @@ fn provenance(r: &RunRecord) -> Vec<(String, String)> {
         ("note", opt(&src.note)),
         ("schema", r.schema.to_string()),
     ])
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn judgement_needs_disjoint_cis() {
-        assert_eq!(
-            judge(
-                (10.0, Some(9.0), Some(11.0)),
-                (12.0, Some(11.5), Some(12.5))
-            )
-            .0,
-            "higher (CIs disjoint)"
-        );
-        assert_eq!(
-            judge(
-                (10.0, Some(9.0), Some(11.0)),
-                (10.5, Some(10.0), Some(11.2))
-            )
-            .0,
-            "no resolved change (CIs overlap)"
-        );
-        assert_eq!(
-            judge((10.0, Some(9.0), Some(11.0)), (5.0, Some(4.0), Some(6.0))).0,
-            "lower (CIs disjoint)"
-        );
-        assert_eq!(
-            judge((10.0, None, None), (50.0, Some(49.0), Some(51.0))).0,
-            "not judged (no CI)"
-        );
-    }
 }

@@ -1,12 +1,11 @@
 //! The list of all runs, newest first, paginated.
 
 use crate::fmt::root_of;
-use crate::info::RunInfo;
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
-use crate::site::groups::Groups;
 use crate::site::pager::{pager, Pager, PAGE_SIZE};
 use crate::site::rows::{key_columns, run_row, Column, RunRow};
+use crate::site::Data;
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -29,7 +28,8 @@ fn runs_page_path(n: usize) -> String {
     }
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups) -> Result<(), BuildError> {
+pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
+    let (runs, g) = (d.runs, &d.g);
     let pages = g.newest.len().div_ceil(PAGE_SIZE).max(1);
     for n in 1..=pages {
         let path = runs_page_path(n);
@@ -46,7 +46,10 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups) -> Result<(), BuildErr
             pages,
             nav: pager(n, pages, &root, runs_page_path),
             columns: key_columns(),
-            rows: chunk.iter().map(|&i| run_row(&runs[i], &root)).collect(),
+            rows: chunk
+                .iter()
+                .map(|&i| run_row(&runs[i], &d.headline, &root))
+                .collect(),
             root,
         };
         ctx.page(&path, "runs.html", &page)?;

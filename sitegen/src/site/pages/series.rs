@@ -1,15 +1,47 @@
-//! One page per comparable series (same architecture, CPU model, mitigation profile and
-//! virtualisation): its trend charts.
+//! One page per series (its key in words, its steps, its headline charts and a kernel-vs-kernel
+//! table over every metric), and one page per metric of the series: its trend and the judgement
+//! of every move from one kernel version to the next.
 
-use crate::fmt::root_of;
-use crate::info::RunInfo;
-use crate::metrics::METRICS;
-use crate::site::charts::{chart_for, has_metric, Chart};
+use crate::changes::{Floor, Verdict, KERNEL_NS, KERNEL_REL};
+use crate::chart::{self, legend_marker, Line, Trend};
+use crate::fmt::{self, root_of};
+use crate::metrics::{headline_of, Point, METRICS};
+use crate::site::charts::{chart_for, has_metric, Chart, ChartSpec};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
-use crate::site::groups::{kernel_count, Groups};
+use crate::site::groups::{machines, SeriesRuns};
 use crate::site::links::Links;
+use crate::site::pages::changes::{change_rows, ChangeRow};
+use crate::site::rows::{key_columns, run_row, Column, RunRow};
+use crate::site::trends::{series_trends, MetricTrend};
+use crate::site::Data;
 use serde::Serialize;
+
+/// Runs listed on a series page (the kernel pages list them all).
+const RECENT: usize = 20;
+
+#[derive(Serialize)]
+struct VersionRow {
+    label: String,
+    href: String,
+    runs: usize,
+    low: usize,
+    machines: usize,
+}
+
+#[derive(Serialize)]
+struct MetricRow {
+    label: String,
+    headline: String,
+    href: String,
+    versions: usize,
+    latest: String,
+    latest_value: String,
+    change: String,
+    verdict: String,
+    class: &'static str,
+    steps: usize,
+}
 
 #[derive(Serialize)]
 struct SeriesPage {
@@ -18,52 +50,269 @@ struct SeriesPage {
     id: String,
     arch: String,
     arch_href: String,
-    cpu: String,
-    virt: String,
-    mitigations: String,
-    example_href: Option<String>,
+    words: Vec<(&'static str, String)>,
+    sentence: String,
     runs: usize,
+    machines: usize,
     kernels: usize,
     confidence: String,
+    versions: Vec<VersionRow>,
+    changes: Vec<ChangeRow>,
     charts: Vec<Chart>,
+    metrics: Vec<MetricRow>,
+    columns: Vec<Column>,
+    recent: Vec<RunRow>,
 }
 
-pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<(), BuildError> {
-    let links = Links;
-    for (s, idx) in &g.by_series {
-        let path = links.series(s);
-        let root = root_of(&path);
-        let charts = (0..METRICS.len())
-            .filter(|&m| has_metric(runs, idx, m))
-            .map(|m| {
-                chart_for(
-                    runs,
-                    idx,
-                    m,
-                    format!("{} — series {}", METRICS[m].label, s.id()),
-                    METRICS[m].slug.to_string(),
-                    &root,
-                )
-            })
-            .collect();
-        let page = SeriesPage {
-            title: format!("Series {} ({})", s.id(), s.arch),
-            id: s.id(),
-            arch_href: format!("{root}{}", links.arch(&s.arch)),
-            arch: s.arch.clone(),
-            cpu: s.cpu.clone(),
-            virt: s.virt.clone(),
-            mitigations: s.mitigations.clone(),
-            example_href: idx
-                .first()
-                .map(|&i| format!("{root}{}.html#environment", runs[i].page)),
-            runs: idx.len(),
-            kernels: kernel_count(runs, idx),
-            confidence: conf.to_string(),
-            charts,
-            root,
-        };
-        ctx.page(&path, "series.html", &page)?;
+#[derive(Serialize)]
+struct KvRow {
+    kernel: String,
+    kernel_href: String,
+    value: String,
+    runs: String,
+    from: String,
+    change: String,
+    floor: String,
+    verdict: String,
+    class: &'static str,
+}
+
+#[derive(Serialize)]
+struct SeriesMetricPage {
+    root: String,
+    title: String,
+    label: String,
+    source: String,
+    description: String,
+    series_id: String,
+    series_href: String,
+    sentence: String,
+    metric_href: String,
+    confidence: String,
+    svg: Option<String>,
+    marker: String,
+    rows: Vec<KvRow>,
+}
+
+fn verdict_class(v: Verdict, delta: f64) -> &'static str {
+    match v {
+        Verdict::Step if delta > 0.0 => "step-up",
+        Verdict::Step => "step-down",
+        _ => "skip",
+    }
+}
+
+fn floor_words(basis: Floor, floor: f64) -> String {
+    match basis {
+        Floor::History { n, median, k } => format!(
+            "{} ns: {k} × {} ns, the median of {n} other moves and repeats",
+            fmt::ns(floor),
+            fmt::ns(median)
+        ),
+        Floor::Kernel => format!(
+            "{} ns: little history, so the kernel benchmark's tolerance ({:.0} % or {KERNEL_NS} ns)",
+            fmt::ns(floor),
+            KERNEL_REL * 100.0
+        ),
+    }
+}
+
+fn point_text(p: &Option<Point>) -> String {
+    p.as_ref().map(fmt::point).unwrap_or_default()
+}
+
+/// Writes the pages of every `parts`-th series starting at `part`, so the work can be shared.
+pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), BuildError> {
+    for s in d.g.by_series.values().skip(part).step_by(parts.max(1)) {
+        let trends = series_trends(d.runs, s);
+        overview(ctx, d, s, &trends)?;
+        for t in &trends {
+            metric_page(ctx, d, s, t)?;
+        }
     }
     Ok(())
+}
+
+fn overview(
+    ctx: &mut Ctx,
+    d: &Data,
+    s: &SeriesRuns,
+    trends: &[MetricTrend],
+) -> Result<(), BuildError> {
+    let links = Links;
+    let runs = d.runs;
+    let key = &s.key;
+    let path = links.series(key);
+    let root = root_of(&path);
+    let charts = METRICS
+        .iter()
+        .zip(&d.headline)
+        .filter(|(_, m)| has_metric(runs, &s.runs, **m))
+        .filter_map(|(h, m)| {
+            let spec = ChartSpec::of(
+                d.reg,
+                (*m)?,
+                format!("{} — series {}", h.label, key.id()),
+                h.slug.to_string(),
+            );
+            Some(chart_for(runs, &d.g, &s.runs, spec, &root))
+        })
+        .collect();
+    let metrics = trends
+        .iter()
+        .map(|t| {
+            let k = d.reg.key(t.metric);
+            let last = t.points.iter().rposition(Option::is_some);
+            let into = last.and_then(|v| t.pair_into(v));
+            MetricRow {
+                label: k.label(),
+                headline: headline_of(k)
+                    .map(|h| h.label.to_string())
+                    .unwrap_or_default(),
+                href: format!("{root}{}", links.series_metric(key, &k.slug())),
+                versions: t.points.iter().filter(|p| p.is_some()).count(),
+                latest: last.map(|v| s.versions[v].0.clone()).unwrap_or_default(),
+                latest_value: last.map(|v| point_text(&t.points[v])).unwrap_or_default(),
+                change: into
+                    .map(|(from, p)| {
+                        format!("{} from {}", fmt::difference(&p.diff), s.versions[from].0)
+                    })
+                    .unwrap_or_default(),
+                verdict: into
+                    .map(|(_, p)| p.verdict.words().to_string())
+                    .unwrap_or_default(),
+                class: into.map_or("skip", |(_, p)| verdict_class(p.verdict, p.diff.delta)),
+                steps: t
+                    .pairs
+                    .iter()
+                    .filter(|p| p.verdict == Verdict::Step)
+                    .count(),
+            }
+        })
+        .collect();
+    let series_changes: Vec<&crate::site::trends::Change> = d
+        .series_changes
+        .get(key)
+        .map(|v| v.iter().map(|&i| &d.changes[i]).collect())
+        .unwrap_or_default();
+    let page = SeriesPage {
+        title: format!("Series {} ({})", key.id(), key.arch),
+        id: key.id(),
+        arch_href: format!("{root}{}", links.arch(&key.arch)),
+        arch: key.arch.clone(),
+        words: key.words(),
+        sentence: key.sentence(),
+        runs: s.runs.len(),
+        machines: machines(runs, &s.runs),
+        kernels: s.versions.len(),
+        confidence: d.conf.clone(),
+        versions: s
+            .versions
+            .iter()
+            .rev()
+            .map(|(label, idx)| VersionRow {
+                label: label.clone(),
+                href: format!("{root}{}", links.kernel(label)),
+                runs: idx.len(),
+                low: idx.iter().filter(|&&i| runs[i].is_low()).count(),
+                machines: machines(runs, idx),
+            })
+            .collect(),
+        changes: change_rows(d, &series_changes, &root),
+        charts,
+        metrics,
+        columns: key_columns(),
+        recent: s
+            .runs
+            .iter()
+            .take(RECENT)
+            .map(|&i| run_row(&runs[i], &d.headline, &root))
+            .collect(),
+        root,
+    };
+    ctx.page(&path, "series.html", &page)
+}
+
+fn metric_page(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, t: &MetricTrend) -> Result<(), BuildError> {
+    let links = Links;
+    let key = &s.key;
+    let k = d.reg.key(t.metric);
+    let label = headline_of(k)
+        .map(|h| format!("{} ({})", h.label, k.label()))
+        .unwrap_or_else(|| k.label());
+    let path = links.series_metric(key, &k.slug());
+    let root = root_of(&path);
+    let title = format!("{label} — series {}", key.id());
+    let svg = chart::trend_svg(&Trend {
+        title: title.clone(),
+        desc: format!(
+            "{label} in ns per operation over the {} kernel versions of series {}. The same numbers are in the table below.",
+            s.versions.len(),
+            key.id()
+        ),
+        x: s.versions.iter().map(|v| v.0.clone()).collect(),
+        lines: vec![Line {
+            label: key.label(),
+            points: t.points.clone(),
+        }],
+        y_label: format!("{} (ns)", k.label()),
+    });
+    let rows = s
+        .versions
+        .iter()
+        .enumerate()
+        .rev()
+        .map(|(vi, (v, idx))| {
+            let p = &t.points[vi];
+            let into = t.pair_into(vi);
+            let with = p.map_or(0, |p| p.n);
+            let total = idx
+                .iter()
+                .filter(|&&i| d.runs[i].values.get(t.metric).is_some())
+                .count();
+            KvRow {
+                kernel: v.clone(),
+                kernel_href: format!("{root}{}", links.kernel(v)),
+                value: point_text(p),
+                runs: if total > with {
+                    format!("{with} of {total} (the others are low quality)")
+                } else {
+                    total.to_string()
+                },
+                from: into
+                    .map(|(f, _)| s.versions[f].0.clone())
+                    .unwrap_or_default(),
+                change: into
+                    .map(|(_, x)| fmt::difference(&x.diff))
+                    .unwrap_or_default(),
+                floor: into
+                    .map(|(_, x)| floor_words(x.floor_basis, x.floor))
+                    .unwrap_or_default(),
+                verdict: match (into, p) {
+                    (Some((_, x)), _) => x.verdict.words().to_string(),
+                    (None, Some(p)) if p.low => "not compared: low-quality runs only".to_string(),
+                    (None, Some(_)) => "first version with data".to_string(),
+                    (None, None) => String::new(),
+                },
+                class: into.map_or("skip", |(_, x)| verdict_class(x.verdict, x.diff.delta)),
+            }
+        })
+        .filter(|r| !r.value.is_empty())
+        .collect();
+    let page = SeriesMetricPage {
+        title,
+        source: k.source(),
+        description: d.reg.meta(t.metric).description.clone(),
+        series_id: key.id(),
+        series_href: format!("{root}{}", links.series(key)),
+        sentence: key.sentence(),
+        metric_href: format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch)),
+        confidence: d.conf.clone(),
+        svg,
+        marker: legend_marker(0),
+        rows,
+        label,
+        root,
+    };
+    ctx.page(&path, "series_metric.html", &page)
 }
