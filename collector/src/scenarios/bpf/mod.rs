@@ -20,6 +20,7 @@
 mod host;
 mod kind;
 mod object;
+mod programs;
 mod session;
 mod ufunc;
 
@@ -195,7 +196,7 @@ impl Scenario for Probed {
             (
                 format!("attach.bpf.{}", self.kind.name()),
                 format!(
-                    "attach + detach of bpf.{}'s program ({}) through libbpf, once per sample",
+                    "attach + detach of bpf.{}'s program ({}) through bpf(2), once per sample",
                     self.kind.name(),
                     attached_to(self.kind, self.syscall)
                 ),

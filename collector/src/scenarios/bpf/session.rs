@@ -3,12 +3,11 @@
 
 use super::host;
 use super::kind::{kernel_function, trampoline_targets, watched_syscall, Kind};
-use super::object::{BpfError, Config, HitsError, Loaded, Target};
+use super::object::{BpfError, Config, HitsError, Link, Loaded, Target};
 use super::ufunc;
 use crate::harness::{Batch, Probe, Syscall};
 use crate::scenarios::{RunError, SetupError};
 use crate::sys::affinity::{others, pin_to_cpu, pinned_cpu};
-use libbpf_rs::Link;
 
 const EPERM: i32 = libc::EPERM;
 const ENOTSUPP: i32 = 524;
@@ -74,8 +73,8 @@ impl From<SampleError> for RunError {
     }
 }
 
-/// A link moved to the detaching thread. libbpf's link destroy only closes the descriptor and
-/// frees the struct, which any thread may do.
+/// A link moved to the detaching thread: dropping it only closes descriptors, which any thread
+/// may do.
 struct SendLink(Link);
 // SAFETY: see above; the link is used by exactly one thread at a time.
 unsafe impl Send for SendLink {}
@@ -220,7 +219,6 @@ impl Session {
         let (name, nr) = watched_syscall(syscall);
         let cfg = Config {
             tgid,
-            pad: 0,
             nr,
             ret: FMODRET_RETURN,
         };

@@ -185,12 +185,13 @@ fn an_attach_failing_mid_run_reaches_the_record_with_its_reason() {
     }
     assert_eq!(slot.status, Status::Failed, "{:?}", slot.reason);
     let why = slot.reason.as_deref().unwrap_or_default();
-    // The cause, not a verification failure: the round, what failed, and libbpf's own words.
+    // The cause, not a verification failure: the round, what failed, and the kernel's errno.
     assert!(
         why.starts_with("in round 2: attaching the BPF program failed: attaching syscost_rawtp"),
         "{why}"
     );
     assert!(why.contains("syscost_no_such_tracepoint"), "{why}");
+    assert!(why.contains("(os error 2)"), "ENOENT: {why}");
     assert!(!why.contains("verification"), "{why}");
     // The two samples before it are kept.
     assert_eq!(slot.samples.iter().flatten().count(), 2);
