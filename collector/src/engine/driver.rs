@@ -31,6 +31,9 @@ use syscost_record::{Status, StopReason};
 
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// When the budget began: the command's start, so what it did before measuring (probing
+    /// the machine) counts against it too.
+    pub started: Instant,
     pub budget: Duration,
     /// Target CI half-width, percent (what of is the [`Judge`]'s business).
     pub target_ci_pct: f64,
@@ -137,9 +140,6 @@ pub struct Outcome {
     pub stop_reason: StopReason,
     pub interrupted: bool,
     pub elapsed: Duration,
-    /// Widest CI half-width of a scenario's own median (percent) and the scenario it belongs
-    /// to.
-    pub worst_ci: Option<(usize, f64)>,
 }
 
 /// What the progress display is told.
@@ -163,6 +163,8 @@ struct Run<'a> {
     pending: Vec<Taken>,
     /// When each worker's background work (see [`Sample::settle_ns`]) should be over.
     ready_at: Vec<Instant>,
+    /// Wall time of each worker's last sample, request to reply.
+    sample_wall: Vec<Option<Duration>>,
 }
 
 /// One accepted sample of the round in progress.
@@ -280,19 +282,6 @@ impl Run<'_> {
         self.pending.clear();
     }
 
-    fn worst_ci(&self) -> Option<(usize, f64)> {
-        let mut worst: Option<(usize, f64)> = None;
-        for i in self.active() {
-            let pct = Summary::of(&self.slots[i].raw)
-                .and_then(|s| s.ci_half_width_pct())
-                .unwrap_or(f64::INFINITY);
-            if worst.is_none_or(|(_, w)| pct > w) {
-                worst = Some((i, pct));
-            }
-        }
-        worst
-    }
-
     /// The order of a round of `group`: its active members shuffled, or, with a system-wide
     /// member, its baseline first and last around the others shuffled.
     fn order(&self, group: &Group, round: usize) -> Vec<usize> {
@@ -366,7 +355,7 @@ pub fn measure_groups(
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Outcome {
-    let t0 = Instant::now();
+    let t0 = opts.started;
     let deadline = t0 + opts.budget;
     // Time kept back for shutting workers down and writing the record.
     let reserve = opts
@@ -393,6 +382,7 @@ pub fn measure_groups(
         stop,
         pending: Vec::new(),
         ready_at: vec![t0; n],
+        sample_wall: vec![None; n],
     };
     let report = |phase, rounds, met, progress: &mut dyn FnMut(&Progress)| {
         progress(&Progress {
@@ -501,12 +491,14 @@ pub fn measure_groups(
         if run.interrupted() {
             break;
         }
-        let candidates: Vec<usize> = (0..groups.len())
-            .filter(|&g| {
-                !needs[g].met()
-                    && needs[g] != Need::Nothing
-                    && groups[g].members.iter().any(|&i| run.workers[i].is_some())
+        // A group whose members other than its baseline are all gone measures nothing.
+        let measures = |g: &Group| {
+            g.members.iter().any(|&i| {
+                run.workers[i].is_some() && (Some(i) != g.baseline || g.members.len() == 1)
             })
+        };
+        let candidates: Vec<usize> = (0..groups.len())
+            .filter(|&g| !needs[g].met() && needs[g] != Need::Nothing && measures(&groups[g]))
             .collect();
         if candidates.is_empty() {
             if needs.iter().any(|n| n.met()) {
@@ -516,10 +508,19 @@ pub fn measure_groups(
         }
         let now = Instant::now();
         let remaining = deadline.saturating_duration_since(now + reserve);
+        // The next round of a group lasts about as long as the longest of its last ones; before
+        // its first, as long as its members' last samples (the baseline twice around a
+        // system-wide member), with a margin.
         let predicted = |g: usize| {
             recent[g].iter().max().copied().unwrap_or_else(|| {
-                Duration::from_nanos(opts.sample_ns)
-                    .mul_f64(1.5 * (groups[g].members.len() + 1) as f64)
+                let guess =
+                    |i: usize| run.sample_wall[i].unwrap_or(Duration::from_nanos(opts.sample_ns));
+                let order = run.order(&groups[g], 0);
+                order
+                    .iter()
+                    .map(|&i| guess(i))
+                    .sum::<Duration>()
+                    .mul_f64(1.5)
             })
         };
         let ranked = allocate::rank(&states, &candidates, remaining);
@@ -589,7 +590,12 @@ pub fn measure_groups(
     if interrupted {
         left.iter_mut().for_each(|w| w.kill());
     } else {
-        Worker::shutdown_all(&mut left, Duration::from_millis(100));
+        // Leaving takes what is left of the budget at most; then whoever is still there is
+        // killed (without waiting for it).
+        let grace = deadline
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_millis(100));
+        Worker::shutdown_all(&mut left, grace);
     }
     let rounds = round_group.len();
     // Scenarios that never got a sample (budget spent before their first round).
@@ -611,7 +617,6 @@ pub fn measure_groups(
             need: judge.need(g, groups, &run.slots),
         })
         .collect();
-    let worst_ci = run.worst_ci().filter(|w| w.1.is_finite());
     Outcome {
         slots: run.slots,
         rounds,
@@ -620,7 +625,6 @@ pub fn measure_groups(
         stop_reason,
         interrupted,
         elapsed: t0.elapsed(),
-        worst_ci,
     }
 }
 
@@ -639,9 +643,10 @@ fn sample_round(
             .map_or(sample_timeout, |t| t.max(sample_timeout));
         // Never wait past the budget: a sample still running when it ends is dropped with
         // its round, and that is the budget's doing, not a hang.
+        let asked = Instant::now();
         let budget_left = deadline
-            .saturating_duration_since(Instant::now())
-            .max(Duration::from_millis(20));
+            .saturating_duration_since(asked)
+            .max(Duration::from_millis(1));
         let wait = limit.min(budget_left);
         let reply = match run.workers[i].as_mut() {
             Some(w) => w.request_sample(iters).and_then(|_| w.recv(wait, run.stop)),
@@ -649,6 +654,7 @@ fn sample_round(
         };
         match reply {
             Ok(Reply::Batch(sample)) => {
+                run.sample_wall[i] = Some(asked.elapsed());
                 if let Some(settle) = sample.settle_ns {
                     run.ready_at[i] = Instant::now() + Duration::from_nanos(settle);
                 }
@@ -881,6 +887,7 @@ mod tests {
 
     fn options(budget_ms: u64) -> Options {
         Options {
+            started: Instant::now(),
             budget: Duration::from_millis(budget_ms),
             target_ci_pct: 0.0001,
             sample_ns: 500_000,
@@ -1037,11 +1044,11 @@ mod tests {
 
     #[test]
     fn an_expensive_group_gets_fewer_samples_than_a_cheap_one_at_equal_precision() {
-        // Two pairs with the same noise; each sample of the second costs
-        // worth of untimed work (an attach cycle) eight samples long. Neither can reach its
-        // target.
+        // Two pairs of the same noise and the same (unreachable) target; each sample of the
+        // second carries untimed work (an attach cycle) 32 samples long. Rounds go as
+        // √(1 / cost): the cheap pair takes several times as many, the dear one is not starved.
         let mut dear = Scripted::noisy("dear", 150, 0.1);
-        dear.extra_ns = 4_000_000;
+        dear.extra_ns = 16_000_000;
         let list = vec![
             Scripted::noisy("base", 100, 0.1),
             Scripted::noisy("cheap", 150, 0.1),
@@ -1049,14 +1056,16 @@ mod tests {
             dear,
         ];
         let groups = [group("cheap", &[0, 1]), group("dear", &[2, 3])];
-        let o = measure_grouped(list, &groups, 1e-6, 1500);
+        let o = measure_grouped(list, &groups, 1e-6, 2000);
         let (cheap, dear) = (&o.groups[0], &o.groups[1]);
-        assert!(dear.rounds >= MIN_ROUNDS, "{:?}", o.groups);
-        assert!(cheap.rounds >= 3 * dear.rounds, "{:?}", o.groups);
-        assert!(samples(&o, 1) >= 3 * samples(&o, 3));
-        // A round of the dear group costs more: the allocation saw it.
+        assert!(dear.rounds >= 2 * MIN_ROUNDS, "{:?}", o.groups);
+        assert!(cheap.rounds >= 2 * dear.rounds, "{:?}", o.groups);
+        assert!(samples(&o, 1) >= 2 * samples(&o, 3));
+        // A round of the dear group costs more: the allocation saw it, and gave it less of
+        // its rounds than of its time.
         let per_round = |g: &GroupOutcome| g.elapsed.as_secs_f64() / g.rounds as f64;
-        assert!(per_round(dear) > 2.0 * per_round(cheap), "{:?}", o.groups);
+        assert!(per_round(dear) > 4.0 * per_round(cheap), "{:?}", o.groups);
+        assert!(dear.elapsed > cheap.elapsed, "{:?}", o.groups);
     }
 
     #[test]

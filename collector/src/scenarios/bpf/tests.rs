@@ -99,6 +99,7 @@ fn a_hit_count_that_does_not_match_fails_the_scenario() {
         Box::new(Probed::new(Kind::RawTp, Syscall::Getpid, allowed_cpus())),
     ];
     let opts = Options {
+        started: std::time::Instant::now(),
         budget: Duration::from_secs(2),
         target_ci_pct: 1.0,
         sample_ns: 1_000_000,
@@ -172,6 +173,7 @@ fn an_attach_failing_mid_run_reaches_the_record_with_its_reason() {
         samples: 0,
     })];
     let opts = Options {
+        started: std::time::Instant::now(),
         budget: Duration::from_secs(3),
         target_ci_pct: 0.0,
         sample_ns: 1_000_000,
