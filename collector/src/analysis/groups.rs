@@ -151,9 +151,9 @@ impl Comparisons {
         }
         // A scenario that is nobody's difference: its own median is what the record reports.
         let in_some = |c: &Comparisons, i: usize| c.groups.iter().any(|g| g.members.contains(&i));
-        for i in 0..ids.len() {
+        for (i, id) in ids.iter().enumerate() {
             if !in_some(&c, i) {
-                let g = add(&mut c, &ids[i], None, vec![i]);
+                let g = add(&mut c, id, None, vec![i]);
                 c.quantities.push((Quantity::Median(i), g));
             }
         }
@@ -296,11 +296,10 @@ mod tests {
     #[test]
     fn every_scenario_is_in_a_group_and_every_quantity_in_one_that_holds_its_inputs() {
         let (c, ids) = plan(&[]);
-        for i in 0..ids.len() {
+        for (i, id) in ids.iter().enumerate() {
             assert!(
                 c.groups.iter().any(|g| g.members.contains(&i)),
-                "{} is in no group",
-                ids[i]
+                "{id} is in no group"
             );
         }
         for &(q, g) in &c.quantities {
