@@ -91,6 +91,7 @@ impl Comparisons {
                 id: id.into(),
                 members,
                 baseline: base,
+                weight: 0,
             });
             c.groups.len() - 1
         };
@@ -107,7 +108,10 @@ impl Comparisons {
         let five: Option<Vec<usize>> = KernelScenario::ALL.iter().map(|k| at(k.id())).collect();
         if let Some(five) = &five {
             let g = add(&mut c, "kernel", native, five.clone());
-            overheads(&mut c, g, five, &mut covered);
+            // Its four overheads are the estimates total.*: judged as those.
+            for &m in five {
+                covered[m] = true;
+            }
             for e in EstimateId::KERNEL {
                 c.quantities.push((Quantity::Estimate(e), g));
             }
@@ -165,6 +169,9 @@ impl Comparisons {
                 }
             }
         }
+        for (g, group) in c.groups.iter_mut().enumerate() {
+            group.weight = c.quantities.iter().filter(|q| q.1 == g).count();
+        }
         c
     }
 
@@ -184,10 +191,25 @@ impl Comparisons {
         }
     }
 
-    /// The half-width asked of a quantity whose median is `median`.
-    fn target_ns(&self, median: f64, native: Option<f64>) -> f64 {
-        let reference = native.unwrap_or(0.0).max(median.abs());
+    /// The half-width asked of a quantity whose median is `median` (and, for an overhead, whose
+    /// baseline's median is `base`).
+    fn target_ns(&self, median: f64, base: Option<f64>, native: Option<f64>) -> f64 {
+        let reference = native
+            .unwrap_or(0.0)
+            .max(median.abs())
+            .max(base.unwrap_or(0.0).abs());
         (self.target_ci_pct / 100.0 * reference).max(FLOOR_NS)
+    }
+
+    /// The median of an overhead's baseline: a difference of two slow operations is judged on
+    /// the scale of the operations, not on the native call's.
+    fn base_median(&self, q: Quantity, series: &Series) -> Option<f64> {
+        match q {
+            Quantity::Overhead { base, .. } => {
+                Summary::of(&flat(series.by_index(base)?)).map(|s| s.median)
+            }
+            _ => None,
+        }
     }
 
     fn native_median(&self, series: &Series) -> Option<f64> {
@@ -204,7 +226,7 @@ impl Comparisons {
             .filter_map(|&(q, g)| {
                 let s = self.summary(q, &series)?;
                 let half = s.ci.map(|(lo, hi)| (hi - lo) / 2.0);
-                let target_ns = self.target_ns(s.median, native);
+                let target_ns = self.target_ns(s.median, self.base_median(q, &series), native);
                 let (quantity, id) = match q {
                     Quantity::Overhead { me, .. } => (QuantityKind::Overhead, self.ids[me].clone()),
                     Quantity::Estimate(e) => (QuantityKind::Estimate, e.id().to_string()),
@@ -254,7 +276,8 @@ impl Judge for Comparisons {
             let Some((lo, hi)) = s.ci else {
                 return Need::Unknown;
             };
-            let ratio = (hi - lo) / 2.0 / self.target_ns(s.median, native);
+            let target = self.target_ns(s.median, self.base_median(q, &series), native);
+            let ratio = (hi - lo) / 2.0 / target;
             worst = Some(worst.map_or(ratio, |w: f64| w.max(ratio)));
         }
         worst.map_or(Need::Nothing, Need::Ratio)
@@ -349,10 +372,11 @@ mod tests {
             })
             .collect();
         assert_eq!(estimates.len(), EstimateId::KERNEL.len() + 2);
-        // Every overhead the record reports is a quantity.
+        // Every overhead the record reports is a quantity (the kernel's four are its totals).
         let all = crate::scenarios::all(Syscall::Getpid);
+        let kernel = &c.groups.iter().find(|g| g.id == "kernel").unwrap().members;
         for (i, s) in all.iter().enumerate() {
-            if s.baseline().is_some() {
+            if s.baseline().is_some() && !kernel.contains(&i) {
                 assert!(
                     c.quantities
                         .iter()
@@ -381,11 +405,13 @@ mod tests {
     fn targets_are_relative_to_the_native_call_or_the_quantity_and_never_below_the_floor() {
         let (c, _) = plan(&["native"]);
         // 1 % of a 200 ns native call for a small difference, 1 % of itself for a large one.
-        assert!((c.target_ns(17.0, Some(200.0)) - 2.0).abs() < 1e-12);
-        assert!((c.target_ns(-17.0, Some(200.0)) - 2.0).abs() < 1e-12);
-        assert!((c.target_ns(30_000.0, Some(200.0)) - 300.0).abs() < 1e-9);
+        assert!((c.target_ns(17.0, None, Some(200.0)) - 2.0).abs() < 1e-12);
+        assert!((c.target_ns(-17.0, Some(200.0), Some(200.0)) - 2.0).abs() < 1e-12);
+        assert!((c.target_ns(30_000.0, None, Some(200.0)) - 300.0).abs() < 1e-9);
+        // A small difference between two slow operations: 1 % of its baseline.
+        assert!((c.target_ns(-100.0, Some(27_000.0), Some(200.0)) - 270.0).abs() < 1e-9);
         // A quantity near zero on a fast machine: the floor, not 1 % of almost nothing.
-        assert_eq!(c.target_ns(0.8, Some(20.0)), FLOOR_NS);
-        assert_eq!(c.target_ns(0.8, None), FLOOR_NS);
+        assert_eq!(c.target_ns(0.8, None, Some(20.0)), FLOOR_NS);
+        assert_eq!(c.target_ns(0.8, None, None), FLOOR_NS);
     }
 }

@@ -9,17 +9,20 @@
 //!   quantity's target (ρ ≤ 1: the target is met, and the group is sampled no more);
 //! - its cost c: the mean wall time of one of its rounds so far;
 //! - its need: the time it would still take to reach the target, c · n · (ρ² − 1), since a CI
-//!   half-width shrinks as 1/√n over its n rounds;
-//! - its yield: what a second of its rounds takes off ρ², ρ² / (n · c) (ρ² falls as 1/n, so one
-//!   more round takes about ρ²/n off it, and costs c).
+//!   half-width shrinks as 1/√n over its n rounds.
 //!
-//! The groups whose needs, smallest first, add up to no more than the budget left can all still
-//! meet their targets: they come first. The others share what they leave. Within each tier the
-//! round goes to the group of highest yield — the one furthest from its target per unit of cost.
-//! So the budget is never sunk into targets it cannot reach while others can still be met; and
-//! where targets cannot all be met, each second goes where it narrows an interval (relative to
-//! its target) the most, which gives a group rounds in proportion to √(ρ²·n / c): a cheap group
-//! takes more rounds than an expensive one of the same precision, and neither is starved.
+//! Two tiers. The groups whose needs, smallest first, add up to no more than the budget left
+//! can all still meet their targets: they come first, the one furthest from its target per unit
+//! of cost (largest ρ / c) first. So the budget is never sunk into targets it cannot reach while
+//! others can still be met.
+//!
+//! The others share what is left so that every interval they report narrows as much as it can:
+//! a round of a group narrows each of its k quantities' intervals by √(n / (n + 1)), which takes
+//! k / (2n) off their Σ log ρ, at cost c; the round goes to the group where that is largest per
+//! second, k / (n · c). Each of them then gets time in proportion to the quantities it reports,
+//! and its rounds in inverse proportion to their cost: a cheap group takes more rounds than an
+//! expensive one, no group is starved, and a path too noisy to ever meet its target cannot
+//! swallow the budget the others need.
 
 use std::time::Duration;
 
@@ -36,6 +39,8 @@ pub struct GroupState {
     /// Key ratio (widest half-width over its target) at the last judgement; None before the
     /// first, or when nothing could be judged from the rounds so far.
     pub ratio: Option<f64>,
+    /// Quantities its rounds measure (its share when targets cannot all be met); at least 1.
+    pub weight: usize,
 }
 
 impl GroupState {
@@ -55,12 +60,21 @@ impl GroupState {
         }
     }
 
-    /// What a second of its rounds takes off ρ² (infinite when ρ is unknown: it must be sampled
-    /// to be judged).
-    pub fn yield_per_second(&self) -> f64 {
+    /// Furthest from its target per second of its rounds: ρ / c (infinite when ρ is unknown:
+    /// it must be sampled to be judged).
+    fn urgency(&self) -> f64 {
+        match (self.ratio, self.cost()) {
+            (Some(r), Some(c)) if r.is_finite() => r / c.as_secs_f64().max(1e-9),
+            _ => f64::INFINITY,
+        }
+    }
+
+    /// What a second of its rounds takes off Σ log ρ of its quantities: k / (n · c), up to the
+    /// constant ½ (infinite when ρ is unknown).
+    fn narrowing(&self) -> f64 {
         match (self.ratio, self.cost()) {
             (Some(r), Some(c)) if r.is_finite() => {
-                r * r / (self.rounds.max(1) as f64 * c.as_secs_f64().max(1e-9))
+                self.weight.max(1) as f64 / (self.rounds.max(1) as f64 * c.as_secs_f64().max(1e-9))
             }
             _ => f64::INFINITY,
         }
@@ -68,8 +82,8 @@ impl GroupState {
 }
 
 /// The candidates (groups still to be sampled), best first: warm-up first (fewest rounds
-/// first), then the groups that can all still meet their targets within `remaining`, then the
-/// others; within each, highest yield first.
+/// first), then the groups that can all still meet their targets within `remaining` by
+/// urgency, then the others by narrowing.
 pub fn rank(states: &[GroupState], candidates: &[usize], remaining: Duration) -> Vec<usize> {
     let (mut warm, mut judged): (Vec<usize>, Vec<usize>) = candidates
         .iter()
@@ -89,17 +103,12 @@ pub fn rank(states: &[GroupState], candidates: &[usize], remaining: Duration) ->
             left >= 0.0
         })
         .count();
-    let by_yield = |v: &mut Vec<usize>| {
-        v.sort_by(|&a, &b| {
-            states[b]
-                .yield_per_second()
-                .total_cmp(&states[a].yield_per_second())
-                .then(a.cmp(&b))
-        })
+    let by = |v: &mut Vec<usize>, key: fn(&GroupState) -> f64| {
+        v.sort_by(|&a, &b| key(&states[b]).total_cmp(&key(&states[a])).then(a.cmp(&b)))
     };
     let mut rest = judged.split_off(feasible);
-    by_yield(&mut judged);
-    by_yield(&mut rest);
+    by(&mut judged, GroupState::urgency);
+    by(&mut rest, GroupState::narrowing);
     warm.into_iter().chain(judged).chain(rest).collect()
 }
 
@@ -112,6 +121,7 @@ mod tests {
             rounds,
             spent: Duration::from_millis(ms_per_round * rounds as u64),
             ratio: Some(ratio),
+            weight: 1,
         }
     }
 
@@ -133,7 +143,7 @@ mod tests {
     #[test]
     fn reachable_targets_come_before_unreachable_ones() {
         // Group 0 can reach its target in 0.3 s, group 1 needs 990 s: with 10 s left, group 0
-        // goes first although a second of group 1 narrows its ratio more.
+        // goes first although it is nearer to its target.
         let s = vec![state(100, 1, 2.0), state(100, 1, 100.0)];
         assert_eq!(rank(&s, &[0, 1], Duration::from_secs(10)), vec![0, 1]);
         // Among reachable ones: the furthest from its target per unit of cost first.
@@ -142,27 +152,50 @@ mod tests {
             rank(&s, &[0, 1, 2], Duration::from_secs(100)),
             vec![1, 0, 2]
         );
-        // When none can make it, the same order: group 1 (ρ² = 2500 over 100 rounds of 1 ms)
-        // before group 0 (ρ² = 10000 over 100 rounds of 10 ms).
-        let s = vec![state(100, 10, 100.0), state(100, 1, 50.0)];
-        assert_eq!(rank(&s, &[0, 1], Duration::from_secs(1)), vec![1, 0]);
+        // When none can make it, the one whose second narrows most intervals most: fewer
+        // rounds, cheaper rounds, more quantities — not the one furthest from its target.
+        let s = vec![
+            state(100, 10, 100.0),
+            state(100, 1, 50.0),
+            state(50, 1, 2.0),
+        ];
+        assert_eq!(
+            rank(&s, &[0, 1, 2], Duration::from_millis(1)),
+            vec![2, 1, 0]
+        );
+        let mut s = vec![state(100, 1, 3.0), state(100, 1, 3.0)];
+        s[1].weight = 7;
+        assert_eq!(rank(&s, &[0, 1], Duration::from_millis(1)), vec![1, 0]);
+    }
+
+    /// Simulates the allocation of `rounds` rounds to groups of the given costs (ms) and
+    /// weights, none of which can reach its target; the rounds each got.
+    fn share(cost: &[u64], weight: &[usize], rounds: usize) -> Vec<usize> {
+        let mut s: Vec<GroupState> = (0..cost.len())
+            .map(|g| GroupState {
+                weight: weight[g],
+                ..state(MIN_ROUNDS, cost[g], 100.0)
+            })
+            .collect();
+        let all: Vec<usize> = (0..cost.len()).collect();
+        for _ in 0..rounds {
+            let g = rank(&s, &all, Duration::from_millis(1))[0];
+            s[g].rounds += 1;
+            s[g].spent += Duration::from_millis(cost[g]);
+            s[g].ratio = Some(1000.0 / (s[g].rounds as f64).sqrt());
+        }
+        s.iter().map(|g| g.rounds).collect()
     }
 
     #[test]
-    fn unreachable_targets_share_the_budget_by_cost() {
-        // Simulate the allocation: two groups of the same noise, one 16 times as expensive;
-        // neither can reach its target. Rounds go as √(1/c): the cheap one takes about four
-        // times as many, and the dear one is not starved.
-        let cost = [1u64, 16];
-        let mut s: Vec<GroupState> = (0..2).map(|g| state(MIN_ROUNDS, cost[g], 1.0)).collect();
-        let ratio = |n: usize| 100.0 / (n as f64).sqrt();
-        for _ in 0..5000 {
-            let g = rank(&s, &[0, 1], Duration::from_millis(1))[0];
-            s[g].rounds += 1;
-            s[g].spent += Duration::from_millis(cost[g]);
-            s[g].ratio = Some(ratio(s[g].rounds));
-        }
-        let (cheap, dear) = (s[0].rounds as f64, s[1].rounds as f64);
-        assert!(cheap / dear > 3.0 && cheap / dear < 5.0, "{cheap} {dear}");
+    fn unreachable_targets_share_the_budget_by_quantities_and_cost() {
+        // Time in proportion to the quantities reported: a group 16 times as expensive takes
+        // a sixteenth of the rounds; one reporting 7 quantities 7 times the rounds.
+        let n = share(&[1, 16], &[1, 1], 5000);
+        let r = n[0] as f64 / n[1] as f64;
+        assert!(r > 14.0 && r < 18.0, "{n:?}");
+        let n = share(&[2, 2], &[7, 1], 5000);
+        let r = n[0] as f64 / n[1] as f64;
+        assert!(r > 6.0 && r < 8.0, "{n:?}");
     }
 }
