@@ -4,10 +4,10 @@
 //! far each group still is from its targets ([`Judge`]).
 //!
 //! The groups of a run, from the scenarios it measures:
-//! - `kernel`: the kernel benchmark's five scenarios — its estimates, the overheads of its four
-//!   filtered scenarios, and (in the record) its seven expectations;
-//! - `aa.<original>`: the A/A control, an original with its identical copies — the copies'
-//!   offsets, from which the expectations' bias allowance comes;
+//! - `kernel`: the kernel benchmark's five scenarios and the A/A control's copies — its
+//!   estimates (the totals are also its four overheads), the copies' offsets from their
+//!   originals, and its seven expectations, which those offsets qualify (their bias allowance);
+//! - `aa.<original>`: without all five, the A/A control on its own — an original with its copies;
 //! - `depth`: `native` and the depth sweep — the fit's slope and intercept, each depth's
 //!   overhead;
 //! - one pair per other scenario with a baseline, named after it — its overhead over its
@@ -26,7 +26,9 @@ use super::{estimates, Series};
 use crate::engine::driver::{Group, Judge, Need, Slot};
 use crate::scenarios::{baseline::REPLICAS, Scenario};
 use crate::stats::{per_round, Summary};
-use syscost_record::{EstimateId, GroupSummary, KernelScenario, QuantityKind, Target};
+use syscost_record::{
+    EstimateId, GroupSummary, KernelExpectation, KernelScenario, QuantityKind, Target,
+};
 
 /// The narrowest CI half-width a target asks for, ns: about the spread of the harness loop
 /// itself (`null` is ~1 ns per iteration), below which a narrower interval means nothing.
@@ -105,9 +107,29 @@ impl Comparisons {
             }
         };
 
+        // The A/A copies of an original, when measured.
+        let copies = |original: &str| -> Vec<usize> {
+            let Some(o) = at(original) else {
+                return Vec::new();
+            };
+            REPLICAS
+                .iter()
+                .filter(|r| r.1 == original)
+                .filter_map(|r| at(r.0))
+                .filter(|&r| base[r] == Some(o))
+                .collect()
+        };
         let five: Option<Vec<usize>> = KernelScenario::ALL.iter().map(|k| at(k.id())).collect();
+        let mut kernel = None;
         if let Some(five) = &five {
-            let g = add(&mut c, "kernel", native, five.clone());
+            // The A/A control qualifies the expectations: it is sampled in their rounds.
+            let aa: Vec<usize> = dedup(REPLICAS.iter().map(|r| r.1))
+                .into_iter()
+                .flat_map(copies)
+                .collect();
+            let members: Vec<usize> = five.iter().copied().chain(aa).collect();
+            let g = add(&mut c, "kernel", native, members.clone());
+            kernel = Some(g);
             // Its four overheads are the estimates total.*: judged as those.
             for &m in five {
                 covered[m] = true;
@@ -115,16 +137,19 @@ impl Comparisons {
             for e in EstimateId::KERNEL {
                 c.quantities.push((Quantity::Estimate(e), g));
             }
+            for &r in &members[five.len()..] {
+                if let Some(b) = base[r] {
+                    c.quantities
+                        .push((Quantity::Overhead { me: r, base: b }, g));
+                    covered[r] = true;
+                }
+            }
         }
         for original in dedup(REPLICAS.iter().map(|r| r.1)) {
-            let Some(o) = at(original) else { continue };
-            let copies: Vec<usize> = REPLICAS
-                .iter()
-                .filter(|r| r.1 == original)
-                .filter_map(|r| at(r.0))
-                .filter(|&r| base[r] == Some(o))
-                .collect();
-            if copies.is_empty() {
+            let (Some(o), copies) = (at(original), copies(original)) else {
+                continue;
+            };
+            if copies.is_empty() || copies.iter().all(|&r| covered[r]) {
                 continue;
             }
             let members: Vec<usize> = std::iter::once(o).chain(copies).collect();
@@ -169,8 +194,13 @@ impl Comparisons {
                 }
             }
         }
+        // A group's share of a budget that cannot meet every target: the intervals its rounds
+        // report — its quantities, and for the kernel group its seven expectations too.
         for (g, group) in c.groups.iter_mut().enumerate() {
             group.weight = c.quantities.iter().filter(|q| q.1 == g).count();
+            if Some(g) == kernel {
+                group.weight += KernelExpectation::ALL.len();
+            }
         }
         c
     }
@@ -335,6 +365,7 @@ mod tests {
                 Quantity::Estimate(_) => {}
             }
         }
+        // The kernel's five with the A/A copies that qualify its expectations.
         assert_eq!(
             members(&c, &ids, "kernel"),
             [
@@ -342,17 +373,16 @@ mod tests {
                 "seccomp.bitmap.1",
                 "seccomp.bitmap.2",
                 "seccomp.full.3",
-                "seccomp.full.4"
-            ]
-        );
-        assert_eq!(
-            members(&c, &ids, "aa.seccomp.bitmap.1"),
-            [
-                "seccomp.bitmap.1",
+                "seccomp.full.4",
+                "native.replica.1",
+                "native.replica.2",
                 "seccomp.bitmap.1.replica.1",
                 "seccomp.bitmap.1.replica.2"
             ]
         );
+        let kernel = c.groups.iter().find(|g| g.id == "kernel").unwrap();
+        assert_eq!(kernel.weight, 7 + 4 + 7);
+        assert!(!c.groups.iter().any(|g| g.id.starts_with("aa.")));
         assert_eq!(members(&c, &ids, "depth")[0], "native");
         assert_eq!(members(&c, &ids, "depth").len(), 7);
         assert_eq!(members(&c, &ids, "sud.allow"), ["native", "sud.allow"]);
@@ -386,6 +416,19 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn without_the_kernels_five_the_a_a_copies_have_a_group_of_their_own() {
+        let (c, ids) = plan(&["native.replica.*", "seccomp.bitmap.1.replica.1"]);
+        assert_eq!(
+            members(&c, &ids, "aa.native"),
+            ["native", "native.replica.1", "native.replica.2"]
+        );
+        assert_eq!(
+            members(&c, &ids, "aa.seccomp.bitmap.1"),
+            ["seccomp.bitmap.1", "seccomp.bitmap.1.replica.1"]
+        );
     }
 
     #[test]

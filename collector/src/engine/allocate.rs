@@ -11,18 +11,20 @@
 //! - its need: the time it would still take to reach the target, c · n · (ρ² − 1), since a CI
 //!   half-width shrinks as 1/√n over its n rounds.
 //!
-//! Two tiers. The groups whose needs, smallest first, add up to no more than the budget left
-//! can all still meet their targets: they come first, the one furthest from its target per unit
-//! of cost (largest ρ / c) first. So the budget is never sunk into targets it cannot reach while
-//! others can still be met.
+//! The budget is shared so that every reported interval narrows as much as it can: a round of a
+//! group narrows each of its k quantities' intervals by √(n / (n + 1)), which takes k / (2n) off
+//! their Σ log ρ, at cost c. The round goes to the group where that is largest per second,
+//! k / (n · c). Each group then gets time in proportion to the quantities it reports, and its
+//! rounds in inverse proportion to their cost: a cheap group takes more rounds than an expensive
+//! one, no group is starved, and a path too noisy to ever meet its target cannot swallow the
+//! budget the others need.
 //!
-//! The others share what is left so that every interval they report narrows as much as it can:
-//! a round of a group narrows each of its k quantities' intervals by √(n / (n + 1)), which takes
-//! k / (2n) off their Σ log ρ, at cost c; the round goes to the group where that is largest per
-//! second, k / (n · c). Each of them then gets time in proportion to the quantities it reports,
-//! and its rounds in inverse proportion to their cost: a cheap group takes more rounds than an
-//! expensive one, no group is starved, and a path too noisy to ever meet its target cannot
-//! swallow the budget the others need.
+//! Before that share, one exception: a group whose need fits in its share of the budget left
+//! (the budget left times k over the k of every group still sampled) goes first, the one
+//! furthest from its target per unit of cost (largest ρ / c) first. It would meet its target
+//! within its share anyway; finishing it early takes nothing from the others and hands its share
+//! to them sooner. A group whose interval does not narrow as its need predicted drops out of
+//! this tier by itself: its need grows with its rounds while its share shrinks.
 
 use std::time::Duration;
 
@@ -82,34 +84,25 @@ impl GroupState {
 }
 
 /// The candidates (groups still to be sampled), best first: warm-up first (fewest rounds
-/// first), then the groups that can all still meet their targets within `remaining` by
+/// first), then the groups that can meet their targets within their share of `remaining` by
 /// urgency, then the others by narrowing.
 pub fn rank(states: &[GroupState], candidates: &[usize], remaining: Duration) -> Vec<usize> {
-    let (mut warm, mut judged): (Vec<usize>, Vec<usize>) = candidates
+    let (mut warm, judged): (Vec<usize>, Vec<usize>) = candidates
         .iter()
         .partition(|&&g| states[g].rounds < MIN_ROUNDS);
     warm.sort_by_key(|&g| (states[g].rounds, g));
-    judged.sort_by(|&a, &b| {
-        states[a]
-            .need()
-            .total_cmp(&states[b].need())
-            .then(a.cmp(&b))
-    });
-    let mut left = remaining.as_secs_f64();
-    let feasible = judged
-        .iter()
-        .take_while(|&&g| {
-            left -= states[g].need();
-            left >= 0.0
-        })
-        .count();
+    let weights: usize = candidates.iter().map(|&g| states[g].weight.max(1)).sum();
+    let share =
+        |g: usize| remaining.as_secs_f64() * states[g].weight.max(1) as f64 / weights.max(1) as f64;
+    let (mut early, mut rest): (Vec<usize>, Vec<usize>) = judged
+        .into_iter()
+        .partition(|&g| states[g].need() <= share(g));
     let by = |v: &mut Vec<usize>, key: fn(&GroupState) -> f64| {
         v.sort_by(|&a, &b| key(&states[b]).total_cmp(&key(&states[a])).then(a.cmp(&b)))
     };
-    let mut rest = judged.split_off(feasible);
-    by(&mut judged, GroupState::urgency);
+    by(&mut early, GroupState::urgency);
     by(&mut rest, GroupState::narrowing);
-    warm.into_iter().chain(judged).chain(rest).collect()
+    warm.into_iter().chain(early).chain(rest).collect()
 }
 
 #[cfg(test)]
@@ -141,19 +134,24 @@ mod tests {
     }
 
     #[test]
-    fn reachable_targets_come_before_unreachable_ones() {
-        // Group 0 can reach its target in 0.3 s, group 1 needs 990 s: with 10 s left, group 0
-        // goes first although it is nearer to its target.
-        let s = vec![state(100, 1, 2.0), state(100, 1, 100.0)];
+    fn targets_reachable_within_their_share_come_first() {
+        // Group 0 can reach its target in 0.3 s, group 1 needs 990 s: with 10 s left (5 s
+        // each), group 0 goes first although a round of group 1 would narrow more.
+        let s = vec![state(100, 1, 2.0), state(50, 1, 100.0)];
         assert_eq!(rank(&s, &[0, 1], Duration::from_secs(10)), vec![0, 1]);
+        // With 0.4 s left its share (0.2 s) is too small: both by narrowing.
+        assert_eq!(rank(&s, &[0, 1], Duration::from_millis(400)), vec![1, 0]);
         // Among reachable ones: the furthest from its target per unit of cost first.
         let s = vec![state(100, 1, 1.5), state(100, 1, 3.0), state(100, 4, 3.0)];
         assert_eq!(
             rank(&s, &[0, 1, 2], Duration::from_secs(100)),
             vec![1, 0, 2]
         );
-        // When none can make it, the one whose second narrows most intervals most: fewer
-        // rounds, cheaper rounds, more quantities — not the one furthest from its target.
+    }
+
+    #[test]
+    fn the_rest_goes_where_a_second_narrows_most_intervals_most() {
+        // Fewer rounds, cheaper rounds, more quantities — not the one furthest from its target.
         let s = vec![
             state(100, 10, 100.0),
             state(100, 1, 50.0),
