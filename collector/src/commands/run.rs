@@ -65,6 +65,11 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
         &select.only,
         &select.skip,
     )?;
+    // What some scenarios probe for their parameters (the filter-chain limit forks a child)
+    // is probed now, once and inside the budget: the workers inherit it, the record reads it.
+    for s in &plan.scenarios {
+        s.params();
+    }
     let stop = signals::stop_flag();
     affinity::keep_off(plan.cpu);
     let date = now_rfc3339();
