@@ -350,6 +350,13 @@ impl Session {
         self.target = Target::RawTracepoint("syscost_no_such_tracepoint");
     }
 
+    /// Hits the program counts for `calls` calls of the timed loop, now.
+    #[cfg(test)]
+    pub fn hits_now(&mut self, calls: u64) -> u64 {
+        self.count(|s| s.driver.run(calls))
+            .map_or(u64::MAX, |x| x.1)
+    }
+
     /// Runs `f` and returns its result with the hits it caused.
     fn count<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> Result<(T, u64), HitsError> {
         let before = self.loaded.hits()?;
