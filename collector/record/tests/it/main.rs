@@ -204,8 +204,31 @@ fn records_written_before_the_optional_fields_still_read() {
     v["summary"].as_object_mut().unwrap().remove("duration_s");
     let r: RunRecord = serde_json::from_value(v).unwrap();
     assert_eq!(r.summary.duration_s, None);
-    let text = serde_json::to_string(&with_id(r)).unwrap();
-    assert!(!text.contains("duration_s"), "{text}");
+    let written = serde_json::to_value(with_id(r)).unwrap();
+    assert!(written["summary"].get("duration_s").is_none(), "{written}");
+}
+
+#[test]
+fn targets_say_truthfully_whether_they_were_met() {
+    assert!(problems_after(|_| {}).is_empty());
+    has_problem(|r| r.summary.targets[0].met = true, "at most target_ns");
+    has_problem(
+        |r| r.summary.targets[0].half_width_ns = Some(f64::NAN),
+        "finite, non-negative",
+    );
+    has_problem(|r| r.summary.targets[0].target_ns = 0.0, "finite, positive");
+    has_problem(
+        |r| r.summary.target_reached = true,
+        "every target in summary.targets",
+    );
+    // No interval: not met.
+    has_problem(
+        |r| {
+            r.summary.targets[0].half_width_ns = None;
+            r.summary.targets[0].met = true;
+        },
+        "at most target_ns",
+    );
 }
 
 #[test]
