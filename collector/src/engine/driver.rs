@@ -911,7 +911,12 @@ mod tests {
             .collect()
     }
 
+    /// The scripted runs share the measurement CPU: one at a time, or each would see a fraction
+    /// of its budget.
+    static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
     fn measure_scripted(list: Vec<Scripted>, budget_ms: u64) -> Outcome {
+        let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
         let mut scenarios = boxed(list);
         measure(
             &mut scenarios,
@@ -957,6 +962,7 @@ mod tests {
         target_ns: f64,
         budget_ms: u64,
     ) -> Outcome {
+        let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
         let mut scenarios = boxed(list);
         let o = measure_groups(
             &mut scenarios,
