@@ -247,13 +247,39 @@ impl Comparisons {
         Summary::of(&v).map(|s| s.median)
     }
 
+    /// The baseline of `group` when it is measured but nothing is compared with it any more
+    /// in any group: its own median is then what the record has of it.
+    fn orphan(&self, group: usize, series: &Series) -> Option<usize> {
+        let b = self.groups[group].baseline?;
+        series.by_index(b)?;
+        let compared = self.quantities.iter().any(|&(q, _)| match q {
+            Quantity::Overhead { me, base } => {
+                (me == b || base == b)
+                    && series.by_index(me).is_some()
+                    && series.by_index(base).is_some()
+            }
+            Quantity::Estimate(_) => self
+                .groups
+                .iter()
+                .any(|g| g.members.contains(&b) && self.summary(q, series).is_some()),
+            Quantity::Median(i) | Quantity::Untimed(i) => i == b,
+        });
+        // The first of its groups speaks for it.
+        let first = self.groups.iter().position(|g| g.baseline == Some(b));
+        (!compared && first == Some(group)).then_some(b)
+    }
+
     /// Every quantity that could be computed, with its target and whether it was met.
     pub fn targets(&self, slots: &[Slot]) -> Vec<Target> {
         let series = Series::new(&self.ids, slots);
         let native = self.native_median(&series);
+        let orphans = (0..self.groups.len())
+            .filter_map(|g| Some((Quantity::Median(self.orphan(g, &series)?), g)));
         self.quantities
             .iter()
-            .filter_map(|&(q, g)| {
+            .copied()
+            .chain(orphans)
+            .filter_map(|(q, g)| {
                 let s = self.summary(q, &series)?;
                 let half = s.ci.map(|(lo, hi)| (hi - lo) / 2.0);
                 let target_ns = self.target_ns(s.median, self.base_median(q, &series), native);
@@ -309,6 +335,19 @@ impl Judge for Comparisons {
             let target = self.target_ns(s.median, self.base_median(q, &series), native);
             let ratio = (hi - lo) / 2.0 / target;
             worst = Some(worst.map_or(ratio, |w: f64| w.max(ratio)));
+        }
+        // Every comparison of its baseline is gone (the scenarios it was the baseline of were
+        // skipped or failed): the engine samples it for its own median.
+        if worst.is_none() {
+            let own = self
+                .orphan(group, &series)
+                .and_then(|b| Summary::of(&flat(series.by_index(b)?)));
+            if let Some(s) = own {
+                let Some((lo, hi)) = s.ci else {
+                    return Need::Unknown;
+                };
+                worst = Some((hi - lo) / 2.0 / self.target_ns(s.median, None, native));
+            }
         }
         worst.map_or(Need::Nothing, Need::Ratio)
     }

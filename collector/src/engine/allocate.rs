@@ -2,7 +2,7 @@
 //! comparison groups ([`super::driver`] runs the rounds).
 //!
 //! Every group first takes [`MIN_ROUNDS`] rounds (a warm-up in turn, so each has an interval to
-//! judge). After that, between rounds, every group that has not met its target is ranked by what
+//! judge; the groups that report more quantities take their turns more often). After that, between rounds, every group that has not met its target is ranked by what
 //! it still needs:
 //!
 //! - its key ratio ρ: the widest CI half-width among the quantities it measures, over that
@@ -83,14 +83,17 @@ impl GroupState {
     }
 }
 
-/// The candidates (groups still to be sampled), best first: warm-up first (fewest rounds
-/// first), then the groups that can meet their targets within their share of `remaining` by
+/// The candidates (groups still to be sampled), best first: warm-up first (fewest rounds per
+/// quantity first), then the groups that can meet their targets within their share of `remaining` by
 /// urgency, then the others by narrowing.
 pub fn rank(states: &[GroupState], candidates: &[usize], remaining: Duration) -> Vec<usize> {
     let (mut warm, judged): (Vec<usize>, Vec<usize>) = candidates
         .iter()
         .partition(|&&g| states[g].rounds < MIN_ROUNDS);
-    warm.sort_by_key(|&g| (states[g].rounds, g));
+    // Warm-up in turn, in proportion to the quantities each group reports: a short budget
+    // judges the groups that report most first.
+    let per_weight = |g: usize| states[g].rounds as f64 / states[g].weight.max(1) as f64;
+    warm.sort_by(|&a, &b| per_weight(a).total_cmp(&per_weight(b)).then(a.cmp(&b)));
     let weights: usize = candidates.iter().map(|&g| states[g].weight.max(1)).sum();
     let share =
         |g: usize| remaining.as_secs_f64() * states[g].weight.max(1) as f64 / weights.max(1) as f64;
@@ -119,9 +122,13 @@ mod tests {
     }
 
     #[test]
-    fn warm_up_comes_first_fewest_rounds_first() {
+    fn warm_up_comes_first_fewest_rounds_per_quantity_first() {
         let s = vec![state(20, 1, 5.0), state(3, 1, 9.0), GroupState::default()];
         assert_eq!(rank(&s, &[0, 1, 2], Duration::from_secs(10)), vec![2, 1, 0]);
+        // 6 rounds for 7 quantities come before 3 rounds for 1.
+        let mut s = vec![state(3, 1, 9.0), state(6, 1, 9.0)];
+        s[1].weight = 7;
+        assert_eq!(rank(&s, &[0, 1], Duration::from_secs(10)), vec![1, 0]);
     }
 
     #[test]

@@ -501,11 +501,17 @@ pub fn measure_groups(
         if run.interrupted() {
             break;
         }
-        // A group whose members other than its baseline are all gone measures nothing.
+        // A group whose members other than its baseline are all gone measures nothing — but
+        // its baseline's own median when no other group samples it any more.
+        let alive = |g: &Group, i: usize| run.workers[i].is_some() && Some(i) != g.baseline;
+        let compares = |g: &Group| g.members.iter().any(|&i| alive(g, i));
         let measures = |g: &Group| {
-            g.members.iter().any(|&i| {
-                run.workers[i].is_some() && (Some(i) != g.baseline || g.members.len() == 1)
-            })
+            compares(g)
+                || g.baseline.is_some_and(|b| {
+                    run.workers[b].is_some()
+                        && !groups.iter().any(|o| o.members.contains(&b) && compares(o))
+                })
+                || (g.baseline.is_none() && g.members.iter().any(|&i| run.workers[i].is_some()))
         };
         let candidates: Vec<usize> = (0..groups.len())
             .filter(|&g| !needs[g].met() && needs[g] != Need::Nothing && measures(&groups[g]))
