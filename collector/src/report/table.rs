@@ -29,6 +29,9 @@ fn verdict(v: Verdict) -> &'static str {
     }
 }
 
+/// Targets not met the table lists (the record lists them all).
+const MISSED_SHOWN: usize = 10;
+
 /// Widest reason a skipped or failed scenario's line shows.
 const REASON_WIDTH: usize = 64;
 
@@ -164,10 +167,22 @@ pub fn render(r: &RunRecord) -> String {
             "(reasons shortened: the record and `syscost list` give them in full)\n"
         );
     }
-    let missed: Vec<_> = s.targets.iter().filter(|t| !t.met).collect();
+    // The targets not met, furthest from theirs first; the record has them all.
+    let mut missed: Vec<_> = s.targets.iter().filter(|t| !t.met).collect();
+    let ratio =
+        |t: &syscost_record::Target| t.half_width_ns.map_or(f64::INFINITY, |h| h / t.target_ns);
+    missed.sort_by(|a, b| ratio(b).total_cmp(&ratio(a)));
     if !missed.is_empty() {
-        let _ = writeln!(out, "targets not met (95% CI half-width, ns)");
-        for t in missed {
+        let _ = writeln!(
+            out,
+            "targets not met (95% CI half-width, ns; furthest first{})",
+            if missed.len() > MISSED_SHOWN {
+                format!(", {MISSED_SHOWN} of {}", missed.len())
+            } else {
+                String::new()
+            }
+        );
+        for t in missed.into_iter().take(MISSED_SHOWN) {
             let half = t
                 .half_width_ns
                 .map_or("no CI".into(), |h| format!("±{}", num(h)));

@@ -19,27 +19,47 @@ use crate::cli::SelfcheckArgs;
 use crate::error::Error;
 use crate::stats;
 use std::fmt::Write as _;
-use std::process::Command;
+use std::io::Read as _;
+use std::process::{Command, Stdio};
 use std::time::Instant;
 use syscost_record::{RunRecord, Verdict};
 
 const KERNEL_FIVE: &str = "native,seccomp.bitmap.1,seccomp.bitmap.2,seccomp.full.3,seccomp.full.4";
 
-/// Runs this executable's `run --json` with `args`; the record and the wall time.
+/// Runs this executable's `run --json` with `args`; the record and the wall time (until the
+/// process exits).
 pub(crate) fn run_json(args: &[String]) -> Result<(RunRecord, f64), Error> {
     let exe = std::env::current_exe().map_err(Error::SelfExe)?;
     let t0 = Instant::now();
-    let out = Command::new(exe)
+    let mut child = Command::new(exe)
         .arg("run")
         .arg("--json")
         .args(args)
-        .output()
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
         .map_err(Error::Spawn)?;
+    // Stderr in a thread of its own, so neither pipe can fill up and block the run.
+    let mut err = child.stderr.take();
+    let errors = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        if let Some(e) = err.as_mut() {
+            let _ = e.read_to_end(&mut text);
+        }
+        text
+    });
+    let mut stdout = Vec::new();
+    if let Some(mut o) = child.stdout.take() {
+        o.read_to_end(&mut stdout).map_err(Error::Spawn)?;
+    }
+    child.wait().map_err(Error::Spawn)?;
     let wall = t0.elapsed().as_secs_f64();
-    let record = serde_json::from_slice(&out.stdout).map_err(|error| Error::NoRecord {
+    let record = serde_json::from_slice(&stdout).map_err(|error| Error::NoRecord {
         args: args.join(" "),
         error,
-        stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        stderr: String::from_utf8_lossy(&errors.join().unwrap_or_default())
+            .trim()
+            .to_string(),
     })?;
     Ok((record, wall))
 }

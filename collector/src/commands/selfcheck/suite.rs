@@ -237,6 +237,41 @@ fn render(records: &[(RunRecord, f64)], budget: f64) -> String {
         range(&over, 2),
         median_of(&over, 2)
     );
+    // What went wrong in some runs only: failures, and skips of scenarios other runs measured.
+    let measured_somewhere = |id: &str| {
+        records.iter().any(|(r, _)| {
+            r.results
+                .iter()
+                .any(|x| x.id == id && x.status == Status::Measured)
+        })
+    };
+    let mut odd = Vec::new();
+    for (i, (r, _)) in records.iter().enumerate() {
+        for x in &r.results {
+            let unusual = x.status == Status::Failed
+                || (x.status == Status::Skipped && measured_somewhere(&x.id));
+            if unusual {
+                let why = x.reason.as_deref().unwrap_or("");
+                odd.push(format!(
+                    "- run {}: `{}` {}: {}",
+                    i + 1,
+                    x.id,
+                    if x.status == Status::Failed {
+                        "failed"
+                    } else {
+                        "skipped"
+                    },
+                    why.chars().take(240).collect::<String>()
+                ));
+            }
+        }
+    }
+    if !odd.is_empty() {
+        let _ = writeln!(out, "\nIn some runs only:\n");
+        for line in &odd {
+            let _ = writeln!(out, "{line}");
+        }
+    }
     out
 }
 
