@@ -60,6 +60,8 @@ impl RunSummary {
             worst_ci_pct: None,
             worst_ci_id: None,
             ci_method: ci_method.into(),
+            targets: Vec::new(),
+            groups: Vec::new(),
         }
     }
 }

@@ -276,14 +276,15 @@ pub struct Incidental {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct RunSummary {
-    /// Interleaved rounds completed (every scenario sampled once per round).
+    /// Rounds completed: of all comparison groups together for an interleaved run (each round
+    /// samples the members of one group), 1 for one pass per scenario.
     pub rounds: u64,
     /// Wall time of the whole run, seconds (setup included). Absent when not known (most
     /// imported logs never say how long the benchmark ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
     pub stop_reason: StopReason,
-    /// Whether every measured scenario reached the target CI half-width.
+    /// Whether every target in `targets` was met (false when there are none).
     pub target_reached: bool,
     /// Widest CI half-width among measured scenarios, percent of its median.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -292,6 +293,59 @@ pub struct RunSummary {
     pub worst_ci_id: Option<String>,
     /// How intervals were computed.
     pub ci_method: String,
+    /// The precision asked of each reported difference (overheads, estimates) and of the medians
+    /// that are no difference's part, and whether the run reached it. Absent when the run set
+    /// no targets (sequential runs, imports).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<Target>,
+    /// The comparison groups the rounds sampled, and where the time went.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupSummary>,
+}
+
+/// One target: a reported quantity's 95% CI half-width against the width asked of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Target {
+    pub quantity: QuantityKind,
+    /// The scenario (overhead, median) or estimate id.
+    pub id: String,
+    /// The quantity's median, ns.
+    pub median_ns: f64,
+    /// Its CI half-width, ns; absent when there were too few samples for an interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub half_width_ns: Option<f64>,
+    /// The half-width asked: max(target_ci_pct % of the larger of `native` and |median|,
+    /// floor_ns).
+    pub target_ns: f64,
+    pub met: bool,
+    /// The comparison group whose rounds measure it.
+    pub group: String,
+}
+
+/// What a [`Target`] is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum QuantityKind {
+    /// `results[id].overhead`: the paired difference over its baseline.
+    Overhead,
+    /// `estimates[id]`.
+    Estimate,
+    /// `results[id]`'s own median (a scenario no difference is made from, or an attach cost).
+    Median,
+}
+
+/// A comparison group: scenarios sampled together, one round at a time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct GroupSummary {
+    pub id: String,
+    /// Its scenarios, the baseline first when it has one.
+    pub members: Vec<String>,
+    pub rounds: u64,
+    /// Wall time its rounds took, seconds.
+    pub duration_s: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

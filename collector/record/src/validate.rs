@@ -124,6 +124,33 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
             );
         }
     }
+    for (i, t) in r.summary.targets.iter().enumerate() {
+        let p = format!("summary.targets[{i}] ({})", t.id);
+        if !(t.target_ns.is_finite() && t.target_ns > 0.0) {
+            c.push(
+                format!("{p}.target_ns"),
+                "must be a finite, positive number",
+            );
+        }
+        match t.half_width_ns {
+            Some(h) if !(h.is_finite() && h >= 0.0) => c.push(
+                format!("{p}.half_width_ns"),
+                "must be a finite, non-negative number",
+            ),
+            h if t.met != h.is_some_and(|h| h <= t.target_ns) => c.push(
+                format!("{p}.met"),
+                "must say whether half_width_ns is at most target_ns",
+            ),
+            _ => {}
+        }
+    }
+    let targets = &r.summary.targets;
+    if !targets.is_empty() && r.summary.target_reached != targets.iter().all(|t| t.met) {
+        c.push(
+            "summary.target_reached",
+            "must say whether every target in summary.targets was met",
+        );
+    }
     // An imported fragment may quote only a run's estimates (no scenario lines): still a
     // record. Anything else without results is not.
     let fragment = r.source.kind == SourceKind::Import && !r.estimates.is_empty();

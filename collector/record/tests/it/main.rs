@@ -72,6 +72,21 @@ fn sample() -> RunRecord {
             worst_ci_pct: Some(1.4),
             worst_ci_id: Some("seccomp.bitmap.1".into()),
             ci_method: "order statistics".into(),
+            targets: vec![Target {
+                quantity: QuantityKind::Overhead,
+                id: "seccomp.bitmap.1".into(),
+                median_ns: 40.2,
+                half_width_ns: Some(1.8),
+                target_ns: 1.4,
+                met: false,
+                group: "kernel".into(),
+            }],
+            groups: vec![GroupSummary {
+                id: "kernel".into(),
+                members: vec!["native".into(), "seccomp.bitmap.1".into()],
+                rounds: 300,
+                duration_s: 12.5,
+            }],
         },
         results: vec![native, b1, skipped],
         estimates: vec![],
@@ -189,8 +204,31 @@ fn records_written_before_the_optional_fields_still_read() {
     v["summary"].as_object_mut().unwrap().remove("duration_s");
     let r: RunRecord = serde_json::from_value(v).unwrap();
     assert_eq!(r.summary.duration_s, None);
-    let text = serde_json::to_string(&with_id(r)).unwrap();
-    assert!(!text.contains("duration_s"), "{text}");
+    let written = serde_json::to_value(with_id(r)).unwrap();
+    assert!(written["summary"].get("duration_s").is_none(), "{written}");
+}
+
+#[test]
+fn targets_say_truthfully_whether_they_were_met() {
+    assert!(problems_after(|_| {}).is_empty());
+    has_problem(|r| r.summary.targets[0].met = true, "at most target_ns");
+    has_problem(
+        |r| r.summary.targets[0].half_width_ns = Some(f64::NAN),
+        "finite, non-negative",
+    );
+    has_problem(|r| r.summary.targets[0].target_ns = 0.0, "finite, positive");
+    has_problem(
+        |r| r.summary.target_reached = true,
+        "every target in summary.targets",
+    );
+    // No interval: not met.
+    has_problem(
+        |r| {
+            r.summary.targets[0].half_width_ns = None;
+            r.summary.targets[0].met = true;
+        },
+        "at most target_ns",
+    );
 }
 
 #[test]

@@ -8,7 +8,8 @@
 //!
 //! Kernel-side programs attach system-wide, and every worker shares the measurement CPU in
 //! turn. So a worker loads its program once, but attaches it only for its own sample and
-//! detaches it before answering: `native` and the other scenarios never run with it attached.
+//! detaches it before answering (it answers once a call of its own no longer hits the
+//! program): `native` and the other scenarios never run with it attached.
 //! Uprobes are the exception: bound to the worker's pid, their breakpoint exists only in the
 //! worker's own memory, so they stay attached from setup on (re-attaching them per sample
 //! would cost ~0.1 s of RCU waiting each time, and bias the first calls after each attach).
@@ -190,6 +191,12 @@ impl Scenario for Probed {
             Some(s) if !self.kind.is_user() => Ok(s.unattached(iters)),
             _ => self.run(iters),
         }
+    }
+    fn system_wide(&self) -> bool {
+        !self.kind.is_user()
+    }
+    fn settle_ns(&mut self) -> Option<u64> {
+        self.session.as_ref()?.settle_ns
     }
     fn untimed_result(&self) -> Option<(String, String)> {
         (!self.kind.is_user()).then(|| {
