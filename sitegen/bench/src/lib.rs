@@ -7,6 +7,9 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+mod real;
+pub use real::generate_real;
+
 use syscost_record::{
     Comparability, Cpu, Environment, Estimate, EstimateId, Expectation, Incidental,
     KernelExpectation, KernelScenario, Method, Overhead, RunRecord, RunSummary, ScenarioResult,
@@ -801,6 +804,29 @@ impl std::error::Error for WriteError {
 /// Refuses a directory named `data`: a cheap guard against the one mistake that matters,
 /// generated data in the data set.
 pub fn write(dir: &Path, n: usize, seed: u64) -> Result<usize, WriteError> {
+    write_records(dir, generate(n, seed))
+}
+
+/// What site-bench generates: the small synthetic records of [`generate`], or records the size
+/// and shape of a real default run ([`generate_real`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Small,
+    Real,
+}
+
+/// [`write`] for either shape.
+pub fn write_shape(dir: &Path, n: usize, seed: u64, shape: Shape) -> Result<usize, WriteError> {
+    match shape {
+        Shape::Small => write(dir, n, seed),
+        Shape::Real => write_records(dir, generate_real(n, seed)),
+    }
+}
+
+fn write_records(
+    dir: &Path,
+    records: impl Iterator<Item = RunRecord>,
+) -> Result<usize, WriteError> {
     if dir.file_name().is_some_and(|name| name == "data") {
         return Err(WriteError::DataDir(dir.to_path_buf()));
     }
@@ -810,7 +836,7 @@ pub fn write(dir: &Path, n: usize, seed: u64) -> Result<usize, WriteError> {
     };
     let mut made = std::collections::BTreeSet::new();
     let mut count = 0;
-    for r in generate(n, seed) {
+    for r in records {
         let path = dir.join(r.canonical_path());
         if let Some(parent) = path.parent() {
             if made.insert(parent.to_path_buf()) {
