@@ -316,23 +316,34 @@ fn y_axis(s: &mut String, sc: &Scale, label: &str) {
 }
 
 fn y_grid(s: &mut String, (y0, y1, step): (f64, f64, f64), yf: &dyn Fn(f64) -> f64, label: &str) {
+    // Grid lines as one path and the ticks as one group: charts are on every run page.
+    let (mut grid, mut zero_line, mut ticks) = (String::new(), String::new(), String::new());
     let mut v = y0;
     let mut guard = 0;
     while v <= y1 + step * 0.5 && guard < 50 {
-        let y = yf(v);
+        let y = D1(yf(v));
         let zero = v.abs() < step * 1e-6;
-        let cls = if zero { "zero" } else { "grid" };
         let _ = write!(
-            s,
-            r#"<line class="{cls}" x1="{ML}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-            W - MR,
+            if zero { &mut zero_line } else { &mut grid },
+            "M{ML} {y}H{}",
+            W - MR
+        );
+        let _ = write!(
+            ticks,
+            r#"<text x="{}" y="{}">{}</text>"#,
             ML - 6.0,
-            y + 4.0,
+            D1(yf(v) + 4.0),
             esc(&ns(if zero { 0.0 } else { v }))
         );
         v += step;
         guard += 1;
     }
+    for (class, d) in [("grid", grid), ("zero", zero_line)] {
+        if !d.is_empty() {
+            let _ = write!(s, r#"<path class="{class}" d="{d}"/>"#);
+        }
+    }
+    let _ = write!(s, r#"<g class="tick" text-anchor="end">{ticks}</g>"#);
     let _ = write!(
         s,
         r#"<text class="axis-label" transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,

@@ -40,18 +40,20 @@ pub fn run(cli: Cli) -> Result<(), CommandError> {
             out,
             strict,
             base_url,
+            data_url,
         } => build(site::Options {
             data,
             out,
             strict,
             base_url,
+            data_url,
         }),
         Command::Check { dir } => check(&dir),
     }
 }
 
 fn build(opts: site::Options) -> Result<(), CommandError> {
-    if let Some(u) = &opts.base_url {
+    for u in opts.base_url.iter().chain(&opts.data_url) {
         if !(u.starts_with("https://") || u.starts_with("http://")) {
             return Err(CommandError::BaseUrl(u.clone()));
         }

@@ -109,7 +109,14 @@ struct Bench {
     /// Records like a real default run (`real`, ~65 scenarios) or the small synthetic ones.
     #[arg(long, value_enum, default_value_t = ShapeArg::Real)]
     shape: ShapeArg,
+    /// Copy each raw record into the site (a build without `--data-url`) instead of linking it
+    /// in the repository as the published site does.
+    #[arg(long)]
+    copy_records: bool,
 }
+
+/// What the measured builds link raw records to (never fetched).
+const DATA_URL: &str = "https://github.com/OWNER/REPO/blob/main/data";
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
 enum ShapeArg {
@@ -218,6 +225,7 @@ fn bench(args: Bench) -> i32 {
         work,
         repeat,
         shape,
+        copy_records,
     } = args;
     let tmp;
     let work = match work {
@@ -252,7 +260,11 @@ fn bench(args: Bench) -> i32 {
         let s = site.to_string_lossy().into_owned();
         let run = || -> Result<(Measure, Measure), String> {
             let floor = best(&["parse", "--data", &d], reps)?;
-            let build = best(&["build", "--data", &d, "--out", &s], reps)?;
+            let mut args = vec!["build", "--data", &d, "--out", &s];
+            if !copy_records {
+                args.extend(["--data-url", DATA_URL]);
+            }
+            let build = best(&args, reps)?;
             Ok((floor, build))
         };
         let (floor, build) = match run() {

@@ -32,9 +32,15 @@ pub fn generate_real(n: usize, seed: u64) -> impl Iterator<Item = RunRecord> {
             1 => format!("{upstream}.0-{}-generic", 10 + rng.below(90)),
             _ => format!("{upstream}.{}", 1 + rng.below(9)),
         };
-        // Newer kernels a little cheaper, so trends have a slope; 2 % noise per run.
+        // Machines of one CPU model, virtualisation and mitigation state (one series) are
+        // equally fast; newer kernels a little cheaper, so trends have a slope; 1 % noise.
+        let kind = format!("{}{:?}{}", m.cpu, m.virt, m.mitigated);
+        let h = kind
+            .bytes()
+            .fold(7u64, |h, b| h.wrapping_mul(31).wrapping_add(u64::from(b)));
+        let speed = 0.6 + (h % 1000) as f64 / 1000.0;
         let scale =
-            m.speed * (1.0 - 0.15 * k as f64 / KERNELS.len() as f64) * (1.0 + 0.02 * rng.normal());
+            speed * (1.0 - 0.15 * k as f64 / KERNELS.len() as f64) * (1.0 + 0.01 * rng.normal());
         scale_times(&mut r, scale.max(0.05));
         let c = &mut r.environment.comparability;
         c.arch = m.arch.to_string();

@@ -20,6 +20,9 @@ use serde::Serialize;
 /// Runs listed on a series page (the kernel pages list them all).
 const RECENT: usize = 20;
 
+/// Steps listed on a series page: its page stays bounded however long its history is.
+const STEPS_SHOWN: usize = 50;
+
 #[derive(Serialize)]
 struct VersionRow {
     label: String,
@@ -58,6 +61,8 @@ struct SeriesPage {
     confidence: String,
     versions: Vec<VersionRow>,
     changes: Vec<ChangeRow>,
+    /// Steps beyond the newest [`STEPS_SHOWN`], on the series' metric pages and the changes pages.
+    changes_more: usize,
     charts: Vec<Chart>,
     metrics: Vec<MetricRow>,
     columns: Vec<Column>,
@@ -218,7 +223,12 @@ fn overview(
                 machines: machines(runs, idx),
             })
             .collect(),
-        changes: change_rows(d, &series_changes, &root),
+        changes: change_rows(
+            d,
+            &series_changes[..series_changes.len().min(STEPS_SHOWN)],
+            &root,
+        ),
+        changes_more: series_changes.len().saturating_sub(STEPS_SHOWN),
         charts,
         metrics,
         columns: key_columns(),
