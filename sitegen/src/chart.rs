@@ -6,16 +6,18 @@ use crate::fmt::{esc, ns};
 use crate::metrics::{IntervalKind, Point};
 use std::fmt::Write;
 
-/// Okabe–Ito, reordered so that low-contrast yellow comes late; black follows the text colour
-/// so it stays visible in dark mode.
+/// The Okabe–Ito hues, darkened or lightened until each has at least 3:1 contrast (WCAG's
+/// minimum for graphics) against the light and the dark background and their soft variants
+/// (the original orange and sky blue have 2.3:1 on white, the yellow 1.3:1); the last follows
+/// the text colour. Every series also has its own marker shape.
 pub const PALETTE: [&str; 8] = [
-    "#E69F00",
-    "#56B4E9",
-    "#009E73",
-    "#D55E00",
-    "#0072B2",
-    "#CC79A7",
-    "#F0E442",
+    "#B36B00",
+    "#2B83BA",
+    "#00855F",
+    "#C75400",
+    "#9C6ADE",
+    "#B8568F",
+    "#8A7B00",
     "currentColor",
 ];
 

@@ -38,6 +38,13 @@ pub enum Command {
         #[arg(long, value_name = "URL")]
         data_url: Option<String>,
     },
+    /// Rewrite the records of a data directory in the current schema and file form (ids
+    /// change once: the numbers are rounded to the precision their intervals justify).
+    Migrate {
+        /// Data directory.
+        #[arg(default_value = "data")]
+        dir: PathBuf,
+    },
     /// Check a data directory for submission problems without building.
     Check {
         /// Data directory.

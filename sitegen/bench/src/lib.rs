@@ -757,11 +757,9 @@ pub fn generate(n: usize, seed: u64) -> impl Iterator<Item = RunRecord> {
     })
 }
 
-/// The stored form: pretty JSON with a trailing newline, as `syscost run --save` writes it.
+/// The stored form, as `syscost run --save` writes it.
 pub fn to_file_bytes(r: &RunRecord) -> Vec<u8> {
-    let mut v = serde_json::to_vec_pretty(r).unwrap_or_default();
-    v.push(b'\n');
-    v
+    syscost_record::to_file_json(r).into_bytes()
 }
 
 /// Why [`write`] failed.
@@ -883,11 +881,11 @@ mod tests {
         assert_eq!(
             ids,
             [
-                "10e15b5af70a2839",
-                "00fd3d569df44071",
-                "9fb7ae27762dce90",
-                "72a0679ba9802ba0",
-                "caa2f7819fb9bb27"
+                "ee28109833b798f9",
+                "3e9c26a760362cc2",
+                "98870fb81e099360",
+                "e360e770a783838f",
+                "efd6b99c474c3303"
             ]
         );
     }
