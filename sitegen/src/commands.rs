@@ -90,7 +90,7 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
         opts.out.display(),
         report.runs,
         count(report.arches, "architecture", "architectures"),
-        count(report.kernels, "kernel version", "kernel versions"),
+        report.kernels.words(),
         if report.unplaced > 0 {
             format!("; {} unplaced", report.unplaced)
         } else {

@@ -5,15 +5,17 @@
 use super::ctx::Ctx;
 use super::error::BuildError;
 use super::links::Links;
-use super::trends::{rfc3339_like, Change};
+use super::trends::{atom_date, Change};
 use super::Data;
 use crate::fmt;
 use crate::info::{kind_label, RunInfo};
 use crate::metrics::{Registry, METRICS};
 use crate::quality::Grade;
 use crate::series::SeriesKey;
+use crate::series::Unplaced;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use syscost_record::SourceKind;
 
 /// Changes, and runs, in the Atom feed (each at most).
 const FEED_ENTRIES: usize = 50;
@@ -360,9 +362,9 @@ fn feed(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         d.g.newest
             .iter()
             .map(|&i| &d.runs[i])
-            .filter(|r| r.date.as_deref().is_some_and(rfc3339_like))
+            .filter_map(|r| Some((r, r.date.as_deref().and_then(atom_date)?)))
             .take(FEED_ENTRIES)
-            .map(|r| run_entry(r, &d.headline, &abs)),
+            .map(|(r, date)| run_entry(r, date, &d.headline, &abs)),
     );
     entries.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| a.id.cmp(&b.id)));
     let updated = entries.iter().map(|e| e.updated.clone()).max();
@@ -411,7 +413,13 @@ fn change_entry(reg: &Registry, c: &Change, abs: &dyn Fn(&str) -> String) -> Fee
     }
 }
 
-fn run_entry(r: &RunInfo, headline: &[Option<u32>], abs: &dyn Fn(&str) -> String) -> FeedEntry {
+/// A run, dated by when it was taken or, for an import, by the date of the published log.
+fn run_entry(
+    r: &RunInfo,
+    updated: String,
+    headline: &[Option<u32>],
+    abs: &dyn Fn(&str) -> String,
+) -> FeedEntry {
     let summary = METRICS
         .iter()
         .zip(headline)
@@ -425,15 +433,24 @@ fn run_entry(r: &RunInfo, headline: &[Option<u32>], abs: &dyn Fn(&str) -> String
     FeedEntry {
         id: format!("urn:syscost:run:{}", r.id),
         title: format!(
-            "New run: {} · Linux {} · {} · {} ({}, {})",
-            r.arch,
-            r.kernel.release,
+            "{}: {} · Linux {} · {} · {} ({})",
+            match r.kind {
+                SourceKind::Import => "Imported run",
+                _ => "New run",
+            },
+            match r.placed {
+                Err(Unplaced::Arch | Unplaced::Both) => "architecture unknown",
+                _ => r.arch.as_str(),
+            },
+            match r.placed {
+                Err(Unplaced::Kernel | Unplaced::Both) => "version unknown",
+                _ => r.kbase.as_str(),
+            },
             r.series.cpu,
             r.series.per_op_words(),
-            kind_label(r.kind),
             r.quality.grade.label()
         ),
-        updated: r.date.clone().unwrap_or_default(),
+        updated,
         href: abs(&format!("{}.html", r.page)),
         summary,
     }

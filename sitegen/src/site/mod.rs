@@ -38,6 +38,7 @@ use syscost_record::RunRecord;
 use trends::Change;
 
 pub use error::BuildError;
+pub use groups::VersionCount;
 pub use pager::PAGE_SIZE;
 
 pub struct Options {
@@ -54,7 +55,7 @@ pub struct Report {
     pub runs: usize,
     /// Architectures and kernel versions of the placed runs.
     pub arches: usize,
-    pub kernels: usize,
+    pub kernels: VersionCount,
     /// Runs whose architecture or kernel version is unknown.
     pub unplaced: usize,
     /// Steps detected between kernel versions.
@@ -193,10 +194,16 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
             .collect::<BTreeSet<_>>()
             .len()
     };
+    let kernels = groups::VersionCount::of(
+        infos
+            .iter()
+            .filter(|r| r.is_placed())
+            .map(|r| r.kbase.as_str()),
+    );
     let mut report = Report {
         runs: infos.len(),
         arches: count(|r| r.arch.as_str()),
-        kernels: count(|r| r.kbase.as_str()),
+        kernels,
         unplaced: data.g.unplaced.len(),
         changes: data.changes.len(),
         rejected,

@@ -330,22 +330,35 @@ fn render_chains(
                 w.out.rejected.push(reject(duplicate(e, first)));
                 continue;
             }
-            if matches!(e.chain, Chain::Series(_)) && cur_base.as_ref() != Some(&e.kernel.base) {
+            // A kernel known only approximately is compared with nothing, and nothing with it:
+            // it could be the same release as its neighbours, or another.
+            let approx = e.kernel.is_approximate();
+            let chained = matches!(e.chain, Chain::Series(_)) && !approx;
+            if chained && cur_base.as_ref() != Some(&e.kernel.base) {
                 if !cur.is_empty() {
                     prev = std::mem::take(&mut cur);
                 }
                 cur_base = Some(e.kernel.base.clone());
             }
-            let cmp = ChainCmp {
-                prev: &prev,
-                cur: &cur,
+            let cmp = if approx {
+                ChainCmp {
+                    prev: &[],
+                    cur: &[],
+                }
+            } else {
+                ChainCmp {
+                    prev: &prev,
+                    cur: &cur,
+                }
             };
             match second_pass_one(e, &mut w, cmp, series.as_ref())? {
                 Ok(info) => {
                     kept.insert(e.id.as_str(), e.cand.rel.as_str());
                     if matches!(e.chain, Chain::Series(_)) {
                         series = Some(Arc::clone(&info.series));
-                        cur.push(w.out.infos.len());
+                        if chained {
+                            cur.push(w.out.infos.len());
+                        }
                     }
                     w.out.infos.push((i, info));
                 }
