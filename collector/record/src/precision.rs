@@ -55,12 +55,10 @@ fn triple(m: &mut f64, lo: &mut f64, hi: &mut f64, companions: &mut [&mut Option
     *lo = round_to(*lo, e);
     *hi = round_to(*hi, e);
     let mut changed = before != (*m, *lo, *hi);
-    for c in companions.iter_mut() {
-        if let Some(v) = c {
-            let r = round_to(*v, e);
-            changed |= r != *v;
-            *v = r;
-        }
+    for v in companions.iter_mut().filter_map(|c| c.as_mut()) {
+        let r = round_to(*v, e);
+        changed |= r != *v;
+        *v = r;
     }
     changed
 }

@@ -97,10 +97,8 @@ fn scale_times(r: &mut RunRecord, s: f64) {
         }
         if let Some(th) = &mut res.throughput_mops {
             th.median /= s;
-            for x in [&mut th.ci_low, &mut th.ci_high] {
-                if let Some(v) = x {
-                    *v /= s
-                }
+            for v in [&mut th.ci_low, &mut th.ci_high].into_iter().flatten() {
+                *v /= s
             }
         }
     }
