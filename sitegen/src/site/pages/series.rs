@@ -97,6 +97,7 @@ struct SeriesMetricPage {
     svg: Option<String>,
     marker: String,
     rows: Vec<KvRow>,
+    kernel_rule: String,
 }
 
 fn verdict_class(v: Verdict, delta: f64) -> &'static str {
@@ -109,16 +110,11 @@ fn verdict_class(v: Verdict, delta: f64) -> &'static str {
 
 fn floor_words(basis: Floor, floor: f64) -> String {
     match basis {
-        Floor::History { n, median, k } => format!(
-            "{} ns: {k} × {} ns, the median of {n} other moves and repeats",
-            fmt::ns(floor),
-            fmt::ns(median)
-        ),
-        Floor::Kernel => format!(
-            "{} ns: little history, so the kernel benchmark's tolerance ({:.0} % or {KERNEL_NS} ns)",
-            fmt::ns(floor),
-            KERNEL_REL * 100.0
-        ),
+        // What the parts are is said once, above the table: this is one cell per version.
+        Floor::History { n, median, k } => {
+            format!("{} = {k} × {} (m = {n})", fmt::ns(floor), fmt::ns(median))
+        }
+        Floor::Kernel => format!("{} (kernel rule)", fmt::ns(floor)),
     }
 }
 
@@ -317,6 +313,7 @@ fn metric_page(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, t: &MetricTrend) -> Resu
         series_href: format!("{root}{}", links.series(key)),
         sentence: key.sentence(),
         metric_href: format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch)),
+        kernel_rule: format!("{:.0} % or {KERNEL_NS} ns", KERNEL_REL * 100.0),
         confidence: d.conf.clone(),
         svg,
         marker: legend_marker(0),
