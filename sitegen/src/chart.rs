@@ -6,16 +6,18 @@ use crate::fmt::{esc, ns};
 use crate::metrics::{IntervalKind, Point};
 use std::fmt::Write;
 
-/// Okabe–Ito, reordered so that low-contrast yellow comes late; black follows the text colour
-/// so it stays visible in dark mode.
+/// The Okabe–Ito hues, darkened or lightened until each has at least 3:1 contrast (WCAG's
+/// minimum for graphics) against the light and the dark background and their soft variants
+/// (the original orange and sky blue have 2.3:1 on white, the yellow 1.3:1); the last follows
+/// the text colour. Every series also has its own marker shape.
 pub const PALETTE: [&str; 8] = [
-    "#E69F00",
-    "#56B4E9",
-    "#009E73",
-    "#D55E00",
-    "#0072B2",
-    "#CC79A7",
-    "#F0E442",
+    "#B36B00",
+    "#2B83BA",
+    "#00855F",
+    "#C75400",
+    "#9C6ADE",
+    "#B8568F",
+    "#8A7B00",
     "currentColor",
 ];
 
@@ -317,23 +319,34 @@ fn y_axis(s: &mut String, sc: &Scale, label: &str) {
 }
 
 fn y_grid(s: &mut String, (y0, y1, step): (f64, f64, f64), yf: &dyn Fn(f64) -> f64, label: &str) {
+    // Grid lines as one path and the ticks as one group: charts are on every run page.
+    let (mut grid, mut zero_line, mut ticks) = (String::new(), String::new(), String::new());
     let mut v = y0;
     let mut guard = 0;
     while v <= y1 + step * 0.5 && guard < 50 {
-        let y = yf(v);
+        let y = D1(yf(v));
         let zero = v.abs() < step * 1e-6;
-        let cls = if zero { "zero" } else { "grid" };
         let _ = write!(
-            s,
-            r#"<line class="{cls}" x1="{ML}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-            W - MR,
+            if zero { &mut zero_line } else { &mut grid },
+            "M{ML} {y}H{}",
+            W - MR
+        );
+        let _ = write!(
+            ticks,
+            r#"<text x="{}" y="{}">{}</text>"#,
             ML - 6.0,
-            y + 4.0,
+            D1(yf(v) + 4.0),
             esc(&ns(if zero { 0.0 } else { v }))
         );
         v += step;
         guard += 1;
     }
+    for (class, d) in [("grid", grid), ("zero", zero_line)] {
+        if !d.is_empty() {
+            let _ = write!(s, r#"<path class="{class}" d="{d}"/>"#);
+        }
+    }
+    let _ = write!(s, r#"<g class="tick" text-anchor="end">{ticks}</g>"#);
     let _ = write!(
         s,
         r#"<text class="axis-label" transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,

@@ -11,6 +11,7 @@ pub mod info;
 pub mod kver;
 pub mod load;
 pub mod metrics;
+pub mod migrate;
 pub mod out;
 pub mod quality;
 pub mod render;

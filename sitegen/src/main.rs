@@ -15,7 +15,9 @@ fn main() -> ExitCode {
                 CommandError::BaseUrl(_) | CommandError::NotADirectory(_) => EXIT_USAGE,
                 CommandError::Build(_)
                 | CommandError::Strict(_)
-                | CommandError::Problems { .. } => 1,
+                | CommandError::Problems { .. }
+                | CommandError::Migrate(_)
+                | CommandError::Unmigrated(_) => 1,
             })
         }
     }

@@ -10,6 +10,28 @@ pub fn canonical_json(record: &RunRecord) -> String {
     serde_json::to_string(record).unwrap_or_default()
 }
 
+/// The record as a file holds it: its canonical JSON on one line, with a trailing newline. The
+/// file's bytes are what its content id covers (with `id` blank), and rewriting a record gives
+/// the same bytes.
+pub fn to_file_json(record: &RunRecord) -> String {
+    let mut s = canonical_json(record);
+    s.push('\n');
+    s
+}
+
+/// A record of an older schema in the current one: its numbers rounded to the precision their
+/// intervals justify, the current schema version, and the content id of that content (a new
+/// id: the content changed). Migrating a current record changes nothing.
+pub fn migrate(mut record: RunRecord) -> RunRecord {
+    let before = record.clone();
+    record.schema = crate::SCHEMA_VERSION;
+    crate::round_to_intervals(&mut record);
+    if record == before {
+        return before;
+    }
+    with_id(record)
+}
+
 /// First 16 hex digits of SHA-256 over the canonical JSON with `id` set to "".
 pub fn content_id(record: &RunRecord) -> String {
     let mut blank = record.clone();

@@ -10,11 +10,16 @@
 mod build;
 mod id;
 pub mod ids;
+mod precision;
 mod validate;
 
 pub use build::RecordBuilder;
-pub use id::{canonical_json, content_id, machine_hash, sanitize_path_component, with_id};
+pub use id::{
+    canonical_json, content_id, machine_hash, migrate, sanitize_path_component, to_file_json,
+    with_id,
+};
 pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
+pub use precision::round_to_intervals;
 pub use validate::{validate, Problem};
 
 use serde::{Deserialize, Serialize};
@@ -22,7 +27,19 @@ use std::collections::BTreeMap;
 
 /// Version of this format. Bump on any incompatible change; readers reject versions they do
 /// not know rather than guessing.
-pub const SCHEMA_VERSION: u32 = 1;
+///
+/// 2: numbers rounded to the precision their intervals justify (`round_to_intervals`), the file
+/// one line of compact JSON ([`to_file_json`]). The fields are those of 1, so a version-1 record
+/// still reads, validates and publishes as it is; [`migrate`] turns it into version 2.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest version this build reads.
+pub const OLDEST_SCHEMA: u32 = 1;
+
+/// Whether records of version `v` can be read.
+pub fn is_readable_schema(v: u64) -> bool {
+    (u64::from(OLDEST_SCHEMA)..=u64::from(SCHEMA_VERSION)).contains(&v)
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]

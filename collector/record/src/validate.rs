@@ -1,7 +1,7 @@
 //! Plausibility rules every record must meet, whoever wrote it. The collector checks its own
 //! output with them before writing; the site generator checks submissions with them.
 
-use crate::{content_id, RunRecord, SourceKind, Status, SCHEMA_VERSION};
+use crate::{content_id, is_readable_schema, RunRecord, SourceKind, Status, SCHEMA_VERSION};
 use std::collections::BTreeSet;
 use std::fmt;
 
@@ -77,12 +77,13 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
     let mut c = Checker {
         problems: Vec::new(),
     };
-    if r.schema != SCHEMA_VERSION {
+    if !is_readable_schema(u64::from(r.schema)) {
         c.push(
             "schema",
             format!(
-                "schema version {} is not supported (this build reads {SCHEMA_VERSION})",
-                r.schema
+                "schema version {} is not supported (this build reads {} to {SCHEMA_VERSION})",
+                r.schema,
+                crate::OLDEST_SCHEMA
             ),
         );
         return c.problems;

@@ -1,4 +1,4 @@
-//! Writing records: pretty JSON, atomically (temp file in the same directory, fsync, rename), so
+//! Writing records in their file form (`syscost_record::to_file_json`), atomically (temp file in the same directory, fsync, rename), so
 //! an interrupted or failing write never leaves a half-written file at the destination.
 
 use std::fs;
@@ -17,12 +17,7 @@ pub enum WriteError {
     CreateDir { dir: PathBuf, source: io::Error },
 }
 
-/// The record as it is stored in a file: pretty JSON with a trailing newline.
-pub fn to_file_json(record: &RunRecord) -> String {
-    let mut s = serde_json::to_string_pretty(record).unwrap_or_default();
-    s.push('\n');
-    s
-}
+pub use syscost_record::to_file_json;
 
 /// Writes `bytes` to `path` atomically. Errors name the path.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {

@@ -7,7 +7,6 @@
 //! the index pages. Memory therefore grows with the number of runs only through the summaries.
 
 mod charts;
-mod compare;
 mod ctx;
 mod error;
 mod exports;
@@ -48,6 +47,8 @@ pub struct Options {
     pub strict: bool,
     /// Absolute URL of the published site, used only in the Atom feed.
     pub base_url: Option<String>,
+    /// URL of the data directory in the repository: raw records are linked there, not copied.
+    pub data_url: Option<String>,
 }
 
 pub struct Report {
@@ -83,7 +84,7 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
         prev_version: prev.as_ref().filter(|_| same.is_none()),
         same_version: same,
     };
-    let page = pages::run::build(rec, &info, &cmp, &reg, &Links);
+    let page = pages::run::build(rec, &info, &cmp, &reg, &Links, &format!("{}.json", rec.id));
     renderer.render("run.html", &page)
 }
 
@@ -148,6 +149,7 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     let ctx = Ctx {
         renderer: &renderer,
         out: &staging,
+        data_url: opts.data_url.as_deref().map(|u| u.trim_end_matches('/')),
     };
     let mut tm = Timings::default();
     let mut t = Instant::now();

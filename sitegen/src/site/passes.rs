@@ -186,14 +186,18 @@ fn second_pass_one(
             message: format!("should be stored as {want}; published under that name"),
         });
     }
-    let info = RunInfo::from_record(&rec, &mut w.reg, series);
+    let mut info = RunInfo::from_record(&rec, &mut w.reg, series);
+    info.record_rel.clone_from(&e.cand.rel);
     let infos = &w.out.infos;
     let pick = |i: Option<usize>| i.map(|i| &infos[i].1);
     let cmp = Comparisons {
         prev_version: pick(cmp.choose_prev(infos, &info)),
         same_version: pick(cmp.choose_same(infos, &info)),
     };
-    let page = run::build(&rec, &info, &cmp, &w.reg, &Links);
+    let raw = w
+        .ctx
+        .raw_href(&info, &crate::fmt::root_of(&format!("{}.html", info.page)));
+    let page = run::build(&rec, &info, &cmp, &w.reg, &Links, &raw);
     let tm = &mut w.out.timings;
     tm.page += lap(&mut t);
     let html = w.ctx.renderer.render("run.html", &page)?;
@@ -201,7 +205,9 @@ fn second_pass_one(
     w.ctx
         .out
         .write(&format!("{}.html", info.page), html.as_bytes())?;
-    w.ctx.out.write(&format!("{}.json", info.page), &bytes)?;
+    if w.ctx.data_url.is_none() {
+        w.ctx.out.write(&format!("{}.json", info.page), &bytes)?;
+    }
     tm.write += lap(&mut t);
     Ok(Ok(info))
 }

@@ -67,11 +67,11 @@ fn unknown_schema_versions_are_refused() {
     expect_problem(
         |d| {
             let mut v = serde_json::to_value(base_record(3)).unwrap();
-            v["schema"] = 2.into();
+            v["schema"] = 3.into();
             std::fs::write(d.join("runs/v2.json"), v.to_string()).unwrap();
         },
         "runs/v2.json",
-        "schema version 2 is not supported",
+        "schema version 3 is not supported",
     );
 }
 
