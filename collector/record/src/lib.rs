@@ -152,7 +152,7 @@ pub enum SourceKind {
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
-    /// syscost's interleaved rounds with paired differences.
+    /// syscost's rounds of comparison groups, interleaved, with paired differences.
     Interleaved,
     /// The kernel `seccomp_benchmark` method: one long timing per scenario, in order.
     Sequential,
