@@ -105,7 +105,11 @@ impl Detacher {
             if let Some(cpu) = cpu {
                 let _ = pin_to_cpu(cpu);
             }
-            let param = libc::sched_param { sched_priority: 1 };
+            // musl's sched_param has more fields than glibc's (the sporadic-server ones): start
+            // from zeroes, which is what both mean by "no such parameter".
+            // SAFETY: sched_param is plain integers; all-zero is a valid value.
+            let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
+            param.sched_priority = 1;
             // SAFETY: plain syscall on the calling thread; refused without privilege, then the
             // thread stays at normal priority.
             unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
