@@ -110,6 +110,22 @@ struct MapElemAttr {
     flags: u64,
 }
 
+/// Lifts this process's RLIMIT_MEMLOCK, once: before Linux 5.11 every map and program is
+/// charged against it (since, against the memory cgroup), and the default (64 KiB to 8 MiB)
+/// runs out when programs are loaded again and again while the freed ones wait for RCU — libbpf
+/// does the same. Refused without privilege, when loading would be refused anyway.
+fn lift_memlock_limit() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let unlimited = libc::rlimit {
+            rlim_cur: libc::RLIM_INFINITY,
+            rlim_max: libc::RLIM_INFINITY,
+        };
+        // SAFETY: plain syscall with a valid rlimit.
+        unsafe { libc::setrlimit(libc::RLIMIT_MEMLOCK, &unlimited) };
+    });
+}
+
 /// A BPF map.
 #[derive(Debug)]
 pub struct Map {
@@ -119,6 +135,7 @@ pub struct Map {
 impl Map {
     /// An array of `entries` u64 values, all zero.
     pub fn array_u64(name: &str, entries: u32) -> io::Result<Map> {
+        lift_memlock_limit();
         let mut a = MapCreateAttr {
             map_type: BPF_MAP_TYPE_ARRAY,
             key_size: 4,
@@ -236,6 +253,7 @@ impl Program {
     /// Loads the program. On a refusal, loads it once more with a log buffer, as libbpf does,
     /// so the error carries the verifier's words (a successful load then writes no log).
     pub fn load(spec: &ProgSpec) -> Result<Program, LoadError> {
+        lift_memlock_limit();
         let errno = match load(spec, None) {
             Ok(fd) => return Ok(Program { fd }),
             Err(e) => e.raw_os_error().unwrap_or(libc::EINVAL),
