@@ -10,6 +10,9 @@ pub const EXIT_FAILED: i32 = 1;
 pub const EXIT_USAGE: i32 = 2;
 /// Exit code: stopped by SIGINT/SIGTERM; nothing was written.
 pub const EXIT_INTERRUPTED: i32 = 130;
+/// Exit code when the reader of standard output went away: what a shell reports for a program
+/// ended by SIGPIPE (128 + 13), and as quietly.
+pub const EXIT_PIPE: i32 = 141;
 
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
@@ -20,6 +23,15 @@ pub enum Error {
     Plan(#[from] PlanError),
     #[error(transparent)]
     Write(#[from] WriteError),
+    /// The destination was checked before measuring and cannot be written: nothing was
+    /// measured.
+    #[error("{0}; nothing was measured")]
+    Destination(WriteError),
+    #[error("cannot write to standard output: {0}")]
+    Stdout(std::io::Error),
+    /// Every destination failed; the record was saved elsewhere (or printed) as said.
+    #[error("the record could not be written where asked ({0})")]
+    Lost(String),
     #[error("interrupted after {rounds} rounds ({seconds:.1} s); every worker was stopped and no record was written")]
     Interrupted { rounds: usize, seconds: f64 },
     #[error("interrupted; the worker was stopped and no record was written")]
@@ -29,6 +41,9 @@ pub enum Error {
     /// Every file's own error has been printed; nothing was saved.
     #[error("nothing was imported")]
     NothingImported,
+    /// A log read twice (checked, then written) gave different text the second time.
+    #[error("{} changed while it was imported; import it again", .0.display())]
+    ChangedWhileImporting(PathBuf),
     #[error("cannot encode the records: {0}")]
     Encode(#[from] serde_json::Error),
     #[error("cannot find syscost itself: {0}")]
@@ -49,9 +64,15 @@ pub enum Error {
 }
 
 impl Error {
+    /// Whether `main` says nothing: the reader of standard output went away.
+    pub fn is_quiet(&self) -> bool {
+        matches!(self, Error::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Argument(_) | Error::Plan(_) => EXIT_USAGE,
+            Error::Argument(_) | Error::Plan(_) | Error::Destination(_) => EXIT_USAGE,
+            Error::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_PIPE,
             Error::Interrupted { .. } | Error::InterruptedSequential => EXIT_INTERRUPTED,
             _ => EXIT_FAILED,
         }

@@ -7,7 +7,9 @@ fn main() {
     let code = match commands::dispatch(&cli.command) {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("{}: {e}", commands::name(&cli.command));
+            if !e.is_quiet() {
+                eprintln!("{}: {e}", commands::name(&cli.command));
+            }
             e.exit_code()
         }
     };

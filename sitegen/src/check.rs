@@ -1,14 +1,26 @@
 //! `syscost-site check`: validates a data directory the way a pull request needs it, without
-//! building anything. Every problem names the file and says how to fix it.
+//! building anything. Every problem names the file and says how to fix it; plausibility
+//! warnings (a run far from its series) are reported without failing the check.
 
 use crate::load::{self, Issue};
+use crate::metrics::Registry;
+use crate::{names, plausible, triage};
 use std::collections::BTreeMap;
 use std::path::Path;
-use syscost_record::{validate, SourceKind};
+use syscost_record::{to_file_json, validate, SourceKind};
 
 pub struct Report {
     pub records: usize,
     pub issues: Vec<Issue>,
+    /// Runs that pass every rule but lie far from their series (not a failure).
+    pub warnings: Vec<Issue>,
+}
+
+/// A record that passed every rule, for the duplicate and plausibility checks.
+struct Good {
+    rel: String,
+    canonical: String,
+    id: String,
 }
 
 /// Checks every file under `dir`. The directory must exist.
@@ -18,12 +30,18 @@ pub fn check_dir(dir: &Path) -> Report {
     for rel in scan.unexpected {
         issues.push(Issue {
             path: rel,
-            message: "unexpected file: a data directory holds only run records \
-                      (runs/<arch>/<kernel>/<id>.json) and a README.md"
-                .to_string(),
+            message: format!(
+                "unexpected file: a data directory holds only run records \
+                 (runs/<arch>/<kernel>/<id>.json), a README.md and {}",
+                triage::FILE
+            ),
         });
     }
-    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let (triage, triage_issues) = triage::read(dir);
+    issues.extend(triage_issues);
+    let mut good: Vec<Good> = Vec::new();
+    let mut peers: Vec<plausible::Run> = Vec::new();
+    let mut reg = Registry::default();
     let mut records = 0;
     for cand in &scan.records {
         let issue = |message: String| Issue {
@@ -45,6 +63,7 @@ pub fn check_dir(dir: &Path) -> Report {
             }
         };
         records += 1;
+        let before = issues.len();
         if rec.source.kind == SourceKind::Synthetic {
             issues.push(issue(
                 "is a synthetic record (source.kind = \"synthetic\"): generated data is for \
@@ -52,7 +71,8 @@ pub fn check_dir(dir: &Path) -> Report {
                     .to_string(),
             ));
         }
-        let problems = validate(&rec);
+        let mut problems = validate(&rec);
+        problems.extend(names::problems(&rec));
         let id_ok = !problems
             .iter()
             .any(|p| p.field == "id" || p.field == "schema");
@@ -64,6 +84,16 @@ pub fn check_dir(dir: &Path) -> Report {
             };
             issues.push(issue(format!("{}: {}{hint}", p.field, p.message)));
         }
+        // Same content, same id: what the id covers is all the file may hold.
+        if issues.len() == before && bytes != to_file_json(&rec).as_bytes() {
+            issues.push(issue(
+                "is not in the form syscost writes (pretty JSON, fields in order, no extra \
+                 white space or defaults spelled out): the site publishes that form, so the \
+                 file must be it — save the record with `syscost run --save` or `syscost \
+                 import --save` instead of editing it"
+                    .to_string(),
+            ));
+        }
         // Name checks are only meaningful once the id is the content hash.
         if id_ok {
             let want = rec.canonical_path();
@@ -73,16 +103,72 @@ pub fn check_dir(dir: &Path) -> Report {
                      kernel release and content id) — move it there"
                 )));
             }
-            if let Some(first) = seen.get(&rec.id) {
-                issues.push(issue(format!(
-                    "duplicate: the same record (id {}) is already at {first}; delete this copy",
-                    rec.id
-                )));
-            } else {
-                seen.insert(rec.id.clone(), cand.rel.clone());
+            good.push(Good {
+                rel: cand.rel.clone(),
+                canonical: want,
+                id: rec.id.clone(),
+            });
+        }
+        if issues.len() == before {
+            peers.push(plausible::Run::of(
+                cand.rel.clone(),
+                &rec,
+                &mut reg,
+                triage.accepts(&rec.id),
+            ));
+        }
+    }
+    issues.extend(duplicates(&good));
+    for id in triage.accepted.keys() {
+        if !good.iter().any(|g| &g.id == id) {
+            issues.push(Issue {
+                path: triage::FILE.to_string(),
+                message: format!("accepts {id}, but no valid record in this directory has that id"),
+            });
+        }
+    }
+    let warnings = plausible::outliers(&peers)
+        .into_iter()
+        .map(|o| Issue {
+            path: o.path.clone(),
+            message: o.to_string(),
+        })
+        .collect();
+    issues.sort();
+    Report {
+        records,
+        issues,
+        warnings,
+    }
+}
+
+/// Copies of one record (same id): the one at its canonical path is the record, every other
+/// copy a duplicate; when none is there, the first by name.
+fn duplicates(good: &[Good]) -> Vec<Issue> {
+    let mut by_id: BTreeMap<&str, Vec<&Good>> = BTreeMap::new();
+    for g in good {
+        by_id.entry(g.id.as_str()).or_default().push(g);
+    }
+    let mut out = Vec::new();
+    for (id, copies) in by_id {
+        if copies.len() < 2 {
+            continue;
+        }
+        let keep = copies
+            .iter()
+            .find(|g| g.rel == g.canonical)
+            .unwrap_or(&copies[0]);
+        for g in &copies {
+            if g.rel != keep.rel {
+                out.push(Issue {
+                    path: g.rel.clone(),
+                    message: format!(
+                        "duplicate: the same record (id {id}) is already at {}; delete this copy",
+                        keep.rel
+                    ),
+                });
             }
         }
     }
-    issues.sort();
-    Report { records, issues }
+    out
 }

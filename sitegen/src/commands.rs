@@ -4,6 +4,7 @@
 use crate::cli::{Cli, Command};
 use crate::site::{self, BuildError};
 use std::collections::BTreeSet;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Why a command failed; the text is the last line the user sees.
@@ -28,6 +29,9 @@ pub enum CommandError {
         .0.display()
     )]
     NotADirectory(PathBuf),
+    /// Standard output could not be written (a full disk, a closed pipe).
+    #[error("cannot write to standard output: {0}")]
+    Stdout(#[source] std::io::Error),
     /// `check` found problems (they have been listed).
     #[error("{}: {problems} problem(s) in {files} file(s); {records} record(s) parsed", dir.display())]
     Problems {
@@ -85,7 +89,7 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
         return Err(CommandError::Strict(report.rejected.len()));
     }
     let s = &report.stats;
-    println!(
+    out(format_args!(
         "built {}: {} runs ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB)",
         opts.out.display(),
         report.runs,
@@ -110,8 +114,7 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
         s.bytes as f64 / 1e6,
         s.largest_page_path,
         s.largest_page as f64 / 1e3
-    );
-    Ok(())
+    ))
 }
 
 /// `1 architecture`, `2 architectures`.
@@ -125,18 +128,21 @@ fn migrate(dir: &Path) -> Result<(), CommandError> {
     }
     let report = crate::migrate::migrate_dir(dir)?;
     for m in &report.moved {
-        println!("{} {} → {} {}", m.old_id, m.from, m.new_id, m.to);
+        out(format_args!(
+            "{} {} → {} {}",
+            m.old_id, m.from, m.new_id, m.to
+        ))?;
     }
     for (path, why) in &report.skipped {
         eprintln!("{}/{path}: left as it is: {why}", dir.display());
     }
-    println!(
+    out(format_args!(
         "{}: {} record(s) migrated, {} already current, {} left as they are",
         dir.display(),
         report.moved.len(),
         report.unchanged,
         report.skipped.len()
-    );
+    ))?;
     if report.skipped.is_empty() {
         Ok(())
     } else {
@@ -149,13 +155,19 @@ fn check(dir: &Path) -> Result<(), CommandError> {
         return Err(CommandError::NotADirectory(dir.to_path_buf()));
     }
     let report = crate::check::check_dir(dir);
+    for w in &report.warnings {
+        eprintln!("warning: {}/{w}", dir.display());
+    }
     if report.issues.is_empty() {
-        println!(
-            "{}: {} record(s), no problems found",
+        return out(format_args!(
+            "{}: {} record(s), no problems found{}",
             dir.display(),
-            report.records
-        );
-        return Ok(());
+            report.records,
+            match report.warnings.len() {
+                0 => String::new(),
+                n => format!(" ({n} plausibility warning(s) above)"),
+            }
+        ));
     }
     for i in &report.issues {
         eprintln!("{}/{i}", dir.display());
@@ -167,4 +179,12 @@ fn check(dir: &Path) -> Result<(), CommandError> {
         files: files.len(),
         records: report.records,
     })
+}
+
+/// One line on standard output; an error instead of a panic when it cannot be written.
+fn out(line: std::fmt::Arguments) -> Result<(), CommandError> {
+    let mut o = std::io::stdout().lock();
+    writeln!(o, "{line}")
+        .and_then(|_| o.flush())
+        .map_err(CommandError::Stdout)
 }

@@ -250,6 +250,9 @@ pub struct RunInfo {
     pub values: Values,
     pub quality: Quality,
     pub confidence: f64,
+    /// A maintainer has accepted the run (`data/triage.tsv`); until then the site labels it
+    /// "unverified".
+    pub accepted: bool,
 }
 
 impl RunInfo {
@@ -291,6 +294,7 @@ impl RunInfo {
             values: Values::read(r, reg),
             quality: quality::assess(r),
             confidence: r.settings.confidence,
+            accepted: false,
         }
     }
 

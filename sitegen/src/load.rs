@@ -25,11 +25,25 @@ impl std::fmt::Display for Issue {
     }
 }
 
+/// Characters that change how text around them is shown without being control characters:
+/// bidirectional overrides and isolates (U+202E turns `txt.json` into `nosj.txt`), zero-width
+/// characters, line and paragraph separators, the byte-order mark and the invisible tag
+/// characters.
+pub fn is_invisible_format(c: char) -> bool {
+    matches!(c,
+        '\u{ad}' | '\u{61c}' | '\u{180e}' | '\u{200b}'..='\u{200f}' | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}'
+        | '\u{e0000}'..='\u{e007f}')
+}
+
 /// Text from a file name or a record, made safe to print one message per line: control
-/// characters (line breaks, terminal escapes) are shown escaped, so a stranger's file can
-/// neither forge a line of output (such as a CI annotation) nor drive the terminal.
+/// characters (line breaks, terminal escapes) and invisible formatting characters
+/// (bidirectional overrides, zero-width characters) are shown escaped, so a stranger's file can
+/// neither forge a line of output (such as a CI annotation), nor drive the terminal, nor make
+/// a name read as another.
 pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
-    if !s.chars().any(char::is_control) {
+    let odd = |c: char| c.is_control() || is_invisible_format(c);
+    if !s.chars().any(odd) {
         return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);
@@ -38,7 +52,7 @@ pub fn printable(s: &str) -> std::borrow::Cow<'_, str> {
             '\n' => out.push_str("\\n"),
             '\r' => out.push_str("\\r"),
             '\t' => out.push_str("\\t"),
-            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c if odd(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
             c => out.push(c),
         }
     }
@@ -123,8 +137,9 @@ pub fn scan(dir: &Path) -> Scan {
                 rel,
                 abs: entry.path().to_path_buf(),
             });
-        } else if rel == "README.md" || name == ".gitkeep" {
-            // Documentation and placeholders belong in a data directory.
+        } else if rel == "README.md" || rel == crate::triage::FILE || name == ".gitkeep" {
+            // Documentation, the maintainers' triage and placeholders belong in a data
+            // directory.
         } else {
             out.unexpected.push(rel);
         }
@@ -326,6 +341,15 @@ mod tests {
             "{s}"
         );
         assert_eq!(printable("plain ü"), "plain ü");
+        // Issue 17: a bidirectional override in a file name was printed raw.
+        assert_eq!(
+            printable("runs/x\u{202e}nosj.txt"),
+            "runs/x\\u{202e}nosj.txt"
+        );
+        assert_eq!(
+            printable("a\u{200b}b\u{2028}c\u{feff}"),
+            "a\\u{200b}b\\u{2028}c\\u{feff}"
+        );
     }
 
     #[test]

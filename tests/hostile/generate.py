@@ -96,42 +96,37 @@ edit('zero-syscalls-per-op.json', lambda r: r['settings'].update(syscalls_per_op
 edit('blank-arch.json', lambda r: r['environment']['comparability'].update(arch="   "))
 edit('synthetic.json', lambda r: r['source'].update(kind="synthetic"))
 
-# --- fill-id, published: nothing in them may become markup -------------------------------
+# --- fill-id, refused for names and numbers the site would use as they are ----------------
+# arch, kernel release, ids, keys, hashes and dates have a grammar; numbers a range; texts a
+# length (docs/record-format.md, "Rules"). A record breaking one is refused, not sanitised.
 def P(field): return f'<script>alert("{field}")</script>"\'><img src=x onerror=alert(1)>{{{{7777*7777}}}}]]></title></desc><!--'
-def xss(r):
+def markup_in_names(r):
     s = r['source']
-    s.update(tool=P('tool'), commit=P('commit'), format=P('format'), url='javascript:alert(document.cookie)//' + P('url'),
-             note=P('note'), date=P('date'), text_sha256=P('sha'))
+    s.update(commit=P('commit'), format=P('format'), date=P('date'), text_sha256=P('sha'))
     st = r['settings']; st.update(syscall=P('syscall'), only=[P('only')], skip=[P('skip')])
     c = r['environment']['comparability']
-    c.update(arch=P('arch'), kernel_release=P('kernel'), kernel_version=P('kver'), cmdline=P('cmdline'),
-             bpf_jit_enable=P('jit'), bpf_jit_harden=P('harden'), seccomp_actions_avail=P('actions'),
-             mitigations={P('mitkey'): P('mitval')}, kernel_config={P('cfgkey'): P('cfgval')})
-    c['cpu'].update(vendor=P('vendor'), model_name=P('cpu'), family=P('family'), model=P('model'),
-                    stepping=P('stepping'), microcode=P('microcode'))
-    c['virtualization'].update(kind=P('virt'), hypervisor=P('hyp'), product=P('product'))
-    i = r['environment']['incidental']
-    i.update(machine_hash=P('machine'), clocksource=P('clock'), governor=P('gov'), other={P('otherkey'): P('otherval')})
-    r['summary'].update(worst_ci_id=P('worst'), ci_method=P('cimethod'))
+    c.update(arch=P('arch'), kernel_release=P('kernel'),
+             mitigations={P('mitkey'): 'x'}, kernel_config={P('cfgkey'): 'y'})
+    c['virtualization'].update(kind=P('virt'))
+    r['environment']['incidental'].update(machine_hash=P('machine'))
+    r['summary'].update(worst_ci_id=P('worst'))
     for n, x in enumerate(r['results']):
-        x.update(description=P(f'desc{n}'), family=P(f'family{n}'))
-        x['params'] = {P(f'pkey{n}'): P(f'pval{n}')}
-    r['results'][2]['reason'] = P('reason')
+        x.update(family=P(f'family{n}'))
     r['results'][2]['id'] = P('resultid')
     r['results'][1]['overhead']['vs'] = P('vs')
-    r['results'][1]['verification'] = {"what": P('what'), "expected": 10, "observed": 10}
-    r['estimates'][0].update(label=P('estlabel'), formula=P('formula'))
     r['estimates'].append(dict(r['estimates'][0], id=P('estid')))
-    r['expectations'][0].update(label=P('explabel'))  # relation is an enum: markup cannot parse
     r['expectations'].append(dict(r['expectations'][0], id=P('expid')))
-    r['notes'] = [P('note0'), P('note1')]
-edit('markup-in-every-string.json', xss)
+edit('markup-in-names.json', markup_in_names)
 def traversal(r):
     c = r['environment']['comparability']
     c.update(arch='../../../../../tmp/escaped', kernel_release='/etc/passwd')
     r['results'][2]['id'] = '../../../index'
     r['environment']['incidental']['machine_hash'] = '../../etc'
 edit('traversal-in-names.json', traversal)
+# Names the site uses for its own pages: runs/index.html, kernels/page-2.html.
+edit('arch-named-like-a-page.json', lambda r: r['environment']['comparability'].update(arch='index.html'))
+edit('kernel-named-like-a-page.json', lambda r: r['environment']['comparability'].update(kernel_release='index.html'))
+edit('kernel-named-like-page-2.json', lambda r: r['environment']['comparability'].update(kernel_release='page-2.html'))
 def extremes(r):
     x = r['results'][0]
     x.update(median_ns=1e12, ci_low_ns=0.0, ci_high_ns=1e12, samples=18446744073709551615,
@@ -142,13 +137,16 @@ def extremes(r):
     r['settings'].update(budget_s=1.7976931348623157e308, cpu=4294967295, syscalls_per_op=4294967295, confidence=1e-300)
     r['estimates'][0].update(median_ns=-1e12, ci_low_ns=-1e12, ci_high_ns=1e12, samples=0)
 edit('extreme-numbers.json', extremes)
-def unicode(r):
-    c = r['environment']['comparability']
-    c['cpu']['model_name'] = 'CPU \u202eevil\u202c \u200b\ufeff \u0000nul \u0007bell \u001b[31mred \ufffe\uffff \U0001F600'
-    c['kernel_release'] = '6.8\u0000-rc1\u001b]0;title\u0007'
-    r['notes'] = ['\u0000\u0001\u0002\u0003\u0008\u000b\u000c\u001f\u007f\u0085\u2028\u2029']
-    r['source']['url'] = 'https://example.org/\u0000"onmouseover="alert(1)'
-edit('control-and-bidi-characters.json', unicode)
+edit('negative-budget.json', lambda r: r['settings'].update(budget_s=-30.0))
+edit('huge-duration.json', lambda r: r['summary'].update(duration_s=1e308))
+edit('negative-sample-ms.json', lambda r: r['settings'].update(sample_ms=-2.0))
+edit('negative-loadavg.json', lambda r: r['environment']['incidental'].update(loadavg_start=[-1.0, 0.5, 0.5]))
+edit('huge-tolerance.json', lambda r: r['expectations'][0].update(tolerance_ns=1e308))
+edit('date-in-9999.json', lambda r: r['source'].update(date='9999-12-31T23:59:59Z'))
+edit('date-not-rfc3339.json', lambda r: r['source'].update(date='yesterday'))
+def controls_in_kernel(r):
+    r['environment']['comparability']['kernel_release'] = '6.8\u0000-rc1\u001b]0;title\u0007'
+edit('control-characters-in-kernel.json', controls_in_kernel)
 def longs(r):
     c = r['environment']['comparability']
     c['kernel_release'] = '6.' + '9' * 5000
@@ -156,3 +154,52 @@ def longs(r):
     c['cpu']['model_name'] = 'M' * 20000
     r['notes'] = ['n' * 20000] * 5
 edit('long-strings.json', longs)
+
+# --- fill-id, published: nothing in them may become markup -------------------------------
+def xss(r):
+    s = r['source']
+    s.update(tool=P('tool'), url='javascript:alert(document.cookie)//' + P('url'), note=P('note'))
+    c = r['environment']['comparability']
+    c.update(kernel_version=P('kver'), cmdline=P('cmdline'),
+             bpf_jit_enable=P('jit'), bpf_jit_harden=P('harden'), seccomp_actions_avail=P('actions'),
+             mitigations={'spectre_v2': P('mitval')}, kernel_config={'CONFIG_X': P('cfgval')})
+    c['cpu'].update(vendor=P('vendor'), model_name=P('cpu'), family=P('family'), model=P('model'),
+                    stepping=P('stepping'), microcode=P('microcode'))
+    c['virtualization'].update(hypervisor=P('hyp'), product=P('product'))
+    i = r['environment']['incidental']
+    i.update(clocksource=P('clock'), governor=P('gov'), other={P('otherkey'): P('otherval')})
+    r['summary'].update(ci_method=P('cimethod'))
+    for n, x in enumerate(r['results']):
+        x.update(description=P(f'desc{n}'))
+        x['params'] = {P(f'pkey{n}'): P(f'pval{n}')}
+    r['results'][2]['reason'] = P('reason')
+    r['results'][1]['verification'] = {"what": P('what'), "expected": 10, "observed": 10}
+    r['estimates'][0].update(label=P('estlabel'), formula=P('formula'))
+    r['expectations'][0].update(label=P('explabel'))  # relation is an enum: markup cannot parse
+    r['notes'] = [P('note0'), P('note1')]
+edit('markup-in-every-string.json', xss)
+def limits(r):
+    # Every number at the edge of its range, published as it is.
+    x = r['results'][0]
+    x.update(median_ns=1e12, ci_low_ns=0.01, ci_high_ns=1e12, samples=1000000000,
+             iters_per_sample=1000000000000, min_ns=0.0, mad_ns=0.0, outliers=1000000000)
+    r['results'][1].update(median_ns=0.01, ci_low_ns=0.01, ci_high_ns=0.01)
+    r['results'][1]['overhead'].update(median_ns=-1e12, ci_low_ns=-1e12, ci_high_ns=1e12, pct=-1e12, pct_ci_low=-1e12, pct_ci_high=1e12)
+    r['summary'].update(rounds=1000000000, duration_s=604800.0)
+    r['settings'].update(budget_s=86400.0, cpu=8191, syscalls_per_op=1000, confidence=0.5)
+    r['estimates'][0].update(median_ns=-1e12, ci_low_ns=-1e12, ci_high_ns=1e12, samples=0)
+    r['expectations'][0].update(tolerance_ns=1e12)
+edit('extreme-numbers-in-range.json', limits)
+def unicode(r):
+    c = r['environment']['comparability']
+    c['cpu']['model_name'] = 'CPU \u202eevil\u202c \u200b\ufeff \u0000nul \u0007bell \u001b[31mred \ufffe\uffff \U0001F600'
+    r['notes'] = ['\u0000\u0001\u0002\u0003\u0008\u000b\u000c\u001f\u007f\u0085\u2028\u2029']
+    r['source']['url'] = 'https://example.org/\u0000"onmouseover="alert(1)'
+edit('control-and-bidi-characters.json', unicode)
+def longest(r):
+    c = r['environment']['comparability']
+    c['kernel_release'] = '6.' + '9' * 62
+    c['arch'] = 'a' * 32
+    c['cpu']['model_name'] = 'M' * 4096
+    r['notes'] = ['n' * 4096] * 5
+edit('longest-strings.json', longest)

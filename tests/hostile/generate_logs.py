@@ -4,8 +4,8 @@
 import os
 L = 'logs/'
 os.makedirs(L, exist_ok=True)
-ktap = open('../../collector/tests/fixtures/import/seccomp-ktap.txt', encoding='utf-8').read()
-sud = open('../../collector/tests/fixtures/import/sud-two-runs.txt', encoding='utf-8').read()
+ktap = open('../../collector/import/tests/fixtures/seccomp-ktap.txt', encoding='utf-8').read()
+sud = open('../../collector/import/tests/fixtures/sud-two-runs.txt', encoding='utf-8').read()
 P = '<script>alert("log")</script>"\'><img src=x onerror=alert(1)>'
 def w(name, text):
     with open(L + name, 'w', encoding='utf-8', newline='') as f: f.write(text)
@@ -41,3 +41,14 @@ w('interleaved-console.txt', ''.join(f'[{i:>6}.000000][   C{i % 64}] {P}\n' + li
 w('markup-only.txt', (P + '\n') * 100)
 w('control-characters.txt', ktap.replace('ci-runner-7', 'host\x1b[31m\x07\x08').replace(
     '# # Running on:', '# # Running on:\x1b]0;title\x07'))
+# Numbers no run prints: each refused with its line and reason, the rest of the run imported.
+w('seccomp-refused-numbers.txt', ktap.replace('getpid native: 302 ns', 'getpid native: 1e999 ns')
+  .replace('RET_ALLOW 1 filter (bitmap): 318 ns', 'RET_ALLOW 1 filter (bitmap): -318 ns')
+  .replace('RET_ALLOW 2 filters (bitmap): 319 ns', 'RET_ALLOW 2 filters (bitmap): \uff13\uff11\uff19 ns')
+  .replace('RET_ALLOW 3 filters (full): 356 ns', 'RET_ALLOW 3 filters (full): 18446744073709551616 ns'))
+w('seccomp-zero-ns.txt', ktap.replace('getpid native: 302 ns', 'getpid native: 0 ns'))
+# 10^12 syscalls in 7.1 s cannot take 302 ns each.
+w('seccomp-contradicting-timing.txt', ktap.replace('Benchmarking 23486415 syscalls', 'Benchmarking 1000000000000 syscalls'))
+w('sud-zero-ns.txt', sud.replace('Avg syscall time 171ns.', 'Avg syscall time 0ns.'))
+w('perf-zero-usecs.txt', '# Running \'syscall/basic\' benchmark:\n# Executed 10,000,000 getppid() calls\n'
+  '     Total time: 1.750 [sec]\n\n       0.000000 usecs/op\n       5,714,285 ops/sec\n')

@@ -17,11 +17,11 @@
 //! makes syscalls, so those rows are kept apart (`bpf.kdriver.*`), never mixed with syscall
 //! costs.
 
-use crate::build::{overhead_vs, provenance, single, skeleton, Hint, Outcome, Parsed};
+use crate::build::{overhead_vs, provenance, single, skeleton, Hint, Outcome, Parsed, MAX_RUNS};
 use crate::format::Format;
 use crate::lex::leading_f64;
 use crate::text::Cleaned;
-use syscost_record::{RecordBuilder, ScenarioResult, Throughput};
+use syscost_record::{RecordBuilder, ScenarioResult, Throughput, ENTRIES_MAX};
 
 /// One published throughput: mean ± stddev in M/s, and per producer when `bench` printed it.
 #[derive(Debug, Clone, PartialEq)]
@@ -294,9 +294,11 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     let mut out = Outcome::default();
     let mut runs: Vec<Vec<Row>> = Vec::new();
     let mut cur: Vec<Row> = Vec::new();
+    // The (bench, CPU count) pairs of `cur`.
+    let mut seen: std::collections::HashSet<(String, Option<u32>)> = Default::default();
     let mut bench: Option<String> = None;
     for line in &cleaned.lines {
-        let t = line.text.as_str();
+        let t = line.text.as_ref();
         if let Some(n) = bench_name(t) {
             bench = Some(n.to_string());
             continue;
@@ -304,13 +306,28 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         match read(t, line.no, bench.as_deref()) {
             Read::Row(row) => {
                 // A bench (at a CPU count) seen again begins the next run.
-                if cur.iter().any(|r| r.name == row.name && r.cpus == row.cpus) {
+                if !seen.insert((row.name.clone(), row.cpus)) {
                     runs.push(std::mem::take(&mut cur));
+                    seen.clear();
+                    seen.insert((row.name.clone(), row.cpus));
+                    if runs.len() == MAX_RUNS {
+                        return Outcome {
+                            too_many: Some(line.no),
+                            ..Outcome::default()
+                        };
+                    }
+                }
+                // A record holds at most ENTRIES_MAX results.
+                if cur.len() == ENTRIES_MAX {
+                    return Outcome {
+                        too_large: Some(line.no),
+                        ..Outcome::default()
+                    };
                 }
                 cur.push(row);
             }
-            Read::Skipped(hint) => out.empty.push(hint),
-            Read::Near(hint) => out.near.push(hint),
+            Read::Skipped(hint) => out.empty(hint),
+            Read::Near(hint) => out.near(hint),
             Read::Nothing => {}
         }
     }
@@ -319,12 +336,24 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     }
     // A scaling table is one run per CPU count.
     let runs: Vec<Vec<Row>> = runs.into_iter().flat_map(by_cpus).collect();
+    if let Some(beyond) = runs.get(MAX_RUNS) {
+        return Outcome {
+            too_many: Some(beyond.first().map_or(0, |r| r.line)),
+            ..Outcome::default()
+        };
+    }
     // Every record of the log says which summaries were left out.
-    let skipped: Vec<String> = out
+    let mut skipped: Vec<String> = out
         .empty
         .iter()
         .map(|h| format!("Not imported: line {}: a Summary that {}.", h.line, h.why))
         .collect();
+    if out.more_empty > 0 {
+        skipped.push(format!(
+            "Not imported either: {} more such Summary lines.",
+            out.more_empty
+        ));
+    }
     for rows in runs {
         let first = rows.first().map_or(0, |r| r.line);
         let last = rows.last().map_or(0, |r| r.line);
@@ -333,7 +362,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
                 out.runs
                     .push(Parsed::new(first, last, rec.notes(skipped.iter().cloned())))
             }
-            None => out.empty.push(Hint {
+            None => out.empty(Hint {
                 line: first,
                 text: format!("{} : {} M/s", rows[0].name, rows[0].mops),
                 why: "gives no usable rate".into(),

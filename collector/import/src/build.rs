@@ -55,11 +55,12 @@ impl Hint {
     pub fn no_result_at(cleaned: &Cleaned, line: usize) -> Hint {
         Hint {
             line,
+            // Cleaned lines are in the order of the file.
             text: cleaned
                 .lines
-                .iter()
-                .find(|l| l.no == line)
-                .map(|l| l.text.clone())
+                .get(cleaned.lines.partition_point(|l| l.no < line))
+                .filter(|l| l.no == line)
+                .map(|l| l.text.to_string())
                 .unwrap_or_default(),
             why: NO_RESULT_FOLLOWS.into(),
         }
@@ -79,16 +80,67 @@ impl fmt::Display for Hint {
     }
 }
 
+/// Most runs one log may give. The largest published log imported into data/ gives 14 (a
+/// kernel test robot's loop over configurations); a thousand leaves room for any real
+/// benchmark session, while a log holding more is generated or repeated text whose records
+/// would each become a file in data/ — a 31 MiB log of one SUD run repeated gave 139,510 of
+/// them and 1.1 GB of memory before this limit. Parsers stop at the first run beyond it.
+pub const MAX_RUNS: usize = 1000;
+
 /// What one parser made of one log.
 #[derive(Debug, Clone, Default)]
 pub struct Outcome {
     pub runs: Vec<Parsed>,
+    /// The log holds more than [`MAX_RUNS`] runs: the line where the first run beyond them
+    /// begins (the parser stopped there and made no records).
+    pub too_many: Option<usize>,
+    /// A run holds more results than a record may ([`syscost_record::ENTRIES_MAX`]): the
+    /// line of the first beyond them.
+    pub too_large: Option<usize>,
     /// Parts that looked like a run but held no result (reported, not fatal, when other runs
     /// were found).
     pub empty: Vec<Hint>,
     /// Lines that look like a result in a form the parser does not read: cited when nothing
     /// at all is found, never warned about otherwise (prose mentions rates too).
     pub near: Vec<Hint>,
+    /// Empty parts beyond the first [`MAX_HINTS`], counted, not kept.
+    pub more_empty: usize,
+    /// Lines whose number was refused (negative, not a whole number, out of range, zero, or
+    /// contradicting the run's own timing); the runs were imported without them.
+    pub refused: Vec<Hint>,
+    /// Refused lines beyond the first [`MAX_HINTS`].
+    pub more_refused: usize,
+}
+
+/// Most empty parts and near lines a parser keeps: messages cite the first few, and a log of
+/// half a million lines that each look like a result must not keep half a million of them.
+pub const MAX_HINTS: usize = 20;
+
+impl Outcome {
+    /// Keeps `h` among the empty parts, or counts it once [`MAX_HINTS`] are kept.
+    pub fn empty(&mut self, h: Hint) {
+        if self.empty.len() < MAX_HINTS {
+            self.empty.push(h);
+        } else {
+            self.more_empty += 1;
+        }
+    }
+
+    /// Keeps `h` among the refused lines, or counts it once [`MAX_HINTS`] are kept.
+    pub fn refused(&mut self, h: Hint) {
+        if self.refused.len() < MAX_HINTS {
+            self.refused.push(h);
+        } else {
+            self.more_refused += 1;
+        }
+    }
+
+    /// Keeps `h` among the near lines, up to [`MAX_HINTS`] (only the first few are cited).
+    pub fn near(&mut self, h: Hint) {
+        if self.near.len() < MAX_HINTS {
+            self.near.push(h);
+        }
+    }
 }
 
 /// A record of `format` with everything an import cannot know set to its honest default.
@@ -149,6 +201,19 @@ pub fn published_overhead(vs: &str, ns: f64, pct: f64) -> Overhead {
         pct_ci_low: None,
         pct_ci_high: None,
     }
+}
+
+/// The note a record carries for each line of its run whose number was refused.
+pub fn refused_notes(refused: &[(usize, String, String)]) -> Vec<String> {
+    refused
+        .iter()
+        .map(|(line, text, why)| {
+            format!(
+                "Not recorded: line {line} (\"{}\"): {why}.",
+                crate::lex::excerpt(text)
+            )
+        })
+        .collect()
 }
 
 /// Records which lines of the file a run came from, and what cleaning was needed. Called last

@@ -48,7 +48,7 @@ pub fn prompt(t: &str) -> Option<Prompt> {
 
 /// A line that introduces what follows: it ends with a colon, or the next line underlines it
 /// with dashes or equals signs.
-fn heading(lines: &[Line], i: usize) -> Option<&str> {
+fn heading<'l>(lines: &'l [Line], i: usize) -> Option<&'l str> {
     let t = lines[i].text.trim();
     let underline =
         |s: &str| s.len() >= 3 && (s.bytes().all(|c| c == b'-') || s.bytes().all(|c| c == b'='));
@@ -67,22 +67,48 @@ pub struct Before {
     pub heading: Option<String>,
 }
 
+#[cfg(test)]
 pub fn before(lines: &[Line], first_line: usize, runs: &[(usize, usize)]) -> Before {
-    let inside = |no: usize| runs.iter().any(|&(a, b)| (a..=b).contains(&no));
-    let mut out = Before::default();
+    let mut spans = runs.to_vec();
+    spans.sort_unstable();
+    before_all(lines, &[first_line], &spans)
+        .pop()
+        .unwrap_or_default()
+}
+
+/// [`before`] for every run at once, in one pass over the lines (a log may hold a thousand
+/// runs among half a million lines): `firsts` are the runs' first lines in increasing order,
+/// `spans` every run's line range sorted by start.
+pub fn before_all(lines: &[Line], firsts: &[usize], spans: &[(usize, usize)]) -> Vec<Before> {
+    let mut out = Vec::with_capacity(firsts.len());
+    let mut state = Before::default();
+    let mut next_span = 0;
+    // The furthest end of the spans that start at or before the current line: the line is
+    // inside a run exactly when it is not past that end.
+    let mut reach = 0;
     for (i, l) in lines.iter().enumerate() {
-        if l.no >= first_line {
+        while out.len() < firsts.len() && firsts[out.len()] <= l.no {
+            out.push(state.clone());
+        }
+        if out.len() == firsts.len() {
             break;
         }
-        if inside(l.no) {
+        while next_span < spans.len() && spans[next_span].0 <= l.no {
+            reach = reach.max(spans[next_span].1);
+            next_span += 1;
+        }
+        if next_span > 0 && l.no <= reach {
             continue;
         }
         if let Some(p) = prompt(&l.text) {
-            out.prompt = Some(p);
-            out.heading = None;
+            state.prompt = Some(p);
+            state.heading = None;
         } else if let Some(h) = heading(lines, i) {
-            out.heading = Some(h.to_string());
+            state.heading = Some(h.to_string());
         }
+    }
+    while out.len() < firsts.len() {
+        out.push(state.clone());
     }
     out
 }
@@ -130,7 +156,7 @@ mod tests {
         .enumerate()
         .map(|(i, t)| Line {
             no: i + 1,
-            text: t.to_string(),
+            text: (*t).into(),
         })
         .collect();
         let b = before(&lines, 7, &[(3, 3)]);

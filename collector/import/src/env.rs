@@ -105,14 +105,26 @@ pub fn parse_sysctl(line: &str) -> Option<(String, String)> {
 }
 
 /// Puts a uname into the record.
-pub fn apply_uname(record: &mut RunRecord, u: &Uname) {
+pub fn apply_uname(record: &mut RunRecord, u: &Uname) -> Option<String> {
     let c = &mut record.environment.comparability;
-    c.kernel_release = u.release.clone();
+    // A release no kernel prints (markup, a path) is not taken as one: it would name the
+    // record's directory and the site's pages.
+    let note = if syscost_record::format::is_kernel_release(&u.release) {
+        c.kernel_release = u.release.clone();
+        None
+    } else {
+        Some(format!(
+            "The log's uname line gives the kernel release {:?}, which is no release as \
+             uname -r prints it: kernel_release is unknown.",
+            crate::lex::excerpt(&u.release)
+        ))
+    };
     c.kernel_version = u.version.clone();
     if let Some(a) = &u.arch {
         c.arch = a.clone();
     }
     record.environment.incidental.machine_hash = Some(machine_hash(&u.host));
+    note
 }
 
 /// Puts a sysctl into the record: the BPF JIT settings decide comparability, the rest is kept

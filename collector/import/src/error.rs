@@ -22,6 +22,40 @@ pub enum Error {
         .limit >> 20
     )]
     TooBig { file: String, limit: u64 },
+    /// One run with more results than a record holds.
+    #[error(
+        "{file}: a {} run with more than {limit} results (the first beyond them is line \
+         {line}); a benchmark prints a few dozen — import the part that was published",
+        .format.tool()
+    )]
+    RunTooLarge {
+        file: String,
+        format: Format,
+        limit: usize,
+        line: usize,
+    },
+    /// More lines than [`crate::MAX_LOG_LINES`], counted before the log is split.
+    #[error(
+        "{file} has {lines} lines, more than {limit}; a benchmark log is far shorter — cut out \
+         the benchmark's output and import that"
+    )]
+    TooManyLines {
+        file: String,
+        lines: usize,
+        limit: usize,
+    },
+    /// More runs than [`crate::MAX_RUNS`]: generated or repeated text, not a benchmark log.
+    #[error(
+        "{file} holds more than {limit} {} runs (the first beyond them begins at line {line}); \
+         a published log holds a few — import the part that was published, or split the file",
+        .format.tool()
+    )]
+    TooManyRuns {
+        file: String,
+        format: Format,
+        limit: usize,
+        line: usize,
+    },
     #[error("cannot read {file}: {source}")]
     Read {
         file: String,
@@ -73,6 +107,9 @@ impl Error {
             | Error::Read { file, .. }
             | Error::NoResult { file, .. }
             | Error::Conflict { file, .. }
+            | Error::TooManyRuns { file, .. }
+            | Error::TooManyLines { file, .. }
+            | Error::RunTooLarge { file, .. }
             | Error::Invalid { file, .. } => file,
         }
     }
@@ -147,17 +184,37 @@ pub struct Warning {
     /// The parser that saw it.
     pub format: Format,
     pub hint: Hint,
+    /// Parts like it after this one, not listed.
+    pub more: usize,
+    pub kind: WarningKind,
+}
+
+/// What a warning is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WarningKind {
+    /// A part that looked like a run but held no result: nothing was imported from it.
+    Empty,
+    /// A line whose number was refused: its run was imported without it.
+    Refused,
 }
 
 impl fmt::Display for Warning {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let what = match self.kind {
+            WarningKind::Empty => "nothing imported from there",
+            WarningKind::Refused => "not recorded; the rest of its run is",
+        };
         write!(
             f,
-            "{} {} ({}); nothing imported from there",
+            "{} {} ({}); {what}",
             self.file,
             self.hint,
             self.format.tool()
-        )
+        )?;
+        if self.more > 0 {
+            write!(f, " (nor from {} more parts like it)", self.more)?;
+        }
+        Ok(())
     }
 }
 
@@ -256,6 +313,8 @@ mod tests {
             file: "./b.txt".into(),
             format: Format::KselftestSud,
             hint: hint(),
+            more: 0,
+            kind: WarningKind::Empty,
         };
         assert_eq!(
             w.to_string(),

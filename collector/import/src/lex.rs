@@ -65,6 +65,34 @@ pub fn grouped_u64(s: &str) -> Option<(u64, &str)> {
     Some((digits.parse().ok()?, &s[token.len()..]))
 }
 
+/// A leading whole number as a benchmark's `%llu` prints it, or why the text there is not
+/// one: the number as written (up to 40 characters) and the reason. A log that was edited,
+/// damaged or made up shows it here, and the value is refused rather than dropped silently.
+pub fn whole_number(s: &str) -> Result<(u64, &str), (String, &'static str)> {
+    let numeric = |c: char| c.is_numeric() || matches!(c, '+' | '-' | '.' | 'e' | 'E');
+    let end = s.find(|c: char| !numeric(c)).unwrap_or(s.len());
+    let (token, rest) = s.split_at(end);
+    let shown = |t: &str| t.chars().take(40).collect::<String>();
+    if !token.chars().any(char::is_numeric) {
+        let word = s.split_whitespace().next().unwrap_or("");
+        return Err((shown(word), "is not a number"));
+    }
+    if token.starts_with('-') {
+        return Err((shown(token), "is negative"));
+    }
+    if token.contains(['.', 'e', 'E']) || token.chars().skip(1).any(|c| matches!(c, '+' | '-')) {
+        return Err((shown(token), "is not a whole number"));
+    }
+    let digits = token.strip_prefix('+').unwrap_or(token);
+    if !digits.bytes().all(|c| c.is_ascii_digit()) {
+        return Err((shown(token), "is written in digits other than 0-9"));
+    }
+    match digits.parse() {
+        Ok(v) => Ok((v, rest)),
+        Err(_) => Err((shown(token), "is larger than any count (2^64 - 1)")),
+    }
+}
+
 /// A line shortened for an error message.
 pub fn excerpt(s: &str) -> String {
     let mut out = String::new();
@@ -97,6 +125,28 @@ mod tests {
         assert_eq!(leading_u64("x"), None);
         assert_eq!(leading_i64("-3)"), Some((-3, ")")));
         assert_eq!(leading_i64("+-3ns"), None);
+    }
+
+    #[test]
+    fn whole_numbers_say_why_not() {
+        assert_eq!(whole_number("302 ns"), Ok((302, " ns")));
+        assert_eq!(whole_number("171ns."), Ok((171, "ns.")));
+        let why = |s| whole_number(s).unwrap_err();
+        assert_eq!(why("-302 ns"), ("-302".into(), "is negative"));
+        assert_eq!(why("1e999 ns"), ("1e999".into(), "is not a whole number"));
+        assert_eq!(why("0.5 ns").1, "is not a whole number");
+        assert_eq!(
+            why("\u{ff13}\u{ff10}\u{ff12} ns").1,
+            "is written in digits other than 0-9"
+        );
+        assert_eq!(
+            why("18446744073709551616 ns"),
+            (
+                "18446744073709551616".into(),
+                "is larger than any count (2^64 - 1)"
+            )
+        );
+        assert_eq!(why("nan ns"), ("nan".into(), "is not a number"));
     }
 
     #[test]

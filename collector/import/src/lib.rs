@@ -21,8 +21,8 @@ mod stated;
 mod sud;
 mod text;
 
-pub use build::{Hint, Outcome, Parsed};
-pub use error::{Error, Place, Warning};
+pub use build::{Hint, Outcome, Parsed, MAX_RUNS};
+pub use error::{Error, Place, Warning, WarningKind};
 pub use format::Format;
 pub use stated::{StatedError, StatedFacts};
 
@@ -68,7 +68,16 @@ pub fn parse_log(
     if raw.trim().is_empty() {
         return Err(Error::Empty { file: file.into() });
     }
-    let cleaned = text::clean(raw);
+    check_lines(raw, file)?;
+    parse_cleaned(text::clean(raw), format, file)
+}
+
+/// [`parse_log`] of a log already cleaned.
+fn parse_cleaned(
+    cleaned: text::Cleaned,
+    format: Format,
+    file: &str,
+) -> Result<(Vec<Parsed>, Vec<Warning>), Error> {
     let tried = format.parsers();
     let mut runs = Vec::new();
     let mut warnings = Vec::new();
@@ -76,17 +85,41 @@ pub fn parse_log(
     let mut near: Vec<Hint> = Vec::new();
     for &parser in &tried {
         let out = run_parser(parser, &cleaned);
-        near.extend(out.near);
-        // An empty part is only worth a warning when the parser found runs elsewhere;
-        // otherwise it may explain why nothing was found.
-        if out.runs.is_empty() {
-            hints.extend(out.empty);
-        } else {
-            warnings.extend(out.empty.into_iter().map(|hint| Warning {
+        if let Some(line) = out.too_large {
+            return Err(Error::RunTooLarge {
                 file: file.into(),
                 format: parser,
-                hint,
-            }));
+                limit: syscost_record::ENTRIES_MAX,
+                line,
+            });
+        }
+        if let Some(line) = out.too_many {
+            return Err(Error::TooManyRuns {
+                file: file.into(),
+                format: parser,
+                limit: MAX_RUNS,
+                line,
+            });
+        }
+        near.extend(out.near);
+        // An empty or refused part is only worth a warning when the parser found runs
+        // elsewhere; otherwise it may explain why nothing was found.
+        if out.runs.is_empty() {
+            hints.extend(out.refused);
+            hints.extend(out.empty);
+        } else {
+            let warn = |hints: Vec<Hint>, more: usize, kind: WarningKind| {
+                let n = hints.len();
+                hints.into_iter().enumerate().map(move |(i, hint)| Warning {
+                    file: file.into(),
+                    format: parser,
+                    hint,
+                    more: if i + 1 == n { more } else { 0 },
+                    kind,
+                })
+            };
+            warnings.extend(warn(out.refused, out.more_refused, WarningKind::Refused));
+            warnings.extend(warn(out.empty, out.more_empty, WarningKind::Empty));
             runs.extend(out.runs);
         }
     }
@@ -99,10 +132,21 @@ pub fn parse_log(
         });
     }
     runs.sort_by_key(|p| p.first_line);
-    let spans: Vec<(usize, usize)> = runs.iter().map(|p| (p.first_line, p.last_line)).collect();
-    for p in &mut runs {
-        let before = context::before(&cleaned.lines, p.first_line, &spans);
-        add_context(p.record.record_mut(), &before);
+    // Each parser stops at the limit; together they may still pass it.
+    if let Some(p) = runs.get(MAX_RUNS) {
+        return Err(Error::TooManyRuns {
+            file: file.into(),
+            format,
+            limit: MAX_RUNS,
+            line: p.first_line,
+        });
+    }
+    let mut spans: Vec<(usize, usize)> = runs.iter().map(|p| (p.first_line, p.last_line)).collect();
+    spans.sort_unstable();
+    let firsts: Vec<usize> = runs.iter().map(|p| p.first_line).collect();
+    let befores = context::before_all(&cleaned.lines, &firsts, &spans);
+    for (p, before) in runs.iter_mut().zip(&befores) {
+        add_context(p.record.record_mut(), before);
     }
     Ok((runs, warnings))
 }
@@ -124,7 +168,7 @@ fn place(hints: Vec<Hint>, mut near: Vec<Hint>, cleaned: &text::Cleaned) -> Plac
         (None, _) if !near.is_empty() => Place::Closest(near),
         (None, Some(l)) => Place::FirstLine {
             line: l.no,
-            text: l.text.clone(),
+            text: l.text.to_string(),
         },
         (None, None) => Place::Nothing,
     }
@@ -170,7 +214,17 @@ pub fn import_bytes(
 ) -> Result<Imported, Error> {
     let raw = String::from_utf8_lossy(bytes);
     let (runs, warnings) = parse_log(&raw, format, file)?;
-    let hash = sha256_hex(bytes);
+    finish_all(runs, warnings, &sha256_hex(bytes), file, prov)
+}
+
+fn finish_all(
+    runs: Vec<Parsed>,
+    warnings: Vec<Warning>,
+    hash: &str,
+    file: &str,
+    prov: &Provenance,
+) -> Result<Imported, Error> {
+    let hash = hash.to_string();
     let records = runs
         .into_iter()
         .map(|p| finish(p, &hash, prov, file))
@@ -205,6 +259,28 @@ fn finish(p: Parsed, hash: &str, prov: &Provenance, file: &str) -> Result<RunRec
         });
     }
     Ok(r)
+}
+
+/// Most lines a log may have. The parsers keep the cleaned lines while they run (a place in
+/// the list each, and, for decoded ones, text of their own beside the log), so this keeps any
+/// log under [`MAX_LOG_BYTES`] below 100 MB of memory however short its lines (measured in
+/// docs/robustness.md); a benchmark prints a few dozen lines per run, and the longest
+/// published log imported into data/ has 59.
+pub const MAX_LOG_LINES: usize = 250_000;
+
+/// Refuses a text of more than [`MAX_LOG_LINES`] lines (counted as `\n`, or `\r` for old Mac
+/// line endings) before it is split into lines.
+fn check_lines(text: &str, file: &str) -> Result<(), Error> {
+    let count = |c: u8| text.bytes().filter(|&b| b == c).count();
+    let lines = count(b'\n').max(count(b'\r'));
+    if lines > MAX_LOG_LINES {
+        return Err(Error::TooManyLines {
+            file: file.into(),
+            lines,
+            limit: MAX_LOG_LINES,
+        });
+    }
+    Ok(())
 }
 
 /// Largest log accepted. Published logs are kilobytes (a whole kselftest run a few megabytes);
@@ -245,5 +321,23 @@ fn read_log(path: &Path) -> Result<Vec<u8>, Error> {
 /// Reads and imports one file. Errors name the file.
 pub fn import_file(path: &Path, format: Format, prov: &Provenance) -> Result<Imported, Error> {
     let bytes = read_log(path)?;
-    import_bytes(&bytes, &path.display().to_string(), format, prov)
+    let file = path.display().to_string();
+    let hash = sha256_hex(&bytes);
+    let raw = String::from_utf8_lossy(&bytes);
+    if raw.trim().is_empty() {
+        return Err(Error::Empty { file });
+    }
+    check_lines(&raw, &file)?;
+    let cleaned = text::clean(&raw);
+    let (runs, warnings) = if cleaned.lines.iter().all(|l| l.is_decoded()) {
+        // Every line is text of its own (quoted-printable, decoded): the log itself is no
+        // longer needed, and is not kept beside its lines while they are parsed.
+        let cleaned = cleaned.into_owned();
+        drop(raw);
+        drop(bytes);
+        parse_cleaned(cleaned, format, &file)?
+    } else {
+        parse_cleaned(cleaned, format, &file)?
+    };
+    finish_all(runs, warnings, &hash, &file, prov)
 }

@@ -14,7 +14,7 @@
 //! and waits for it, so they get ids of their own (`process.fork`, `process.execve`), no
 //! syscall count, and `settings.operation` saying what one iteration is.
 
-use crate::build::{provenance, single, skeleton, Hint, Outcome, Parsed, UNKNOWN};
+use crate::build::{provenance, single, skeleton, Hint, Outcome, Parsed, MAX_RUNS, UNKNOWN};
 use crate::format::Format;
 use crate::lex::{grouped_u64, leading_f64};
 use crate::text::Cleaned;
@@ -74,6 +74,30 @@ struct Run {
     total_s: Option<f64>,
     usecs: Option<f64>,
     ops: Option<u64>,
+    /// Lines whose number was refused: (line, text, why).
+    refused: Vec<(usize, String, String)>,
+}
+
+/// Why `us` usecs per call cannot be what perf printed for this run: not positive, or not
+/// what its own loop gives (`n` calls in `total_s`, printed to the millisecond; only a total
+/// of at least 0.1 s is precise enough to judge by, to 2 %).
+fn refuse_usecs(us: f64, executed: Option<u64>, total_s: Option<f64>) -> Option<String> {
+    if us < 0.0 {
+        return Some(format!("{us} usecs/op is negative"));
+    }
+    if us == 0.0 {
+        return Some(format!(
+            "{us:.6} usecs/op is less than any system call takes"
+        ));
+    }
+    let (n, t) = (executed.filter(|&n| n > 0)?, total_s.filter(|&t| t >= 0.1)?);
+    let per = t * 1e6 / n as f64;
+    ((us - per).abs() > per * 0.02).then(|| {
+        format!(
+            "{us} usecs/op contradicts the run's own total: {n} calls in {t} s are {per:.6} \
+             usecs each"
+        )
+    })
 }
 
 impl Run {
@@ -109,6 +133,12 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         };
         if run.ends_before(&ev) {
             runs.push(std::mem::take(&mut run));
+            if runs.len() == MAX_RUNS {
+                return Outcome {
+                    too_many: Some(line.no),
+                    ..Outcome::default()
+                };
+            }
         }
         if !run.started() {
             run.first = line.no;
@@ -118,7 +148,12 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
             Ev::Running(b) => run.bench = Some(b),
             Ev::Executed(n, s) => run.executed = Some((n, s)),
             Ev::Total(s) => run.total_s = Some(s),
-            Ev::Usecs(v) => run.usecs = Some(v),
+            Ev::Usecs(v) => {
+                match refuse_usecs(v, run.executed.as_ref().map(|e| e.0), run.total_s) {
+                    Some(why) => run.refused.push((line.no, line.text.to_string(), why)),
+                    None => run.usecs = Some(v),
+                }
+            }
             Ev::Ops(v) => run.ops = Some(v),
         }
     }
@@ -127,9 +162,16 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     }
     let mut out = Outcome::default();
     for run in runs.iter().filter(|r| r.is_syscall_bench()) {
+        for (line, text, why) in &run.refused {
+            out.refused(Hint {
+                line: *line,
+                text: text.clone(),
+                why: why.clone(),
+            });
+        }
         match record(run, &cleaned.repairs) {
             Some(record) => out.runs.push(Parsed::new(run.first, run.last, record)),
-            None => out.empty.push(Hint::no_result_at(cleaned, run.first)),
+            None => out.empty(Hint::no_result_at(cleaned, run.first)),
         }
     }
     out
@@ -150,6 +192,7 @@ fn record(run: &Run, repairs: &[String]) -> Option<RecordBuilder> {
     if run.executed.is_none() {
         notes.push("The log does not say which syscall was timed.".into());
     }
+    notes.extend(crate::build::refused_notes(&run.refused));
     notes.extend(missing(run));
 
     let op = Op::of(&syscall);

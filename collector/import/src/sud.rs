@@ -17,10 +17,10 @@
 //! run that follows, never taken as a run of its own.
 
 use crate::build::{
-    overhead_vs, provenance, published_overhead, single, skeleton, Hint, Outcome, Parsed,
+    overhead_vs, provenance, published_overhead, single, skeleton, Hint, Outcome, Parsed, MAX_RUNS,
 };
 use crate::format::Format;
-use crate::lex::{leading_f64, leading_i64, leading_u64};
+use crate::lex::{leading_f64, leading_i64, leading_u64, whole_number};
 use crate::runner::{self, RunnerFacts, RunnerLine};
 use crate::text::Cleaned;
 use syscost_record::{Overhead, RecordBuilder, ScenarioResult};
@@ -28,10 +28,11 @@ use syscost_record::{Overhead, RecordBuilder, ScenarioResult};
 #[derive(Debug, Clone, PartialEq)]
 enum Ev {
     Calibrating(Option<u64>),
-    Iterations(u64),
-    /// `None`: the line is there but its value is not a whole number of ns. It still takes
+    /// `Err`: why the count cannot be what the benchmark printed.
+    Iterations(Result<u64, String>),
+    /// `Err`: the line is there but its value cannot be a time in ns (why). It still takes
     /// its place, so that the timing with dispatch on is never read as the native one.
-    Avg(Option<u64>),
+    Avg(Result<u64, String>),
     Caught(String),
     Counts(String, String),
     Overhead(f64, i64),
@@ -63,12 +64,23 @@ fn events(t: &str) -> Vec<(usize, Ev)> {
         Some(Ev::Calibrating(leading_u64(r).map(|(n, _)| n)))
     });
     scan("test iterations = ", &|r| {
-        leading_u64(r).map(|(n, _)| Ev::Iterations(n))
+        Some(Ev::Iterations(match whole_number(r) {
+            Ok((0, _)) => Err("0 calls time nothing".into()),
+            Ok((n, _)) => Ok(n),
+            Err((n, why)) => Err(format!("{n} iterations {why}")),
+        }))
     });
     scan("Avg syscall time ", &|r| {
-        Some(Ev::Avg(match leading_u64(r) {
-            Some((n, rest)) if rest.starts_with("ns") => Some(n),
-            _ => None,
+        Some(Ev::Avg(match whole_number(r) {
+            Ok((0, rest)) if rest.starts_with("ns") => {
+                Err("0 ns per call is less than any system call takes".into())
+            }
+            Ok((n, rest)) if rest.starts_with("ns") => Ok(n),
+            Ok((n, rest)) => Err(format!(
+                "{n}{} is not a time in ns",
+                rest.split_whitespace().next().unwrap_or("")
+            )),
+            Err((n, why)) => Err(format!("{n} ns {why}")),
         }))
     });
     scan("Caught sys_", &|r| {
@@ -102,6 +114,8 @@ struct Run {
     counts: Option<(String, String)>,
     overhead: Option<(f64, i64)>,
     runner: RunnerFacts,
+    /// Lines whose number was refused: (line, text, why).
+    refused: Vec<(usize, String, String)>,
 }
 
 impl Run {
@@ -169,6 +183,12 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
             };
             if run.ends_before(&ev) {
                 runs.push(std::mem::take(&mut run));
+                if runs.len() == MAX_RUNS {
+                    return Outcome {
+                        too_many: Some(line.no),
+                        ..Outcome::default()
+                    };
+                }
             }
             if !run.started() {
                 let e = std::mem::take(&mut early);
@@ -182,8 +202,13 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
             run.last = line.no;
             match ev {
                 Ev::Calibrating(s) => run.calibration_s = s,
-                Ev::Iterations(n) => run.iterations = Some(n),
-                Ev::Avg(n) => run.avgs.push(n),
+                Ev::Iterations(Ok(n)) => run.iterations = Some(n),
+                Ev::Avg(Ok(n)) => run.avgs.push(Some(n)),
+                Ev::Iterations(Err(why)) => run.refused.push((line.no, line.text.to_string(), why)),
+                Ev::Avg(Err(why)) => {
+                    run.avgs.push(None);
+                    run.refused.push((line.no, line.text.to_string(), why));
+                }
                 Ev::Caught(s) => run.caught = Some(s),
                 Ev::Counts(a, b) => run.counts = Some((a, b)),
                 Ev::Overhead(p, n) => run.overhead = Some((p, n)),
@@ -196,11 +221,18 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     }
     let mut out = Outcome::default();
     if let Some((line, _)) = early.caught {
-        out.empty.push(Hint::no_result_at(cleaned, line));
+        out.empty(Hint::no_result_at(cleaned, line));
     }
     for run in runs {
+        for (line, text, why) in &run.refused {
+            out.refused(Hint {
+                line: *line,
+                text: text.clone(),
+                why: why.clone(),
+            });
+        }
         if run.avgs.iter().all(Option::is_none) {
-            out.empty.push(Hint::no_result_at(cleaned, run.first));
+            out.empty(Hint::no_result_at(cleaned, run.first));
         } else {
             out.runs.push(Parsed::new(
                 run.first,
@@ -248,15 +280,15 @@ fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
             r = r.result(base);
         }
         None => notes.push(
-            "The first \"Avg syscall time\" (without dispatch) is not a whole number of ns; \
-             native is not recorded."
+            "The first \"Avg syscall time\" (without dispatch) is not a time in ns; native is \
+             not recorded."
                 .into(),
         ),
     }
     match run.avgs.get(1).copied() {
         Some(None) => notes.push(
-            "The second \"Avg syscall time\" (dispatch on) is not a whole number of ns; \
-             sud.allow is not recorded."
+            "The second \"Avg syscall time\" (dispatch on) is not a time in ns; sud.allow is \
+             not recorded."
                 .into(),
         ),
         Some(Some(on)) => r = r.result(allow(run, on as f64, native, &mut notes)),
@@ -269,6 +301,7 @@ fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
     if run.avgs.len() > 2 {
         notes.push("The run prints more than two averages; the first two are recorded.".into());
     }
+    notes.extend(crate::build::refused_notes(&run.refused));
     provenance(r.notes(notes), run.first, run.last, repairs)
 }
 
@@ -300,8 +333,8 @@ fn allow_overhead(
     notes: &mut Vec<String>,
 ) -> Option<Overhead> {
     match (run.overhead, native) {
-        (Some((pct, ns)), native) => {
-            if let Some(native) = native.filter(|n| on - n != ns as f64) {
+        (Some((pct, ns)), Some(native)) => {
+            if on - native != ns as f64 {
                 notes.push(format!(
                     "The log's overhead (+{ns} ns) differs from the difference of its \
                      two averages ({} ns); the log's figure is recorded.",
@@ -309,6 +342,14 @@ fn allow_overhead(
                 ));
             }
             Some(published_overhead("native", ns as f64, pct))
+        }
+        // The log's figure is relative to a native timing that is not recorded.
+        (Some((pct, ns)), None) => {
+            notes.push(format!(
+                "The log's overhead (+{ns} ns, {pct} %) is not recorded: it is relative to the \
+                 native timing, which is not."
+            ));
+            None
         }
         (None, Some(native)) => {
             notes.push(
@@ -335,10 +376,10 @@ mod tests {
         assert_eq!(
             evs,
             [
-                Ev::Avg(Some(134)),
+                Ev::Avg(Ok(134)),
                 Ev::Caught("sys_ff00".into()),
                 Ev::Counts("1".into(), "0".into()),
-                Ev::Avg(Some(147)),
+                Ev::Avg(Ok(147)),
                 Ev::Overhead(9.7, 13)
             ]
         );
@@ -356,8 +397,21 @@ mod tests {
         assert!(r.result("native").is_none(), "{:?}", r.results);
         let allow = r.result("sud.allow").expect("sud.allow");
         assert_eq!(allow.median_ns, Some(239.0));
-        assert_eq!(allow.overhead.as_ref().map(|o| o.median_ns), Some(68.0));
+        // The log's overhead is relative to the native timing it garbled: a record of it
+        // would name a baseline the record does not hold.
+        assert!(allow.overhead.is_none(), "{:?}", allow.overhead);
+        assert!(syscost_record::validate(&r)
+            .iter()
+            .all(|p| p.field != "results[0] (sud.allow).overhead.vs"));
         assert!(r.notes.iter().any(|n| n.contains("native is not recorded")));
+        assert!(r
+            .notes
+            .iter()
+            .any(|n| n.contains("(+68 ns, 39.8 %) is not recorded")));
+        // Refused with the line and the reason.
+        assert_eq!(out.refused.len(), 1, "{:?}", out.refused);
+        assert_eq!(out.refused[0].line, 3);
+        assert_eq!(out.refused[0].why, "1e308 ns is not a whole number");
     }
 
     #[test]

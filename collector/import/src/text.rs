@@ -2,45 +2,72 @@
 //! kernel messages, flattened onto one line) into plain lines the parsers can read. Each line
 //! keeps the number it had in the original file, so errors can point at it.
 
-/// One cleaned line and where it came from (1-based, in the original text).
+use std::borrow::Cow;
+
+/// One cleaned line and where it came from (1-based, in the original text). Most lines are a
+/// part of the text as it was given (a log may be 32 MiB: its lines are not copied); only
+/// decoded and rejoined ones are text of their own.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Line {
+pub struct Line<'a> {
     pub no: usize,
-    pub text: String,
+    pub text: Cow<'a, str>,
+}
+
+impl Line<'_> {
+    /// Text of its own rather than a part of the log as given.
+    pub fn is_decoded(&self) -> bool {
+        matches!(self.text, Cow::Owned(_))
+    }
+}
+
+impl Cleaned<'_> {
+    /// The lines, none borrowing the log (copying those that do).
+    pub fn into_owned(self) -> Cleaned<'static> {
+        Cleaned {
+            lines: self
+                .lines
+                .into_iter()
+                .map(|l| Line {
+                    no: l.no,
+                    text: Cow::Owned(l.text.into_owned()),
+                })
+                .collect(),
+            repairs: self.repairs,
+        }
+    }
 }
 
 /// The cleaned lines, plus what had to be undone (kept as notes on the records).
 #[derive(Debug, Clone, Default)]
-pub struct Cleaned {
-    pub lines: Vec<Line>,
+pub struct Cleaned<'a> {
+    pub lines: Vec<Line<'a>>,
     pub repairs: Vec<String>,
 }
 
 /// Cleans `raw` in the order the damage was done: line endings, then the transfer encoding
 /// (applied last by the mailer, so undone first), then quoting and console noise per line.
-pub fn clean(raw: &str) -> Cleaned {
+pub fn clean(raw: &str) -> Cleaned<'_> {
     let mut repairs = Vec::new();
-    let text = if raw.contains('\r') {
+    // The text is never copied whole (a log may be 32 MiB): lines are split at any line
+    // ending and cleaned one by one.
+    if raw.contains('\r') {
         repairs.push("CR/CRLF line endings normalised".to_string());
-        raw.replace("\r\n", "\n").replace('\r', "\n")
-    } else {
-        raw.to_string()
+    }
+    // Sized once: growing by doubling would briefly hold the lines twice over.
+    let mut lines = LineCleaner {
+        out: Vec::with_capacity(split_lines(raw).count()),
+        ..LineCleaner::default()
     };
-    let logical: Vec<Line> = if looks_quoted_printable(&text) {
+    if looks_quoted_printable(raw) {
         repairs.push("quoted-printable encoding decoded".to_string());
-        decode_qp_lines(&text)
+        decode_qp_lines(raw, |line| lines.line(line));
     } else {
-        text.lines()
-            .enumerate()
-            .map(|(i, l)| Line {
+        for (i, l) in split_lines(raw).enumerate() {
+            lines.line(Line {
                 no: i + 1,
-                text: l.to_string(),
-            })
-            .collect()
-    };
-    let mut lines = LineCleaner::default();
-    for line in logical {
-        lines.line(line);
+                text: Cow::Borrowed(l),
+            });
+        }
     }
     Cleaned {
         lines: lines.finish(&mut repairs),
@@ -48,35 +75,75 @@ pub fn clean(raw: &str) -> Cleaned {
     }
 }
 
+/// The lines of `text`, ended by `\n`, `\r\n` or a lone `\r` (as `str::lines`, which keeps a
+/// lone `\r`).
+fn split_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let t = rest?;
+        match t.find(['\n', '\r']) {
+            Some(i) => {
+                let next = if t[i..].starts_with("\r\n") {
+                    i + 2
+                } else {
+                    i + 1
+                };
+                rest = (next < t.len()).then(|| &t[next..]);
+                Some(&t[..i])
+            }
+            None => {
+                rest = None;
+                (!t.is_empty()).then_some(t)
+            }
+        }
+    })
+}
+
 /// Takes the quoting, kernel messages and KTAP prefixes off logical lines one by one, noting
 /// what it found, and rejoins a line the kernel interrupted with its tail.
 #[derive(Debug, Default)]
-struct LineCleaner {
-    out: Vec<Line>,
+struct LineCleaner<'a> {
+    out: Vec<Line<'a>>,
     /// A line cut by a kernel message, waiting for what was written after it.
-    pending: Option<Line>,
+    pending: Option<Line<'a>>,
     quoted: bool,
     kernel: bool,
     flattened: bool,
 }
 
-impl LineCleaner {
-    fn line(&mut self, line: Line) {
-        let pieces = unflatten(&line.text);
-        if pieces.len() > 1 {
-            self.flattened = true;
-        }
-        for piece in pieces {
-            self.piece(line.no, &piece);
+impl<'a> LineCleaner<'a> {
+    fn line(&mut self, line: Line<'a>) {
+        match line.text {
+            Cow::Borrowed(t) => {
+                let pieces = unflatten(t);
+                self.flattened |= pieces.len() > 1;
+                for piece in pieces {
+                    let (body, cut) = self.body(piece);
+                    self.piece(line.no, Cow::Borrowed(body), cut);
+                }
+            }
+            Cow::Owned(t) => {
+                let pieces = unflatten(&t);
+                self.flattened |= pieces.len() > 1;
+                for piece in pieces {
+                    let (body, cut) = self.body(piece);
+                    self.piece(line.no, Cow::Owned(body.to_string()), cut);
+                }
+            }
         }
     }
 
-    fn piece(&mut self, no: usize, piece: &str) {
+    /// A piece without its quoting, kernel message and KTAP prefix, trimmed, and how a kernel
+    /// message cut it.
+    fn body<'s>(&mut self, piece: &'s str) -> (&'s str, Cut) {
         let (unquoted, was_quoted) = strip_quotes(piece);
         self.quoted |= was_quoted;
         let (body, cut) = strip_kernel_log(unquoted);
         self.kernel |= cut != Cut::None;
-        let body = strip_ktap(body).trim().to_string();
+        (strip_ktap(body).trim(), cut)
+    }
+
+    fn piece(&mut self, no: usize, body: Cow<'a, str>, cut: Cut) {
         if let Some(mut p) = self.pending.take() {
             if cut == Cut::Whole || body.is_empty() {
                 self.pending = Some(p);
@@ -85,14 +152,16 @@ impl LineCleaner {
             // A comparison the kernel interrupted: the verdict written after it belongs
             // to it. Anything else is a line of its own.
             if is_verdict_tail(&body) {
-                p.text.push(' ');
-                p.text.push_str(&body);
+                let t = p.text.to_mut();
+                t.push(' ');
+                t.push_str(&body);
                 self.out.push(p);
                 return;
             }
             self.out.push(p);
         }
-        if cut == Cut::Whole {
+        // Empty lines say nothing to any parser.
+        if cut == Cut::Whole || body.is_empty() {
             return;
         }
         let l = Line { no, text: body };
@@ -104,7 +173,7 @@ impl LineCleaner {
     }
 
     /// The cleaned lines; what was undone goes to `repairs`.
-    fn finish(mut self, repairs: &mut Vec<String>) -> Vec<Line> {
+    fn finish(mut self, repairs: &mut Vec<String>) -> Vec<Line<'a>> {
         if let Some(p) = self.pending.take() {
             self.out.push(p);
         }
@@ -133,9 +202,12 @@ fn is_verdict_tail(s: &str) -> bool {
 /// produce and a plain log never contains: `=3D` (for `=`), `=20`/`=09` ending a line (trailing
 /// blanks), or an encoded UTF-8 sequence such as `=E2=9C=94`.
 fn looks_quoted_printable(text: &str) -> bool {
+    // Without a lower-cased copy of the whole text.
+    const HEADER: &[u8] = b"content-transfer-encoding: quoted-printable";
     if text
-        .to_ascii_lowercase()
-        .contains("content-transfer-encoding: quoted-printable")
+        .as_bytes()
+        .windows(HEADER.len())
+        .any(|w| w.eq_ignore_ascii_case(HEADER))
     {
         return true;
     }
@@ -151,7 +223,7 @@ fn looks_quoted_printable(text: &str) -> bool {
     };
     (0..b.len()).any(|i| match esc(i) {
         Some(0x3D) => true,
-        Some(0x20 | 0x09) => matches!(b.get(i + 3), None | Some(b'\n')),
+        Some(0x20 | 0x09) => matches!(b.get(i + 3), None | Some(b'\n' | b'\r')),
         Some(0xC2..=0xF4) => matches!(esc(i + 3), Some(0x80..=0xBF)),
         _ => false,
     })
@@ -169,10 +241,9 @@ fn hex(c: u8) -> Option<u8> {
 /// Joins soft line breaks (`=` at the end of a line) and decodes `=XX` escapes. A soft break
 /// inside quoted text continues on a line that carries the same quote prefix: that prefix is
 /// dropped from the continuation.
-fn decode_qp_lines(text: &str) -> Vec<Line> {
-    let mut out = Vec::new();
+fn decode_qp_lines<'a>(text: &str, mut out: impl FnMut(Line<'a>)) {
     let mut cur: Option<(usize, Vec<u8>, String)> = None;
-    for (i, raw) in text.lines().enumerate() {
+    for (i, raw) in split_lines(text).enumerate() {
         let (mut bytes, prefix, start) = match cur.take() {
             Some((no, bytes, prefix)) => {
                 let rest = raw.strip_prefix(prefix.as_str()).unwrap_or(raw);
@@ -187,19 +258,18 @@ fn decode_qp_lines(text: &str) -> Vec<Line> {
             bytes.pop();
             cur = Some((start, bytes, prefix));
         } else {
-            out.push(Line {
+            out(Line {
                 no: start,
-                text: String::from_utf8_lossy(&qp_unescape(&bytes)).into_owned(),
+                text: Cow::Owned(String::from_utf8_lossy(&qp_unescape(&bytes)).into_owned()),
             });
         }
     }
     if let Some((no, bytes, _)) = cur {
-        out.push(Line {
+        out(Line {
             no,
-            text: String::from_utf8_lossy(&qp_unescape(&bytes)).into_owned(),
+            text: Cow::Owned(String::from_utf8_lossy(&qp_unescape(&bytes)).into_owned()),
         });
     }
-    out
 }
 
 fn qp_unescape(b: &[u8]) -> Vec<u8> {
@@ -301,19 +371,19 @@ fn strip_ktap(line: &str) -> &str {
 
 /// A whole mail flattened onto one line (a mail archive's "raw" view pasted as one paragraph)
 /// still has its quote markers: split at ` > ` when a long line has several of them.
-fn unflatten(line: &str) -> Vec<String> {
+fn unflatten(line: &str) -> Vec<&str> {
     if line.len() < 300 || line.matches(" > ").count() < 3 {
-        return vec![line.to_string()];
+        return vec![line];
     }
-    line.split(" > ").map(|s| s.to_string()).collect()
+    line.split(" > ").collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn texts(c: &Cleaned) -> Vec<&str> {
-        c.lines.iter().map(|l| l.text.as_str()).collect()
+    fn texts<'c>(c: &'c Cleaned) -> Vec<&'c str> {
+        c.lines.iter().map(|l| l.text.as_ref()).collect()
     }
 
     #[test]

@@ -10,9 +10,10 @@ pub fn canonical_json(record: &RunRecord) -> String {
     serde_json::to_string(record).unwrap_or_default()
 }
 
-/// The record as a file holds it: its canonical JSON on one line, with a trailing newline. The
-/// file's bytes are what its content id covers (with `id` blank), and rewriting a record gives
-/// the same bytes.
+/// The record as a file holds it, and as the site publishes it: its canonical JSON on one line,
+/// with a trailing newline. The only form of a record in `data/` (`syscost-site check` refuses
+/// any other), so what the content id covers is exactly what is published, and rewriting a
+/// record gives the same bytes.
 pub fn to_file_json(record: &RunRecord) -> String {
     let mut s = canonical_json(record);
     s.push('\n');
@@ -73,15 +74,22 @@ pub fn sanitize_path_component(s: &str) -> String {
     out
 }
 
+/// Where a record of this arch, kernel release and id lives under a data directory:
+/// `runs/<arch>/<kernel>/<id>.json`.
+pub fn canonical_path_for(arch: &str, kernel_release: &str, id: &str) -> String {
+    format!(
+        "runs/{}/{}/{}.json",
+        sanitize_path_component(arch),
+        sanitize_path_component(kernel_release),
+        sanitize_path_component(id)
+    )
+}
+
 impl RunRecord {
     /// Where the record lives under a data directory: `runs/<arch>/<kernel>/<id>.json`.
     pub fn canonical_path(&self) -> String {
-        format!(
-            "runs/{}/{}/{}.json",
-            sanitize_path_component(&self.environment.comparability.arch),
-            sanitize_path_component(&self.environment.comparability.kernel_release),
-            sanitize_path_component(&self.id)
-        )
+        let c = &self.environment.comparability;
+        canonical_path_for(&c.arch, &c.kernel_release, &self.id)
     }
 }
 

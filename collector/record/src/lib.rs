@@ -8,19 +8,21 @@
 //! results carry no interval (`ci_*` absent), never a made-up one.
 
 mod build;
+pub mod format;
 mod id;
 pub mod ids;
 mod precision;
+mod unique;
 mod validate;
 
 pub use build::RecordBuilder;
 pub use id::{
-    canonical_json, content_id, machine_hash, migrate, sanitize_path_component, to_file_json,
-    with_id,
+    canonical_json, canonical_path_for, content_id, machine_hash, migrate, sanitize_path_component,
+    to_file_json, with_id,
 };
 pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
 pub use precision::round_to_intervals;
-pub use validate::{validate, Problem};
+pub use validate::{validate, validate_at, Problem, ENTRIES_MAX};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -43,6 +45,7 @@ pub fn is_readable_schema(v: u64) -> bool {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct RunRecord {
     /// Format version, [`SCHEMA_VERSION`].
     pub schema: u32,
@@ -65,6 +68,7 @@ pub struct RunRecord {
 /// Where the numbers come from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Source {
     pub kind: SourceKind,
     /// Tool and version that produced the record ("syscost 0.1.0").
@@ -102,6 +106,7 @@ pub struct Source {
 /// — except an approximate kernel, which is only here.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Stated {
     /// Where and how the source states these facts (a quote, or the part of the message).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -126,6 +131,7 @@ pub struct Stated {
 /// A kernel as a source states it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct StatedKernel {
     /// The release (`5.11.0-rc5-00462-gdc8df6e85d2c`, `5.10-rc4`), or for an approximate kernel
     /// the upstream version it is near (`5.7-rc`).
@@ -163,6 +169,7 @@ pub enum Method {
 /// The knobs the run was started with.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Settings {
     /// Time budget in seconds (absent for imports).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -196,6 +203,7 @@ pub struct Settings {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Environment {
     /// What decides whether two runs are comparable.
     pub comparability: Comparability,
@@ -205,6 +213,7 @@ pub struct Environment {
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Comparability {
     /// `uname -m` (x86_64, aarch64, ...).
     pub arch: String,
@@ -216,7 +225,7 @@ pub struct Comparability {
     pub cpu: Cpu,
     pub virtualization: Virtualization,
     /// Every file under /sys/devices/system/cpu/vulnerabilities/, name → content.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique::map")]
     pub mitigations: BTreeMap<String, String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cmdline: Option<String>,
@@ -230,12 +239,13 @@ pub struct Comparability {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seccomp_actions_avail: Option<String>,
     /// Relevant CONFIG_* options, when the kernel config is readable.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "unique::map")]
     pub kernel_config: BTreeMap<String, String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Cpu {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub vendor: Option<String>,
@@ -259,6 +269,7 @@ pub struct Cpu {
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Virtualization {
     /// `bare-metal`, `vm`, or `unknown`.
     pub kind: String,
@@ -272,6 +283,7 @@ pub struct Virtualization {
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Incidental {
     /// SHA-256 prefix of the hostname: lets one machine's runs be linked without naming it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -285,13 +297,18 @@ pub struct Incidental {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub loadavg_end: Option<[f64; 3]>,
     /// Anything else the log or probe said (sysctls from an imported log, ...).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "unique::map"
+    )]
     pub other: BTreeMap<String, String>,
 }
 
 /// How the run went as a whole.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct RunSummary {
     /// Rounds completed: of all comparison groups together for an interleaved run (each round
     /// samples the members of one group), 1 for one pass per scenario.
@@ -389,6 +406,7 @@ pub enum Status {
 /// One scenario: its per-operation cost and everything needed to judge it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct ScenarioResult {
     /// Stable id (`native`, `seccomp.bitmap.1`, `sud.block`, `bpf.tp`, ...).
     pub id: String,
@@ -437,13 +455,18 @@ pub struct ScenarioResult {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verification: Option<Verification>,
     /// Scenario parameters (filter count, instructions, cacheable, ...).
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "BTreeMap::is_empty",
+        deserialize_with = "unique::map"
+    )]
     pub params: BTreeMap<String, String>,
 }
 
 /// Scenario minus its baseline, computed per round (paired) and then summarised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Overhead {
     /// Baseline scenario id.
     pub vs: String,
@@ -464,6 +487,7 @@ pub struct Overhead {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Throughput {
     pub median: f64,
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -477,6 +501,7 @@ pub struct Throughput {
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Verification {
     /// What was counted ("SIGSYS handler calls", "BPF program hits").
     pub what: String,
@@ -487,6 +512,7 @@ pub struct Verification {
 /// A derived quantity (entry cost, per-filter cost, ...), computed per round and summarised.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Estimate {
     /// Stable id (`entry`, `per_filter.last2`, `per_filter.div4`, `depth.slope`, ...).
     pub id: String,
@@ -535,6 +561,7 @@ pub enum Verdict {
 /// One of the kernel benchmark's expectations, judged from confidence intervals.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
 pub struct Expectation {
     pub id: String,
     /// The kernel's wording: "native ≤ 1 bitmap".

@@ -1,8 +1,11 @@
-//! Plausibility rules every record must meet, whoever wrote it. The collector checks its own
-//! output with them before writing; the site generator checks submissions with them.
+//! The rules every record must meet, whoever wrote it: every number has a range, every
+//! identifier a grammar, every text a length. The collector checks its own output with them
+//! before writing, the importer each record it makes, the site generator every submission.
+//! The limits are documented in docs/record-format.md ("Rules").
 
+use crate::format::{is_arch, is_hex, is_ident, is_kernel_release, parse_date};
 use crate::{content_id, is_readable_schema, RunRecord, SourceKind, Status, SCHEMA_VERSION};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
 /// One thing wrong with a record: the field (a JSON path) and why.
@@ -17,6 +20,36 @@ impl fmt::Display for Problem {
         write!(f, "{}: {}", self.field, self.message)
     }
 }
+
+/// Largest time per operation, ns (1000 s).
+pub const TIME_MAX_NS: f64 = 1e12;
+/// Smallest time of a measured result, ns: a hundredth of a nanosecond is shorter than any CPU
+/// cycle, so a smaller median is not a measurement.
+pub const TIME_MIN_NS: f64 = 0.01;
+/// Longest budget, s: `syscost run` refuses more than a day.
+pub const BUDGET_MAX_S: f64 = 86_400.0;
+/// Longest run, s (a week: a day's budget, or a long published benchmark session).
+pub const DURATION_MAX_S: f64 = 7.0 * 86_400.0;
+/// Longest sample, ms (a minute; syscost's are 2 ms).
+pub const SAMPLE_MAX_MS: f64 = 60_000.0;
+/// Highest load average accepted (far above any machine's).
+pub const LOADAVG_MAX: f64 = 1e6;
+/// Most samples, rounds or paired rounds behind one number.
+pub const COUNT_MAX: u64 = 1_000_000_000;
+/// Most operations per sample.
+pub const ITERS_MAX: u64 = 1_000_000_000_000;
+/// Highest CPU number (the kernel's NR_CPUS is at most 8192).
+pub const CPU_MAX: u32 = 8191;
+/// Most syscalls per operation (5 for `mix`).
+pub const SYSCALLS_PER_OP_MAX: u32 = 1000;
+/// Longest free text (a description, a reason, a note, the kernel command line), bytes.
+pub const TEXT_MAX: usize = 4096;
+/// Most entries of any list or map in a record.
+pub const ENTRIES_MAX: usize = 2000;
+/// How far a date may lie after the clock of the check: the skew between two machines' clocks.
+pub const CLOCK_SKEW_S: i64 = 3600;
+/// Earliest date a Linux run can have: the first Linux release (0.01, 1991-09-17).
+pub const DATE_MIN: i64 = 685_065_600;
 
 struct Checker {
     problems: Vec<Problem>,
@@ -34,11 +67,14 @@ impl Checker {
     fn time(&mut self, field: &str, v: Option<f64>) {
         if let Some(v) = v {
             if !v.is_finite() {
-                self.push(field, format!("{v} is not a finite number"));
+                self.push(field, format!("{} is not a finite number", num(v)));
             } else if v < 0.0 {
-                self.push(field, format!("{v} is a negative time"));
-            } else if v > 1e12 {
-                self.push(field, format!("{v} ns is more than 1000 s per operation"));
+                self.push(field, format!("{} is a negative time", num(v)));
+            } else if v > TIME_MAX_NS {
+                self.push(
+                    field,
+                    format!("{} ns is more than 1000 s per operation", num(v)),
+                );
             }
         }
     }
@@ -47,10 +83,113 @@ impl Checker {
     fn diff(&mut self, field: &str, v: Option<f64>) {
         if let Some(v) = v {
             if !v.is_finite() {
-                self.push(field, format!("{v} is not a finite number"));
-            } else if v.abs() > 1e12 {
-                self.push(field, format!("{v} ns is implausibly large"));
+                self.push(field, format!("{} is not a finite number", num(v)));
+            } else if v.abs() > TIME_MAX_NS {
+                self.push(field, format!("{} ns is implausibly large", num(v)));
             }
+        }
+    }
+
+    /// A number in `[lo, hi]` (`lo_open`: strictly above `lo`), in `unit`.
+    fn range(&mut self, field: &str, v: Option<f64>, lo: f64, lo_open: bool, hi: f64, unit: &str) {
+        let Some(v) = v else { return };
+        let low = if lo_open { v <= lo } else { v < lo };
+        if !v.is_finite() {
+            self.push(field, format!("{} is not a finite number", num(v)));
+        } else if low || v > hi {
+            let open = if lo_open { "above" } else { "at least" };
+            self.push(
+                field,
+                format!(
+                    "{}{unit} is out of range: must be {open} {}{unit} and at most {}{unit}",
+                    num(v),
+                    num(lo),
+                    num(hi)
+                ),
+            );
+        }
+    }
+
+    /// A count of at most `max`.
+    fn count(&mut self, field: &str, v: Option<u64>, max: u64) {
+        if let Some(v) = v {
+            if v > max {
+                self.push(field, format!("{v} is out of range: at most {max}"));
+            }
+        }
+    }
+
+    /// An identifier (`[A-Za-z0-9._+-]`, 1 to 100 characters).
+    fn ident(&mut self, field: &str, s: &str) {
+        if !is_ident(s) {
+            self.push(
+                field,
+                format!(
+                    "{} is not an identifier: 1 to {} characters of A-Z a-z 0-9 . _ + -",
+                    quoted(s),
+                    crate::format::IDENT_MAX
+                ),
+            );
+        }
+    }
+
+    /// Free text of at most [`TEXT_MAX`] bytes.
+    fn text(&mut self, field: &str, s: &str) {
+        if s.len() > TEXT_MAX {
+            self.push(
+                field,
+                format!("is {} bytes long; text may be at most {TEXT_MAX}", s.len()),
+            );
+        }
+    }
+
+    fn opt_text(&mut self, field: &str, s: &Option<String>) {
+        if let Some(s) = s {
+            self.text(field, s);
+        }
+    }
+
+    /// A list or map of at most [`ENTRIES_MAX`] entries.
+    fn entries(&mut self, field: &str, n: usize) {
+        if n > ENTRIES_MAX {
+            self.push(
+                field,
+                format!("has {n} entries; at most {ENTRIES_MAX} are accepted"),
+            );
+        }
+    }
+
+    /// A map of free-text keys and values.
+    fn text_map(&mut self, field: &str, m: &BTreeMap<String, String>) {
+        self.entries(field, m.len());
+        for (k, v) in m {
+            self.text(&format!("{field} key"), k);
+            self.text(&format!("{field}.{}", short(k)), v);
+        }
+    }
+
+    /// A date no earlier than Linux and no later than `now`.
+    fn date(&mut self, field: &str, s: &str, now: i64) {
+        match parse_date(s) {
+            None => self.push(
+                field,
+                format!(
+                    "{} is not an RFC 3339 date (2021-02-07) or UTC time (2021-02-07T10:00:00Z)",
+                    quoted(s)
+                ),
+            ),
+            Some(t) if t < DATE_MIN => self.push(
+                field,
+                format!("{} is before the first Linux release", quoted(s)),
+            ),
+            Some(t) if t > now + CLOCK_SKEW_S => self.push(
+                field,
+                format!(
+                    "{} is in the future (later than the time of this check)",
+                    quoted(s)
+                ),
+            ),
+            Some(_) => {}
         }
     }
 
@@ -72,8 +211,47 @@ impl Checker {
     }
 }
 
-/// Every problem found, empty when the record is acceptable.
+/// A number for a message: as written when short, in exponent form when it would take more
+/// than a few digits (1e308, not 309 of them).
+fn num(v: f64) -> String {
+    let a = v.abs();
+    if a != 0.0 && !(1e-4..1e15).contains(&a) {
+        format!("{v:e}")
+    } else {
+        format!("{v}")
+    }
+}
+
+/// A string for a message: quoted, escaped, and cut short.
+fn quoted(s: &str) -> String {
+    format!("{:?}", short(s))
+}
+
+fn short(s: &str) -> String {
+    if s.chars().count() <= 40 {
+        s.to_string()
+    } else {
+        let mut out: String = s.chars().take(40).collect();
+        out.push('…');
+        out
+    }
+}
+
+/// Seconds since the epoch, now.
+fn unix_now() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// Every problem found, empty when the record is acceptable. Dates are judged against the
+/// clock: a record may not be dated later than the check (give or take [`CLOCK_SKEW_S`]).
 pub fn validate(r: &RunRecord) -> Vec<Problem> {
+    validate_at(r, unix_now())
+}
+
+/// [`validate`] with the time of the check given (seconds since 1970-01-01T00:00:00Z).
+pub fn validate_at(r: &RunRecord, now: i64) -> Vec<Problem> {
     let mut c = Checker {
         problems: Vec::new(),
     };
@@ -94,34 +272,297 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
             "id",
             format!(
                 "id {:?} does not match the content hash {expected:?} (was the file edited?)",
-                r.id
+                short(&r.id)
             ),
         );
     }
-    let env = &r.environment.comparability;
-    if env.arch.trim().is_empty() {
-        c.push("environment.comparability.arch", "is empty");
+    source(&mut c, r, now);
+    settings(&mut c, r);
+    environment(&mut c, r);
+    summary(&mut c, r);
+    results(&mut c, r);
+    estimates_and_expectations(&mut c, r);
+    c.entries("notes", r.notes.len());
+    for (i, n) in r.notes.iter().enumerate() {
+        c.text(&format!("notes[{i}]"), n);
     }
-    if env.kernel_release.trim().is_empty() {
-        c.push("environment.comparability.kernel_release", "is empty");
+    c.problems
+}
+
+fn source(c: &mut Checker, r: &RunRecord, now: i64) {
+    let s = &r.source;
+    c.text("source.tool", &s.tool);
+    if s.tool.trim().is_empty() {
+        c.push("source.tool", "is empty");
     }
-    if !(r.settings.confidence > 0.0 && r.settings.confidence < 1.0) {
-        c.push("settings.confidence", "must be between 0 and 1");
+    if let Some(commit) = &s.commit {
+        let hash = commit.strip_suffix("-dirty").unwrap_or(commit);
+        if !is_hex(hash, 4, 64) {
+            c.push(
+                "source.commit",
+                format!(
+                    "{} is not a git commit (hex digits, optionally -dirty)",
+                    quoted(commit)
+                ),
+            );
+        }
     }
-    if r.settings.syscalls_per_op == Some(0) {
-        c.push("settings.syscalls_per_op", "must be at least 1");
+    if let Some(f) = &s.format {
+        c.ident("source.format", f);
     }
-    if r.settings.syscalls_per_op.is_none() && r.settings.operation.is_none() {
+    c.opt_text("source.url", &s.url);
+    c.opt_text("source.note", &s.note);
+    if let Some(h) = &s.text_sha256 {
+        if !is_hex(h, 64, 64) {
+            c.push(
+                "source.text_sha256",
+                "must be 64 lower-case hex digits (a SHA-256)",
+            );
+        }
+    }
+    if let Some(d) = &s.date {
+        c.date("source.date", d, now);
+    }
+    if let Some(st) = &s.stated {
+        c.opt_text("source.stated.stated_in", &st.stated_in);
+        c.opt_text("source.stated.machine", &st.machine);
+        if let Some(a) = &st.arch {
+            if !is_arch(a) {
+                c.push("source.stated.arch", arch_message(a));
+            }
+        }
+        if let Some(d) = &st.date {
+            c.date("source.stated.date", d, now);
+        }
+        if let Some(k) = &st.kernel {
+            if k.release.trim().is_empty() {
+                c.push("source.stated.kernel.release", "is empty");
+            } else if !is_kernel_release(&k.release) {
+                c.push("source.stated.kernel.release", release_message(&k.release));
+            }
+            if k.approximate && k.release == r.environment.comparability.kernel_release {
+                c.push(
+                    "environment.comparability.kernel_release",
+                    "an approximate stated kernel must not be recorded as the kernel release",
+                );
+            }
+        }
+    }
+}
+
+fn arch_message(a: &str) -> String {
+    if a.trim().is_empty() {
+        return "is empty".to_string();
+    }
+    format!(
+        "{} is not an architecture name as uname -m prints it (a lower-case letter, then \
+         lower-case letters, digits and _, at most {} characters: x86_64, aarch64)",
+        quoted(a),
+        crate::format::ARCH_MAX
+    )
+}
+
+fn release_message(k: &str) -> String {
+    if k.trim().is_empty() {
+        return "is empty".to_string();
+    }
+    format!(
+        "{} is not a kernel release as uname -r prints it (at most {} characters of A-Z a-z \
+         0-9 . _ + -, beginning with a letter or digit, no \"..\")",
+        quoted(k),
+        crate::format::KERNEL_RELEASE_MAX
+    )
+}
+
+fn settings(c: &mut Checker, r: &RunRecord) {
+    let s = &r.settings;
+    c.range(
+        "settings.budget_s",
+        s.budget_s,
+        0.0,
+        true,
+        BUDGET_MAX_S,
+        " s",
+    );
+    c.range(
+        "settings.target_ci_pct",
+        s.target_ci_pct,
+        0.0,
+        true,
+        100.0,
+        " %",
+    );
+    c.range(
+        "settings.sample_ms",
+        s.sample_ms,
+        0.0,
+        true,
+        SAMPLE_MAX_MS,
+        " ms",
+    );
+    if !(s.confidence >= 0.5 && s.confidence < 1.0) {
         c.push(
-            "settings.operation",
-            "without syscalls_per_op the record must say what an operation is",
+            "settings.confidence",
+            format!(
+                "{} must be between 0 and 1 (at least 0.5, below 1)",
+                s.confidence
+            ),
         );
     }
-    if let Some(d) = r.summary.duration_s {
+    c.ident("settings.syscall", &s.syscall);
+    match s.syscalls_per_op {
+        Some(0) => c.push("settings.syscalls_per_op", "must be at least 1"),
+        Some(n) if n > SYSCALLS_PER_OP_MAX => c.push(
+            "settings.syscalls_per_op",
+            format!("{n} is out of range: at most {SYSCALLS_PER_OP_MAX}"),
+        ),
+        None if s.operation.is_none() => c.push(
+            "settings.operation",
+            "without syscalls_per_op the record must say what an operation is",
+        ),
+        _ => {}
+    }
+    c.opt_text("settings.operation", &s.operation);
+    if let Some(cpu) = s.cpu {
+        if cpu > CPU_MAX {
+            c.push(
+                "settings.cpu",
+                format!("{cpu} is out of range: at most {CPU_MAX}"),
+            );
+        }
+    }
+    for (name, list) in [("settings.only", &s.only), ("settings.skip", &s.skip)] {
+        c.entries(name, list.len());
+        for (i, p) in list.iter().enumerate() {
+            // Ids and globs of ids.
+            let glob = p.replace(['*', '?'], "x");
+            if !is_ident(&glob) {
+                c.push(
+                    format!("{name}[{i}]"),
+                    format!("{} is not a scenario id or glob", quoted(p)),
+                );
+            }
+        }
+    }
+}
+
+fn environment(c: &mut Checker, r: &RunRecord) {
+    let env = &r.environment.comparability;
+    let p = "environment.comparability";
+    if !is_arch(&env.arch) {
+        c.push(format!("{p}.arch"), arch_message(&env.arch));
+    }
+    if !is_kernel_release(&env.kernel_release) {
+        c.push(
+            format!("{p}.kernel_release"),
+            release_message(&env.kernel_release),
+        );
+    }
+    c.opt_text(&format!("{p}.kernel_version"), &env.kernel_version);
+    let cpu = &env.cpu;
+    for (name, v) in [
+        ("vendor", &cpu.vendor),
+        ("model_name", &cpu.model_name),
+        ("family", &cpu.family),
+        ("model", &cpu.model),
+        ("stepping", &cpu.stepping),
+        ("microcode", &cpu.microcode),
+    ] {
+        c.opt_text(&format!("{p}.cpu.{name}"), v);
+    }
+    for (name, v) in [
+        ("logical_cpus", cpu.logical_cpus),
+        ("physical_cores", cpu.physical_cores),
+    ] {
+        match v {
+            Some(0) => c.push(format!("{p}.cpu.{name}"), "must be at least 1"),
+            Some(n) if n > CPU_MAX + 1 => c.push(
+                format!("{p}.cpu.{name}"),
+                format!("{n} is out of range: at most {}", CPU_MAX + 1),
+            ),
+            _ => {}
+        }
+    }
+    // Empty is read as unknown.
+    if !env.virtualization.kind.is_empty() {
+        c.ident(
+            &format!("{p}.virtualization.kind"),
+            &env.virtualization.kind,
+        );
+    }
+    c.opt_text(
+        &format!("{p}.virtualization.hypervisor"),
+        &env.virtualization.hypervisor,
+    );
+    c.opt_text(
+        &format!("{p}.virtualization.product"),
+        &env.virtualization.product,
+    );
+    c.entries(&format!("{p}.mitigations"), env.mitigations.len());
+    for (k, v) in &env.mitigations {
+        c.ident(&format!("{p}.mitigations key"), k);
+        c.text(&format!("{p}.mitigations.{}", short(k)), v);
+    }
+    c.entries(&format!("{p}.kernel_config"), env.kernel_config.len());
+    for (k, v) in &env.kernel_config {
+        c.ident(&format!("{p}.kernel_config key"), k);
+        c.text(&format!("{p}.kernel_config.{}", short(k)), v);
+    }
+    for (name, v) in [
+        ("cmdline", &env.cmdline),
+        ("bpf_jit_enable", &env.bpf_jit_enable),
+        ("bpf_jit_harden", &env.bpf_jit_harden),
+        ("seccomp_actions_avail", &env.seccomp_actions_avail),
+    ] {
+        c.opt_text(&format!("{p}.{name}"), v);
+    }
+    let inc = &r.environment.incidental;
+    let p = "environment.incidental";
+    if let Some(m) = &inc.machine_hash {
+        if !is_hex(m, 1, 64) {
+            c.push(
+                format!("{p}.machine_hash"),
+                format!("{} is not a hash (lower-case hex digits)", quoted(m)),
+            );
+        }
+    }
+    c.opt_text(&format!("{p}.clocksource"), &inc.clocksource);
+    c.opt_text(&format!("{p}.governor"), &inc.governor);
+    for (name, v) in [
+        ("loadavg_start", inc.loadavg_start),
+        ("loadavg_end", inc.loadavg_end),
+    ] {
+        for (i, x) in v.iter().flatten().enumerate() {
+            c.range(
+                &format!("{p}.{name}[{i}]"),
+                Some(*x),
+                0.0,
+                false,
+                LOADAVG_MAX,
+                "",
+            );
+        }
+    }
+    c.text_map(&format!("{p}.other"), &inc.other);
+}
+
+fn summary(c: &mut Checker, r: &RunRecord) {
+    let s = &r.summary;
+    c.count("summary.rounds", Some(s.rounds), COUNT_MAX);
+    if let Some(d) = s.duration_s {
         if !d.is_finite() || d < 0.0 {
             c.push(
                 "summary.duration_s",
                 "must be a finite, non-negative number",
+            );
+        } else {
+            c.range(
+                "summary.duration_s",
+                Some(d),
+                0.0,
+                false,
+                DURATION_MAX_S,
+                " s",
             );
         }
     }
@@ -152,36 +593,60 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
             "must say whether every target in summary.targets was met",
         );
     }
+    c.range(
+        "summary.worst_ci_pct",
+        s.worst_ci_pct,
+        0.0,
+        false,
+        1e6,
+        " %",
+    );
+    if let Some(w) = &s.worst_ci_id {
+        if r.result(w).is_none() {
+            c.push(
+                "summary.worst_ci_id",
+                format!("{} names no result of this record", quoted(w)),
+            );
+        }
+    }
+    c.text("summary.ci_method", &s.ci_method);
+}
+
+fn results(c: &mut Checker, r: &RunRecord) {
     // An imported fragment may quote only a run's estimates (no scenario lines): still a
     // record. Anything else without results is not.
     let fragment = r.source.kind == SourceKind::Import && !r.estimates.is_empty();
     if r.results.is_empty() && !fragment {
         c.push("results", "the record has no results");
     }
-    if let Some(k) = r.source.stated.as_ref().and_then(|s| s.kernel.as_ref()) {
-        if k.release.trim().is_empty() {
-            c.push("source.stated.kernel.release", "is empty");
-        }
-        if k.approximate && k.release == env.kernel_release {
-            c.push(
-                "environment.comparability.kernel_release",
-                "an approximate stated kernel must not be recorded as the kernel release",
-            );
-        }
-    }
+    c.entries("results", r.results.len());
     let mut seen = BTreeSet::new();
     for (i, res) in r.results.iter().enumerate() {
-        let p = format!("results[{i}] ({})", res.id);
+        let p = format!("results[{i}] ({})", short(&res.id));
         if res.id.trim().is_empty() {
             c.push(format!("results[{i}].id"), "is empty");
+        } else {
+            c.ident(&format!("results[{i}].id"), &res.id);
         }
         if !seen.insert(res.id.as_str()) {
             c.push(format!("{p}.id"), "appears twice");
         }
+        c.ident(&format!("{p}.family"), &res.family);
+        c.text(&format!("{p}.description"), &res.description);
+        c.opt_text(&format!("{p}.reason"), &res.reason);
         match res.status {
             Status::Measured => {
-                if res.median_ns.is_none() {
-                    c.push(format!("{p}.median_ns"), "a measured result needs a median");
+                match res.median_ns {
+                    None => c.push(format!("{p}.median_ns"), "a measured result needs a median"),
+                    Some(m) if m.is_finite() && (0.0..TIME_MIN_NS).contains(&m) => c.push(
+                        format!("{p}.median_ns"),
+                        format!(
+                            "{} ns is shorter than a CPU cycle: not a measured time (at least \
+                             {TIME_MIN_NS} ns)",
+                            num(m)
+                        ),
+                    ),
+                    Some(_) => {}
                 }
                 if res.samples.unwrap_or(0) == 0 {
                     c.push(
@@ -199,6 +664,23 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
                 }
             }
         }
+        c.count(&format!("{p}.samples"), res.samples, COUNT_MAX);
+        c.count(
+            &format!("{p}.iters_per_sample"),
+            res.iters_per_sample,
+            ITERS_MAX,
+        );
+        let samples = res.samples.unwrap_or(0);
+        for (name, v) in [("outliers", res.outliers), ("preempted", res.preempted)] {
+            if let Some(v) = v {
+                if v > samples {
+                    c.push(
+                        format!("{p}.{name}"),
+                        format!("{v} is more than the {samples} samples"),
+                    );
+                }
+            }
+        }
         c.time(&format!("{p}.median_ns"), res.median_ns);
         c.time(&format!("{p}.ci_low_ns"), res.ci_low_ns);
         c.time(&format!("{p}.ci_high_ns"), res.ci_high_ns);
@@ -208,10 +690,19 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
         c.interval(&p, res.median_ns, res.ci_low_ns, res.ci_high_ns);
         if let Some(o) = &res.overhead {
             let q = format!("{p}.overhead");
+            if r.result(&o.vs).is_none() {
+                c.push(
+                    format!("{q}.vs"),
+                    format!("{} names no result of this record", quoted(&o.vs)),
+                );
+            }
             c.diff(&format!("{q}.median_ns"), Some(o.median_ns));
             c.diff(&format!("{q}.ci_low_ns"), o.ci_low_ns);
             c.diff(&format!("{q}.ci_high_ns"), o.ci_high_ns);
             c.diff(&format!("{q}.pct"), Some(o.pct));
+            c.diff(&format!("{q}.pct_ci_low"), o.pct_ci_low);
+            c.diff(&format!("{q}.pct_ci_high"), o.pct_ci_high);
+            c.count(&format!("{q}.samples"), Some(o.samples), COUNT_MAX);
             c.interval(&q, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
             c.interval(
                 &format!("{q}.pct"),
@@ -222,20 +713,59 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
         }
         if let Some(t) = &res.throughput_mops {
             let q = format!("{p}.throughput_mops");
-            c.time(&format!("{q}.median"), Some(t.median));
+            c.range(&format!("{q}.median"), Some(t.median), 0.0, false, 1e6, "");
+            c.range(&format!("{q}.ci_low"), t.ci_low, 0.0, false, 1e6, "");
+            c.range(&format!("{q}.ci_high"), t.ci_high, 0.0, false, 1e6, "");
+            c.range(&format!("{q}.stddev"), t.stddev, 0.0, false, 1e6, "");
             c.interval(&q, Some(t.median), t.ci_low, t.ci_high);
         }
+        if let Some(v) = &res.verification {
+            c.text(&format!("{p}.verification.what"), &v.what);
+        }
+        c.entries(&format!("{p}.params"), res.params.len());
+        c.text_map(&format!("{p}.params"), &res.params);
     }
+}
+
+fn estimates_and_expectations(c: &mut Checker, r: &RunRecord) {
+    c.entries("estimates", r.estimates.len());
     for (i, e) in r.estimates.iter().enumerate() {
-        let p = format!("estimates[{i}] ({})", e.id);
+        let p = format!("estimates[{i}] ({})", short(&e.id));
+        c.ident(&format!("estimates[{i}].id"), &e.id);
+        c.text(&format!("{p}.label"), &e.label);
+        c.text(&format!("{p}.formula"), &e.formula);
         c.diff(&format!("{p}.median_ns"), Some(e.median_ns));
+        c.diff(&format!("{p}.ci_low_ns"), e.ci_low_ns);
+        c.diff(&format!("{p}.ci_high_ns"), e.ci_high_ns);
+        c.count(&format!("{p}.samples"), Some(e.samples), COUNT_MAX);
         c.interval(&p, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns);
     }
+    c.entries("expectations", r.expectations.len());
     for (i, e) in r.expectations.iter().enumerate() {
-        let p = format!("expectations[{i}] ({})", e.id);
+        let p = format!("expectations[{i}] ({})", short(&e.id));
+        c.ident(&format!("expectations[{i}].id"), &e.id);
+        c.text(&format!("{p}.label"), &e.label);
         c.diff(&format!("{p}.lhs_ns"), Some(e.lhs_ns));
         c.diff(&format!("{p}.rhs_ns"), Some(e.rhs_ns));
+        c.diff(&format!("{p}.diff_median_ns"), e.diff_median_ns);
+        c.diff(&format!("{p}.diff_ci_low_ns"), e.diff_ci_low_ns);
+        c.diff(&format!("{p}.diff_ci_high_ns"), e.diff_ci_high_ns);
+        c.range(
+            &format!("{p}.tolerance_ns"),
+            Some(e.tolerance_ns),
+            0.0,
+            false,
+            TIME_MAX_NS,
+            " ns",
+        );
+        c.range(
+            &format!("{p}.systematic_ns"),
+            e.systematic_ns,
+            0.0,
+            false,
+            TIME_MAX_NS,
+            " ns",
+        );
         c.interval(&p, e.diff_median_ns, e.diff_ci_low_ns, e.diff_ci_high_ns);
     }
-    c.problems
 }

@@ -4,6 +4,7 @@ use crate::cli::ListArgs;
 use crate::engine::worker::{Reply, Worker};
 use crate::engine::Plan;
 use crate::error::Error;
+use crate::report::stdout;
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
 
@@ -16,10 +17,11 @@ pub fn run(args: &ListArgs) -> Result<i32, Error> {
         &select.skip,
     )?;
     let stop = AtomicBool::new(false);
-    println!(
+    let line = |s: String| stdout::print(&(s + "\n")).map_err(Error::Stdout);
+    line(format!(
         "{:<28} {:<9} {:<8} description / reason",
         "scenario", "family", "runs?"
-    );
+    ))?;
     for s in plan.scenarios.iter_mut() {
         // The real setup, in a throw-away worker: the only honest answer to "can it run here".
         let verdict = match Worker::spawn(s.as_mut(), plan.cpu, 1) {
@@ -41,10 +43,10 @@ pub fn run(args: &ListArgs) -> Result<i32, Error> {
             lines.push((id, "attach".into(), description));
         }
         for (id, family, description) in lines {
-            match &verdict {
-                Ok(()) => println!("{id:<28} {family:<9} {:<8} {description}", "yes"),
-                Err((tag, why)) => println!("{id:<28} {family:<9} {tag:<8} {why}"),
-            }
+            line(match &verdict {
+                Ok(()) => format!("{id:<28} {family:<9} {:<8} {description}", "yes"),
+                Err((tag, why)) => format!("{id:<28} {family:<9} {tag:<8} {why}"),
+            })?;
         }
     }
     Ok(0)

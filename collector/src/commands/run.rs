@@ -6,20 +6,31 @@ use crate::cli::{MethodArg, RunArgs};
 use crate::engine::{driver, sequential, Plan};
 use crate::error::Error;
 use crate::machine;
-use crate::report::{json, progress::Bar, table};
+use crate::report::{json, progress::Bar, stdout, table};
 use crate::sys::{affinity, signals};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use syscost_record::{RunRecord, Status};
+use syscost_record::{canonical_path_for, Environment, RunRecord, Status};
 
 /// Intended length of one sample: long enough that the clock read (~30 ns) and the wake-up of
 /// the worker are noise, short enough for hundreds of rounds in a 30 s budget.
 pub const SAMPLE_MS: f64 = 2.0;
 
+/// Smallest budget accepted, s: each scenario needs a fork, its setup and a few 2 ms
+/// calibration samples before its first sample counts, so below this not even one scenario
+/// measures anything.
+pub const MIN_BUDGET_S: f64 = 0.1;
+
 fn check_numbers(a: &RunArgs) -> Result<(), Error> {
     if !(a.budget.is_finite() && a.budget > 0.0) {
         return Err(Error::Argument(format!(
             "--budget must be a positive number of seconds, got {}",
+            a.budget
+        )));
+    }
+    if a.budget < MIN_BUDGET_S {
+        return Err(Error::Argument(format!(
+            "--budget {} s is too short to measure anything; at least {MIN_BUDGET_S} s",
             a.budget
         )));
     }
@@ -74,6 +85,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     affinity::keep_off(plan.cpu);
     let date = now_rfc3339();
     let mut env = machine::probe();
+    check_destinations(args, &env)?;
     let opts = driver::Options {
         started,
         budget: Duration::from_secs_f64(args.budget),
@@ -98,9 +110,48 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
             seconds: outcome.elapsed.as_secs_f64(),
         });
     }
+    if outcome.rounds == 0 {
+        return Err(Error::Argument(format!(
+            "the {} s budget was spent before the first round (setting up {} scenario(s)); \
+             raise --budget or choose fewer with --only — nothing was written",
+            args.budget,
+            plan.scenarios.len()
+        )));
+    }
     env.incidental.loadavg_end = machine::loadavg();
     let record = record::interleaved(&plan, &comparisons, &settings(args), env, date, &outcome);
     emit(args, &record)
+}
+
+/// Before anything is measured: every destination asked for can be written (the `--save`
+/// directory the record will go to is created), so a run is never measured only to be lost.
+fn check_destinations(args: &RunArgs, env: &Environment) -> Result<(), Error> {
+    if let Some(path) = &args.output {
+        json::check_writable_file(path).map_err(Error::Destination)?;
+    }
+    if let Some(dir) = &args.save {
+        let c = &env.comparability;
+        let rel = canonical_path_for(&c.arch, &c.kernel_release, "x");
+        let target = dir.join(rel);
+        let target = target.parent().unwrap_or(dir);
+        json::check_writable_dir(target).map_err(Error::Destination)?;
+    }
+    Ok(())
+}
+
+/// The record could not be written where asked and is nowhere else: saved in the temporary
+/// directory, or, failing that, printed to stderr — a measured run is never lost silently.
+fn rescue(record: &RunRecord, text: &str) {
+    let path = std::env::temp_dir().join(format!("syscost-{}.json", record.id));
+    match json::write_atomic(&path, text.as_bytes()) {
+        Ok(()) => eprintln!("syscost: the record is saved in {} instead", path.display()),
+        Err(e) => {
+            eprintln!(
+                "syscost: it cannot be saved in the temporary directory either ({e}); here it is:"
+            );
+            eprint!("{text}");
+        }
+    }
 }
 
 /// Writes the record where the arguments say; Ok(0), or the scenarios that failed.
@@ -109,18 +160,49 @@ fn emit(args: &RunArgs, record: &RunRecord) -> Result<i32, Error> {
         eprintln!("syscost: warning: the record breaks its own rules: {p}");
     }
     let text = json::to_file_json(record);
+    // What could not be written, and whether the record is kept anywhere.
+    let mut lost: Vec<String> = Vec::new();
+    let mut kept = false;
     if let Some(path) = &args.output {
-        json::write_atomic(path, text.as_bytes())?;
-        eprintln!("syscost: record written to {}", path.display());
+        match json::write_atomic(path, text.as_bytes()) {
+            Ok(()) => {
+                eprintln!("syscost: record written to {}", path.display());
+                kept = true;
+            }
+            Err(e) => lost.push(e.to_string()),
+        }
     }
     if let Some(dir) = &args.save {
-        let (path, _) = json::save_record(dir, record.clone())?;
-        eprintln!("syscost: record saved as {}", path.display());
+        match json::save_record(dir, record.clone()) {
+            Ok((path, _)) => {
+                eprintln!("syscost: record saved as {}", path.display());
+                kept = true;
+            }
+            Err(e) => lost.push(e.to_string()),
+        }
     }
-    if args.json {
-        print!("{text}");
+    let shown = if args.json {
+        text.clone()
     } else {
-        print!("{}", table::render(record));
+        table::render(record)
+    };
+    let printed = stdout::print(&shown);
+    match &printed {
+        Ok(()) => kept |= args.json,
+        Err(e) => lost.push(format!("standard output: {e}")),
+    }
+    if !lost.is_empty() {
+        for l in &lost {
+            eprintln!("syscost: cannot write the record: {l}");
+        }
+        if !kept {
+            rescue(record, &text);
+        }
+        return Err(match printed {
+            // Only the reader went away: leave as quietly as SIGPIPE would.
+            Err(e) if lost.len() == 1 => Error::Stdout(e),
+            _ => Error::Lost(lost.join("; ")),
+        });
     }
     let failed: Vec<String> = record
         .results
@@ -150,6 +232,7 @@ fn run_sequential(args: &RunArgs) -> Result<i32, Error> {
     affinity::keep_off(plan.cpu);
     let started = now_rfc3339();
     let mut env = machine::probe();
+    check_destinations(args, &env)?;
     let budget = Duration::from_secs_f64(args.budget);
     eprintln!(
         "syscost: sequential method (seccomp_benchmark's): {:.1} s, one timing per scenario",

@@ -29,6 +29,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use syscost_record::{Status, StopReason};
 
+/// Longest wait for the workers' exit when a run ends: a worker holding BPF links takes up to
+/// about 0.3 s on the reference VM (the links are released on the way out).
+const REAP_BOUND: Duration = Duration::from_secs(3);
+
 #[derive(Debug, Clone)]
 pub struct Options {
     /// When the budget began: the command's start, so what it did before measuring (probing
@@ -168,6 +172,9 @@ struct Run<'a> {
     ready_at: Vec<Instant>,
     /// Wall time of each worker's last sample, request to reply.
     sample_wall: Vec<Option<Duration>>,
+    /// Workers retired during the run (failed, or out of budget): killed, and reaped with the
+    /// others at the end.
+    retired: Vec<Worker>,
 }
 
 /// One accepted sample of the round in progress.
@@ -191,6 +198,7 @@ impl Run<'_> {
     fn fail(&mut self, i: usize, status: Status, reason: String) {
         if let Some(mut w) = self.workers[i].take() {
             w.kill();
+            self.retired.push(w);
         }
         let slot = &mut self.slots[i];
         slot.status = status;
@@ -387,6 +395,7 @@ pub fn measure_groups(
         pending: Vec::new(),
         ready_at: vec![t0; n],
         sample_wall: vec![None; n],
+        retired: Vec::new(),
     };
     let report = |phase, rounds, met, progress: &mut dyn FnMut(&Progress)| {
         progress(&Progress {
@@ -468,9 +477,9 @@ pub fn measure_groups(
             Err(WorkerError::Interrupted) => break,
             // The budget ran out while it calibrated: it simply gets no sample (see below).
             Err(WorkerError::Timeout(_)) if wait < hang => {
-                if let Some(w) = run.workers[i].take() {
-                    let mut w = w;
+                if let Some(mut w) = run.workers[i].take() {
                     w.kill();
+                    run.retired.push(w);
                 }
             }
             Err(e) => run.fail(i, Status::Failed, format!("during calibration: {e}")),
@@ -603,16 +612,18 @@ pub fn measure_groups(
         }
     }
     let mut left: Vec<&mut Worker> = run.workers.iter_mut().flatten().collect();
-    if interrupted {
-        left.iter_mut().for_each(|w| w.kill());
-    } else {
+    if !interrupted {
         // Leaving takes what is left of the budget at most; then whoever is still there is
-        // killed (without waiting for it).
+        // killed.
         let grace = deadline
             .saturating_duration_since(Instant::now())
             .min(Duration::from_millis(100));
         Worker::shutdown_all(&mut left, grace);
     }
+    // Every worker is gone before this returns (bounded: an exit the kernel cannot finish
+    // must not hang the command).
+    left.extend(run.retired.iter_mut());
+    Worker::kill_and_reap_all(&mut left, REAP_BOUND);
     let rounds = round_group.len();
     // Scenarios that never got a sample (budget spent before their first round).
     for slot in run.slots.iter_mut() {

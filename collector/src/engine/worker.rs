@@ -124,6 +124,27 @@ impl Worker {
     pub fn kill(&mut self) {
         self.peer.kill();
     }
+
+    /// Kills every worker and waits until all are reaped, for at most `bound`: a worker that
+    /// holds BPF links takes a few hundred ms to exit (the kernel detaches them on the way), and
+    /// "nothing stays attached" must hold when the command returns. Returns how many were
+    /// still exiting when the bound was reached.
+    pub fn kill_and_reap_all(workers: &mut [&mut Worker], bound: Duration) -> usize {
+        let end = Instant::now() + bound;
+        for w in workers.iter_mut() {
+            w.kill();
+        }
+        loop {
+            let mut left = 0;
+            for w in workers.iter_mut() {
+                left += !w.peer.reaped() as usize;
+            }
+            if left == 0 || Instant::now() >= end {
+                return left;
+            }
+            std::thread::sleep(Duration::from_micros(500));
+        }
+    }
 }
 
 fn parse_reply(m: Message) -> Result<Reply, WorkerError> {

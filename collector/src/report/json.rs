@@ -17,6 +17,7 @@ pub enum WriteError {
     CreateDir { dir: PathBuf, source: io::Error },
 }
 
+/// The record as it is stored in a file (the one form `syscost-site check` accepts).
 pub use syscost_record::to_file_json;
 
 /// Writes `bytes` to `path` atomically. Errors name the path.
@@ -56,6 +57,50 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
     })
 }
 
+/// Makes sure a record can be written into `dir` (created if missing) before anything is
+/// measured: a file is created there and removed. Errors name the directory.
+pub fn check_writable_dir(dir: &Path) -> Result<(), WriteError> {
+    fs::create_dir_all(dir).map_err(|e| WriteError::CreateDir {
+        dir: dir.to_path_buf(),
+        source: e,
+    })?;
+    let probe = dir.join(format!(".syscost-probe.{}", std::process::id()));
+    fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)
+        .and_then(|_| fs::remove_file(&probe))
+        .map_err(|e| WriteError::Write {
+            path: dir.to_path_buf(),
+            source: e,
+        })
+}
+
+/// Makes sure `path` can be written (atomically, as [`write_atomic`] does) before anything is
+/// measured: its directory must exist and take a new file, and it must not be a directory.
+pub fn check_writable_file(path: &Path) -> Result<(), WriteError> {
+    if path.is_dir() || path.file_name().is_none() {
+        return Err(WriteError::NotAFile(path.to_path_buf()));
+    }
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    if !dir.is_dir() {
+        return Err(WriteError::Write {
+            path: path.to_path_buf(),
+            source: io::Error::new(io::ErrorKind::NotFound, "its directory does not exist"),
+        });
+    }
+    check_writable_dir(dir).map_err(|e| match e {
+        WriteError::Write { source, .. } => WriteError::Write {
+            path: path.to_path_buf(),
+            source,
+        },
+        other => other,
+    })
+}
+
 /// Saves under `dir/runs/<arch>/<kernel>/<id>.json` and returns the path. The id is the content
 /// hash, so saving the same record twice writes the same file.
 pub fn save_record(dir: &Path, record: RunRecord) -> Result<(PathBuf, RunRecord), WriteError> {
@@ -84,6 +129,18 @@ mod tests {
         assert_eq!(fs::read(&p).unwrap(), b"two");
         let names: Vec<_> = fs::read_dir(dir.path()).unwrap().collect();
         assert_eq!(names.len(), 1, "temp file left behind");
+    }
+
+    #[test]
+    fn destinations_are_checked_without_leaving_anything() {
+        let dir = tempfile::tempdir().unwrap();
+        check_writable_file(&dir.path().join("r.json")).unwrap();
+        check_writable_dir(&dir.path().join("data/runs/x86_64/6.8")).unwrap();
+        assert!(dir.path().join("data/runs/x86_64/6.8").is_dir());
+        assert_eq!(fs::read_dir(dir.path()).unwrap().count(), 1, "only data/");
+        let e = check_writable_file(&dir.path().join("no/such/r.json")).unwrap_err();
+        assert!(e.to_string().contains("no/such/r.json"), "{e}");
+        assert!(check_writable_file(dir.path()).is_err(), "a directory");
     }
 
     #[test]

@@ -152,6 +152,9 @@ pub enum SelectError {
     },
     #[error("the --only/--skip patterns leave no scenario to run")]
     Empty,
+    /// `--only ''` would otherwise select everything: the opposite of what it says.
+    #[error("{flag} has an empty pattern: give scenario ids or globs (see `syscost list`)")]
+    EmptyPattern { flag: &'static str },
 }
 
 /// The scenarios picked by `--only`/`--skip` patterns, plus the baselines they need. Every
@@ -174,7 +177,10 @@ pub fn select(
         .collect();
     let matcher = |pats: &[String], flag: &'static str| -> Result<Vec<WildMatch>, SelectError> {
         let mut out = Vec::new();
-        for p in pats.iter().map(|p| p.trim()).filter(|p| !p.is_empty()) {
+        for p in pats.iter().map(|p| p.trim()) {
+            if p.is_empty() {
+                return Err(SelectError::EmptyPattern { flag });
+            }
             let m = WildMatch::new(p);
             if !known.iter().any(|id| m.matches(id)) {
                 return Err(SelectError::NoMatch {

@@ -6,7 +6,7 @@
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use syscost_record::{validate, RunRecord};
 
 /// Far below the 100 MB input: a process that read it whole could not stay under this.
@@ -17,56 +17,30 @@ fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/hostile")
 }
 
+/// Runs `syscost import ARGS` with a deadline; output in files, peak RSS of exactly that
+/// command (see `peak`).
+fn import(args: &[&OsStr], scratch: &Path) -> Ran {
+    let mut all: Vec<&OsStr> = vec![OsStr::new("import")];
+    all.extend_from_slice(args);
+    let r = crate::peak::run_measured(
+        Path::new(env!("CARGO_BIN_EXE_syscost")),
+        &all,
+        scratch,
+        TIMEOUT,
+    );
+    Ran {
+        code: r.code.unwrap_or(-1),
+        stdout: r.stdout,
+        stderr: r.stderr,
+        max_rss_kb: r.max_rss_kb,
+    }
+}
+
 struct Ran {
     code: i32,
     stdout: String,
     stderr: String,
     max_rss_kb: i64,
-}
-
-/// Runs `syscost import ARGS` with a deadline; output goes to files so no pipe can fill up.
-// The child is reaped with wait4 (for its rusage), not `Child::wait`.
-#[allow(clippy::zombie_processes)]
-fn import(args: &[&OsStr], scratch: &Path) -> Ran {
-    let out_path = scratch.join("stdout");
-    let err_path = scratch.join("stderr");
-    let child = Command::new(env!("CARGO_BIN_EXE_syscost"))
-        .arg("import")
-        .args(args)
-        .stdin(Stdio::null())
-        .stdout(std::fs::File::create(&out_path).unwrap())
-        .stderr(std::fs::File::create(&err_path).unwrap())
-        .spawn()
-        .unwrap();
-    let pid = child.id() as libc::pid_t;
-    let start = Instant::now();
-    let mut status = 0;
-    // SAFETY: waiting on our own child; rusage is a valid out-pointer.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
-        assert!(r >= 0, "wait4 failed");
-        if r == pid {
-            break;
-        }
-        if start.elapsed() > TIMEOUT {
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-            panic!("syscost import {args:?} hung (killed after {TIMEOUT:?})");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    assert!(
-        libc::WIFEXITED(status),
-        "syscost import {args:?} was killed by signal {}: a crash",
-        libc::WTERMSIG(status)
-    );
-    Ran {
-        code: libc::WEXITSTATUS(status),
-        stdout: String::from_utf8_lossy(&std::fs::read(&out_path).unwrap()).into_owned(),
-        stderr: String::from_utf8_lossy(&std::fs::read(&err_path).unwrap()).into_owned(),
-        max_rss_kb: ru.ru_maxrss,
-    }
 }
 
 /// Every file under `dir`, with its path relative to `dir`.
@@ -271,4 +245,152 @@ fn a_long_noisy_log_is_read_in_bounded_time() {
     assert_eq!(r.code, 0, "{}", r.stderr);
     let records: Vec<RunRecord> = serde_json::from_str(&r.stdout).unwrap();
     assert!(records.iter().any(|x| x.result("native").is_some()));
+}
+
+/// The SUD run of the importer's fixture, once.
+fn sud_run() -> String {
+    let log = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("import/tests/fixtures/sud-two-runs.txt"),
+    )
+    .unwrap();
+    let run = log.split("$ ./sud_benchmark").nth(1).unwrap();
+    format!("$ ./sud_benchmark{run}")
+}
+
+#[test]
+fn impossible_numbers_are_refused_with_line_and_reason() {
+    // Issue 17: 1e999, negative, full-width and 2^64 values were dropped with only
+    // "Incomplete log (truncated?)".
+    let tmp = tempfile::tempdir().unwrap();
+    let log = corpus().join("logs/seccomp-refused-numbers.txt");
+    let r = import(&[log.as_os_str(), OsStr::new("--json")], tmp.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    for (line, why) in [
+        (16, "1e999 ns is not a whole number"),
+        (18, "-318 ns is negative"),
+        (20, "ns is written in digits other than 0-9"),
+        (22, "18446744073709551616 ns is larger than any count"),
+    ] {
+        let w = r
+            .stderr
+            .lines()
+            .find(|l| l.contains(&format!(" line {line}: ")))
+            .unwrap_or_else(|| panic!("no warning about line {line}:\n{}", r.stderr));
+        assert!(
+            w.starts_with("syscost import: warning: ") && w.contains(why),
+            "{w}"
+        );
+        assert!(w.contains("not recorded; the rest of its run is"), "{w}");
+    }
+    let records: Vec<RunRecord> = serde_json::from_str(&r.stdout).unwrap();
+    let rec = &records[0];
+    assert!(rec.result("native").is_none() && rec.result("seccomp.bitmap.1").is_none());
+    assert!(rec
+        .notes
+        .iter()
+        .any(|n| n.starts_with("Not recorded: line 16")));
+    assert!(validate(rec).is_empty(), "{:?}", validate(rec));
+    // A loop claiming 10^12 syscalls in 7 s cannot have taken 302 ns each.
+    let log = corpus().join("logs/seccomp-contradicting-timing.txt");
+    let r = import(&[log.as_os_str()], tmp.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    assert!(
+        r.stderr
+            .contains("302 ns per call contradicts its own timing: 1000000000000 calls"),
+        "{}",
+        r.stderr
+    );
+}
+
+#[test]
+fn runs_and_lines_per_log_are_limited_and_memory_stays_bounded() {
+    // Issue 17: a 31 MiB log of one SUD run repeated gave 139,510 records and 1.1 GB of RSS.
+    let tmp = tempfile::tempdir().unwrap();
+    let run = sud_run();
+    let repeated = tmp.path().join("repeated.txt");
+    let n = (31 << 20) / run.len();
+    std::fs::write(&repeated, run.repeat(n)).unwrap();
+    let r = import(&[repeated.as_os_str(), OsStr::new("--json")], tmp.path());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(r.stderr.contains("lines, more than 250000"), "{}", r.stderr);
+    assert!(r.stdout.is_empty());
+    eprintln!("repeated 31 MiB: peak RSS {} KB", r.max_rss_kb);
+    assert!(r.max_rss_kb < 100 * 1024, "peak RSS {} KB", r.max_rss_kb);
+
+    // One run more than a log may give.
+    let many = tmp.path().join("many.txt");
+    std::fs::write(&many, run.repeat(syscost_import::MAX_RUNS + 1)).unwrap();
+    let r = import(&[many.as_os_str()], tmp.path());
+    assert_eq!(r.code, 1, "{}", r.stderr);
+    assert!(
+        r.stderr.contains("holds more than 1000 sud_benchmark runs"),
+        "{}",
+        r.stderr
+    );
+
+    // The worst a log under every limit can do: nearly 32 MiB in nearly as many lines as
+    // allowed, with 999 runs, quoted-printable (every line decoded: text of its own beside the
+    // log). Imported, streamed, within 100 MB.
+    let worst = tmp.path().join("worst.txt");
+    let body = run.repeat(999);
+    let fill = syscost_import::MAX_LOG_LINES - body.lines().count() - 10;
+    let filler = format!(
+        "{}\n",
+        "x".repeat(((32 << 20) - body.len() - 100) / fill - 1)
+    );
+    std::fs::write(&worst, format!("a=3Db\n{body}{}", filler.repeat(fill))).unwrap();
+    let r = import(&[worst.as_os_str(), OsStr::new("--json")], tmp.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let records: Vec<RunRecord> = serde_json::from_str(&r.stdout).unwrap();
+    assert_eq!(records.len(), 999);
+    eprintln!("worst case under the limits: peak RSS {} KB", r.max_rss_kb);
+    assert!(r.max_rss_kb < 100 * 1024, "peak RSS {} KB", r.max_rss_kb);
+}
+
+#[test]
+fn an_unwritable_stdout_is_an_error_not_a_panic() {
+    // Issue 17: `syscost import LOG > /dev/full` (and `list`) panicked with exit 101.
+    let log = corpus().join("logs/latin1.txt");
+    for args in [
+        vec![OsStr::new("import"), log.as_os_str()],
+        vec![
+            OsStr::new("list"),
+            OsStr::new("--only"),
+            OsStr::new("native"),
+        ],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        let o = Command::new(env!("CARGO_BIN_EXE_syscost"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains("cannot write to standard output"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+        // A reader that went away: quiet, as a program ended by SIGPIPE.
+        let o = Command::new(env!("CARGO_BIN_EXE_syscost"))
+            .args(&args)
+            .stdin(Stdio::null())
+            .stdout(closed_pipe())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(141), "{args:?}");
+        assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{args:?}");
+    }
+}
+
+/// A pipe whose reading end is already closed: every write to the other end fails (EPIPE).
+pub fn closed_pipe() -> std::fs::File {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: plain libc calls on descriptors this function owns.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    unsafe { libc::close(fds[0]) };
+    unsafe { std::fs::File::from_raw_fd(fds[1]) }
 }

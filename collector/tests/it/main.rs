@@ -15,6 +15,7 @@ mod import_cli;
 mod import_hostile;
 mod intercept;
 mod layers;
+mod peak;
 mod repository;
 mod run;
 mod selfcheck;

@@ -30,7 +30,7 @@ use groups::{confidence_label, Groups};
 use links::Links;
 use pages::run::Comparisons;
 use parallel::{jobs, run_tasks, Task};
-use passes::{first_pass, lap, second_pass, Timings};
+use passes::{first_pass, lap, second_pass, PassOptions, Timings};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -153,9 +153,15 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     };
     let mut tm = Timings::default();
     let mut t = Instant::now();
+    let (triage, triage_issues) = crate::triage::read(&opts.data);
+    warnings.extend(triage_issues);
     let entries = first_pass(scan.records, &mut rejected);
     tm.first_pass = lap(&mut t);
-    let (infos, registry) = match second_pass(&entries, &ctx) {
+    let pass_opts = PassOptions {
+        strict: opts.strict,
+        triage: &triage,
+    };
+    let (infos, registry) = match second_pass(&entries, &ctx, &pass_opts) {
         Ok(pass) => {
             rejected.extend(pass.rejected);
             warnings.extend(pass.warnings);

@@ -14,11 +14,12 @@ use crate::kver::KernelVersion;
 use crate::load::{self, Candidate, Issue, RecordError};
 use crate::metrics::Registry;
 use crate::series::SeriesKey;
+use crate::triage::Triage;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use syscost_record::{validate, Problem};
+use syscost_record::{canonical_path_for, to_file_json, validate, Problem, SourceKind};
 
 /// A series' runs form a chain ordered by kernel version and time; a run that cannot be placed
 /// on the version axis is alone (keyed by its claimed id, so that copies of one record share a
@@ -35,6 +36,9 @@ pub struct Entry {
     date: Option<String>,
     kernel: KernelVersion,
     id: String,
+    /// Not at the path its arch, kernel and id give: of two copies of one record, the one at
+    /// its canonical path is used (false sorts first).
+    misplaced: bool,
 }
 
 /// Reads the light [`Head`] of one candidate: enough to place it in its machine's chain.
@@ -59,8 +63,11 @@ fn head_entry(cand: Candidate) -> Result<Entry, Issue> {
         Ok(()) => Chain::Series(Box::new(head.series())),
         Err(_) => Chain::Alone(head.id.clone()),
     };
+    let c = &head.environment.comparability;
+    let misplaced = cand.rel != canonical_path_for(&c.arch, &c.kernel_release, &head.id);
     Ok(Entry {
         chain,
+        misplaced,
         date: head.source.date.clone(),
         kernel: head.kernel(),
         id: head.id,
@@ -78,9 +85,10 @@ pub fn first_pass(cands: Vec<Candidate>, rejected: &mut Vec<Issue>) -> Vec<Entry
             Err(i) => rejected.push(i),
         }
     }
-    // Stable: copies of one record stay in file-name order, so the first is the one kept.
-    // Within a series: by upstream version, then time, so the runs of the previous version
-    // have been seen when a version's runs are rendered.
+    // Copies of one record: the one at its canonical path first, then in file-name order
+    // (the sort is stable), so the first is the one kept. Within a series: by upstream
+    // version, then time, so the runs of the previous version have been seen when a version's
+    // runs are rendered.
     entries.sort_by(|a, b| {
         a.chain
             .cmp(&b.chain)
@@ -88,6 +96,7 @@ pub fn first_pass(cands: Vec<Candidate>, rejected: &mut Vec<Issue>) -> Vec<Entry
             .then_with(|| a.date.cmp(&b.date))
             .then_with(|| a.kernel.release.cmp(&b.kernel.release))
             .then_with(|| a.id.cmp(&b.id))
+            .then_with(|| a.misplaced.cmp(&b.misplaced))
     });
     entries
 }
@@ -145,6 +154,11 @@ enum Rejection {
     Invalid(Vec<Problem>),
     #[error("duplicate of {first} (same id {id}); only the first is used")]
     Duplicate { first: String, id: String },
+    #[error(
+        "is a synthetic record (source.kind = \"synthetic\"): generated data is never \
+         published by --strict"
+    )]
+    Synthetic,
 }
 
 fn list(problems: &[Problem]) -> String {
@@ -155,6 +169,7 @@ fn list(problems: &[Problem]) -> String {
 /// What one worker keeps while it renders its chains.
 struct Worker<'a> {
     ctx: &'a Ctx<'a>,
+    opts: &'a PassOptions<'a>,
     reg: Registry,
     out: Share,
 }
@@ -174,10 +189,17 @@ fn second_pass_one(
         Err(m) => return Ok(Err(m.into())),
     };
     tm.read_parse += lap(&mut t);
-    let problems = validate(&rec);
+    let mut problems = validate(&rec);
+    // A name the site uses for its own pages would make a directory collide with a page.
+    problems.extend(crate::names::problems(&rec));
     tm.validate += lap(&mut t);
     if !problems.is_empty() {
         return Ok(Err(Rejection::Invalid(problems)));
+    }
+    // Generated data is labelled on every page it appears on; a strict (production) build
+    // refuses it, as `check` does.
+    if w.opts.strict && rec.source.kind == SourceKind::Synthetic {
+        return Ok(Err(Rejection::Synthetic));
     }
     let want = rec.canonical_path();
     if e.cand.rel != want {
@@ -186,7 +208,18 @@ fn second_pass_one(
             message: format!("should be stored as {want}; published under that name"),
         });
     }
+    // What is published is the canonical form, which is what the content id covers: never the
+    // file's own bytes.
+    let canonical = to_file_json(&rec);
+    if bytes != canonical.as_bytes() {
+        w.out.warnings.push(Issue {
+            path: e.cand.rel.clone(),
+            message: "is not in the form syscost writes; its canonical form is published"
+                .to_string(),
+        });
+    }
     let mut info = RunInfo::from_record(&rec, &mut w.reg, series);
+    info.accepted = w.opts.triage.accepts(&rec.id);
     info.record_rel.clone_from(&e.cand.rel);
     let infos = &w.out.infos;
     let pick = |i: Option<usize>| i.map(|i| &infos[i].1);
@@ -206,7 +239,9 @@ fn second_pass_one(
         .out
         .write(&format!("{}.html", info.page), html.as_bytes())?;
     if w.ctx.data_url.is_none() {
-        w.ctx.out.write(&format!("{}.json", info.page), &bytes)?;
+        w.ctx
+            .out
+            .write(&format!("{}.json", info.page), canonical.as_bytes())?;
     }
     tm.write += lap(&mut t);
     Ok(Ok(info))
@@ -259,6 +294,13 @@ fn duplicate(e: &Entry, first: &str) -> Rejection {
     }
 }
 
+/// What the second pass needs besides the records.
+pub struct PassOptions<'a> {
+    /// `--strict`: synthetic records are refused, not published.
+    pub strict: bool,
+    pub triage: &'a Triage,
+}
+
 /// What the second pass produced.
 #[derive(Default)]
 pub struct Rendered {
@@ -307,9 +349,11 @@ fn render_chains(
     entries: &[Entry],
     chains: &[Range<usize>],
     ctx: &Ctx,
+    opts: &PassOptions,
 ) -> Result<(Share, Registry), BuildError> {
     let mut w = Worker {
         ctx,
+        opts,
         reg: Registry::default(),
         out: Share::default(),
     };
@@ -372,12 +416,16 @@ fn render_chains(
 /// Renders every run page. Chains (a machine's runs in time order) are independent, so they
 /// are spread over the available cores; results are put back in entry order so the output
 /// does not depend on scheduling.
-pub fn second_pass(entries: &[Entry], ctx: &Ctx) -> Result<Rendered, BuildError> {
+pub fn second_pass(
+    entries: &[Entry],
+    ctx: &Ctx,
+    opts: &PassOptions,
+) -> Result<Rendered, BuildError> {
     let work = assign_chains(entries, jobs());
     let shares: Vec<Result<(Share, Registry), BuildError>> = std::thread::scope(|s| {
         let handles: Vec<_> = work
             .iter()
-            .map(|w| s.spawn(|| render_chains(entries, w, ctx)))
+            .map(|w| s.spawn(|| render_chains(entries, w, ctx, opts)))
             .collect();
         handles
             .into_iter()

@@ -64,6 +64,8 @@ pub struct RunRow {
     /// listed together here, never pooled.
     pub probe: String,
     pub kind: &'static str,
+    /// Not (yet) accepted by a maintainer in data/triage.tsv.
+    pub unverified: bool,
     pub quality: Badge,
     /// Why the run is not on the version axis, if it is not.
     pub unplaced: String,
@@ -89,6 +91,7 @@ pub fn run_row(r: &RunInfo, headline: &[Option<u32>], root: &str) -> RunRow {
         virt: r.series.virt.clone(),
         probe: format!("{} · {}", r.series.per_op_words(), r.series.method_short()),
         kind: kind_label(r.kind),
+        unverified: !r.accepted,
         quality: quality_badge(r),
         unplaced: r
             .placed

@@ -96,17 +96,19 @@ fn fixture() -> &'static Fixture {
         save(&data, &old);
         save(&data, &new);
 
-        // Hostile strings everywhere a stranger can put them.
+        // Hostile strings everywhere a stranger can put free text (names with a grammar, such
+        // as the arch, refuse them: the hostile corpus covers those).
         let hostile = edited(base_record(12), |r| {
             let c = &mut r.environment.comparability;
-            c.arch = format!("x86{HOSTILE}");
-            c.kernel_release = format!("6.7.0-{HOSTILE}");
+            c.kernel_release = "6.7.0-hostile".into();
             c.cpu.model_name = Some(format!("<img src=x onerror=alert(2)>{HOSTILE}"));
             c.virtualization.hypervisor = Some(HOSTILE.into());
-            c.mitigations
-                .insert(format!("<svg onload=alert(3)>{HOSTILE}"), HOSTILE.into());
+            c.mitigations.insert(
+                "spectre_v2".into(),
+                format!("<svg onload=alert(3)>{HOSTILE}"),
+            );
             c.cmdline = Some(format!("\"'><b>bold</b>{HOSTILE}"));
-            r.environment.incidental.machine_hash = Some("\"><script>x</script>".to_string());
+            r.environment.incidental.clocksource = Some("\"><script>x</script>".to_string());
             r.source.url = Some("javascript:alert(4)".into());
             r.source.note = Some(HOSTILE.into());
             r.notes = vec![HOSTILE.into()];
@@ -158,7 +160,7 @@ fn fixture() -> &'static Fixture {
 
         // One machine, one kernel per version, three series that must never be pooled or
         // compared with each other: two probes, two methods. Only the first has a step.
-        let base = Plan::new(31, "cafe0000cmp00001", VERSIONS);
+        let base = Plan::new(31, "cafe0000c0000001", VERSIONS);
         let step = collected_series(&Plan {
             step: Some(Step {
                 at: STEP_AT,
@@ -367,10 +369,14 @@ fn run_page_compares_with_the_previous_run_of_the_machine() {
         compared.contains("1 higher, 0 lower (intervals disjoint)"),
         "{compared}"
     );
-    // The raw record is next to the page, byte for byte as submitted.
+    // The raw record is next to the page, in the one form its id covers (which is the form
+    // the data directory holds it in).
     let raw = f.site.join(f.new_page.replace(".html", ".json"));
     let orig = f.data.join(f.new_page.replace(".html", ".json"));
-    assert_eq!(std::fs::read(raw).unwrap(), std::fs::read(orig).unwrap());
+    let raw = std::fs::read(raw).unwrap();
+    assert_eq!(raw, std::fs::read(orig).unwrap());
+    let rec: syscost_record::RunRecord = serde_json::from_slice(&raw).unwrap();
+    assert_eq!(raw, syscost_record::to_file_json(&rec).as_bytes());
     assert!(html.contains(&format!("/{}.json\">raw record</a>", f.new_id)));
     // The older run is the first of its machine.
     let old_page = f
@@ -800,7 +806,7 @@ fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
     // A low-quality run alone on a new version: hollow, not a headline, not compared.
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("records");
-    let plan = Plan::new(41, "beef0000low00001", &["6.1", "6.2"]);
+    let plan = Plan::new(41, "beef000000000001", &["6.1", "6.2"]);
     let mut rs = syscost_site_bench::series(&plan);
     rs[1] = edited(rs[1].clone(), |r| {
         for x in &mut r.results {
@@ -964,4 +970,141 @@ fn stated_kernels_place_imports_and_approximate_ones_stay_apart() {
         );
     }
     assert!(feed.contains("Linux ≈5.10-rc ·"));
+}
+
+#[test]
+fn every_file_the_site_writes_has_a_page_extension() {
+    // What keeps a record's names off the site's own: names from records never end in one of
+    // these (syscost_site::names), and every file the site writes does.
+    let f = fixture();
+    let odd: Vec<String> = tree(&f.site)
+        .into_keys()
+        .filter(|p| {
+            let name = p.rsplit('/').next().unwrap_or(p);
+            !syscost_site::names::is_site_file_name(name)
+        })
+        .collect();
+    assert!(odd.is_empty(), "{odd:?}");
+}
+
+/// A data directory of the given records, built; returns (exit code, stderr, site dir).
+fn build_of(
+    tmp: &Path,
+    strict: bool,
+    add: impl FnOnce(&Path),
+) -> (Option<i32>, String, std::path::PathBuf) {
+    let data = tmp.join("records");
+    std::fs::create_dir_all(&data).unwrap();
+    add(&data);
+    let site = tmp.join("site");
+    let mut args = vec![
+        "build",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+    ];
+    if strict {
+        args.push("--strict");
+    }
+    let o = run(&args);
+    (o.status.code(), stderr(&o), site)
+}
+
+#[test]
+fn strict_builds_refuse_synthetic_records() {
+    // Issue 17: `check` refused them but `build --strict` published them.
+    let tmp = tempfile::tempdir().unwrap();
+    let synth = syscost_site_bench::generate(1, 5).next().unwrap();
+    let (code, err, site) = build_of(tmp.path(), true, |d| {
+        save(d, &base_record(31));
+        save(d, &synth);
+    });
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&synth.canonical_path()) && err.contains("synthetic"),
+        "{err}"
+    );
+    assert!(!site.exists());
+}
+
+#[test]
+fn a_page_named_kernel_is_left_out_not_fatal() {
+    // Issue 17: a record passing `check` whose kernel release was `index.html` stopped the
+    // whole build ("kernels/index.html: File exists") and nothing was written.
+    let tmp = tempfile::tempdir().unwrap();
+    let good = base_record(32);
+    let (code, err, site) = build_of(tmp.path(), false, |d| {
+        save(d, &good);
+        for k in ["index.html", "page-2.html"] {
+            save(
+                d,
+                &edited(base_record(33), |r| {
+                    r.environment.comparability.kernel_release = k.into()
+                }),
+            );
+        }
+    });
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("2 record(s) left out"), "{err}");
+    assert!(
+        err.contains("named like one of the site's own pages"),
+        "{err}"
+    );
+    assert!(site
+        .join(good.canonical_path().replace(".json", ".html"))
+        .is_file());
+    assert!(site.join("kernels/index.html").is_file());
+}
+
+#[test]
+fn the_canonical_form_is_published_and_the_canonical_copy_wins() {
+    // Issue 17: the file was published verbatim as the raw record, and a copy under a name that
+    // sorts first (runs/0.json) displaced the genuine file.
+    let tmp = tempfile::tempdir().unwrap();
+    let r = base_record(34);
+    let compact = edited(base_record(35), |_| {});
+    let (code, err, site) = build_of(tmp.path(), false, |d| {
+        save(d, &r);
+        save_at(&d.join("runs/0.json"), &r);
+        let p = d.join(compact.canonical_path());
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, serde_json::to_string(&compact).unwrap()).unwrap();
+    });
+    assert_eq!(code, Some(0), "{err}");
+    let dup: Vec<&str> = err.lines().filter(|l| l.contains("duplicate")).collect();
+    assert_eq!(dup.len(), 1, "{err}");
+    assert!(dup[0].trim_start().contains("/runs/0.json: "), "{}", dup[0]);
+    assert!(
+        !err.contains(&format!("{}: duplicate", r.canonical_path())),
+        "{err}"
+    );
+    // The compact file is published in the canonical form.
+    let raw = std::fs::read(site.join(compact.canonical_path())).unwrap();
+    assert_eq!(raw, syscost_record::to_file_json(&compact).as_bytes());
+    assert!(err.contains("is not in the form syscost writes"), "{err}");
+}
+
+#[test]
+fn runs_are_labelled_unverified_until_a_maintainer_accepts_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (seen, new) = (base_record(36), base_record(37));
+    let (code, err, site) = build_of(tmp.path(), true, |d| {
+        save(d, &seen);
+        save(d, &new);
+        std::fs::write(
+            d.join("triage.tsv"),
+            format!("{}\taccepted\tlooked at it\n", seen.id),
+        )
+        .unwrap();
+    });
+    assert_eq!(code, Some(0), "{err}");
+    let page =
+        |r: &syscost_record::RunRecord| read(&site, &r.canonical_path().replace(".json", ".html"));
+    assert!(!page(&seen).contains("badge unverified"));
+    let p = page(&new);
+    assert!(p.contains("badge unverified") && p.contains("<strong>Unverified:</strong>"));
+    // The run lists show the label too, once per unverified run.
+    let runs = read(&site, "runs/index.html");
+    assert_eq!(runs.matches("badge unverified").count(), 1, "{runs}");
 }

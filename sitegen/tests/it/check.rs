@@ -241,3 +241,222 @@ fn missing_directory_is_a_usage_error() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("is not a directory"));
 }
+
+/// `text` with `from` replaced once (it must be there).
+fn replaced(text: &str, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "{from:?} not in the record");
+    text.replacen(from, to, 1)
+}
+
+#[test]
+fn unknown_fields_are_refused_with_the_id_intact() {
+    // Issue 17: an extra field passed with the id intact and was published verbatim.
+    let r = base_record(40);
+    let path = r.canonical_path();
+    let text = syscost_record::to_file_json(&r);
+    let forged = replaced(
+        &text,
+        "\n  \"id\":",
+        "\n  \"zz\": \"<script>alert(1)</script>\",\n  \"id\":",
+    );
+    expect_problem(
+        move |d| {
+            std::fs::create_dir_all(d.join(&path).parent().unwrap()).unwrap();
+            std::fs::write(d.join(&path), forged).unwrap();
+        },
+        &r.canonical_path(),
+        "unknown field `zz`",
+    );
+}
+
+#[test]
+fn duplicate_map_keys_are_refused_and_named() {
+    // Issue 17: `"meltdown": "Vulnerable", "meltdown": "Not affected"` was read as the second.
+    let r = edited(base_record(41), |r| {
+        r.environment.comparability.mitigations.clear();
+        r.environment
+            .comparability
+            .mitigations
+            .insert("meltdown".into(), "Not affected".into());
+    });
+    let path = r.canonical_path();
+    let text = syscost_record::to_file_json(&r);
+    let forged = replaced(
+        &text,
+        "\"meltdown\": \"Not affected\"",
+        "\"meltdown\": \"Vulnerable\", \"meltdown\": \"Not affected\"",
+    );
+    expect_problem(
+        move |d| {
+            std::fs::create_dir_all(d.join(&path).parent().unwrap()).unwrap();
+            std::fs::write(d.join(&path), forged).unwrap();
+        },
+        &r.canonical_path(),
+        "duplicate key \"meltdown\"",
+    );
+}
+
+#[test]
+fn records_must_be_in_the_form_syscost_writes() {
+    // Same content and id, other bytes: compact JSON. What is published is the canonical form,
+    // so the file must be it.
+    let r = base_record(42);
+    let path = r.canonical_path();
+    let compact = serde_json::to_string(&r).unwrap();
+    expect_problem(
+        move |d| {
+            std::fs::create_dir_all(d.join(&path).parent().unwrap()).unwrap();
+            std::fs::write(d.join(&path), compact).unwrap();
+        },
+        &r.canonical_path(),
+        "not in the form syscost writes",
+    );
+}
+
+#[test]
+fn of_two_copies_the_one_at_its_canonical_path_is_the_record() {
+    // Issue 17: a copy under a name that sorts first (`runs/0.json`) displaced the genuine
+    // file, which was then reported as the duplicate.
+    let r = base_record(1); // the one check_with saves at its canonical path
+    let (code, out) = check_with(|d| save_at(&d.join("runs/0.json"), &r));
+    assert_eq!(code, Some(1), "{out}");
+    let dup: Vec<&str> = out.lines().filter(|l| l.contains("duplicate")).collect();
+    assert_eq!(dup.len(), 1, "{out}");
+    let (file, msg) = dup[0].split_once(": ").unwrap();
+    assert!(file.ends_with("/runs/0.json"), "{}", dup[0]);
+    assert!(
+        msg.contains(&format!("already at {}", r.canonical_path())),
+        "{msg}"
+    );
+}
+
+#[test]
+fn bidirectional_overrides_in_names_are_printed_escaped() {
+    // Issue 17: U+202E in a file name was printed raw (`x<RLO>nosj.txt` reads as `xtxt.json`).
+    let (code, out) = check_with(|d| {
+        std::fs::write(d.join("runs/x\u{202e}nosj.txt"), b"{}").unwrap();
+        std::fs::write(d.join("runs/y\u{200b}.json"), b"{}").unwrap();
+    });
+    assert_eq!(code, Some(1), "{out}");
+    assert!(
+        !out.contains('\u{202e}') && !out.contains('\u{200b}'),
+        "{out}"
+    );
+    assert!(out.contains("runs/x\\u{202e}nosj.txt"), "{out}");
+    assert!(out.contains("runs/y\\u{200b}.json"), "{out}");
+}
+
+/// `r` with its seccomp entry estimate (a headline metric) multiplied by `f`.
+fn entry_scaled(r: &syscost_record::RunRecord, f: f64) -> syscost_record::RunRecord {
+    edited(r.clone(), |r| {
+        let e = r
+            .estimates
+            .iter_mut()
+            .find(|e| e.id == "entry")
+            .expect("an entry estimate");
+        e.median_ns *= f;
+        e.ci_low_ns = e.ci_low_ns.map(|v| v * f);
+        e.ci_high_ns = e.ci_high_ns.map(|v| v * f);
+    })
+}
+
+/// Four ordinary runs of one series and one ten times slower; returns the outlier.
+fn series_with_outlier(d: &Path) -> syscost_record::RunRecord {
+    let base = base_record(60);
+    for f in [1.0, 1.03, 0.98, 1.01] {
+        save(d, &entry_scaled(&base, f));
+    }
+    let odd = entry_scaled(&base, 10.0);
+    save(d, &odd);
+    odd
+}
+
+#[test]
+fn a_run_far_from_its_series_is_a_warning_with_the_numbers() {
+    let mut odd = None;
+    let (code, out) = check_with(|d| odd = Some(series_with_outlier(d)));
+    let odd = odd.unwrap();
+    // Plausibility is not validity: the check passes, and says so.
+    assert_eq!(code, Some(0), "{out}");
+    assert!(out.contains("1 plausibility warning(s)"), "{out}");
+    let warnings: Vec<&str> = out.lines().filter(|l| l.starts_with("warning:")).collect();
+    assert_eq!(warnings.len(), 1, "{out}");
+    let w = warnings[0];
+    assert!(w.contains(&odd.canonical_path()), "{w}");
+    assert!(w.contains("seccomp entry cost (kernel formula)"), "{w}");
+    assert!(w.contains("above the 4 other runs of its series"), "{w}");
+    assert!(
+        w.contains("robust z-scores") && w.contains("their median"),
+        "{w}"
+    );
+}
+
+#[test]
+fn a_maintainer_accepting_a_run_silences_its_warning() {
+    let (code, out) = check_with(|d| {
+        let odd = series_with_outlier(d);
+        std::fs::write(
+            d.join("triage.tsv"),
+            format!(
+                "# maintainers' triage\n{}\taccepted\tchecked on the machine\n",
+                odd.id
+            ),
+        )
+        .unwrap();
+    });
+    assert_eq!(code, Some(0), "{out}");
+    assert!(!out.contains("warning:"), "{out}");
+}
+
+#[test]
+fn the_triage_file_is_checked() {
+    expect_problem(
+        |d| std::fs::write(d.join("triage.tsv"), "0123456789abcdef\taccepted\tx\n").unwrap(),
+        "triage.tsv",
+        "no valid record in this directory has that id",
+    );
+    expect_problem(
+        |d| std::fs::write(d.join("triage.tsv"), "# ok\nnot a line\n").unwrap(),
+        "triage.tsv line 2",
+        "is not `<16-hex-digit id> TAB accepted TAB",
+    );
+}
+
+/// A pipe whose reading end is already closed: every write to the other end fails with EPIPE.
+fn closed_pipe() -> std::fs::File {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: plain libc calls on descriptors this function owns.
+    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
+    unsafe { libc::close(fds[0]) };
+    unsafe { std::fs::File::from_raw_fd(fds[1]) }
+}
+
+#[test]
+fn an_unwritable_stdout_is_an_error_not_a_panic() {
+    // Issue 17: `syscost-site check data > /dev/full` panicked (exit 101, a backtrace).
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    save(&data, &base_record(1));
+    let full = std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .expect("/dev/full");
+    let o = std::process::Command::new(bin())
+        .args(["check", data.to_str().unwrap()])
+        .stdout(full)
+        .output()
+        .unwrap();
+    let err = stderr(&o);
+    assert_eq!(o.status.code(), Some(1), "{err}");
+    assert!(err.contains("cannot write to standard output"), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    // A reader that went away: quiet, as a program ended by SIGPIPE.
+    let o = std::process::Command::new(bin())
+        .args(["check", data.to_str().unwrap()])
+        .stdout(closed_pipe())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+    assert_eq!(stderr(&o), "");
+}

@@ -5,3 +5,4 @@ mod build;
 mod check;
 mod common;
 mod hostile;
+mod peak;

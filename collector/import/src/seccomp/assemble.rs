@@ -34,6 +34,7 @@ pub fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
             .iter()
             .map(|s| format!("The benchmark said: \"{s}\"")),
     );
+    notes.extend(crate::build::refused_notes(&run.refused));
     notes.extend(missing(run));
     let b = b
         .notes(head(run, !expectations.is_empty(), divisor))
@@ -48,7 +49,7 @@ pub fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
 /// itself to.
 fn machine(r: &mut RunRecord, run: &Run, notes: &mut Vec<String>) {
     if let Some(u) = &run.uname {
-        apply_uname(r, u);
+        notes.extend(apply_uname(r, u));
     }
     for (k, v) in &run.sysctls {
         apply_sysctl(r, k, v);

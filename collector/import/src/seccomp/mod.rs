@@ -18,7 +18,21 @@ use crate::text::Cleaned;
 /// Parses every seccomp_benchmark run in the log.
 pub fn parse(cleaned: &Cleaned) -> Outcome {
     let mut out = Outcome::default();
-    for run in read::runs(cleaned) {
+    let runs = match read::runs(cleaned) {
+        Ok(runs) => runs,
+        Err(line) => {
+            out.too_many = Some(line);
+            return out;
+        }
+    };
+    for run in runs {
+        for (line, text, why) in &run.refused {
+            out.refused(Hint {
+                line: *line,
+                text: text.clone(),
+                why: why.clone(),
+            });
+        }
         if run.has_result() {
             let mut p = Parsed::new(
                 run.first,
@@ -28,7 +42,7 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
             p.uname_line = run.uname_line;
             out.runs.push(p);
         } else if let Some((line, text)) = run.header_line.clone() {
-            out.empty.push(Hint {
+            out.empty(Hint {
                 line,
                 text,
                 why: NO_RESULT_FOLLOWS.into(),

@@ -1,8 +1,9 @@
 //! seccomp_benchmark's lines → runs: each line becomes an event, and a run ends when an event
 //! comes that belongs earlier in the benchmark's fixed order than what the run has seen.
 
+use crate::build::MAX_RUNS;
 use crate::env::{parse_sysctl, parse_uname, Uname};
-use crate::lex::{leading_i64, leading_u64};
+use crate::lex::{leading_i64, leading_u64, whole_number};
 use crate::runner::{self, RunnerFacts, RunnerLine};
 use crate::text::Cleaned;
 use syscost_record::{EstimateId, KernelExpectation, KernelScenario, Relation, Verdict};
@@ -219,6 +220,9 @@ enum Ev {
     Said(String),
     /// `Could not set CPU affinity`: printed (to stderr) by the same code that pins.
     NoAffinity(String),
+    /// A line of the benchmark's whose number cannot be what it printed: why (the number
+    /// named). The value is not recorded; the line says so in a warning and a note.
+    Refused(String),
     /// Candidate lines whose meaning depends on where they are (uname, sysctl values).
     Other,
 }
@@ -298,27 +302,50 @@ fn setup(t: &str) -> Option<Ev> {
 
 /// The loop size, the timings, the scenarios and the estimates.
 fn measurement(t: &str) -> Option<Ev> {
-    if let Some((n, rest)) = t.strip_prefix("Benchmarking ").and_then(leading_u64) {
-        if rest.starts_with(" syscalls") || rest.starts_with(" samples") {
-            return Some(Ev::Benchmarking(n));
+    let refused =
+        |(n, why): (String, &str), unit: &str| Some(Ev::Refused(format!("{n}{unit} {why}")));
+    if let Some(r) = t.strip_prefix("Benchmarking ") {
+        let loop_line = |rest: &str| rest.starts_with(" syscalls") || rest.starts_with(" samples");
+        match whole_number(r) {
+            Ok((0, rest)) if loop_line(rest) => {
+                return Some(Ev::Refused("a loop of 0 syscalls times nothing".into()))
+            }
+            Ok((n, rest)) if loop_line(rest) => return Some(Ev::Benchmarking(n)),
+            Err(bad) if r.contains(" syscalls") || r.contains(" samples") => {
+                return refused(bad, " syscalls")
+            }
+            _ => {}
         }
     }
     if let Some(ev) = timing(t) {
         return Some(ev);
     }
     if let Some((label, value)) = t.strip_prefix("getpid ").and_then(|r| r.rsplit_once(": ")) {
-        if let (Some((scn, generation)), Some((v, " ns"))) =
-            (scenario_label(label), leading_u64(value))
-        {
-            return Some(Ev::Scenario(scn, generation, label.to_string(), v));
+        if let Some((scn, generation)) = scenario_label(label) {
+            match whole_number(value) {
+                Ok((0, " ns")) => {
+                    return Some(Ev::Refused(
+                        "0 ns per call is less than any system call takes".into(),
+                    ))
+                }
+                Ok((v, " ns")) => return Some(Ev::Scenario(scn, generation, label.to_string(), v)),
+                Err(bad) if value.trim_end().ends_with("ns") => return refused(bad, " ns"),
+                _ => {}
+            }
         }
     }
     if let Some((label, value)) = t
         .strip_prefix("Estimated ")
         .and_then(|r| r.rsplit_once(": "))
     {
-        if let (Some(est), Some((v, " ns"))) = (estimate_label(label), leading_u64(value)) {
-            return Some(Ev::Estimate(est, label.to_string(), v));
+        if let Some(est) = estimate_label(label) {
+            match whole_number(value) {
+                Ok((v, " ns")) => return Some(Ev::Estimate(est, label.to_string(), v)),
+                // The benchmark prints estimates unsigned: a negative one wraps around
+                // (18446744073709551613), it is never written with a sign.
+                Err(bad) if value.trim_end().ends_with("ns") => return refused(bad, " ns"),
+                _ => {}
+            }
         }
     }
     None
@@ -487,6 +514,8 @@ pub struct Run {
     pub runner: RunnerFacts,
     pub totals: Option<String>,
     pub said: Vec<String>,
+    /// Lines whose number was refused: (line, text, why).
+    pub refused: Vec<(usize, String, String)>,
     /// The line that began the run, for the message when it holds no result.
     pub header_line: Option<(usize, String)>,
 }
@@ -559,13 +588,19 @@ impl Run {
                 if generation.is_some() {
                     self.generation = self.generation.max(generation);
                 }
+                let timed_ns = self.pending_timing.take();
+                if let Some(why) = contradiction(v, self.iterations, timed_ns) {
+                    self.refused.push((no, t.to_string(), why));
+                    return;
+                }
                 self.scenarios.push(ScenarioLine {
                     scenario: scn,
                     label,
                     ns: v,
-                    timed_ns: self.pending_timing.take(),
+                    timed_ns,
                 });
             }
+            Ev::Refused(why) => self.refused.push((no, t.to_string(), why)),
             Ev::Estimate(est, label, v) => {
                 // A fragment may print estimates without scenario lines: their words tell the
                 // generation too.
@@ -615,6 +650,20 @@ impl Run {
     }
 }
 
+/// Why `ns` per call cannot be what a loop of `iterations` calls timed at `timed_ns` gave: the
+/// benchmark prints the integer quotient of the two, so a value more than 1 ns (or 1 %) away
+/// from it was not printed by this run. None when it fits, or when the log does not show both.
+fn contradiction(ns: u64, iterations: Option<u64>, timed_ns: Option<u64>) -> Option<String> {
+    let (n, t) = (iterations.filter(|&n| n > 0)?, timed_ns?);
+    let per = t as f64 / n as f64;
+    ((ns as f64 - per).abs() > 1.0f64.max(per * 0.01)).then(|| {
+        format!(
+            "{ns} ns per call contradicts its own timing: {n} calls in {t} ns are {per:.3} ns \
+             each"
+        )
+    })
+}
+
 /// Where the loop size puts a run: its setup is over.
 const STAGE_BENCHMARKING: u32 = 7;
 
@@ -624,14 +673,15 @@ fn is_early(ev: &Ev) -> bool {
     matches!(ev, Ev::Sysctl(..) | Ev::Runner(RunnerLine::Timeout(_)))
 }
 
-/// Splits the cleaned log into runs.
-pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
+/// Splits the cleaned log into runs; `Err(line)` when a run beyond [`MAX_RUNS`] begins at
+/// `line` (nothing more is read).
+pub fn runs(cleaned: &Cleaned) -> Result<Vec<Run>, usize> {
     let mut done = Vec::new();
     let mut run = Run::default();
     // Early lines seen outside a run's setup, for the run that begins next.
     let mut early: Vec<(Ev, usize, String)> = Vec::new();
     for line in &cleaned.lines {
-        let t = line.text.as_str();
+        let t = line.text.as_ref();
         let ev = classify(t);
         if matches!(ev, Ev::Runner(RunnerLine::Header { .. })) {
             // Another test begins: what came early belonged to it.
@@ -644,6 +694,9 @@ pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
         if let Some(stage) = ev.stage() {
             if run.stage.is_some_and(|s| stage <= s) {
                 done.push(std::mem::take(&mut run));
+                if done.len() == MAX_RUNS {
+                    return Err(line.no);
+                }
             }
             if run.stage.is_none() {
                 run.first = line.no;
@@ -663,7 +716,7 @@ pub fn runs(cleaned: &Cleaned) -> Vec<Run> {
     if run.stage.is_some() {
         done.push(run);
     }
-    done
+    Ok(done)
 }
 
 #[cfg(test)]
@@ -708,7 +761,15 @@ mod tests {
             Ev::Timing(129350656985)
         );
         assert_eq!(classify("1..7"), Ev::Plan(7));
-        assert_eq!(classify("getpid native: lots ns"), Ev::Other);
+        assert_eq!(
+            classify("getpid native: lots ns"),
+            Ev::Refused("lots ns is not a number".into())
+        );
+        assert_eq!(
+            classify("getpid native: -302 ns"),
+            Ev::Refused("-302 ns is negative".into())
+        );
+        assert_eq!(classify("getpid native: 302 ms"), Ev::Other);
     }
 
     #[test]

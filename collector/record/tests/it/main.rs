@@ -34,7 +34,7 @@ fn sample() -> RunRecord {
         source: Source {
             kind: SourceKind::Collected,
             tool: "syscost 0.1.0".into(),
-            commit: Some("abc".into()),
+            commit: Some("abc1234".into()),
             method: Method::Interleaved,
             format: None,
             url: None,
@@ -273,6 +273,7 @@ fn stated_facts_and_their_rules() {
     assert!(problems_after(|r| {
         r.source.kind = SourceKind::Import;
         r.results.clear();
+        r.summary.worst_ci_id = None;
         r.estimates.push(estimate.clone());
     })
     .is_empty());
@@ -296,4 +297,216 @@ fn machine_hash_is_the_collectors() {
     assert_eq!(machine_hash("olga").len(), 12);
     assert_ne!(machine_hash("olga"), machine_hash("olga2"));
     assert_eq!(machine_hash("olga"), machine_hash("olga"));
+}
+
+/// Issue 17: every number has a range, every identifier a grammar, every date a format and no
+/// later than the check.
+#[test]
+fn every_field_has_a_range_and_a_format() {
+    for (what, edit, needle) in [
+        (
+            "negative budget",
+            Box::new(|r: &mut RunRecord| r.settings.budget_s = Some(-30.0))
+                as Box<dyn FnOnce(&mut RunRecord)>,
+            "settings.budget_s: -30 s is out of range",
+        ),
+        (
+            "1e308 budget",
+            Box::new(|r: &mut RunRecord| r.settings.budget_s = Some(1e308)),
+            "settings.budget_s",
+        ),
+        (
+            "negative sample_ms",
+            Box::new(|r: &mut RunRecord| r.settings.sample_ms = Some(-2.0)),
+            "settings.sample_ms",
+        ),
+        (
+            "1e308 duration",
+            Box::new(|r: &mut RunRecord| r.summary.duration_s = Some(1.7976931348623157e308)),
+            "summary.duration_s",
+        ),
+        (
+            "negative load average",
+            Box::new(|r: &mut RunRecord| {
+                r.environment.incidental.loadavg_start = Some([0.1, -4.0, 0.2])
+            }),
+            "loadavg_start[1]",
+        ),
+        (
+            "1e308 load average",
+            Box::new(|r: &mut RunRecord| r.environment.incidental.loadavg_end = Some([1e308; 3])),
+            "loadavg_end[0]",
+        ),
+        (
+            "negative tolerance",
+            Box::new(|r: &mut RunRecord| r.expectations.push(expectation(-1.0))),
+            "tolerance_ns: -1 ns is out of range",
+        ),
+        (
+            "huge tolerance",
+            Box::new(|r: &mut RunRecord| r.expectations.push(expectation(1e308))),
+            "tolerance_ns",
+        ),
+        (
+            "confidence near zero",
+            Box::new(|r: &mut RunRecord| r.settings.confidence = 1e-300),
+            "settings.confidence",
+        ),
+        (
+            "cpu 2^32-1",
+            Box::new(|r: &mut RunRecord| r.settings.cpu = Some(u32::MAX)),
+            "settings.cpu",
+        ),
+        (
+            "samples 2^64-1",
+            Box::new(|r: &mut RunRecord| r.results[0].samples = Some(u64::MAX)),
+            "samples: 18446744073709551615 is out of range",
+        ),
+        (
+            "zero ns",
+            Box::new(|r: &mut RunRecord| {
+                let x = &mut r.results[0];
+                (x.median_ns, x.ci_low_ns, x.ci_high_ns) = (Some(0.0), None, None);
+            }),
+            "shorter than a CPU cycle",
+        ),
+        (
+            "date in 9999",
+            Box::new(|r: &mut RunRecord| r.source.date = Some("9999-01-01".into())),
+            "source.date: \"9999-01-01\" is in the future",
+        ),
+        (
+            "date with markup",
+            Box::new(|r: &mut RunRecord| r.source.date = Some("<script>".into())),
+            "source.date: \"<script>\" is not an RFC 3339 date",
+        ),
+        (
+            "stated date out of the calendar",
+            Box::new(|r: &mut RunRecord| {
+                r.source.stated = Some(Stated {
+                    date: Some("2021-02-30".into()),
+                    ..Default::default()
+                })
+            }),
+            "source.stated.date",
+        ),
+        (
+            "arch named like a page",
+            Box::new(|r: &mut RunRecord| r.environment.comparability.arch = "index.html".into()),
+            "arch: \"index.html\" is not an architecture name",
+        ),
+        (
+            "kernel release with a path",
+            Box::new(|r: &mut RunRecord| {
+                r.environment.comparability.kernel_release = "../../etc".into()
+            }),
+            "kernel_release: \"../../etc\" is not a kernel release",
+        ),
+        (
+            "kernel release of 65 characters",
+            Box::new(|r: &mut RunRecord| {
+                r.environment.comparability.kernel_release = format!("6.{}", "1".repeat(63))
+            }),
+            "is not a kernel release",
+        ),
+        (
+            "result id with markup",
+            Box::new(|r: &mut RunRecord| r.results[2].id = "<b>".into()),
+            "results[2].id: \"<b>\" is not an identifier",
+        ),
+        (
+            "overhead against a result that is not there",
+            Box::new(|r: &mut RunRecord| r.results[1].overhead.as_mut().unwrap().vs = "x".into()),
+            "overhead.vs: \"x\" names no result",
+        ),
+        (
+            "machine hash with a path",
+            Box::new(|r: &mut RunRecord| {
+                r.environment.incidental.machine_hash = Some("../../etc".into())
+            }),
+            "machine_hash",
+        ),
+        (
+            "a long note",
+            Box::new(|r: &mut RunRecord| r.notes.push("n".repeat(5000))),
+            "notes[0]: is 5000 bytes long",
+        ),
+    ] {
+        let v = problems_after(edit);
+        assert!(
+            v.iter().any(|p| p.contains(needle)),
+            "{what}: want {needle:?} in {v:?}"
+        );
+    }
+    // The boundaries themselves are accepted.
+    assert!(problems_after(|r| {
+        r.settings.budget_s = Some(86_400.0);
+        r.summary.duration_s = Some(0.0);
+        r.environment.incidental.loadavg_start = Some([0.0, 0.0, 0.0]);
+        r.expectations.push(expectation(0.0));
+        r.source.date = Some("1991-09-17".into());
+        r.environment.comparability.kernel_release = format!("6.{}", "1".repeat(62));
+    })
+    .is_empty());
+}
+
+#[test]
+fn dates_are_judged_against_the_time_of_the_check() {
+    let mut r = sample();
+    r.source.date = Some("2030-01-01T00:00:00Z".into());
+    let r = with_id(r);
+    let jan_2030 = 1_893_456_000;
+    assert!(!validate_at(&r, jan_2030 - 7200).is_empty());
+    assert!(validate_at(&r, jan_2030).is_empty());
+}
+
+fn expectation(tolerance_ns: f64) -> Expectation {
+    Expectation {
+        id: "native_le_bitmap1".into(),
+        label: "native ≤ 1 bitmap".into(),
+        relation: Relation::Le,
+        lhs_ns: 139.9,
+        rhs_ns: 179.4,
+        diff_median_ns: None,
+        diff_ci_low_ns: None,
+        diff_ci_high_ns: None,
+        tolerance_ns,
+        systematic_ns: None,
+        verdict: Verdict::Pass,
+        kernel_verdict: Verdict::Pass,
+    }
+}
+
+/// Issue 17: what is read is what the id covers — no field the types do not know, no key of a
+/// map twice; both are refused, naming the field or key.
+#[test]
+fn unknown_fields_and_duplicate_keys_are_refused() {
+    let text = to_file_json(&sample());
+    let extra = text.replacen(
+        "\"schema\": 1,",
+        "\"schema\": 1,\n  \"zz\": \"<script>alert(1)</script>\",",
+        1,
+    );
+    let e = serde_json::from_str::<RunRecord>(&extra)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown field `zz`"), "{e}");
+    let nested = text.replacen("\"tool\":", "\"toll\": \"x\",\n    \"tool\":", 1);
+    let e = serde_json::from_str::<RunRecord>(&nested)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("unknown field `toll`"), "{e}");
+    let twice = text.replacen(
+        "\"meltdown\": \"Not affected\"",
+        "\"meltdown\": \"Vulnerable\", \"meltdown\": \"Not affected\"",
+        1,
+    );
+    assert_ne!(twice, text);
+    let e = serde_json::from_str::<RunRecord>(&twice)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("duplicate key \"meltdown\""), "{e}");
+    // The canonical file form reads back to the same record.
+    assert_eq!(serde_json::from_str::<RunRecord>(&text).unwrap(), sample());
+    assert!(text.ends_with("}\n"));
 }

@@ -142,11 +142,12 @@ impl MethodStats {
 }
 
 pub fn run(a: &SelfcheckArgs) -> Result<i32, Error> {
-    if a.suite {
-        print!("{}", suite::report(a.runs, a.budget)?);
+    let text = if a.suite {
+        suite::report(a.runs, a.budget)?
     } else {
-        print!("{}", report(a)?);
-    }
+        report(a)?
+    };
+    crate::report::stdout::print(&text).map_err(Error::Stdout)?;
     Ok(0)
 }
 

@@ -25,6 +25,8 @@ pub struct RunPage {
     title: String,
     id: String,
     kind: &'static str,
+    /// Not (yet) accepted by a maintainer in data/triage.tsv.
+    unverified: bool,
     quality: Badge,
     quality_reasons: String,
     /// Why the run is not on the version axis; empty when it is.
@@ -306,6 +308,7 @@ pub fn build(
         title: format!("Run {} ({} {})", r.id, c.arch, info.kernel.release),
         id: r.id.clone(),
         kind: kind_label(r.source.kind),
+        unverified: !info.accepted,
         quality: quality_badge(info),
         quality_reasons: info.quality.reasons().join("; "),
         unplaced: info
