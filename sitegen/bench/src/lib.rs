@@ -915,14 +915,15 @@ mod tests {
                 ns: 100.0,
             }),
             runs_per_version: 2,
-            ..Plan::new(4, "m1", &versions)
+            ..Plan::new(4, "a1", &versions)
         };
         let rs = series(&plan);
         assert_eq!(rs.len(), 6);
         let ovh =
             |r: &RunRecord, id: &str| r.result(id).unwrap().overhead.as_ref().unwrap().median_ns;
         for r in &rs {
-            assert!(syscost_record::validate(r).is_empty());
+            let p = syscost_record::validate(r);
+            assert!(p.is_empty(), "{p:?}");
             let stepped = r.environment.comparability.kernel_release == "6.8";
             let sud = ovh(r, "sud.allow");
             assert_eq!(sud > 130.0, stepped, "{sud}");
