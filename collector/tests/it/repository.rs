@@ -107,3 +107,210 @@ fn workflows_only_run_documented_commands() {
     }
     assert!(checked >= 5, "only {checked} workflow commands found");
 }
+
+/// Every workflow file, by name.
+fn workflows() -> Vec<(String, String)> {
+    let mut out: Vec<(String, String)> = std::fs::read_dir(root().join(".github/workflows"))
+        .unwrap()
+        .flatten()
+        .map(|e| {
+            (
+                e.file_name().to_string_lossy().into_owned(),
+                std::fs::read_to_string(e.path()).unwrap(),
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The text of every `run:` step, block scalars (`run: |`) included.
+fn run_scripts(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let lines: Vec<&str> = text.lines().collect();
+    let indent = |l: &str| l.len() - l.trim_start().len();
+    for (i, l) in lines.iter().enumerate() {
+        let t = l.trim_start().trim_start_matches("- ");
+        let Some(cmd) = t.strip_prefix("run:") else {
+            continue;
+        };
+        let cmd = cmd.trim();
+        if cmd == "|" || cmd == ">" {
+            let block: Vec<&str> = lines[i + 1..]
+                .iter()
+                .take_while(|b| b.trim().is_empty() || indent(b) > indent(l))
+                .copied()
+                .collect();
+            out.push(block.join("\n"));
+        } else {
+            out.push(cmd.to_string());
+        }
+    }
+    out
+}
+
+/// The lines of the job `name` (up to the next job).
+fn job<'a>(text: &'a str, name: &str) -> Vec<&'a str> {
+    let mut out = Vec::new();
+    let mut inside = false;
+    for l in text.lines() {
+        if l.starts_with("  ") && !l.starts_with("   ") && l.trim_end().ends_with(':') {
+            inside = l.trim() == format!("{name}:");
+            continue;
+        }
+        if inside {
+            out.push(l);
+        }
+    }
+    assert!(!out.is_empty(), "no job {name}");
+    out
+}
+
+#[test]
+fn workflow_inputs_reach_the_shell_as_data_never_as_code() {
+    // Issue 17: `${{ inputs.budget }}` was pasted into a `run:` script.
+    for (name, text) in workflows() {
+        for script in run_scripts(&text) {
+            for expr in ["${{ inputs.", "${{ github.event.", "${{ github.head_ref"] {
+                assert!(
+                    !script.contains(expr),
+                    "{name}: {expr} in a run: script (pass it through env:): {script}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn collect_keeps_every_run_and_writes_only_from_its_own_job() {
+    let text = read(".github/workflows/collect.yml");
+    // Write permissions nowhere: the measuring job runs code under sudo, and the pull request
+    // is opened with an App's token, not GITHUB_TOKEN.
+    assert!(
+        !text.contains(": write"),
+        "collect.yml grants a write permission"
+    );
+    let measure = job(&text, "run").join("\n");
+    assert!(
+        measure.contains("permissions:\n      contents: read"),
+        "{measure}"
+    );
+    // A failed scenario (exit 1) keeps its record; the upload runs whatever happened before.
+    assert!(
+        measure.contains("--save data || test $? -eq 1"),
+        "a failed scenario fails the step: {measure}"
+    );
+    let upload = measure
+        .split("- uses: actions/upload-artifact")
+        .nth(1)
+        .expect("an upload step");
+    assert!(upload.contains("if: ${{ !cancelled() }}"), "{upload}");
+    // The pull request is opened whatever became of one architecture, with a token that
+    // triggers the checks on it.
+    let pr = job(&text, "pull-request").join("\n");
+    assert!(pr.contains("if: ${{ !cancelled() }}"), "{pr}");
+    assert!(pr.contains("token: ${{ steps.app.outputs.token }}"), "{pr}");
+    let steps: String = text
+        .lines()
+        .filter(|l| !l.trim_start().starts_with('#'))
+        .collect();
+    assert!(!steps.contains("GITHUB_TOKEN") && !steps.contains("secrets.GITHUB"));
+    let contributing = read("CONTRIBUTING.md");
+    for needed in [
+        "COLLECT_APP_CLIENT_ID",
+        "COLLECT_APP_PRIVATE_KEY",
+        "Pull requests: read and write",
+    ] {
+        assert!(
+            contributing.contains(needed),
+            "CONTRIBUTING.md lacks {needed}"
+        );
+        assert!(
+            needed.starts_with("Pull") || text.contains(needed),
+            "collect.yml lacks {needed}"
+        );
+    }
+}
+
+#[test]
+fn pull_requests_are_checked_by_the_base_branch_checker() {
+    // Issue 17: check-data.yml ran the pull request's own checker, which the pull request
+    // could change along with its data.
+    let text = read(".github/workflows/check-data.yml");
+    let base = text
+        .find("ref: ${{ github.event.pull_request.base.sha }}")
+        .expect("the base branch is checked out");
+    let build = text
+        .find("run: cargo build --release -p syscost-site")
+        .expect("the checker is built");
+    let head = text
+        .find("ref: ${{ github.event.pull_request.head.sha }}")
+        .expect("the pull request is checked out");
+    let check = text
+        .find("run: ./scripts/check-pr-data data pr/data")
+        .expect("its data is checked");
+    assert!(
+        base < build && build < head && head < check,
+        "order of the steps"
+    );
+    assert!(
+        text[head..check].contains("path: pr"),
+        "into pr/, beside the checker"
+    );
+    assert!(
+        !text.contains("cargo run"),
+        "nothing is built from the pull request"
+    );
+}
+
+#[test]
+fn workflows_run_on_node24_actions_and_cache_cargo() {
+    // Issue 17: move every action off the deprecated node20 runtime. The first major version
+    // of each action whose action.yml says `using: node24` (or that is composite and uses only
+    // such actions).
+    const NODE24_SINCE: &[(&str, u32)] = &[
+        ("actions/checkout", 5),
+        ("actions/cache", 5),
+        ("actions/upload-artifact", 6),
+        ("actions/download-artifact", 7),
+        ("actions/upload-pages-artifact", 5),
+        ("actions/deploy-pages", 5),
+        ("actions/create-github-app-token", 3),
+        ("peter-evans/create-pull-request", 8),
+    ];
+    // Composite actions without a Node runtime.
+    const COMPOSITE: &[&str] = &["dtolnay/rust-toolchain"];
+    for (name, text) in workflows() {
+        for l in text.lines() {
+            let Some(uses) = l.trim().trim_start_matches("- ").strip_prefix("uses: ") else {
+                continue;
+            };
+            let (action, version) = uses.split_once('@').expect("uses: ACTION@VERSION");
+            if COMPOSITE.contains(&action) {
+                continue;
+            }
+            let since = NODE24_SINCE
+                .iter()
+                .find(|(a, _)| *a == action)
+                .unwrap_or_else(|| panic!("{name}: {action} is not known to run on node24"))
+                .1;
+            let major: u32 = version
+                .trim_start_matches('v')
+                .split('.')
+                .next()
+                .and_then(|m| m.parse().ok())
+                .unwrap_or_else(|| panic!("{name}: {uses}: not a version"));
+            assert!(
+                major >= since,
+                "{name}: {uses} runs on an older Node than node24"
+            );
+        }
+        // Every workflow that builds caches cargo's downloads and target/.
+        if text.contains("cargo build") || text.contains("cargo run") || text.contains(".ci/run") {
+            assert!(
+                text.contains("uses: actions/cache@") && text.contains("target/"),
+                "{name} builds without a cargo cache"
+            );
+        }
+    }
+}

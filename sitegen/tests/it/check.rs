@@ -460,3 +460,43 @@ fn an_unwritable_stdout_is_an_error_not_a_panic() {
     assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
     assert_eq!(stderr(&o), "");
 }
+
+#[test]
+fn only_maintainers_change_the_triage_file() {
+    // What check-data.yml runs on a pull request (scripts/check-pr-data).
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../scripts/check-pr-data");
+    let tmp = tempfile::tempdir().unwrap();
+    let (base, pr) = (tmp.path().join("base"), tmp.path().join("pr"));
+    let r = base_record(70);
+    for d in [&base, &pr] {
+        save(d, &r);
+        std::fs::write(d.join("triage.tsv"), "# accepted runs\n").unwrap();
+    }
+    let run = |author: &str| {
+        std::process::Command::new("sh")
+            .arg(&script)
+            .args([base.as_os_str(), pr.as_os_str()])
+            .arg(author)
+            .env("SYSCOST_SITE", bin())
+            .output()
+            .unwrap()
+    };
+    assert_eq!(run("CONTRIBUTOR").status.code(), Some(0));
+    std::fs::write(
+        pr.join("triage.tsv"),
+        format!(
+            "# accepted runs\n{}\taccepted\tmy own run, trust me\n",
+            r.id
+        ),
+    )
+    .unwrap();
+    let o = run("CONTRIBUTOR");
+    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert!(stdout(&o).contains("only maintainers change data/triage.tsv"));
+    for maintainer in ["OWNER", "MEMBER", "COLLABORATOR"] {
+        assert_eq!(run(maintainer).status.code(), Some(0), "{maintainer}");
+    }
+    // The records themselves are checked, whoever opened the pull request.
+    std::fs::write(pr.join("runs/bad.json"), b"[]").unwrap();
+    assert_eq!(run("OWNER").status.code(), Some(1));
+}

@@ -512,3 +512,23 @@ fn unknown_fields_and_duplicate_keys_are_refused() {
     assert_eq!(serde_json::from_str::<RunRecord>(&text).unwrap(), sample());
     assert!(text.ends_with("}\n") && text.lines().count() == 1);
 }
+
+/// The file form follows the schema: schema 2's one line, schema 1's pretty JSON (read and
+/// published as it is until migrated); neither accepts the other's.
+#[test]
+fn the_file_form_is_the_one_of_the_records_schema() {
+    let r = sample();
+    let pretty = serde_json::to_string_pretty(&r).unwrap() + "\n";
+    assert!(syscost_record::is_file_form(
+        &r,
+        to_file_json(&r).as_bytes()
+    ));
+    assert!(!syscost_record::is_file_form(&r, pretty.as_bytes()));
+    let old = RunRecord { schema: 1, ..r };
+    let pretty = serde_json::to_string_pretty(&old).unwrap() + "\n";
+    assert!(syscost_record::is_file_form(&old, pretty.as_bytes()));
+    assert!(!syscost_record::is_file_form(
+        &old,
+        to_file_json(&old).as_bytes()
+    ));
+}

@@ -225,15 +225,19 @@ pub fn ensure_tracefs() -> Result<(), HostError> {
         if libc::unshare(libc::CLONE_NEWNS) != 0 {
             return Err(fail("unshare(CLONE_NEWNS)"));
         }
-        // Stop mount events propagating back to the host's namespace.
-        if libc::mount(
-            std::ptr::null(),
-            cstr(c"/"),
-            std::ptr::null(),
-            libc::MS_REC | libc::MS_PRIVATE,
-            std::ptr::null(),
-        ) != 0
-        {
+        // Stop mount events propagating back to the host's namespace: make the mount that
+        // holds /sys/kernel/tracing private. That is `/` (recursively) on a normal system; in a
+        // chroot, `/` is no mount point (EINVAL), but `/sys` is.
+        let private = |at: &'static CStr| {
+            libc::mount(
+                std::ptr::null(),
+                cstr(at),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ) == 0
+        };
+        if !private(c"/") && !private(c"/sys/kernel") && !private(c"/sys") {
             return Err(fail("making the worker's mounts private"));
         }
         if libc::mount(
