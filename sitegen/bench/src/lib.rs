@@ -632,7 +632,7 @@ pub struct Step<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct Plan<'a> {
     pub seed: u64,
-    /// Machine identity (`incidental.machine_hash`).
+    /// Machine identity (`incidental.machine_hash`: lower-case hex digits, as records hold it).
     pub machine: &'a str,
     pub arch: &'a str,
     pub cpu: &'a str,
@@ -915,7 +915,7 @@ mod tests {
                 ns: 100.0,
             }),
             runs_per_version: 2,
-            ..Plan::new(4, "a1", &versions)
+            ..Plan::new(4, "00000001", &versions)
         };
         let rs = series(&plan);
         assert_eq!(rs.len(), 6);
