@@ -25,6 +25,9 @@ impl std::fmt::Display for Issue {
     }
 }
 
+/// The maintainers' triage file in a data directory (read by [`crate::triage`]).
+pub const TRIAGE_FILE: &str = "triage.tsv";
+
 /// Characters that change how text around them is shown without being control characters:
 /// bidirectional overrides and isolates (U+202E turns `txt.json` into `nosj.txt`), zero-width
 /// characters, line and paragraph separators, the byte-order mark and the invisible tag
@@ -137,7 +140,7 @@ pub fn scan(dir: &Path) -> Scan {
                 rel,
                 abs: entry.path().to_path_buf(),
             });
-        } else if rel == "README.md" || rel == crate::triage::FILE || name == ".gitkeep" {
+        } else if rel == "README.md" || rel == TRIAGE_FILE || name == ".gitkeep" {
             // Documentation, the maintainers' triage and placeholders belong in a data
             // directory.
         } else {

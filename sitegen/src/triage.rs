@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 /// Its name in a data directory.
-pub const FILE: &str = "triage.tsv";
+pub const FILE: &str = crate::load::TRIAGE_FILE;
 /// Largest triage file read (a line per run: 100,000 runs fit in a few MB).
 const MAX_BYTES: u64 = 16 * 1024 * 1024;
 

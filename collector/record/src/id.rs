@@ -33,6 +33,18 @@ pub fn migrate(mut record: RunRecord) -> RunRecord {
     with_id(record)
 }
 
+/// Whether `bytes` are the file form of `record`: [`to_file_json`] for the current schema; for
+/// schema 1, the form syscost wrote then (pretty JSON in field order, a final newline), which
+/// is read and published as it is until `syscost-site migrate` rewrites it.
+pub fn is_file_form(record: &RunRecord, bytes: &[u8]) -> bool {
+    if record.schema == 1 {
+        let mut s = serde_json::to_string_pretty(record).unwrap_or_default();
+        s.push('\n');
+        return bytes == s.as_bytes();
+    }
+    bytes == to_file_json(record).as_bytes()
+}
+
 /// First 16 hex digits of SHA-256 over the canonical JSON with `id` set to "".
 pub fn content_id(record: &RunRecord) -> String {
     let mut blank = record.clone();

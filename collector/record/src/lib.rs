@@ -17,8 +17,8 @@ mod validate;
 
 pub use build::RecordBuilder;
 pub use id::{
-    canonical_json, canonical_path_for, content_id, machine_hash, migrate, sanitize_path_component,
-    to_file_json, with_id,
+    canonical_json, canonical_path_for, content_id, is_file_form, machine_hash, migrate,
+    sanitize_path_component, to_file_json, with_id,
 };
 pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
 pub use precision::round_to_intervals;

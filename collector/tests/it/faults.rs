@@ -90,11 +90,13 @@ fn an_unwritable_directory_is_a_clear_error() {
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(1), "{err}");
+    // Found before measuring: a usage error, and nothing was measured.
+    assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
         err.contains("cannot create") || err.contains("cannot write"),
         "{err}"
     );
+    assert!(err.contains("nothing was measured"), "{err}");
     assert!(err.contains(ro.to_str().unwrap()), "{err}");
     assert_eq!(std::fs::read_dir(&ro).unwrap().count(), 0);
 }

@@ -304,6 +304,8 @@ fn impossible_numbers_are_refused_with_line_and_reason() {
 
 #[test]
 fn runs_and_lines_per_log_are_limited_and_memory_stays_bounded() {
+    // Seconds of CPU on 32 MiB logs: not beside a measurement.
+    let _m = crate::common::alone();
     // Issue 17: a 31 MiB log of one SUD run repeated gave 139,510 records and 1.1 GB of RSS.
     let tmp = tempfile::tempdir().unwrap();
     let run = sud_run();

@@ -632,7 +632,7 @@ pub struct Step<'a> {
 #[derive(Debug, Clone, Copy)]
 pub struct Plan<'a> {
     pub seed: u64,
-    /// Machine identity (`incidental.machine_hash`).
+    /// Machine identity (`incidental.machine_hash`: lower-case hex digits, as records hold it).
     pub machine: &'a str,
     pub arch: &'a str,
     pub cpu: &'a str,
@@ -915,14 +915,15 @@ mod tests {
                 ns: 100.0,
             }),
             runs_per_version: 2,
-            ..Plan::new(4, "m1", &versions)
+            ..Plan::new(4, "00000001", &versions)
         };
         let rs = series(&plan);
         assert_eq!(rs.len(), 6);
         let ovh =
             |r: &RunRecord, id: &str| r.result(id).unwrap().overhead.as_ref().unwrap().median_ns;
         for r in &rs {
-            assert!(syscost_record::validate(r).is_empty());
+            let p = syscost_record::validate(r);
+            assert!(p.is_empty(), "{p:?}");
             let stepped = r.environment.comparability.kernel_release == "6.8";
             let sud = ovh(r, "sud.allow");
             assert_eq!(sud > 130.0, stepped, "{sud}");

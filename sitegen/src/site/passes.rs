@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use syscost_record::{canonical_path_for, to_file_json, validate, Problem, SourceKind};
+use syscost_record::{
+    canonical_path_for, is_file_form, to_file_json, validate, Problem, SourceKind,
+};
 
 /// A series' runs form a chain ordered by kernel version and time; a run that cannot be placed
 /// on the version axis is alone (keyed by its claimed id, so that copies of one record share a
@@ -208,16 +210,21 @@ fn second_pass_one(
             message: format!("should be stored as {want}; published under that name"),
         });
     }
-    // What is published is the canonical form, which is what the content id covers: never the
-    // file's own bytes.
-    let canonical = to_file_json(&rec);
-    if bytes != canonical.as_bytes() {
+    // What is published is the file form (of the record's schema), which is what the content
+    // id covers: a file in another form is published in the form syscost writes.
+    let in_form = is_file_form(&rec, &bytes);
+    if !in_form {
         w.out.warnings.push(Issue {
             path: e.cand.rel.clone(),
             message: "is not in the form syscost writes; its canonical form is published"
                 .to_string(),
         });
     }
+    let canonical = if in_form {
+        bytes
+    } else {
+        to_file_json(&rec).into_bytes()
+    };
     let mut info = RunInfo::from_record(&rec, &mut w.reg, series);
     info.accepted = w.opts.triage.accepts(&rec.id);
     info.record_rel.clone_from(&e.cand.rel);
@@ -241,7 +248,7 @@ fn second_pass_one(
     if w.ctx.data_url.is_none() {
         w.ctx
             .out
-            .write(&format!("{}.json", info.page), canonical.as_bytes())?;
+            .write(&format!("{}.json", info.page), &canonical)?;
     }
     tm.write += lap(&mut t);
     Ok(Ok(info))

@@ -1063,13 +1063,13 @@ fn the_canonical_form_is_published_and_the_canonical_copy_wins() {
     // sorts first (runs/0.json) displaced the genuine file.
     let tmp = tempfile::tempdir().unwrap();
     let r = base_record(34);
-    let compact = edited(base_record(35), |_| {});
+    let pretty = edited(base_record(35), |_| {});
     let (code, err, site) = build_of(tmp.path(), false, |d| {
         save(d, &r);
         save_at(&d.join("runs/0.json"), &r);
-        let p = d.join(compact.canonical_path());
+        let p = d.join(pretty.canonical_path());
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, serde_json::to_string(&compact).unwrap()).unwrap();
+        std::fs::write(&p, serde_json::to_string_pretty(&pretty).unwrap() + "\n").unwrap();
     });
     assert_eq!(code, Some(0), "{err}");
     let dup: Vec<&str> = err.lines().filter(|l| l.contains("duplicate")).collect();
@@ -1079,9 +1079,9 @@ fn the_canonical_form_is_published_and_the_canonical_copy_wins() {
         !err.contains(&format!("{}: duplicate", r.canonical_path())),
         "{err}"
     );
-    // The compact file is published in the canonical form.
-    let raw = std::fs::read(site.join(compact.canonical_path())).unwrap();
-    assert_eq!(raw, syscost_record::to_file_json(&compact).as_bytes());
+    // The pretty-printed file is published in the canonical form.
+    let raw = std::fs::read(site.join(pretty.canonical_path())).unwrap();
+    assert_eq!(raw, syscost_record::to_file_json(&pretty).as_bytes());
     assert!(err.contains("is not in the form syscost writes"), "{err}");
 }
 

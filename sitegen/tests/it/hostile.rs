@@ -100,7 +100,11 @@ fn lay_out_corpus(data: &Path) -> Vec<Case> {
         } else {
             let r: RunRecord = serde_json::from_slice(&std::fs::read(&src).unwrap())
                 .unwrap_or_else(|e| panic!("{file}: fill-id records must parse: {e}"));
-            let r = with_id(r);
+            // Written as syscost writes today: the current schema, in its file form.
+            let r = with_id(RunRecord {
+                schema: syscost_record::SCHEMA_VERSION,
+                ..r
+            });
             save(data, &r);
             r.canonical_path()
         };
