@@ -33,12 +33,17 @@ pub enum Command {
 
 #[derive(Debug, Clone, Args)]
 pub struct SelfcheckArgs {
-    /// Alternating runs of each method.
+    /// Alternating runs of each method (with --suite: runs of the default suite).
     #[arg(long, default_value_t = 5)]
     pub runs: u32,
-    /// Budget of each method-comparison run, seconds.
+    /// Budget of each method-comparison run (with --suite: of each run), seconds.
     #[arg(long, default_value_t = 30.0)]
     pub budget: f64,
+    /// Only this: run the default suite (`syscost run` with its defaults) --runs times and
+    /// report, per headline quantity, the median CI half-width, the spread of the estimates
+    /// across runs, the verdict counts, the targets met and the wall time against the budget.
+    #[arg(long)]
+    pub suite: bool,
     /// Budgets of the precision-versus-budget runs, seconds.
     #[arg(long, value_delimiter = ',', default_values_t = [5.0, 10.0, 20.0, 40.0])]
     pub budgets: Vec<f64>,
@@ -89,7 +94,9 @@ pub struct RunArgs {
     /// Time budget for the whole run, in seconds (setup included).
     #[arg(long, default_value_t = 30.0, allow_negative_numbers = true)]
     pub budget: f64,
-    /// Stop early once every scenario's 95% CI half-width is below this percent of its median.
+    /// Stop early once every reported difference and estimate has a 95% CI half-width of at
+    /// most this percent of the native call (of the quantity, or of its baseline, when that is
+    /// larger), and never less than 0.5 ns.
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub target_ci: f64,
     /// Print the JSON record on stdout instead of the table.

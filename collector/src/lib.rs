@@ -6,7 +6,7 @@
 //! - [`stats`]: medians, order-statistic intervals, paired differences — no I/O.
 //! - [`machine`]: what machine this is.
 //! - [`scenarios`]: the families (baseline, seccomp, sud, intercept, bpf, attach).
-//! - [`engine`]: forked workers, interleaved rounds, calibration, the time budget.
+//! - [`engine`]: forked workers, rounds of comparison groups, calibration, the time budget.
 //! - [`analysis`]: samples → the record's numbers, the kernel benchmark's estimates and
 //!   expectations judged on intervals.
 //! - [`report`]: progress, the human table, the JSON record written atomically.

@@ -6,16 +6,18 @@ use crate::fmt::{esc, ns};
 use crate::metrics::{IntervalKind, Point};
 use std::fmt::Write;
 
-/// Okabe–Ito, reordered so that low-contrast yellow comes late; black follows the text colour
-/// so it stays visible in dark mode.
+/// The Okabe–Ito hues, darkened or lightened until each has at least 3:1 contrast (WCAG's
+/// minimum for graphics) against the light and the dark background and their soft variants
+/// (the original orange and sky blue have 2.3:1 on white, the yellow 1.3:1); the last follows
+/// the text colour. Every series also has its own marker shape.
 pub const PALETTE: [&str; 8] = [
-    "#E69F00",
-    "#56B4E9",
-    "#009E73",
-    "#D55E00",
-    "#0072B2",
-    "#CC79A7",
-    "#F0E442",
+    "#B36B00",
+    "#2B83BA",
+    "#00855F",
+    "#C75400",
+    "#9C6ADE",
+    "#B8568F",
+    "#8A7B00",
     "currentColor",
 ];
 
@@ -200,8 +202,9 @@ pub fn trend_svg(t: &Trend) -> Option<String> {
     marker_defs(&mut s, &cid, t.lines.len());
     y_axis(&mut s, &scale, &t.y_label);
     x_axis(&mut s, &scale, &t.x);
+    let approx: Vec<bool> = t.x.iter().map(|l| is_approx(l)).collect();
     for (li, line) in t.lines.iter().enumerate() {
-        series(&mut s, &scale, &cid, li, line);
+        series(&mut s, &scale, &cid, li, line, &approx);
     }
     s.push_str("</svg>");
     Some(s)
@@ -316,23 +319,34 @@ fn y_axis(s: &mut String, sc: &Scale, label: &str) {
 }
 
 fn y_grid(s: &mut String, (y0, y1, step): (f64, f64, f64), yf: &dyn Fn(f64) -> f64, label: &str) {
+    // Grid lines as one path and the ticks as one group: charts are on every run page.
+    let (mut grid, mut zero_line, mut ticks) = (String::new(), String::new(), String::new());
     let mut v = y0;
     let mut guard = 0;
     while v <= y1 + step * 0.5 && guard < 50 {
-        let y = yf(v);
+        let y = D1(yf(v));
         let zero = v.abs() < step * 1e-6;
-        let cls = if zero { "zero" } else { "grid" };
         let _ = write!(
-            s,
-            r#"<line class="{cls}" x1="{ML}" y1="{y:.1}" x2="{:.1}" y2="{y:.1}"/><text class="tick" x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-            W - MR,
+            if zero { &mut zero_line } else { &mut grid },
+            "M{ML} {y}H{}",
+            W - MR
+        );
+        let _ = write!(
+            ticks,
+            r#"<text x="{}" y="{}">{}</text>"#,
             ML - 6.0,
-            y + 4.0,
+            D1(yf(v) + 4.0),
             esc(&ns(if zero { 0.0 } else { v }))
         );
         v += step;
         guard += 1;
     }
+    for (class, d) in [("grid", grid), ("zero", zero_line)] {
+        if !d.is_empty() {
+            let _ = write!(s, r#"<path class="{class}" d="{d}"/>"#);
+        }
+    }
+    let _ = write!(s, r#"<g class="tick" text-anchor="end">{ticks}</g>"#);
     let _ = write!(
         s,
         r#"<text class="axis-label" transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
@@ -342,16 +356,34 @@ fn y_grid(s: &mut String, (y0, y1, step): (f64, f64, f64), yf: &dyn Fn(f64) -> f
 }
 
 /// Category labels (thinned out when crowded), the axis line and its label.
+/// A kernel stated only approximately by its source (`≈5.9-rc`, see [`crate::kver`]).
+fn is_approx(label: &str) -> bool {
+    label.starts_with(crate::kver::APPROX)
+}
+
 fn x_axis(s: &mut String, sc: &Scale, labels: &[String]) {
     let nx = sc.categories;
     let every = nx.div_ceil(24).max(1);
+    // An approximate version's column is shaded and its label italic: what is drawn there was
+    // not measured on a known release.
+    for (i, label) in labels.iter().enumerate().filter(|(_, l)| is_approx(l)) {
+        let _ = write!(
+            s,
+            r#"<rect class="approx" x="{}" y="{MT}" width="{}" height="{}"><title>{}: the source states this kernel only approximately</title></rect>"#,
+            D1(sc.x(i) - sc.slot / 2.0),
+            D1(sc.slot),
+            D1(Scale::plot_height()),
+            esc(label)
+        );
+    }
     for (i, label) in labels.iter().enumerate() {
-        if i % every != 0 && i != nx - 1 {
+        if i % every != 0 && i != nx - 1 && !is_approx(label) {
             continue;
         }
         let _ = write!(
             s,
-            r#"<text class="tick" transform="translate({:.1} {:.1}) rotate(-45)" text-anchor="end">{}</text>"#,
+            r#"<text class="tick{}" transform="translate({:.1} {:.1}) rotate(-45)" text-anchor="end">{}</text>"#,
+            if is_approx(label) { " approx" } else { "" },
             sc.x(i),
             MT + Scale::plot_height() + 14.0,
             esc(label)
@@ -367,7 +399,7 @@ fn x_axis(s: &mut String, sc: &Scale, labels: &[String]) {
 }
 
 /// One series: the line through its points, their error bars and markers.
-fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line) {
+fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line, approx: &[bool]) {
     let c = PALETTE[li % PALETTE.len()];
     let dx = sc.dodge(li);
     let _ = write!(
@@ -376,12 +408,12 @@ fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line) {
         esc(&line.label)
     );
     // Lines connect consecutive kernels only; a gap means no data there, or only low-quality
-    // runs (drawn, but not part of the trend).
+    // runs, or a kernel known only approximately (drawn, but not part of the trend).
     let mut d = String::new();
     let mut prev = false;
     for (i, p) in line.points.iter().enumerate() {
         match p {
-            Some(p) if !p.low => {
+            Some(p) if !p.low && !approx.get(i).copied().unwrap_or(false) => {
                 let _ = write!(
                     d,
                     "{}{} {}",
@@ -597,6 +629,34 @@ mod tests {
         assert_eq!(svg.matches("-m0\" x=").count(), 2);
         // No segment through the low point: two separate starts, no line at all.
         assert!(!svg.contains("<path d=\"M"), "{svg}");
+    }
+
+    #[test]
+    fn approximate_kernels_are_shaded_italic_and_off_the_line() {
+        let t = Trend {
+            title: "t".into(),
+            desc: "d".into(),
+            x: vec!["≈5.9-rc".into(), "5.11-rc5".into(), "5.12-rc4".into()],
+            lines: vec![Line {
+                label: "a".into(),
+                points: vec![
+                    Some(pt(10.0, Some((9.0, 11.0)))),
+                    Some(pt(11.0, Some((10.0, 12.0)))),
+                    Some(pt(12.0, Some((11.0, 13.0)))),
+                ],
+            }],
+            y_label: "ns".into(),
+        };
+        let svg = trend_svg(&t).unwrap();
+        assert_eq!(svg.matches("<rect class=\"approx\"").count(), 1, "{svg}");
+        assert_eq!(svg.matches("class=\"tick approx\"").count(), 1);
+        assert!(svg.contains(">≈5.9-rc</text>"));
+        // Every point is drawn; the line joins only the two measured versions.
+        assert_eq!(svg.matches("-m0\" x=").count(), 3);
+        let path = svg.split("<path d=\"").nth(1).unwrap();
+        let path = &path[..path.find('"').unwrap()];
+        assert_eq!(path.matches('M').count(), 1, "{path}");
+        assert_eq!(path.matches('L').count(), 1, "{path}");
     }
 
     #[test]

@@ -7,7 +7,7 @@ use crate::metrics::Registry;
 use crate::{names, plausible, triage};
 use std::collections::BTreeMap;
 use std::path::Path;
-use syscost_record::{to_file_json, validate, SourceKind};
+use syscost_record::{is_file_form, validate, SourceKind};
 
 pub struct Report {
     pub records: usize,
@@ -85,10 +85,10 @@ pub fn check_dir(dir: &Path) -> Report {
             issues.push(issue(format!("{}: {}{hint}", p.field, p.message)));
         }
         // Same content, same id: what the id covers is all the file may hold.
-        if issues.len() == before && bytes != to_file_json(&rec).as_bytes() {
+        if issues.len() == before && !is_file_form(&rec, &bytes) {
             issues.push(issue(
-                "is not in the form syscost writes (pretty JSON, fields in order, no extra \
-                 white space or defaults spelled out): the site publishes that form, so the \
+                "is not in the form syscost writes (one line of JSON, fields in order, no \
+                 extra white space or defaults spelled out): the site publishes that form, so the \
                  file must be it — save the record with `syscost run --save` or `syscost \
                  import --save` instead of editing it"
                     .to_string(),

@@ -32,6 +32,18 @@ pub enum Command {
         /// (e.g. https://user.github.io/syscost/). Pages always link relatively.
         #[arg(long, value_name = "URL")]
         base_url: Option<String>,
+        /// URL of the data directory's files in the repository (e.g.
+        /// https://github.com/OWNER/REPO/blob/main/data). Run pages then link each raw record
+        /// there instead of the site carrying a copy.
+        #[arg(long, value_name = "URL")]
+        data_url: Option<String>,
+    },
+    /// Rewrite the records of a data directory in the current schema and file form (ids
+    /// change once: the numbers are rounded to the precision their intervals justify).
+    Migrate {
+        /// Data directory.
+        #[arg(default_value = "data")]
+        dir: PathBuf,
     },
     /// Check a data directory for submission problems without building.
     Check {

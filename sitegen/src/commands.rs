@@ -18,9 +18,14 @@ pub enum CommandError {
     /// `--strict` and some records were unusable (they have been listed).
     #[error("syscost-site build: --strict: {0} unusable record(s); nothing written")]
     Strict(usize),
+    #[error("syscost-site migrate: {0}")]
+    Migrate(#[from] crate::migrate::WriteError),
+    /// Some records could not be migrated (they have been listed).
+    #[error("syscost-site migrate: {0} record(s) could not be migrated")]
+    Unmigrated(usize),
     /// A usage error: `check` needs an existing directory.
     #[error(
-        "syscost-site check: {} is not a directory (give the data directory, e.g. `data`)",
+        "syscost-site: {} is not a directory (give the data directory, e.g. `data`)",
         .0.display()
     )]
     NotADirectory(PathBuf),
@@ -44,18 +49,21 @@ pub fn run(cli: Cli) -> Result<(), CommandError> {
             out,
             strict,
             base_url,
+            data_url,
         } => build(site::Options {
             data,
             out,
             strict,
             base_url,
+            data_url,
         }),
         Command::Check { dir } => check(&dir),
+        Command::Migrate { dir } => migrate(&dir),
     }
 }
 
 fn build(opts: site::Options) -> Result<(), CommandError> {
-    if let Some(u) = &opts.base_url {
+    for u in opts.base_url.iter().chain(&opts.data_url) {
         if !(u.starts_with("https://") || u.starts_with("http://")) {
             return Err(CommandError::BaseUrl(u.clone()));
         }
@@ -86,7 +94,7 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
         opts.out.display(),
         report.runs,
         count(report.arches, "architecture", "architectures"),
-        count(report.kernels, "kernel version", "kernel versions"),
+        report.kernels.words(),
         if report.unplaced > 0 {
             format!("; {} unplaced", report.unplaced)
         } else {
@@ -112,6 +120,34 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
 /// `1 architecture`, `2 architectures`.
 fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn migrate(dir: &Path) -> Result<(), CommandError> {
+    if !dir.is_dir() {
+        return Err(CommandError::NotADirectory(dir.to_path_buf()));
+    }
+    let report = crate::migrate::migrate_dir(dir)?;
+    for m in &report.moved {
+        out(format_args!(
+            "{} {} → {} {}",
+            m.old_id, m.from, m.new_id, m.to
+        ))?;
+    }
+    for (path, why) in &report.skipped {
+        eprintln!("{}/{path}: left as it is: {why}", dir.display());
+    }
+    out(format_args!(
+        "{}: {} record(s) migrated, {} already current, {} left as they are",
+        dir.display(),
+        report.moved.len(),
+        report.unchanged,
+        report.skipped.len()
+    ))?;
+    if report.skipped.is_empty() {
+        Ok(())
+    } else {
+        Err(CommandError::Unmigrated(report.skipped.len()))
+    }
 }
 
 fn check(dir: &Path) -> Result<(), CommandError> {

@@ -245,6 +245,8 @@ pub struct RunInfo {
     pub tool: String,
     /// Path of the run page relative to the site root, without extension.
     pub page: String,
+    /// Path of the record file relative to the data directory.
+    pub record_rel: String,
     pub values: Values,
     pub quality: Quality,
     pub confidence: f64,
@@ -271,6 +273,7 @@ impl RunInfo {
             _ => Arc::new(key),
         };
         RunInfo {
+            record_rel: format!("{page}.json"),
             id: r.id.clone(),
             arch: c.arch.trim().to_string(),
             kbase: kernel.base_label(),

@@ -11,6 +11,7 @@ pub mod info;
 pub mod kver;
 pub mod load;
 pub mod metrics;
+pub mod migrate;
 pub mod names;
 pub mod out;
 pub mod plausible;

@@ -4,7 +4,7 @@
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use syscost_record::{RunRecord, SCHEMA_VERSION};
+use syscost_record::{is_readable_schema, RunRecord, OLDEST_SCHEMA, SCHEMA_VERSION};
 use walkdir::WalkDir;
 
 /// Largest record file accepted. Real records are tens of kilobytes; the limit keeps memory
@@ -193,8 +193,8 @@ pub enum RecordError {
     #[error("\"schema\" must be a whole number, found {0}")]
     SchemaNotANumber(String),
     #[error(
-        "record schema version {version} is not supported: this site reads version \
-         {SCHEMA_VERSION}{newer}",
+        "record schema version {version} is not supported: this site reads versions \
+         {OLDEST_SCHEMA} to {SCHEMA_VERSION}{newer}",
         newer = newer_hint(.version)
     )]
     UnsupportedSchema { version: u64 },
@@ -237,7 +237,7 @@ pub fn read_limited(path: &Path) -> Result<Vec<u8>, RecordError> {
 pub fn parse_record(bytes: &[u8]) -> Result<RunRecord, RecordError> {
     let rec = serde_json::from_slice::<RunRecord>(bytes).map_err(|e| diagnose(bytes, &e))?;
     // Another version that happens to fit this one's fields is still not this format.
-    if rec.schema != SCHEMA_VERSION {
+    if !is_readable_schema(u64::from(rec.schema)) {
         return Err(RecordError::UnsupportedSchema {
             version: u64::from(rec.schema),
         });
@@ -283,7 +283,7 @@ pub fn diagnose(bytes: &[u8], err: &serde_json::Error) -> RecordError {
         None => return RecordError::NoSchema,
         Some(s) => match s.as_u64() {
             None => return RecordError::SchemaNotANumber(s.to_string()),
-            Some(v) if v != u64::from(SCHEMA_VERSION) => {
+            Some(v) if !is_readable_schema(v) => {
                 return RecordError::UnsupportedSchema { version: v }
             }
             Some(_) => {}
@@ -361,9 +361,10 @@ mod tests {
             &syscost_site_bench::generate(1, 1).next().unwrap(),
         ))
         .unwrap();
-        v["schema"] = serde_json::json!(2);
+        v["schema"] = serde_json::json!(SCHEMA_VERSION + 1);
         let m = msg(v.to_string().as_bytes());
-        assert!(m.contains("version 2") && m.contains("upgrade"), "{m}");
+        let want = format!("version {}", SCHEMA_VERSION + 1);
+        assert!(m.contains(&want) && m.contains("upgrade"), "{m}");
     }
 
     #[test]

@@ -24,6 +24,8 @@ fn main() -> ExitCode {
                 CommandError::Build(_)
                 | CommandError::Strict(_)
                 | CommandError::Problems { .. }
+                | CommandError::Migrate(_)
+                | CommandError::Unmigrated(_)
                 | CommandError::Stdout(_) => 1,
             })
         }

@@ -74,6 +74,17 @@ impl Renderer {
             }
             minijinja::escape_formatter(out, state, value)
         });
+        // `{{ n|count("run") }}` → "1 run", "3 runs"; an irregular plural as a second argument.
+        env.add_filter(
+            "count",
+            |n: i64, one: String, many: Option<String>| -> String {
+                if n == 1 {
+                    format!("1 {one}")
+                } else {
+                    format!("{n} {}", many.unwrap_or_else(|| format!("{one}s")))
+                }
+            },
+        );
         for (name, src) in TEMPLATES {
             env.add_template(name, src)
                 .map_err(|source| RenderError::Template {

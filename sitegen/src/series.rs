@@ -199,8 +199,11 @@ fn method_label(i: &SeriesInput) -> String {
 /// changes between kernel versions for the same machine; files saying "Not affected" are left
 /// out, so that a kernel that learns of a vulnerability this CPU does not have does not start a
 /// new series. Text that follows none of these forms is kept whole. `none reported` when every
-/// file says "Not affected" or none was recorded.
+/// file says "Not affected"; [`NOT_RECORDED`] when none was recorded.
 pub fn mitigation_profile(m: &BTreeMap<String, String>) -> String {
+    if m.is_empty() {
+        return NOT_RECORDED.to_string();
+    }
     let mut lines = Vec::new();
     for (name, text) in m {
         let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -711,7 +714,10 @@ mod tests {
             mitigation_profile(&c),
             "itlb_multihit: mitigated; odd: Processor vulnerable"
         );
-        assert_eq!(mitigation_profile(&BTreeMap::new()), "none reported");
+        assert_eq!(mitigation_profile(&BTreeMap::new()), NOT_RECORDED);
+        let mut d = BTreeMap::new();
+        d.insert("meltdown".to_string(), "Not affected".to_string());
+        assert_eq!(mitigation_profile(&d), "none reported");
     }
 
     #[test]

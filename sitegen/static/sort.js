@@ -1,26 +1,69 @@
-// Optional: click a header of a table.sortable to sort it. Pages work fully without this.
+// Optional: sort a table.sortable by a column. Pages work fully without this. Each header gets a
+// button (reachable by keyboard, announced by screen readers). A column is read as dates
+// (2024-02-06, with or without a time), as kernel versions when every cell is one (6.10.3 after
+// 6.9, 6.8-rc1 before 6.8, build suffixes after), as numbers with units, thousands separators,
+// signs or intervals ("2,986 [2,834, 3,080]", "−1.3 %", "▲ +4.2"), or else as text.
 (function () {
-  function key(cell) {
-    var v = cell.getAttribute("data-v");
-    if (v === null) v = cell.textContent.trim();
-    var n = parseFloat(v.replace(/,/g, ""));
-    return isNaN(n) ? v.toLowerCase() : n;
+  var DATE = /^\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?$/;
+  var VERSION = /^(\d+)\.(\d+)(?:\.(\d+))?(?:-rc(\d+))?([-+~][\w.+~-]*)?$/;
+  var NUMBER = /^[▲▼]?\s*([+\-\u2212]?[\d,]*\.?\d+(?:e[+\-]?\d+)?)/i;
+  function text(cell) { return cell ? cell.textContent.trim() : ""; }
+  function version(t) {
+    var v = VERSION.exec(t);
+    if (!v) return null;
+    var rc = v[4] === undefined ? 999 : +v[4];
+    var n = ((+v[1] * 1000 + +v[2]) * 1000 + (v[3] === undefined ? 0 : +v[3] + 1)) * 1000 + rc;
+    return [n, v[5] || ""];
+  }
+  // Versions only when every cell is one and the column is not plain decimals.
+  function isVersions(cells, header) {
+    var any = false;
+    for (var i = 0; i < cells.length; i++) {
+      var t = cells[i];
+      if (t === "") continue;
+      if (!VERSION.test(t)) return false;
+      if (!/^\d+\.\d+$/.test(t)) any = true;
+    }
+    return any || /kernel|version/i.test(header);
+  }
+  function key(t, versions) {
+    if (t === "") return [4, ""];
+    if (versions) { var v = version(t); return [0, v[0], v[1]]; }
+    if (DATE.test(t)) return [1, t, ""];
+    var n = NUMBER.exec(t);
+    if (n) return [2, parseFloat(n[1].replace(/,/g, "").replace("\u2212", "-")), ""];
+    return [3, t.toLowerCase(), ""];
+  }
+  function cmp(a, b) {
+    for (var i = 0; i < 3; i++) {
+      if (a[i] < b[i]) return -1;
+      if (a[i] > b[i]) return 1;
+    }
+    return 0;
   }
   document.querySelectorAll("table.sortable").forEach(function (table) {
     var heads = table.tHead ? table.tHead.rows[0].cells : [];
     Array.prototype.forEach.call(heads, function (th, col) {
-      th.addEventListener("click", function () {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "sort";
+      while (th.firstChild) b.appendChild(th.firstChild);
+      th.appendChild(b);
+      b.addEventListener("click", function () {
         var asc = th.getAttribute("aria-sort") !== "ascending";
         Array.prototype.forEach.call(heads, function (h) { h.removeAttribute("aria-sort"); });
         th.setAttribute("aria-sort", asc ? "ascending" : "descending");
         var body = table.tBodies[0];
         var rows = Array.prototype.slice.call(body.rows);
-        rows.sort(function (a, b) {
-          var x = key(a.cells[col]), y = key(b.cells[col]);
-          if (typeof x !== typeof y) { x = String(x); y = String(y); }
-          return (x < y ? -1 : x > y ? 1 : 0) * (asc ? 1 : -1);
+        var texts = rows.map(function (r) { return text(r.cells[col]); });
+        var versions = isVersions(texts, text(th));
+        var keyed = rows.map(function (r, i) { return { r: r, k: key(texts[i], versions), i: i }; });
+        // Empty cells last either way; ties keep their order.
+        keyed.sort(function (x, y) {
+          if ((x.k[0] === 4) !== (y.k[0] === 4)) return x.k[0] === 4 ? 1 : -1;
+          return cmp(x.k, y.k) * (asc ? 1 : -1) || x.i - y.i;
         });
-        rows.forEach(function (r) { body.appendChild(r); });
+        keyed.forEach(function (x) { body.appendChild(x.r); });
       });
     });
   });

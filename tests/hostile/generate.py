@@ -57,7 +57,7 @@ wb(R+'number-overflow.json', json.dumps(base()).replace('"median_ns": 100.0', '"
 wb(R+'deep-nesting.json', b'{"schema": 1, "notes": ' + b'[' * 20000 + b']' * 20000 + b'}')
 wb(R+'deep-nesting-objects.json', b'{"schema": 1, "x": ' + b'{"a":' * 20000 + b'1' + b'}' * 20000 + b'}')
 wb(R+'comments.json', b'// a record\n' + json.dumps(base()).encode())
-r = base(); r['schema'] = 2; w(R+'schema-future.json', r)
+r = base(); r['schema'] = 99; w(R+'schema-future.json', r)
 r = base(); r['schema'] = 0; w(R+'schema-zero.json', r)
 r = base(); r['schema'] = -1; w(R+'schema-negative.json', r)
 r = base(); r['schema'] = "1"; w(R+'schema-string.json', r)

@@ -60,6 +60,8 @@ impl RunSummary {
             worst_ci_pct: None,
             worst_ci_id: None,
             ci_method: ci_method.into(),
+            targets: Vec::new(),
+            groups: Vec::new(),
         }
     }
 }
@@ -123,8 +125,9 @@ impl RecordBuilder {
     pub fn record_mut(&mut self) -> &mut RunRecord {
         &mut self.record
     }
-    /// The record with its content id.
-    pub fn build(self) -> RunRecord {
+    /// The record with its numbers at the precision their intervals justify, and its content id.
+    pub fn build(mut self) -> RunRecord {
+        crate::round_to_intervals(&mut self.record);
         with_id(self.record)
     }
 }

@@ -10,13 +10,39 @@ pub fn canonical_json(record: &RunRecord) -> String {
     serde_json::to_string(record).unwrap_or_default()
 }
 
-/// The record as a file holds it, and as the site publishes it: pretty JSON in field order with
-/// a trailing newline. The only form of a record in `data/` (`syscost-site check` refuses any
-/// other), so what the content id covers is exactly what is published.
+/// The record as a file holds it, and as the site publishes it: its canonical JSON on one line,
+/// with a trailing newline. The only form of a record in `data/` (`syscost-site check` refuses
+/// any other), so what the content id covers is exactly what is published, and rewriting a
+/// record gives the same bytes.
 pub fn to_file_json(record: &RunRecord) -> String {
-    let mut s = serde_json::to_string_pretty(record).unwrap_or_default();
+    let mut s = canonical_json(record);
     s.push('\n');
     s
+}
+
+/// A record of an older schema in the current one: its numbers rounded to the precision their
+/// intervals justify, the current schema version, and the content id of that content (a new
+/// id: the content changed). Migrating a current record changes nothing.
+pub fn migrate(mut record: RunRecord) -> RunRecord {
+    let before = record.clone();
+    record.schema = crate::SCHEMA_VERSION;
+    crate::round_to_intervals(&mut record);
+    if record == before {
+        return before;
+    }
+    with_id(record)
+}
+
+/// Whether `bytes` are the file form of `record`: [`to_file_json`] for the current schema; for
+/// schema 1, the form syscost wrote then (pretty JSON in field order, a final newline), which
+/// is read and published as it is until `syscost-site migrate` rewrites it.
+pub fn is_file_form(record: &RunRecord, bytes: &[u8]) -> bool {
+    if record.schema == 1 {
+        let mut s = serde_json::to_string_pretty(record).unwrap_or_default();
+        s.push('\n');
+        return bytes == s.as_bytes();
+    }
+    bytes == to_file_json(record).as_bytes()
 }
 
 /// First 16 hex digits of SHA-256 over the canonical JSON with `id` set to "".

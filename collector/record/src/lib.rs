@@ -11,15 +11,17 @@ mod build;
 pub mod format;
 mod id;
 pub mod ids;
+mod precision;
 mod unique;
 mod validate;
 
 pub use build::RecordBuilder;
 pub use id::{
-    canonical_json, canonical_path_for, content_id, machine_hash, sanitize_path_component,
-    to_file_json, with_id,
+    canonical_json, canonical_path_for, content_id, is_file_form, machine_hash, migrate,
+    sanitize_path_component, to_file_json, with_id,
 };
 pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
+pub use precision::round_to_intervals;
 pub use validate::{validate, validate_at, Problem, ENTRIES_MAX};
 
 use serde::{Deserialize, Serialize};
@@ -27,7 +29,19 @@ use std::collections::BTreeMap;
 
 /// Version of this format. Bump on any incompatible change; readers reject versions they do
 /// not know rather than guessing.
-pub const SCHEMA_VERSION: u32 = 1;
+///
+/// 2: numbers rounded to the precision their intervals justify (`round_to_intervals`), the file
+/// one line of compact JSON ([`to_file_json`]). The fields are those of 1, so a version-1 record
+/// still reads, validates and publishes as it is; [`migrate`] turns it into version 2.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The oldest version this build reads.
+pub const OLDEST_SCHEMA: u32 = 1;
+
+/// Whether records of version `v` can be read.
+pub fn is_readable_schema(v: u64) -> bool {
+    (u64::from(OLDEST_SCHEMA)..=u64::from(SCHEMA_VERSION)).contains(&v)
+}
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
@@ -144,7 +158,7 @@ pub enum SourceKind {
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Method {
-    /// syscost's interleaved rounds with paired differences.
+    /// syscost's rounds of comparison groups, interleaved, with paired differences.
     Interleaved,
     /// The kernel `seccomp_benchmark` method: one long timing per scenario, in order.
     Sequential,
@@ -296,14 +310,15 @@ pub struct Incidental {
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RunSummary {
-    /// Interleaved rounds completed (every scenario sampled once per round).
+    /// Rounds completed: of all comparison groups together for an interleaved run (each round
+    /// samples the members of one group), 1 for one pass per scenario.
     pub rounds: u64,
     /// Wall time of the whole run, seconds (setup included). Absent when not known (most
     /// imported logs never say how long the benchmark ran).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub duration_s: Option<f64>,
     pub stop_reason: StopReason,
-    /// Whether every measured scenario reached the target CI half-width.
+    /// Whether every target in `targets` was met (false when there are none).
     pub target_reached: bool,
     /// Widest CI half-width among measured scenarios, percent of its median.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -312,6 +327,59 @@ pub struct RunSummary {
     pub worst_ci_id: Option<String>,
     /// How intervals were computed.
     pub ci_method: String,
+    /// The precision asked of each reported difference (overheads, estimates) and of the medians
+    /// that are no difference's part, and whether the run reached it. Absent when the run set
+    /// no targets (sequential runs, imports).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub targets: Vec<Target>,
+    /// The comparison groups the rounds sampled, and where the time went.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupSummary>,
+}
+
+/// One target: a reported quantity's 95% CI half-width against the width asked of it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Target {
+    pub quantity: QuantityKind,
+    /// The scenario (overhead, median) or estimate id.
+    pub id: String,
+    /// The quantity's median, ns.
+    pub median_ns: f64,
+    /// Its CI half-width, ns; absent when there were too few samples for an interval.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub half_width_ns: Option<f64>,
+    /// The half-width asked: max(target_ci_pct % of the larger of `native` and |median|,
+    /// floor_ns).
+    pub target_ns: f64,
+    pub met: bool,
+    /// The comparison group whose rounds measure it.
+    pub group: String,
+}
+
+/// What a [`Target`] is on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum QuantityKind {
+    /// `results[id].overhead`: the paired difference over its baseline.
+    Overhead,
+    /// `estimates[id]`.
+    Estimate,
+    /// `results[id]`'s own median (a scenario no difference is made from, or an attach cost).
+    Median,
+}
+
+/// A comparison group: scenarios sampled together, one round at a time.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct GroupSummary {
+    pub id: String,
+    /// Its scenarios, the baseline first when it has one.
+    pub members: Vec<String>,
+    pub rounds: u64,
+    /// Wall time its rounds took, seconds.
+    pub duration_s: f64,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

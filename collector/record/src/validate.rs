@@ -4,7 +4,7 @@
 //! The limits are documented in docs/record-format.md ("Rules").
 
 use crate::format::{is_arch, is_hex, is_ident, is_kernel_release, parse_date};
-use crate::{content_id, RunRecord, SourceKind, Status, SCHEMA_VERSION};
+use crate::{content_id, is_readable_schema, RunRecord, SourceKind, Status, SCHEMA_VERSION};
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 
@@ -255,12 +255,13 @@ pub fn validate_at(r: &RunRecord, now: i64) -> Vec<Problem> {
     let mut c = Checker {
         problems: Vec::new(),
     };
-    if r.schema != SCHEMA_VERSION {
+    if !is_readable_schema(u64::from(r.schema)) {
         c.push(
             "schema",
             format!(
-                "schema version {} is not supported (this build reads {SCHEMA_VERSION})",
-                r.schema
+                "schema version {} is not supported (this build reads {} to {SCHEMA_VERSION})",
+                r.schema,
+                crate::OLDEST_SCHEMA
             ),
         );
         return c.problems;
@@ -564,6 +565,33 @@ fn summary(c: &mut Checker, r: &RunRecord) {
                 " s",
             );
         }
+    }
+    for (i, t) in r.summary.targets.iter().enumerate() {
+        let p = format!("summary.targets[{i}] ({})", t.id);
+        if !(t.target_ns.is_finite() && t.target_ns > 0.0) {
+            c.push(
+                format!("{p}.target_ns"),
+                "must be a finite, positive number",
+            );
+        }
+        match t.half_width_ns {
+            Some(h) if !(h.is_finite() && h >= 0.0) => c.push(
+                format!("{p}.half_width_ns"),
+                "must be a finite, non-negative number",
+            ),
+            h if t.met != h.is_some_and(|h| h <= t.target_ns) => c.push(
+                format!("{p}.met"),
+                "must say whether half_width_ns is at most target_ns",
+            ),
+            _ => {}
+        }
+    }
+    let targets = &r.summary.targets;
+    if !targets.is_empty() && r.summary.target_reached != targets.iter().all(|t| t.met) {
+        c.push(
+            "summary.target_reached",
+            "must say whether every target in summary.targets was met",
+        );
     }
     c.range(
         "summary.worst_ci_pct",

@@ -23,49 +23,54 @@ fn estimate(id: &str, label: &str, formula: &str, values: &[f64]) -> Option<Esti
 
 /// Every estimate whose inputs were measured.
 pub fn all(series: &Series) -> Vec<Estimate> {
-    let mut out = Vec::new();
-    if let Some(inputs) = series.kernel() {
-        for e in EstimateId::KERNEL {
-            let values = per_round(&inputs, |x| {
-                Five::from_row(x).estimate(e).unwrap_or(f64::NAN)
-            });
-            let formula = e.kernel_formula().unwrap_or_default();
-            out.extend(estimate(e.id(), e.label(), formula, &values));
+    EstimateId::KERNEL
+        .iter()
+        .chain(&[EstimateId::DepthPerFilter, EstimateId::DepthEntry])
+        .filter_map(|&e| {
+            let (values, formula) = per_round_values(series, e)?;
+            estimate(e.id(), e.label(), &formula, &values)
+        })
+        .collect()
+}
+
+/// An estimate's value in every round that has all its inputs, and its formula; None when an
+/// input was not measured. The record and the engine's judge both read estimates from here.
+pub fn per_round_values(series: &Series, e: EstimateId) -> Option<(Vec<f64>, String)> {
+    if matches!(e, EstimateId::DepthPerFilter | EstimateId::DepthEntry) {
+        return depth(series, e);
+    }
+    let inputs = series.kernel()?;
+    let values = per_round(&inputs, |x| {
+        Five::from_row(x).estimate(e).unwrap_or(f64::NAN)
+    });
+    Some((values, e.kernel_formula().unwrap_or_default().to_string()))
+}
+
+/// The depth sweep: per round, a least-squares line through (N, depth.N − native); its slope
+/// or its intercept.
+fn depth(series: &Series, e: EstimateId) -> Option<(Vec<f64>, String)> {
+    let native = series.get(KernelScenario::Native.id())?;
+    let mut xs = Vec::new();
+    let mut inputs = vec![native];
+    for n in DEPTHS {
+        if let Some(s) = series.get(&format!("seccomp.depth.{n}")) {
+            xs.push(n as f64);
+            inputs.push(s);
         }
     }
-    // Depth sweep: per round, a least-squares line through (N, depth.N − native).
-    if let Some(native) = series.get(KernelScenario::Native.id()) {
-        let mut xs = Vec::new();
-        let mut inputs = vec![native];
-        for n in DEPTHS {
-            if let Some(s) = series.get(&format!("seccomp.depth.{n}")) {
-                xs.push(n as f64);
-                inputs.push(s);
-            }
-        }
-        if xs.len() >= 2 {
-            let fits = per_round(&inputs, |row| {
-                let ys: Vec<f64> = row[1..].iter().map(|y| y - row[0]).collect();
-                ols(&xs, &ys).map_or((f64::NAN, f64::NAN), |f| f).0
-            });
-            let intercepts = per_round(&inputs, |row| {
-                let ys: Vec<f64> = row[1..].iter().map(|y| y - row[0]).collect();
-                ols(&xs, &ys).map_or(f64::NAN, |f| f.1)
-            });
-            let depths: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
-            let formula = format!(
-                "least-squares slope of (depth.N − native) over N = {}",
-                depths.join(", ")
-            );
-            let (slope, intercept) = (EstimateId::DepthPerFilter, EstimateId::DepthEntry);
-            out.extend(estimate(slope.id(), slope.label(), &formula, &fits));
-            out.extend(estimate(
-                intercept.id(),
-                intercept.label(),
-                &formula.replace("slope", "intercept"),
-                &intercepts,
-            ));
-        }
+    if xs.len() < 2 {
+        return None;
     }
-    out
+    let slope = e == EstimateId::DepthPerFilter;
+    let values = per_round(&inputs, |row| {
+        let ys: Vec<f64> = row[1..].iter().map(|y| y - row[0]).collect();
+        ols(&xs, &ys).map_or(f64::NAN, |(s, i)| if slope { s } else { i })
+    });
+    let depths: Vec<String> = xs.iter().map(|x| x.to_string()).collect();
+    let formula = format!(
+        "least-squares {} of (depth.N − native) over N = {}",
+        if slope { "slope" } else { "intercept" },
+        depths.join(", ")
+    );
+    Some((values, formula))
 }

@@ -3,34 +3,51 @@
 
 pub mod estimates;
 pub mod expectations;
+pub mod groups;
 pub mod kernel;
 pub mod kernel_rules;
 pub mod record;
 
-use crate::engine::driver::Outcome;
+use crate::engine::driver::{Outcome, Slot};
 use crate::scenarios::Scenario;
 use crate::stats::{per_round, Summary};
 use syscost_record::{KernelScenario, Overhead, ScenarioResult, Status, Throughput, Verification};
 
-/// Per-round series of the measured scenarios, looked up by id.
+/// Per-round series of the measured scenarios, looked up by id: of a finished run, or of the
+/// rounds so far (the engine's judge reads them between rounds).
 pub struct Series<'a> {
-    ids: Vec<String>,
-    outcome: &'a Outcome,
+    ids: &'a [String],
+    slots: &'a [Slot],
 }
 
 impl<'a> Series<'a> {
-    pub fn new(scenarios: &[Box<dyn Scenario>], outcome: &'a Outcome) -> Series<'a> {
-        Series {
-            ids: scenarios.iter().map(|s| s.id()).collect(),
-            outcome,
-        }
+    /// `ids[i]` names `slots[i]`.
+    pub fn new(ids: &'a [String], slots: &'a [Slot]) -> Series<'a> {
+        Series { ids, slots }
     }
 
     /// The samples of a measured scenario, or None.
     pub fn get(&self, id: &str) -> Option<&'a [Option<f64>]> {
         let i = self.ids.iter().position(|x| x == id)?;
-        let slot = &self.outcome.slots[i];
+        self.by_index(i)
+    }
+
+    /// The samples of scenario `i`, if it is measured.
+    pub fn by_index(&self, i: usize) -> Option<&'a [Option<f64>]> {
+        let slot = self.slots.get(i)?;
         (slot.status == Status::Measured).then_some(slot.samples.as_slice())
+    }
+
+    /// Every sample of scenario `i` in the order taken, if it is measured.
+    pub fn raw(&self, i: usize) -> Option<&'a [f64]> {
+        let slot = self.slots.get(i)?;
+        (slot.status == Status::Measured).then_some(slot.raw.as_slice())
+    }
+
+    /// The untimed work of scenario `i` per round, if it is measured.
+    pub fn untimed(&self, i: usize) -> Option<&'a [Option<f64>]> {
+        let slot = self.slots.get(i)?;
+        (slot.status == Status::Measured).then_some(slot.untimed.as_slice())
     }
 
     /// The kernel benchmark's five series, in [`KernelScenario::ALL`] order, if all were
@@ -61,7 +78,8 @@ fn fill_stats(r: &mut ScenarioResult, samples: &[Option<f64>]) -> Option<Summary
 /// One `ScenarioResult` per scenario, in the scenarios' order, each followed by the result of
 /// its untimed work when it reports some (`attach.bpf.*`).
 pub fn results(scenarios: &[Box<dyn Scenario>], outcome: &Outcome) -> Vec<ScenarioResult> {
-    let series = Series::new(scenarios, outcome);
+    let ids: Vec<String> = scenarios.iter().map(|s| s.id()).collect();
+    let series = Series::new(&ids, &outcome.slots);
     let mut out = Vec::new();
     for (s, slot) in scenarios.iter().zip(&outcome.slots) {
         let mut r = ScenarioResult::new(&s.id(), s.family(), &s.description(), slot.status);

@@ -1,6 +1,7 @@
 //! A finished measurement as a run record: the analysis's numbers, the settings, the
 //! environment, and notes on what limits the numbers.
 
+use super::groups::Comparisons;
 use super::kernel_rules::{record_parts, KernelInputs};
 use super::{estimates, expectations, results, Series};
 use crate::engine::driver::{self, Outcome};
@@ -9,8 +10,8 @@ use crate::engine::Plan;
 use crate::scenarios;
 use crate::stats::{CI_METHOD, CONFIDENCE};
 use syscost_record::{
-    Environment, KernelScenario, Method, Overhead, RunRecord, RunSummary, ScenarioResult, Settings,
-    Source, SourceKind, Status, StopReason,
+    Environment, KernelScenario, Method, Overhead, QuantityKind, RunRecord, RunSummary,
+    ScenarioResult, Settings, Source, SourceKind, Status, Target,
 };
 
 /// The settings a run was started with, as the record keeps them.
@@ -38,18 +39,40 @@ fn source(method: Method, started: String) -> Source {
 /// Notes on what limits the numbers of an interleaved run.
 fn notes(
     outcome: &Outcome,
+    comparisons: &Comparisons,
     results: &[ScenarioResult],
-    worst: &Option<String>,
-    target: f64,
+    targets: &[Target],
 ) -> Vec<String> {
     let mut notes = Vec::new();
-    if outcome.stop_reason != StopReason::Target {
-        if let (Some((_, pct)), Some(id)) = (outcome.worst_ci, worst) {
-            notes.push(format!(
-                "the budget ran out before every CI reached ±{target}%: the widest is ±{pct:.2}% \
-                 ({id}); a larger --budget narrows it"
-            ));
-        }
+    let missed: Vec<&Target> = targets.iter().filter(|t| !t.met).collect();
+    if !missed.is_empty() {
+        let mut far: Vec<(f64, &Target)> = missed
+            .iter()
+            .map(|t| {
+                (
+                    t.half_width_ns.map_or(f64::INFINITY, |h| h / t.target_ns),
+                    *t,
+                )
+            })
+            .collect();
+        far.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let list: Vec<String> = far
+            .iter()
+            .take(3)
+            .map(|(_, t)| {
+                let half = t
+                    .half_width_ns
+                    .map_or("no CI".into(), |h| format!("±{h:.2}"));
+                format!("{} {half} ns (target ±{:.2})", label(t), t.target_ns)
+            })
+            .collect();
+        notes.push(format!(
+            "{} of {} targets not met, furthest: {}; a larger --budget (or a quieter machine) \
+             narrows them",
+            missed.len(),
+            targets.len(),
+            list.join(", ")
+        ));
     }
     let crowded: Vec<String> = results
         .iter()
@@ -65,29 +88,60 @@ fn notes(
             crowded.join(", ")
         ));
     }
-    if outcome.rounds < driver::MIN_ROUNDS {
+    let short: Vec<&str> = outcome
+        .groups
+        .iter()
+        .zip(&comparisons.groups)
+        .filter(|(o, _)| o.rounds > 0 && o.rounds < driver::MIN_ROUNDS)
+        .map(|(_, g)| g.id.as_str())
+        .collect();
+    if !short.is_empty() {
         notes.push(format!(
-            "only {} rounds fitted in the budget; intervals need at least 6 samples and are \
-             unreliable below {}",
-            outcome.rounds,
+            "fewer than {} rounds fitted in the budget for: {}; intervals need at least 6 \
+             samples and are unreliable below {}",
+            driver::MIN_ROUNDS,
+            short.join(", "),
             driver::MIN_ROUNDS
         ));
     }
     notes
 }
 
+/// How a target's quantity is named in a note.
+pub fn label(t: &Target) -> String {
+    match t.quantity {
+        QuantityKind::Overhead => format!("{} overhead", t.id),
+        QuantityKind::Estimate => t.id.clone(),
+        QuantityKind::Median => format!("{} median", t.id),
+    }
+}
+
+/// Widest CI half-width of a measured result's own median, percent of it, and its id.
+fn worst_ci(results: &[ScenarioResult]) -> Option<(f64, String)> {
+    results
+        .iter()
+        .filter(|r| r.status == Status::Measured)
+        .filter_map(|r| {
+            let (m, lo, hi) = (r.median_ns?, r.ci_low_ns?, r.ci_high_ns?);
+            (m != 0.0).then(|| ((hi - lo) / 2.0 / m.abs() * 100.0, r.id.clone()))
+        })
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+}
+
 /// The record of an interleaved run.
 pub fn interleaved(
     plan: &Plan,
+    comparisons: &Comparisons,
     args: &RunSettings,
     env: Environment,
     started: String,
     outcome: &Outcome,
 ) -> RunRecord {
     let results = results(&plan.scenarios, outcome);
-    let series = Series::new(&plan.scenarios, outcome);
-    let worst_id = outcome.worst_ci.map(|(i, _)| plan.scenarios[i].id());
-    let notes = notes(outcome, &results, &worst_id, args.target_ci_pct);
+    let ids: Vec<String> = plan.scenarios.iter().map(|s| s.id()).collect();
+    let series = Series::new(&ids, &outcome.slots);
+    let targets = comparisons.targets(&outcome.slots);
+    let notes = notes(outcome, comparisons, &results, &targets);
     let mut settings = Settings::new(
         plan.syscall.name(),
         plan.syscall.syscalls_per_op(),
@@ -99,14 +153,17 @@ pub fn interleaved(
     settings.sample_ms = Some(args.sample_ms);
     settings.only = args.only.clone();
     settings.skip = args.skip.clone();
+    let worst = worst_ci(&results);
     let summary = RunSummary {
         rounds: outcome.rounds as u64,
         duration_s: Some(outcome.elapsed.as_secs_f64()),
         stop_reason: outcome.stop_reason,
-        target_reached: outcome.stop_reason == StopReason::Target,
-        worst_ci_pct: outcome.worst_ci.map(|w| w.1),
-        worst_ci_id: worst_id,
+        target_reached: !targets.is_empty() && targets.iter().all(|t| t.met),
+        worst_ci_pct: worst.as_ref().map(|w| w.0),
+        worst_ci_id: worst.map(|w| w.1),
         ci_method: CI_METHOD.into(),
+        groups: comparisons.summaries(outcome),
+        targets,
     };
     RunRecord::builder(source(Method::Interleaved, started), settings, env, summary)
         .results(results)

@@ -1,5 +1,6 @@
 //! `syscost run`: checks the arguments, measures, and writes the record where they say.
 
+use crate::analysis::groups::Comparisons;
 use crate::analysis::record::{self, RunSettings};
 use crate::cli::{MethodArg, RunArgs};
 use crate::engine::{driver, sequential, Plan};
@@ -63,6 +64,7 @@ fn now_rfc3339() -> String {
 }
 
 pub fn run(args: &RunArgs) -> Result<i32, Error> {
+    let started = std::time::Instant::now();
     check_numbers(args)?;
     if args.method == MethodArg::Sequential {
         return run_sequential(args);
@@ -74,19 +76,33 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
         &select.only,
         &select.skip,
     )?;
+    // What some scenarios probe for their parameters (the filter-chain limit forks a child)
+    // is probed now, once and inside the budget: the workers inherit it, the record reads it.
+    for s in &plan.scenarios {
+        s.params();
+    }
     let stop = signals::stop_flag();
     affinity::keep_off(plan.cpu);
-    let started = now_rfc3339();
+    let date = now_rfc3339();
     let mut env = machine::probe();
     check_destinations(args, &env)?;
     let opts = driver::Options {
+        started,
         budget: Duration::from_secs_f64(args.budget),
         target_ci_pct: args.target_ci,
         sample_ns: (SAMPLE_MS * 1e6) as u64,
         cpu: plan.cpu,
     };
+    let comparisons = Comparisons::plan(&plan.scenarios, args.target_ci);
     let bar = Bar::new(opts.budget.as_millis() as u64);
-    let outcome = driver::measure(&mut plan.scenarios, &opts, &stop, &mut |p| bar.update(p));
+    let outcome = driver::measure_groups(
+        &mut plan.scenarios,
+        &comparisons.groups,
+        &comparisons,
+        &opts,
+        &stop,
+        &mut |p| bar.update(p),
+    );
     bar.finish();
     if outcome.interrupted || stop.load(Ordering::Relaxed) {
         return Err(Error::Interrupted {
@@ -103,7 +119,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
         )));
     }
     env.incidental.loadavg_end = machine::loadavg();
-    let record = record::interleaved(&plan, &settings(args), env, started, &outcome);
+    let record = record::interleaved(&plan, &comparisons, &settings(args), env, date, &outcome);
     emit(args, &record)
 }
 

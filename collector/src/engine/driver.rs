@@ -1,35 +1,109 @@
-//! The interleaved-rounds driver: every worker takes one sample per round, in an order that
-//! changes each round (see [`round_order`]). Slow drift (frequency, host load, thermal) then hits every scenario alike,
-//! and each round yields *paired* samples, so overheads are per-round differences rather than
-//! differences of two long runs taken minutes apart.
+//! The driver: scenarios that are compared with each other are sampled together, in short
+//! rounds, and the budget goes, between rounds, to the groups whose targets are not met yet.
 //!
-//! Stopping: after each check the run ends when every measured scenario's 95% CI half-width is
-//! below the target, or before the next round would cross the time budget — whichever is first.
+//! A [`Group`] is the set of scenarios one or more reported quantities need (an overhead: a
+//! scenario and its baseline; the kernel benchmark's estimates: its five scenarios; ...). A
+//! round samples every member of one group once, back to back, in an order that changes every
+//! round (see [`round_order`]): the samples a quantity is computed from were taken within a few
+//! milliseconds of each other, so slow drift (frequency, host load, thermal) cancels in their
+//! per-round differences. A group with a system-wide member (a BPF program attached to a
+//! syscall tracepoint for the length of its samples) samples its baseline right before and
+//! right after the other members; the baseline's value in that round is the mean of the two
+//! (ABA), which cancels drift across the long sample too.
+//!
+//! Which group takes the next round is [`super::allocate`]'s rule; the caller's [`Judge`] says
+//! how far each group is from its target. The run ends when every group has met its target, or
+//! before the next round would cross the budget — whichever is first.
+//!
+//! One sample is in flight at a time: a worker is asked for its next sample only once the
+//! previous one has answered, and a system-wide scenario answers only once its program is
+//! detached. So no scenario is ever measured while another's program is attached.
 
+pub use super::allocate::MIN_ROUNDS;
+
+use super::allocate::{self, GroupState};
 use super::worker::{Reply, Sample, Worker, WorkerError};
-use crate::harness::Batch;
 use crate::scenarios::Scenario;
 use crate::stats::Summary;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 use syscost_record::{Status, StopReason};
 
-/// Rounds before the stopping rule is first consulted (a CI from fewer is too unstable).
-pub const MIN_ROUNDS: usize = 10;
-/// Rounds between stopping-rule checks (each check sorts every scenario's samples).
-const CHECK_EVERY: usize = 5;
 /// Longest wait for the workers' exit when a run ends: a worker holding BPF links takes up to
 /// about 0.3 s on the reference VM (the links are released on the way out).
 const REAP_BOUND: Duration = Duration::from_secs(3);
 
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// When the budget began: the command's start, so what it did before measuring (probing
+    /// the machine) counts against it too.
+    pub started: Instant,
     pub budget: Duration,
-    /// Target CI half-width, percent of the median.
+    /// Target CI half-width, percent (what of is the [`Judge`]'s business).
     pub target_ci_pct: f64,
     /// Intended duration of one sample.
     pub sample_ns: u64,
     pub cpu: u32,
+}
+
+/// Scenarios sampled together, one round at a time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Group {
+    /// Names the group in the record (its quantities' ids, or a family's).
+    pub id: String,
+    /// Indices into the scenarios.
+    pub members: Vec<usize>,
+    /// The member the others are compared with: sampled first and last in a round of a group
+    /// with a system-wide member.
+    pub baseline: Option<usize>,
+    /// How many reported quantities its rounds measure: its share of a budget that cannot meet
+    /// every target (see [`super::allocate`]).
+    pub weight: usize,
+}
+
+/// How far a group is from its target, as the [`Judge`] sees it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Need {
+    /// Nothing can be judged yet (too few samples for an interval).
+    Unknown,
+    /// The widest CI half-width among its quantities, over that quantity's target: at most 1
+    /// when every target of the group is met.
+    Ratio(f64),
+    /// None of its quantities can be computed any more (a member failed): sample it no more.
+    Nothing,
+}
+
+impl Need {
+    pub fn met(self) -> bool {
+        matches!(self, Need::Ratio(r) if r <= 1.0)
+    }
+}
+
+/// Says how far a group is from its target, from the samples so far.
+pub trait Judge {
+    fn need(&self, group: usize, groups: &[Group], slots: &[Slot]) -> Need;
+}
+
+/// The rule of [`measure`]: every member's own CI half-width within `target_ci_pct` percent of
+/// its median.
+pub struct OwnMedians {
+    pub target_ci_pct: f64,
+}
+
+impl Judge for OwnMedians {
+    fn need(&self, group: usize, groups: &[Group], slots: &[Slot]) -> Need {
+        let mut worst: Option<f64> = None;
+        for &i in &groups[group].members {
+            if slots[i].status != Status::Measured {
+                continue;
+            }
+            match Summary::of(&slots[i].raw).and_then(|s| s.ci_half_width_pct()) {
+                Some(pct) => worst = Some(worst.unwrap_or(0.0).max(pct / self.target_ci_pct)),
+                None => return Need::Unknown,
+            }
+        }
+        worst.map_or(Need::Nothing, Need::Ratio)
+    }
 }
 
 /// One scenario's outcome.
@@ -37,8 +111,12 @@ pub struct Options {
 pub struct Slot {
     pub status: Status,
     pub reason: Option<String>,
-    /// ns per operation, indexed by round; None where the scenario took no sample.
+    /// ns per operation, indexed by round; None where the scenario took no sample. A scenario
+    /// sampled twice in a round (the baseline around a system-wide member) has the mean of the
+    /// two here.
     pub samples: Vec<Option<f64>>,
+    /// Every sample, ns per operation, in the order taken (the scenario's own distribution).
+    pub raw: Vec<f64>,
     pub iters_per_sample: u64,
     /// Untimed work per sample (ns), indexed by round, for scenarios that report it.
     pub untimed: Vec<Option<f64>>,
@@ -48,15 +126,27 @@ pub struct Slot {
     pub verified: Option<(u64, u64)>,
 }
 
+/// What became of one group.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GroupOutcome {
+    pub rounds: usize,
+    /// Wall time its rounds took.
+    pub elapsed: Duration,
+    /// The judge's last word on it.
+    pub need: Need,
+}
+
 #[derive(Debug, Clone)]
 pub struct Outcome {
     pub slots: Vec<Slot>,
+    /// Rounds completed, over all groups.
     pub rounds: usize,
+    /// The group of each round.
+    pub round_group: Vec<usize>,
+    pub groups: Vec<GroupOutcome>,
     pub stop_reason: StopReason,
     pub interrupted: bool,
     pub elapsed: Duration,
-    /// Widest CI half-width (percent) and the scenario index it belongs to.
-    pub worst_ci: Option<(usize, f64)>,
 }
 
 /// What the progress display is told.
@@ -65,7 +155,9 @@ pub struct Progress {
     pub phase: &'static str,
     pub elapsed: Duration,
     pub rounds: usize,
-    pub worst_ci_pct: Option<f64>,
+    /// Groups that met their targets, of all groups.
+    pub met: usize,
+    pub groups: usize,
 }
 
 struct Run<'a> {
@@ -73,19 +165,33 @@ struct Run<'a> {
     workers: Vec<Option<Worker>>,
     slots: Vec<Slot>,
     stop: &'a AtomicBool,
-    /// Counts of the round in progress, added to the slots once the round is complete: a round
-    /// the budget cuts short is dropped with its samples, and so are its counts.
-    pending: Vec<Tally>,
+    /// Samples of the round in progress, added to the slots once the round is complete: a
+    /// round the budget cuts short is dropped with its samples, and so are its counts.
+    pending: Vec<Taken>,
+    /// When each worker's background work (see [`Sample::settle_ns`]) should be over.
+    ready_at: Vec<Instant>,
+    /// Wall time of each worker's last sample, request to reply.
+    sample_wall: Vec<Option<Duration>>,
     /// Workers retired during the run (failed, or out of budget): killed, and reaped with the
     /// others at the end.
     retired: Vec<Worker>,
 }
 
-/// What one accepted sample adds to its slot's counts.
-struct Tally {
+/// One accepted sample of the round in progress.
+struct Taken {
     slot: usize,
+    ns_per_op: f64,
+    untimed: Option<f64>,
     verified: Option<(u64, u64)>,
     preempted: bool,
+}
+
+/// How a round ended.
+enum RoundEnd {
+    Complete,
+    Interrupted,
+    /// The budget ran out while this worker's sample was in flight.
+    OutOfBudget(usize),
 }
 
 impl Run<'_> {
@@ -111,7 +217,7 @@ impl Run<'_> {
 
     /// Handles one reply to a sample request: the sample, or the scenario fails.
     fn take_sample(&mut self, i: usize, round: usize, sample: Sample) {
-        let b: Batch = sample.batch;
+        let b = sample.batch;
         if b.iters == 0 {
             self.fail(i, Status::Failed, "worker returned an empty batch".into());
             return;
@@ -148,41 +254,70 @@ impl Run<'_> {
                 }
             }
         }
-        let slot = &mut self.slots[i];
-        slot.samples[round] = Some(b.elapsed_ns as f64 / b.iters as f64);
-        slot.untimed[round] = sample.untimed_ns.map(|u| u as f64);
-        self.pending.push(Tally {
+        self.pending.push(Taken {
             slot: i,
+            ns_per_op: b.elapsed_ns as f64 / b.iters as f64,
+            untimed: sample.untimed_ns.map(|u| u as f64),
             verified,
             preempted: sample.preempted,
         });
     }
 
-    /// The round is complete: its counts join the slots'.
-    fn commit_round(&mut self) {
-        for t in self.pending.drain(..) {
+    /// The round is complete: its samples and counts join the slots'.
+    fn commit_round(&mut self, round: usize) {
+        for t in &self.pending {
             let slot = &mut self.slots[t.slot];
+            slot.raw.push(t.ns_per_op);
             slot.preempted += t.preempted as u64;
             if let Some((expected, observed)) = t.verified {
                 let v = slot.verified.get_or_insert((0, 0));
                 v.0 += expected;
                 v.1 += observed;
             }
-        }
-    }
-
-    fn worst_ci(&self) -> Option<(usize, f64)> {
-        let mut worst: Option<(usize, f64)> = None;
-        for i in self.active() {
-            let v: Vec<f64> = self.slots[i].samples.iter().flatten().copied().collect();
-            let pct = Summary::of(&v)
-                .and_then(|s| s.ci_half_width_pct())
-                .unwrap_or(f64::INFINITY);
-            if worst.is_none_or(|(_, w)| pct > w) {
-                worst = Some((i, pct));
+            if t.untimed.is_some() {
+                slot.untimed[round] = t.untimed;
             }
         }
-        worst
+        // A scenario's value in the round: the mean of its samples in it.
+        for t in &self.pending {
+            if self.slots[t.slot].samples[round].is_some() {
+                continue;
+            }
+            let (sum, n) = self
+                .pending
+                .iter()
+                .filter(|u| u.slot == t.slot)
+                .fold((0.0, 0usize), |(s, n), u| (s + u.ns_per_op, n + 1));
+            self.slots[t.slot].samples[round] = Some(sum / n as f64);
+        }
+        self.pending.clear();
+    }
+
+    /// The order of a round of `group`: its active members shuffled, or, with a system-wide
+    /// member, its baseline first and last around the others shuffled.
+    fn order(&self, group: &Group, round: usize) -> Vec<usize> {
+        let active: Vec<usize> = group
+            .members
+            .iter()
+            .copied()
+            .filter(|&i| self.workers[i].is_some())
+            .collect();
+        let around = group.baseline.filter(|b| {
+            active.contains(b)
+                && active
+                    .iter()
+                    .any(|&i| i != *b && self.scenarios[i].system_wide())
+        });
+        match around {
+            Some(b) => {
+                let others: Vec<usize> = active.iter().copied().filter(|&i| i != b).collect();
+                let mut order = vec![b];
+                order.extend(round_order(&others, round));
+                order.push(b);
+                order
+            }
+            None => round_order(&active, round),
+        }
     }
 }
 
@@ -202,14 +337,37 @@ pub fn round_order(active: &[usize], round: usize) -> Vec<usize> {
     order
 }
 
-/// Measures the scenarios within the budget. `stop` is raised by SIGINT/SIGTERM.
+/// Measures the scenarios within the budget as one group (every scenario sampled once per
+/// round), until every scenario's own CI is within `target_ci_pct` percent of its median.
 pub fn measure(
     scenarios: &mut [Box<dyn Scenario>],
     opts: &Options,
     stop: &AtomicBool,
     progress: &mut dyn FnMut(&Progress),
 ) -> Outcome {
-    let t0 = Instant::now();
+    let all = Group {
+        id: "all".into(),
+        members: (0..scenarios.len()).collect(),
+        baseline: None,
+        weight: scenarios.len(),
+    };
+    let judge = OwnMedians {
+        target_ci_pct: opts.target_ci_pct,
+    };
+    measure_groups(scenarios, &[all], &judge, opts, stop, progress)
+}
+
+/// Measures the scenarios within the budget, group by group. `stop` is raised by
+/// SIGINT/SIGTERM.
+pub fn measure_groups(
+    scenarios: &mut [Box<dyn Scenario>],
+    groups: &[Group],
+    judge: &dyn Judge,
+    opts: &Options,
+    stop: &AtomicBool,
+    progress: &mut dyn FnMut(&Progress),
+) -> Outcome {
+    let t0 = opts.started;
     let deadline = t0 + opts.budget;
     // Time kept back for shutting workers down and writing the record.
     let reserve = opts
@@ -224,6 +382,7 @@ pub fn measure(
                 status: Status::Measured,
                 reason: None,
                 samples: Vec::new(),
+                raw: Vec::new(),
                 iters_per_sample: 0,
                 untimed: Vec::new(),
                 preempted: 0,
@@ -234,19 +393,22 @@ pub fn measure(
         scenarios,
         stop,
         pending: Vec::new(),
+        ready_at: vec![t0; n],
+        sample_wall: vec![None; n],
         retired: Vec::new(),
     };
-    let report = |phase, rounds, worst: Option<f64>, progress: &mut dyn FnMut(&Progress)| {
+    let report = |phase, rounds, met, progress: &mut dyn FnMut(&Progress)| {
         progress(&Progress {
             phase,
             elapsed: t0.elapsed(),
             rounds,
-            worst_ci_pct: worst,
+            met,
+            groups: groups.len(),
         })
     };
 
     // Setup: fork everything first, then collect the verdicts (setups run concurrently).
-    report("setting up", 0, None, progress);
+    report("setting up", 0, 0, progress);
     for i in 0..n {
         match Worker::spawn(run.scenarios[i].as_mut(), opts.cpu, opts.sample_ns) {
             Ok(w) => run.workers.push(Some(w)),
@@ -288,7 +450,7 @@ pub fn measure(
     }
 
     // Calibration, one worker at a time: they share the CPU.
-    report("calibrating", 0, None, progress);
+    report("calibrating", 0, 0, progress);
     for i in run.active() {
         // Calibrating what cannot be sampled any more is wasted budget.
         if run.interrupted() || Instant::now() + reserve >= deadline {
@@ -304,7 +466,10 @@ pub fn measure(
             None => continue,
         };
         match reply {
-            Ok(Reply::Calibrated { iters }) => run.slots[i].iters_per_sample = iters,
+            Ok(Reply::Calibrated { iters, settle_ns }) => {
+                run.slots[i].iters_per_sample = iters;
+                run.ready_at[i] = Instant::now() + Duration::from_nanos(settle_ns.unwrap_or(0));
+            }
             Ok(Reply::RunFailed(why)) => {
                 run.fail(i, Status::Failed, format!("during calibration: {why}"))
             }
@@ -326,87 +491,120 @@ pub fn measure(
     // starved for hundreds of milliseconds without anything being wrong with it.
     let sample_timeout =
         Duration::from_nanos(opts.sample_ns.saturating_mul(100)).max(Duration::from_secs(2));
-    let mut rounds = 0usize;
-    let mut out_of_budget = false;
+    let mut states: Vec<GroupState> = groups
+        .iter()
+        .map(|g| GroupState {
+            weight: g.weight,
+            ..GroupState::default()
+        })
+        .collect();
+    let mut needs = vec![Need::Unknown; groups.len()];
+    // Durations of each group's last rounds: the next one is predicted from them.
+    let mut recent: Vec<Vec<Duration>> = vec![Vec::new(); groups.len()];
+    let mut judged_at = vec![0usize; groups.len()];
+    let mut round_group = Vec::new();
     let mut in_flight = None;
-    let mut recent: Vec<Duration> = Vec::new();
     let mut stop_reason = StopReason::Budget;
-    let mut worst = None;
+    let mut last_report = Instant::now();
     loop {
         if run.interrupted() {
             break;
         }
-        let active = run.active();
-        if active.is_empty() {
+        // A group whose members other than its baseline are all gone measures nothing — but
+        // its baseline's own median when no other group samples it any more.
+        let alive = |g: &Group, i: usize| run.workers[i].is_some() && Some(i) != g.baseline;
+        let compares = |g: &Group| g.members.iter().any(|&i| alive(g, i));
+        let measures = |g: &Group| {
+            compares(g)
+                || g.baseline.is_some_and(|b| {
+                    run.workers[b].is_some()
+                        && !groups.iter().any(|o| o.members.contains(&b) && compares(o))
+                })
+                || (g.baseline.is_none() && g.members.iter().any(|&i| run.workers[i].is_some()))
+        };
+        let candidates: Vec<usize> = (0..groups.len())
+            .filter(|&g| !needs[g].met() && needs[g] != Need::Nothing && measures(&groups[g]))
+            .collect();
+        if candidates.is_empty() {
+            if needs.iter().any(|n| n.met()) {
+                stop_reason = StopReason::Target;
+            }
             break;
         }
         let now = Instant::now();
         let remaining = deadline.saturating_duration_since(now + reserve);
-        let predicted = recent.iter().max().copied().unwrap_or_else(|| {
-            Duration::from_nanos(opts.sample_ns).mul_f64(1.5 * active.len() as f64)
-        });
-        if predicted > remaining {
+        // The next round of a group lasts about as long as the longest of its last ones; before
+        // its first, as long as its members' last samples (the baseline twice around a
+        // system-wide member), with a margin.
+        let predicted = |g: usize| {
+            recent[g].iter().max().copied().unwrap_or_else(|| {
+                let guess =
+                    |i: usize| run.sample_wall[i].unwrap_or(Duration::from_nanos(opts.sample_ns));
+                let order = run.order(&groups[g], 0);
+                order
+                    .iter()
+                    .map(|&i| guess(i))
+                    .sum::<Duration>()
+                    .mul_f64(1.5)
+            })
+        };
+        let ranked = allocate::rank(&states, &candidates, remaining);
+        let fits: Vec<usize> = ranked
+            .into_iter()
+            .filter(|&g| predicted(g) <= remaining)
+            .collect();
+        let ready = |g: usize| groups[g].members.iter().all(|&i| run.ready_at[i] <= now);
+        let Some(g) = fits
+            .iter()
+            .copied()
+            .find(|&g| ready(g))
+            .or(fits.first().copied())
+        else {
             break;
-        }
+        };
+        let round = round_group.len();
         let round_start = Instant::now();
         for slot in run.slots.iter_mut() {
             slot.samples.push(None);
             slot.untimed.push(None);
         }
-        for i in round_order(&active, rounds) {
-            let iters = run.slots[i].iters_per_sample;
-            let limit = run.scenarios[i]
-                .sample_timeout()
-                .map_or(sample_timeout, |t| t.max(sample_timeout));
-            // Never wait past the budget: a sample still running when it ends is dropped with
-            // its round, and that is the budget's doing, not a hang.
-            let budget_left = deadline
-                .saturating_duration_since(Instant::now())
-                .max(Duration::from_millis(20));
-            let wait = limit.min(budget_left);
-            let reply = match run.workers[i].as_mut() {
-                Some(w) => w.request_sample(iters).and_then(|_| w.recv(wait, stop)),
-                None => continue,
+        let order = run.order(&groups[g], states[g].rounds);
+        let end = sample_round(&mut run, &order, round, deadline, sample_timeout);
+        match end {
+            RoundEnd::Complete => {}
+            RoundEnd::Interrupted => break,
+            RoundEnd::OutOfBudget(i) => {
+                in_flight = Some(i);
+                break;
+            }
+        }
+        run.commit_round(round);
+        round_group.push(g);
+        let took = round_start.elapsed();
+        let st = &mut states[g];
+        st.rounds += 1;
+        st.spent += took;
+        recent[g].push(took);
+        if recent[g].len() > 5 {
+            recent[g].remove(0);
+        }
+        // Judging sorts the group's per-round values: every round at first, then every
+        // twentieth of its rounds so far.
+        if st.rounds >= MIN_ROUNDS && st.rounds - judged_at[g] >= (st.rounds / 20).max(1) {
+            judged_at[g] = st.rounds;
+            needs[g] = judge.need(g, groups, &run.slots);
+            st.ratio = match needs[g] {
+                Need::Ratio(r) => Some(r),
+                _ => None,
             };
-            match reply {
-                Ok(Reply::Batch(sample)) => run.take_sample(i, rounds, sample),
-                Ok(Reply::RunFailed(why)) => {
-                    run.fail(i, Status::Failed, format!("in round {rounds}: {why}"))
-                }
-                Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
-                Err(WorkerError::Interrupted) => break,
-                Err(WorkerError::Timeout(_)) if wait < limit => {
-                    out_of_budget = true;
-                    in_flight = Some(i);
-                    break;
-                }
-                Err(e) => run.fail(i, Status::Failed, format!("in round {rounds}: {e}")),
-            }
         }
-        if run.interrupted() || out_of_budget {
-            break;
+        if last_report.elapsed() >= Duration::from_millis(50) {
+            last_report = Instant::now();
+            let met = needs.iter().filter(|n| n.met()).count();
+            report("measuring", round_group.len(), met, progress);
         }
-        run.commit_round();
-        rounds += 1;
-        recent.push(round_start.elapsed());
-        if recent.len() > 5 {
-            recent.remove(0);
-        }
-        if rounds >= MIN_ROUNDS && rounds.is_multiple_of(CHECK_EVERY) {
-            worst = run.worst_ci();
-            if let Some((_, pct)) = worst {
-                if pct <= opts.target_ci_pct {
-                    stop_reason = StopReason::Target;
-                    break;
-                }
-            }
-        }
-        report("measuring", rounds, worst.map(|w| w.1), progress);
     }
     let interrupted = run.interrupted();
-    if stop_reason != StopReason::Target {
-        worst = run.worst_ci();
-    }
     if let Some(i) = in_flight {
         // Still running the sample the budget cut short: no need to wait for it.
         if let Some(w) = run.workers[i].as_mut() {
@@ -415,17 +613,23 @@ pub fn measure(
     }
     let mut left: Vec<&mut Worker> = run.workers.iter_mut().flatten().collect();
     if !interrupted {
-        Worker::shutdown_all(&mut left, Duration::from_millis(100));
+        // Leaving takes what is left of the budget at most; then whoever is still there is
+        // killed.
+        let grace = deadline
+            .saturating_duration_since(Instant::now())
+            .min(Duration::from_millis(100));
+        Worker::shutdown_all(&mut left, grace);
     }
-    // Every worker is gone before measure() returns (bounded: an exit the kernel cannot finish
+    // Every worker is gone before this returns (bounded: an exit the kernel cannot finish
     // must not hang the command).
     left.extend(run.retired.iter_mut());
     Worker::kill_and_reap_all(&mut left, REAP_BOUND);
-    // Scenarios that never got a sample (budget spent before the first round).
+    let rounds = round_group.len();
+    // Scenarios that never got a sample (budget spent before their first round).
     for slot in run.slots.iter_mut() {
         slot.samples.truncate(rounds);
         slot.untimed.truncate(rounds);
-        if slot.status == Status::Measured && slot.samples.iter().all(|s| s.is_none()) {
+        if slot.status == Status::Measured && slot.raw.is_empty() {
             slot.status = Status::Skipped;
             slot.reason = Some(format!(
                 "the {:.1} s budget was spent before its first sample (raise --budget)",
@@ -433,23 +637,126 @@ pub fn measure(
             ));
         }
     }
+    let group_outcomes = (0..groups.len())
+        .map(|g| GroupOutcome {
+            rounds: states[g].rounds,
+            elapsed: states[g].spent,
+            need: judge.need(g, groups, &run.slots),
+        })
+        .collect();
     Outcome {
         slots: run.slots,
         rounds,
+        round_group,
+        groups: group_outcomes,
         stop_reason,
         interrupted,
         elapsed: t0.elapsed(),
-        worst_ci: worst.filter(|w| w.1.is_finite()),
     }
+}
+
+/// Takes one round's samples, in `order`; the settle times the workers report are kept.
+fn sample_round(
+    run: &mut Run,
+    order: &[usize],
+    round: usize,
+    deadline: Instant,
+    sample_timeout: Duration,
+) -> RoundEnd {
+    for &i in order {
+        let iters = run.slots[i].iters_per_sample;
+        let limit = run.scenarios[i]
+            .sample_timeout()
+            .map_or(sample_timeout, |t| t.max(sample_timeout));
+        // Never wait past the budget: a sample still running when it ends is dropped with
+        // its round, and that is the budget's doing, not a hang.
+        let asked = Instant::now();
+        let budget_left = deadline
+            .saturating_duration_since(asked)
+            .max(Duration::from_millis(1));
+        let wait = limit.min(budget_left);
+        let reply = match run.workers[i].as_mut() {
+            Some(w) => w.request_sample(iters).and_then(|_| w.recv(wait, run.stop)),
+            None => continue,
+        };
+        match reply {
+            Ok(Reply::Batch(sample)) => {
+                run.sample_wall[i] = Some(asked.elapsed());
+                if let Some(settle) = sample.settle_ns {
+                    run.ready_at[i] = Instant::now() + Duration::from_nanos(settle);
+                }
+                run.take_sample(i, round, sample)
+            }
+            Ok(Reply::RunFailed(why)) => {
+                run.fail(i, Status::Failed, format!("in round {round}: {why}"))
+            }
+            Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
+            Err(WorkerError::Interrupted) => return RoundEnd::Interrupted,
+            Err(WorkerError::Timeout(_)) if wait < limit => {
+                run.pending.clear();
+                return RoundEnd::OutOfBudget(i);
+            }
+            Err(e) => run.fail(i, Status::Failed, format!("in round {round}: {e}")),
+        }
+    }
+    if run.interrupted() {
+        return RoundEnd::Interrupted;
+    }
+    RoundEnd::Complete
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::harness::Batch;
     use crate::scenarios::{RunError, SetupError};
+    use crate::sys::shared::Shared;
+    use std::sync::atomic::AtomicU64;
+
+    /// Events the scripted workers write, in the order they happen: (scenario tag, start or end
+    /// of a sample), from every worker process at once.
+    #[repr(C)]
+    struct Log {
+        next: AtomicU64,
+        /// Set while a system-wide scenario's sample runs.
+        attached: AtomicU64,
+        /// Samples of other scenarios that began or ended while it was set.
+        overlaps: AtomicU64,
+        events: [AtomicU64; LOG_EVENTS],
+    }
+
+    const LOG_EVENTS: usize = 1 << 16;
+    const START: u64 = 1 << 32;
+
+    impl Log {
+        fn new() -> &'static Log {
+            // Shared with the forked workers; lives as long as the test process.
+            let shm: &'static Shared<Log> = Box::leak(Box::new(Shared::new().unwrap()));
+            shm
+        }
+        fn push(&self, tag: u64) {
+            let i = self.next.fetch_add(1, Ordering::SeqCst) as usize;
+            if i < LOG_EVENTS {
+                self.events[i].store(tag, Ordering::SeqCst);
+            }
+        }
+        /// (tag, is start) of every event so far.
+        fn events(&self) -> Vec<(u64, bool)> {
+            let n = (self.next.load(Ordering::SeqCst) as usize).min(LOG_EVENTS);
+            self.events[..n]
+                .iter()
+                .map(|e| {
+                    let v = e.load(Ordering::SeqCst);
+                    (v & (START - 1), v & START != 0)
+                })
+                .collect()
+        }
+    }
 
     /// A scenario whose behaviour is scripted: it "costs" `ns_per_op` by spinning, and can
-    /// refuse setup, crash, fail, or lie about its verification after `after` batches.
+    /// refuse setup, crash, fail, or lie about its verification after `after` batches. With
+    /// `noise`, it reports `ns_per_op` spread by that fraction (a fixed pseudo-random sequence)
+    /// instead of the time it spun; `extra_ns` is untimed work per sample (an attach cycle).
     #[derive(Clone)]
     struct Scripted {
         id: &'static str,
@@ -458,6 +765,11 @@ mod tests {
         fault: Fault,
         after: u32,
         batches: u32,
+        noise: Option<f64>,
+        extra_ns: u64,
+        system_wide: bool,
+        log: Option<(&'static Log, u64)>,
+        rng: u64,
     }
 
     #[derive(Clone, Copy, PartialEq)]
@@ -481,6 +793,47 @@ mod tests {
                 fault: Fault::None,
                 after: 0,
                 batches: 0,
+                noise: None,
+                extra_ns: 0,
+                system_wide: false,
+                log: None,
+                rng: 0x2545_f491_4f6c_dd1d ^ ns_per_op,
+            }
+        }
+        fn noisy(id: &'static str, ns_per_op: u64, noise: f64) -> Scripted {
+            Scripted {
+                noise: Some(noise),
+                ..Scripted::new(id, ns_per_op)
+            }
+        }
+        fn logged(mut self, log: &'static Log, tag: u64) -> Scripted {
+            self.log = Some((log, tag));
+            self.rng ^= tag.wrapping_mul(0x9e37_79b9_7f4a_7c15);
+            self
+        }
+        fn spin(ns: u64) {
+            let t0 = crate::harness::clock::now_ns();
+            while crate::harness::clock::now_ns() - t0 < ns {}
+        }
+        fn batch(&mut self, iters: u64) -> Batch {
+            let t0 = crate::harness::clock::now_ns();
+            Scripted::spin(iters * self.ns_per_op);
+            let spun = crate::harness::clock::now_ns() - t0;
+            let elapsed = match self.noise {
+                Some(a) => {
+                    self.rng ^= self.rng << 13;
+                    self.rng ^= self.rng >> 7;
+                    self.rng ^= self.rng << 17;
+                    let u = (self.rng >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+                    ((iters * self.ns_per_op) as f64 * (1.0 + a * u)) as u64
+                }
+                None => spun,
+            };
+            Batch {
+                iters,
+                elapsed_ns: elapsed,
+                bad: 0,
+                verified: Some(iters),
             }
         }
     }
@@ -497,6 +850,13 @@ mod tests {
         }
         fn setup(&mut self) -> Result<(), SetupError> {
             self.setup.clone()
+        }
+        fn calibration_run(&mut self, iters: u64) -> Result<Batch, RunError> {
+            // The fault scripts count calibration batches; logged ones must not log them.
+            match self.log {
+                Some(_) => Ok(self.batch(iters)),
+                None => self.run(iters),
+            }
         }
         fn run(&mut self, iters: u64) -> Result<Batch, RunError> {
             self.batches += 1;
@@ -516,38 +876,268 @@ mod tests {
             if faulty && self.fault == Fault::Panic {
                 panic!("scripted panic in a worker");
             }
-            let t0 = crate::harness::clock::now_ns();
-            while crate::harness::clock::now_ns() - t0 < iters * self.ns_per_op {}
-            let elapsed = crate::harness::clock::now_ns() - t0;
-            let lie = faulty && self.fault == Fault::WrongCount;
-            Ok(Batch {
-                iters,
-                elapsed_ns: elapsed,
-                bad: if faulty && self.fault == Fault::BadReturn {
-                    1
-                } else {
-                    0
-                },
-                verified: Some(if lie { iters - 1 } else { iters }),
-            })
+            if let Some((log, tag)) = self.log {
+                log.push(tag | START);
+                if self.system_wide {
+                    log.attached.store(1, Ordering::SeqCst);
+                } else if log.attached.load(Ordering::SeqCst) != 0 {
+                    log.overlaps.fetch_add(1, Ordering::SeqCst);
+                }
+            }
+            Scripted::spin(self.extra_ns / 2);
+            let mut b = self.batch(iters);
+            Scripted::spin(self.extra_ns / 2);
+            if let Some((log, tag)) = self.log {
+                if self.system_wide {
+                    // Detached before answering, as a system-wide scenario must be.
+                    log.attached.store(0, Ordering::SeqCst);
+                } else if log.attached.load(Ordering::SeqCst) != 0 {
+                    log.overlaps.fetch_add(1, Ordering::SeqCst);
+                }
+                log.push(tag);
+            }
+            if faulty && self.fault == Fault::WrongCount {
+                b.verified = Some(iters - 1);
+            }
+            if faulty && self.fault == Fault::BadReturn {
+                b.bad = 1;
+            }
+            Ok(b)
         }
         fn verification(&self) -> Option<&'static str> {
             Some("scripted events")
         }
+        fn system_wide(&self) -> bool {
+            self.system_wide
+        }
     }
 
-    fn measure_scripted(list: Vec<Scripted>, budget_ms: u64) -> Outcome {
-        let mut scenarios: Vec<Box<dyn Scenario>> = list
-            .into_iter()
-            .map(|s| Box::new(s) as Box<dyn Scenario>)
-            .collect();
-        let opts = Options {
+    fn options(budget_ms: u64) -> Options {
+        Options {
+            started: Instant::now(),
             budget: Duration::from_millis(budget_ms),
             target_ci_pct: 0.0001,
             sample_ns: 500_000,
             cpu: *crate::sys::affinity::allowed_cpus().last().unwrap(),
-        };
-        measure(&mut scenarios, &opts, &AtomicBool::new(false), &mut |_| {})
+        }
+    }
+
+    fn boxed(list: Vec<Scripted>) -> Vec<Box<dyn Scenario>> {
+        list.into_iter()
+            .map(|s| Box::new(s) as Box<dyn Scenario>)
+            .collect()
+    }
+
+    /// The scripted runs share the measurement CPU: one at a time, or each would see a fraction
+    /// of its budget.
+    static MEASURING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+    fn measure_scripted(list: Vec<Scripted>, budget_ms: u64) -> Outcome {
+        let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut scenarios = boxed(list);
+        measure(
+            &mut scenarios,
+            &options(budget_ms),
+            &AtomicBool::new(false),
+            &mut |_| {},
+        )
+    }
+
+    /// Judges each group by the paired difference of its last member over its first: CI
+    /// half-width over `target_ns`.
+    struct Pairs {
+        target_ns: f64,
+    }
+
+    impl Judge for Pairs {
+        fn need(&self, group: usize, groups: &[Group], slots: &[Slot]) -> Need {
+            let m = &groups[group].members;
+            let (a, b) = (&slots[m[0]], &slots[m[m.len() - 1]]);
+            if a.status != Status::Measured || b.status != Status::Measured {
+                return Need::Nothing;
+            }
+            let d = crate::stats::per_round(&[&b.samples, &a.samples], |x| x[1] - x[0]);
+            match Summary::of(&d).and_then(|s| s.ci) {
+                Some((lo, hi)) => Need::Ratio((hi - lo) / 2.0 / self.target_ns),
+                None => Need::Unknown,
+            }
+        }
+    }
+
+    fn group(id: &str, members: &[usize]) -> Group {
+        Group {
+            id: id.into(),
+            members: members.to_vec(),
+            baseline: Some(members[0]),
+            weight: 1,
+        }
+    }
+
+    fn measure_grouped(
+        list: Vec<Scripted>,
+        groups: &[Group],
+        target_ns: f64,
+        budget_ms: u64,
+    ) -> Outcome {
+        let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut scenarios = boxed(list);
+        let o = measure_groups(
+            &mut scenarios,
+            groups,
+            &Pairs { target_ns },
+            &options(budget_ms),
+            &AtomicBool::new(false),
+            &mut |_| {},
+        );
+        for (i, s) in o.slots.iter().enumerate() {
+            assert_eq!(s.status, Status::Measured, "{i}: {:?}", s.reason);
+        }
+        o
+    }
+
+    fn samples(o: &Outcome, i: usize) -> usize {
+        o.slots[i].samples.iter().flatten().count()
+    }
+
+    #[test]
+    fn a_groups_members_are_sampled_together_within_its_round() {
+        let log = Log::new();
+        let list = vec![
+            Scripted::noisy("a", 100, 0.05).logged(log, 0),
+            Scripted::noisy("b", 100, 0.05).logged(log, 1),
+            Scripted::noisy("c", 100, 0.05).logged(log, 2),
+            Scripted::noisy("d", 100, 0.05).logged(log, 3),
+            Scripted::noisy("e", 100, 0.05).logged(log, 4),
+        ];
+        let groups = [group("ab", &[0, 1]), group("acde", &[0, 2, 3, 4])];
+        let o = measure_grouped(list, &groups, 1e-6, 1200);
+        assert!(
+            o.groups.iter().all(|g| g.rounds >= MIN_ROUNDS),
+            "{:?}",
+            o.groups
+        );
+        // Every round holds a sample of each member of its group and of nothing else.
+        for (r, &g) in o.round_group.iter().enumerate() {
+            for (i, slot) in o.slots.iter().enumerate() {
+                let member = groups[g].members.contains(&i);
+                assert_eq!(slot.samples[r].is_some(), member, "round {r}, scenario {i}");
+            }
+        }
+        // And those samples were taken back to back: the log, in the order things happened,
+        // is the rounds one after the other, each a run of its members' samples with nothing
+        // in between.
+        let events = log.events();
+        let mut at = 0;
+        for &g in &o.round_group {
+            let mut seen: Vec<u64> = Vec::new();
+            for _ in &groups[g].members {
+                let (tag, start) = events[at];
+                assert!(start && events[at + 1] == (tag, false), "event {at}");
+                seen.push(tag);
+                at += 2;
+            }
+            seen.sort();
+            let want: Vec<u64> = groups[g].members.iter().map(|&i| i as u64).collect();
+            assert_eq!(seen, want);
+        }
+        assert_eq!(at, events.len());
+    }
+
+    #[test]
+    fn a_group_that_met_its_target_is_no_longer_sampled() {
+        // Group 0's difference is exact (no noise): its interval has no width once judged.
+        // Group 1's is noisy, with a target it cannot reach: it takes every other round.
+        let list = vec![
+            Scripted::noisy("base", 100, 0.0),
+            Scripted::noisy("exact", 150, 0.0),
+            Scripted::noisy("base2", 100, 0.1),
+            Scripted::noisy("noisy", 150, 0.1),
+        ];
+        let groups = [group("exact", &[0, 1]), group("noisy", &[2, 3])];
+        let o = measure_grouped(list, &groups, 1e-6, 1000);
+        assert_eq!(o.groups[0].rounds, MIN_ROUNDS);
+        assert!(o.groups[0].need.met(), "{:?}", o.groups[0]);
+        assert!(o.groups[1].rounds > 3 * MIN_ROUNDS, "{:?}", o.groups);
+        // Its rounds are the first ones (warm-up in turn); none after it met its target.
+        let last = o.round_group.iter().rposition(|&g| g == 0).unwrap();
+        assert!(last < 2 * MIN_ROUNDS, "{last}");
+        assert_eq!(o.stop_reason, StopReason::Budget);
+    }
+
+    #[test]
+    fn every_group_meeting_its_target_ends_the_run() {
+        let list = vec![
+            Scripted::noisy("base", 100, 0.0),
+            Scripted::noisy("x", 150, 0.0),
+        ];
+        let o = measure_grouped(list, &[group("x", &[0, 1])], 1.0, 3000);
+        assert_eq!(o.stop_reason, StopReason::Target);
+        assert_eq!(o.rounds, MIN_ROUNDS);
+        assert!(o.elapsed < Duration::from_millis(3000) / 2);
+    }
+
+    #[test]
+    fn an_expensive_group_gets_fewer_samples_than_a_cheap_one_at_equal_precision() {
+        // Two pairs of the same noise and the same (unreachable) target; each sample of the
+        // second carries untimed work (an attach cycle) 32 samples long. Rounds go as
+        // 1 / cost: the cheap pair takes several times as many, the dear one is not starved.
+        let mut dear = Scripted::noisy("dear", 150, 0.1);
+        dear.extra_ns = 16_000_000;
+        let list = vec![
+            Scripted::noisy("base", 100, 0.1),
+            Scripted::noisy("cheap", 150, 0.1),
+            Scripted::noisy("base2", 100, 0.1),
+            dear,
+        ];
+        let groups = [group("cheap", &[0, 1]), group("dear", &[2, 3])];
+        let o = measure_grouped(list, &groups, 1e-6, 2000);
+        let (cheap, dear) = (&o.groups[0], &o.groups[1]);
+        assert!(dear.rounds >= 2 * MIN_ROUNDS, "{:?}", o.groups);
+        assert!(cheap.rounds >= 2 * dear.rounds, "{:?}", o.groups);
+        assert!(samples(&o, 1) >= 2 * samples(&o, 3));
+        // A round of the dear group costs more: the allocation saw it, and gave both pairs
+        // (one quantity each) about the same time.
+        let per_round = |g: &GroupOutcome| g.elapsed.as_secs_f64() / g.rounds as f64;
+        assert!(per_round(dear) > 4.0 * per_round(cheap), "{:?}", o.groups);
+        let time = dear.elapsed.as_secs_f64() / cheap.elapsed.as_secs_f64();
+        assert!(time > 0.5 && time < 2.0, "{:?}", o.groups);
+    }
+
+    #[test]
+    fn nothing_is_sampled_while_a_system_wide_scenario_is_attached() {
+        // `attached` is set for the whole of each sample of the system-wide scenario; every
+        // other scenario checks it when its own sample begins and ends.
+        let log = Log::new();
+        let mut sw = Scripted::noisy("sw", 150, 0.05).logged(log, 1);
+        sw.system_wide = true;
+        let list = vec![
+            Scripted::noisy("base", 100, 0.05).logged(log, 0),
+            sw,
+            Scripted::noisy("other", 100, 0.05).logged(log, 2),
+            Scripted::noisy("other2", 120, 0.05).logged(log, 3),
+        ];
+        let groups = [group("sw", &[0, 1]), group("others", &[0, 2, 3])];
+        let o = measure_grouped(list, &groups, 1e-6, 1200);
+        assert!(o.groups[0].rounds >= MIN_ROUNDS, "{:?}", o.groups);
+        assert_eq!(log.overlaps.load(Ordering::SeqCst), 0);
+        // No sample begins between the system-wide one's start and end, and its baseline is
+        // sampled right before and right after it.
+        let events = log.events();
+        let starts: Vec<usize> = (0..events.len())
+            .filter(|&k| events[k] == (1, true))
+            .collect();
+        // The first is calibration's trial sample (it measures the attach cycle), alone.
+        assert_eq!(starts.len(), samples(&o, 1) + 1);
+        assert_eq!(events[starts[0] + 1], (1, false));
+        for &k in &starts[1..] {
+            assert_eq!(events[k + 1], (1, false), "event {k}");
+            assert_eq!(events[k - 1], (0, false), "event {k}: no baseline before");
+            assert_eq!(events[k + 2], (0, true), "event {k}: no baseline after");
+        }
+        // The baseline's value in those rounds is the mean of its two samples; it has one
+        // sample per round of the other group.
+        let base_raw = o.slots[0].raw.len();
+        assert_eq!(base_raw, 2 * o.groups[0].rounds + o.groups[1].rounds);
     }
 
     #[test]

@@ -1,7 +1,9 @@
-//! The measurement engine: forked workers ([`worker`]), the interleaved-rounds driver with its
-//! time budget ([`driver`]), the kernel tool's sequential method ([`sequential`]), and what a run
-//! measures ([`Plan`]).
+//! The measurement engine: forked workers ([`worker`]), the driver that samples comparison
+//! groups in short rounds within the time budget ([`driver`]) and gives each round to the group
+//! that needs it (`allocate`), the kernel tool's sequential method ([`sequential`]), and what a
+//! run measures ([`Plan`]).
 
+mod allocate;
 pub mod driver;
 mod peer;
 mod plan;

@@ -124,6 +124,9 @@ impl Peer {
         let child = process::fork_tied(|| {
             mine.close_in_child();
             signals::ignore_in_child();
+            // The run's output is the parent's: a worker still dying (releasing its filters or
+            // programs) must not keep a reader of it waiting for its end.
+            process::detach_stdio();
             body(&mut Link {
                 chan: &theirs,
                 buf: [0; MAX_MSG],

@@ -38,6 +38,8 @@ pub enum Reply {
     Batch(Sample),
     Calibrated {
         iters: u64,
+        /// Work the calibration left running in the background, ns (see [`Sample::settle_ns`]).
+        settle_ns: Option<u64>,
     },
     /// The scenario could not take a batch (calibration or sample); the worker has left.
     RunFailed(String),
@@ -52,7 +54,16 @@ pub struct Sample {
     /// The worker was involuntarily switched out during the batch: another task ran on its CPU
     /// and its time is in the sample.
     pub preempted: bool,
+    /// How long work the sample left running in the background goes on, ns (a detach waiting
+    /// for RCU): the worker's next sample would wait for it.
+    pub settle_ns: Option<u64>,
 }
+
+/// Flags of a batch reply's fourth word.
+const HAS_VERIFIED: u64 = 1;
+const HAS_UNTIMED: u64 = 2;
+const PREEMPTED: u64 = 4;
+const HAS_SETTLE: u64 = 8;
 
 /// The parent's handle on one worker. Dropping it kills the worker without waiting for it.
 pub struct Worker {
@@ -143,25 +154,59 @@ fn parse_reply(m: Message) -> Result<Reply, WorkerError> {
         TAG_SKIP => Reply::Skipped(m.text),
         TAG_FAIL => Reply::Failed(m.text),
         TAG_RUN_FAILED => Reply::RunFailed(m.text),
-        TAG_CALIBRATED => Reply::Calibrated { iters: w[0] },
+        TAG_CALIBRATED => Reply::Calibrated {
+            iters: w[0],
+            settle_ns: (w[1] & HAS_SETTLE != 0).then_some(w[2]),
+        },
         TAG_BATCH => Reply::Batch(Sample {
             batch: Batch {
                 iters: w[0],
                 elapsed_ns: w[1],
                 bad: w[2],
-                verified: (w[3] != 0).then_some(w[4]),
+                verified: (w[3] & HAS_VERIFIED != 0).then_some(w[4]),
             },
-            untimed_ns: (w[5] != 0).then_some(w[6]),
-            preempted: w[7] != 0,
+            untimed_ns: (w[3] & HAS_UNTIMED != 0).then_some(w[5]),
+            preempted: w[3] & PREEMPTED != 0,
+            settle_ns: (w[3] & HAS_SETTLE != 0).then_some(w[6]),
         }),
         other => return Err(WorkerError::Io(format!("unknown message tag {other}"))),
     })
 }
 
+/// Longest sample of a system-wide scenario, in units of the intended sample duration.
+pub const MAX_STRETCH: u64 = 16;
+/// A system-wide scenario's samples are lengthened until its attach cycle is at most this
+/// fraction of the sample.
+pub const MAX_CYCLE_SHARE: f64 = 0.1;
+
+/// How many times longer than calibrated a system-wide scenario's sample must be for an attach
+/// cycle of `cycle_ns` (measured around a sample of `timed_ns`) to be at most
+/// [`MAX_CYCLE_SHARE`] of it; between 1 and [`MAX_STRETCH`].
+pub fn stretch(cycle_ns: u64, timed_ns: u64) -> u64 {
+    let want = cycle_ns as f64 * (1.0 - MAX_CYCLE_SHARE) / MAX_CYCLE_SHARE;
+    ((want / timed_ns.max(1) as f64).ceil() as u64).clamp(1, MAX_STRETCH)
+}
+
+/// Calibration: [`calibrate_loop`], then, for a system-wide scenario, one real sample at that
+/// size measures the attach cycle around it (the untimed part of the sample: attach, detach,
+/// waiting until the program is gone) and the sample is lengthened so the cycle is at most a
+/// tenth of it.
+fn calibrate(scenario: &mut dyn Scenario, sample_ns: u64) -> Result<u64, RunError> {
+    let iters = calibrate_loop(scenario, sample_ns)?;
+    if !scenario.system_wide() {
+        return Ok(iters);
+    }
+    let t0 = crate::harness::clock::now_ns();
+    let b = scenario.run(iters)?;
+    let wall = crate::harness::clock::now_ns().saturating_sub(t0);
+    let cycle = wall.saturating_sub(b.elapsed_ns);
+    Ok(iters.saturating_mul(stretch(cycle, b.elapsed_ns)))
+}
+
 /// Runs the scenario until it costs about `sample_ns` per batch; returns the iteration count.
 /// Quadruples from a small count (the first batches also warm caches and branch predictors), then
 /// scales to the target from the last batch, and never goes below one iteration.
-fn calibrate(scenario: &mut dyn Scenario, sample_ns: u64) -> Result<u64, RunError> {
+fn calibrate_loop(scenario: &mut dyn Scenario, sample_ns: u64) -> Result<u64, RunError> {
     let mut iters = 1u64;
     loop {
         let b = scenario.calibration_run(iters)?;
@@ -226,7 +271,11 @@ fn child_main(scenario: &mut dyn Scenario, link: &mut Link, cpu: u32, sample_ns:
                     None => calibrate(scenario, sample_ns),
                 };
                 match iters {
-                    Ok(iters) => link.send(TAG_CALIBRATED, [iters, 0, 0, 0, 0, 0, 0, 0], ""),
+                    Ok(iters) => {
+                        let (flags, settle) =
+                            scenario.settle_ns().map_or((0, 0), |t| (HAS_SETTLE, t));
+                        link.send(TAG_CALIBRATED, [iters, flags, settle, 0, 0, 0, 0, 0], "")
+                    }
                     Err(e) => {
                         link.send(TAG_RUN_FAILED, [0; WORDS], &e.to_string());
                         return 1;
@@ -239,9 +288,15 @@ fn child_main(scenario: &mut dyn Scenario, link: &mut Link, cpu: u32, sample_ns:
                 let preempted = (involuntary_switches() != switches) as u64;
                 match b {
                     Ok(b) => {
-                        let (has, v) = b.verified.map_or((0, 0), |v| (1, v));
-                        let (has_u, u) = scenario.untimed().map_or((0, 0), |u| (1, u));
-                        let words = [b.iters, b.elapsed_ns, b.bad, has, v, has_u, u, preempted];
+                        let mut flags = preempted * PREEMPTED;
+                        let mut word = |v: Option<u64>, flag: u64| {
+                            flags |= v.map_or(0, |_| flag);
+                            v.unwrap_or(0)
+                        };
+                        let v = word(b.verified, HAS_VERIFIED);
+                        let u = word(scenario.untimed(), HAS_UNTIMED);
+                        let settle = word(scenario.settle_ns(), HAS_SETTLE);
+                        let words = [b.iters, b.elapsed_ns, b.bad, flags, v, u, settle, 0];
                         link.send(TAG_BATCH, words, "")
                     }
                     Err(e) => {
@@ -272,8 +327,9 @@ mod tests {
 
     #[test]
     fn replies_decode() {
+        let flags = HAS_VERIFIED | HAS_UNTIMED | PREEMPTED | HAS_SETTLE;
         assert_eq!(
-            reply(TAG_BATCH, [10, 20, 1, 1, 9, 1, 7, 1], "").unwrap(),
+            reply(TAG_BATCH, [10, 20, 1, flags, 9, 7, 5, 0], "").unwrap(),
             Reply::Batch(Sample {
                 batch: Batch {
                     iters: 10,
@@ -283,7 +339,29 @@ mod tests {
                 },
                 untimed_ns: Some(7),
                 preempted: true,
+                settle_ns: Some(5),
             })
+        );
+        assert_eq!(
+            reply(TAG_BATCH, [10, 20, 0, HAS_UNTIMED, 9, 7, 5, 0], "").unwrap(),
+            Reply::Batch(Sample {
+                batch: Batch {
+                    iters: 10,
+                    elapsed_ns: 20,
+                    bad: 0,
+                    verified: None
+                },
+                untimed_ns: Some(7),
+                preempted: false,
+                settle_ns: None,
+            })
+        );
+        assert_eq!(
+            reply(TAG_CALIBRATED, [1000, HAS_SETTLE, 70, 0, 0, 0, 0, 0], "").unwrap(),
+            Reply::Calibrated {
+                iters: 1000,
+                settle_ns: Some(70)
+            }
         );
         assert_eq!(
             reply(TAG_SKIP, [0; WORDS], "kernel too old ✓").unwrap(),
@@ -294,5 +372,20 @@ mod tests {
             Reply::RunFailed("attaching failed".into())
         );
         assert!(reply(99, [0; WORDS], "").is_err());
+    }
+
+    #[test]
+    fn system_wide_samples_stretch_until_the_cycle_is_a_tenth() {
+        // A cycle of a tenth of nine samples' worth: nine times the sample, at most 16.
+        assert_eq!(stretch(0, 2_000_000), 1);
+        assert_eq!(stretch(200_000, 2_000_000), 1);
+        assert_eq!(stretch(500_000, 2_000_000), 3);
+        assert_eq!(stretch(2_000_000, 2_000_000), 9);
+        assert_eq!(stretch(100_000_000, 2_000_000), MAX_STRETCH);
+        for (cycle, timed) in [(300_000u64, 2_000_000u64), (1_500_000, 2_000_000)] {
+            let k = stretch(cycle, timed);
+            let share = cycle as f64 / (cycle as f64 + (k * timed) as f64);
+            assert!(share <= MAX_CYCLE_SHARE + 1e-9, "{cycle} {timed}: {share}");
+        }
     }
 }

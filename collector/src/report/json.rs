@@ -1,4 +1,4 @@
-//! Writing records: pretty JSON, atomically (temp file in the same directory, fsync, rename), so
+//! Writing records in their file form (`syscost_record::to_file_json`), atomically (temp file in the same directory, fsync, rename), so
 //! an interrupted or failing write never leaves a half-written file at the destination.
 
 use std::fs;

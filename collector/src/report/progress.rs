@@ -1,4 +1,5 @@
-//! Progress on stderr: elapsed time against the budget, rounds done and the widest CI so far.
+//! Progress on stderr: elapsed time against the budget, rounds done and the groups that met
+//! their targets so far.
 //! indicatif hides it when stderr is not a terminal.
 
 use crate::engine::driver::Progress;
@@ -22,12 +23,10 @@ impl Bar {
 
     pub fn update(&self, p: &Progress) {
         self.bar.set_position(p.elapsed.as_millis() as u64);
-        let ci = p
-            .worst_ci_pct
-            .map(|w| format!(", widest CI ±{w:.2}%"))
-            .unwrap_or_default();
-        self.bar
-            .set_message(format!("{}: {} rounds{ci}", p.phase, p.rounds));
+        self.bar.set_message(format!(
+            "{}: {} rounds, {} of {} groups at their targets",
+            p.phase, p.rounds, p.met, p.groups
+        ));
     }
 
     pub fn finish(&self) {

@@ -29,6 +29,36 @@ fn verdict(v: Verdict) -> &'static str {
     }
 }
 
+/// Targets not met the table lists (the record lists them all).
+const MISSED_SHOWN: usize = 10;
+
+/// Widest reason a skipped or failed scenario's line shows.
+const REASON_WIDTH: usize = 64;
+
+/// A reason cut to one short line: its first clause (up to `:`, `;` or a parenthesis), cut
+/// again at a comma or a word boundary when still longer than `width`.
+pub fn short_reason(reason: &str, width: usize) -> String {
+    let first = reason
+        .split([':', ';', '('])
+        .next()
+        .unwrap_or(reason)
+        .trim_end();
+    if first.chars().count() <= width {
+        return if first.len() < reason.len() {
+            format!("{first} …")
+        } else {
+            first.to_string()
+        };
+    }
+    let head: String = first.chars().take(width).collect();
+    let at = head
+        .rfind(',')
+        .filter(|&i| i > width / 2)
+        .or_else(|| head.rfind(' '))
+        .unwrap_or(head.len());
+    format!("{} …", head[..at].trim_end())
+}
+
 /// Renders the record as the table printed by `syscost run`.
 pub fn render(r: &RunRecord) -> String {
     let mut out = String::new();
@@ -48,17 +78,17 @@ pub fn render(r: &RunRecord) -> String {
         r.settings.cpu.map_or("?".into(), |c| c.to_string()),
     );
     let s = &r.summary;
+    let met = s.targets.iter().filter(|t| t.met).count();
+    let targets = format!(
+        "{met} of {} targets met (±{}% CI)",
+        s.targets.len(),
+        r.settings.target_ci_pct.unwrap_or(0.0)
+    );
     let reached = match s.stop_reason {
-        StopReason::Target => "target reached".to_string(),
+        StopReason::Target => format!("stopped early: {targets}"),
         StopReason::Complete => "one timing per scenario".to_string(),
-        _ => format!(
-            "budget spent before the ±{}% target",
-            r.settings.target_ci_pct.unwrap_or(0.0)
-        ),
-    };
-    let worst = match (&s.worst_ci_pct, &s.worst_ci_id) {
-        (Some(p), Some(id)) => format!("; widest CI ±{p:.2}% ({id})"),
-        _ => String::new(),
+        _ if s.targets.is_empty() => "budget spent".to_string(),
+        _ => format!("budget spent: {targets}"),
     };
     let intervals = if s.stop_reason == StopReason::Complete {
         "single timings, no CIs"
@@ -67,7 +97,7 @@ pub fn render(r: &RunRecord) -> String {
     };
     let _ = writeln!(
         out,
-        "{} rounds in {} ({reached}{worst}); {intervals}, ns per operation; n = samples\n",
+        "{} rounds in {} ({reached}); {intervals}, ns per operation; n = samples\n",
         s.rounds,
         s.duration_s
             .map_or("an unknown time".to_string(), |d| format!("{d:.1} s"))
@@ -78,6 +108,7 @@ pub fn render(r: &RunRecord) -> String {
             families.push(&res.family);
         }
     }
+    let mut cut = 0;
     for fam in families {
         let _ = writeln!(out, "{fam}");
         let _ = writeln!(
@@ -122,10 +153,45 @@ pub fn render(r: &RunRecord) -> String {
                         out,
                         "  {:<28} {tag}: {}",
                         res.id,
-                        res.reason.as_deref().unwrap_or("")
+                        short_reason(res.reason.as_deref().unwrap_or(""), REASON_WIDTH)
                     );
+                    cut += 1;
                 }
             }
+        }
+        let _ = writeln!(out);
+    }
+    if cut > 0 {
+        let _ = writeln!(
+            out,
+            "(reasons shortened: the record and `syscost list` give them in full)\n"
+        );
+    }
+    // The targets not met, furthest from theirs first; the record has them all.
+    let mut missed: Vec<_> = s.targets.iter().filter(|t| !t.met).collect();
+    let ratio =
+        |t: &syscost_record::Target| t.half_width_ns.map_or(f64::INFINITY, |h| h / t.target_ns);
+    missed.sort_by(|a, b| ratio(b).total_cmp(&ratio(a)));
+    if !missed.is_empty() {
+        let _ = writeln!(
+            out,
+            "targets not met (95% CI half-width, ns; furthest first{})",
+            if missed.len() > MISSED_SHOWN {
+                format!(", {MISSED_SHOWN} of {}", missed.len())
+            } else {
+                String::new()
+            }
+        );
+        for t in missed.into_iter().take(MISSED_SHOWN) {
+            let half = t
+                .half_width_ns
+                .map_or("no CI".into(), |h| format!("±{}", num(h)));
+            let _ = writeln!(
+                out,
+                "  {:<44} {half:>12}  target ±{}",
+                crate::analysis::record::label(t),
+                num(t.target_ns)
+            );
         }
         let _ = writeln!(out);
     }
@@ -179,4 +245,31 @@ pub fn render(r: &RunRecord) -> String {
         let _ = writeln!(out);
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reasons_become_one_short_line() {
+        let long = "the kernel refused to load the fentry program with EPERM and an empty \
+                    verifier log, although this process is privileged: likely a lockdown, an \
+                    LSM (SELinux, BPF LSM) or a sandbox policy refusing this program type";
+        let s = short_reason(long, REASON_WIDTH);
+        assert_eq!(
+            s,
+            "the kernel refused to load the fentry program with EPERM and an …"
+        );
+        assert!(s.chars().count() <= REASON_WIDTH + 2);
+        assert_eq!(
+            short_reason("this kernel has no kprobes: CONFIG_KPROBES is not set", 64),
+            "this kernel has no kprobes …"
+        );
+        assert_eq!(short_reason("not privileged", 64), "not privileged");
+        assert_eq!(
+            short_reason("a, b, c, d, e, f, g, h, i, j, k", 20),
+            "a, b, c, d, e, f, g …"
+        );
+    }
 }

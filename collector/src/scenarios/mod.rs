@@ -113,6 +113,20 @@ pub trait Scenario: Send {
     fn untimed_result(&self) -> Option<(String, String)> {
         None
     }
+    /// Whether a sample attaches something every process's calls go through (a BPF program on
+    /// a syscall tracepoint), attached only while the sample runs. The worker must answer a
+    /// sample only once it is detached; the engine then never has another scenario measured
+    /// while it is attached, samples its baseline right before and right after it, and
+    /// lengthens its samples until the attach cycle is a small part of them.
+    fn system_wide(&self) -> bool {
+        false
+    }
+    /// In the worker, after `run`: how long, in ns, work the sample left running in the
+    /// background (a detach waiting for RCU grace periods) will go on. The next sample would
+    /// wait for it, so the engine samples other scenarios meanwhile.
+    fn settle_ns(&mut self) -> Option<u64> {
+        None
+    }
 }
 
 /// Every scenario this build knows, in the order they are reported.

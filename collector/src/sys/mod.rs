@@ -1,9 +1,10 @@
 //! The thin, unsafe layer over the kernel interfaces the engine and the scenarios share: CPU
 //! affinity, signals, forked children with the channel and the memory they share with their
-//! parent, and seccomp filters.
+//! parent, seccomp filters, and BPF programs (bpf(2) and the perf events they attach to).
 //! Everything above it is safe code.
 
 pub mod affinity;
+pub mod bpf;
 pub mod channel;
 pub mod process;
 pub mod seccomp;

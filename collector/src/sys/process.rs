@@ -92,6 +92,23 @@ pub fn fork_tied<F: FnOnce() -> i32>(f: F) -> io::Result<Child> {
     })
 }
 
+/// Points stdin and stdout of the calling (child) process at /dev/null; stderr stays, for what
+/// a failing child has to say.
+pub fn detach_stdio() {
+    // SAFETY: open, dup2 and close on this process's own descriptors; a failure leaves them as
+    // they were.
+    unsafe {
+        let null = libc::open(c"/dev/null".as_ptr(), libc::O_RDWR | libc::O_CLOEXEC);
+        if null >= 0 {
+            libc::dup2(null, 0);
+            libc::dup2(null, 1);
+            if null > 1 {
+                libc::close(null);
+            }
+        }
+    }
+}
+
 impl Child {
     pub fn pid(&self) -> libc::pid_t {
         self.pid

@@ -7,7 +7,6 @@
 //! programs attach system-wide, so those tests have the machine to themselves
 //! ([`crate::common::alone`]).
 
-use libbpf_rs::query::{LinkInfoIter, ProgInfoIter};
 use serde_json::Value;
 use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
@@ -275,11 +274,16 @@ fn bpf_ids(pid: u32) -> (BTreeSet<u32>, BTreeSet<u32>) {
 
 /// Every loaded program whose name starts with `syscost_`, and every link (id → program id).
 fn kernel_lists() -> (BTreeSet<u32>, BTreeSet<u32>) {
-    let progs = ProgInfoIter::default()
-        .filter(|p| p.name.to_string_lossy().starts_with("syscost_"))
-        .map(|p| p.id)
+    let progs = syscost::sys::bpf::programs()
+        .expect("list the kernel's BPF programs")
+        .into_iter()
+        .filter(|(_, name)| name.starts_with("syscost_"))
+        .map(|(id, _)| id)
         .collect();
-    let links = LinkInfoIter::default().map(|l| l.id).collect();
+    let links = syscost::sys::bpf::links()
+        .expect("list the kernel's BPF links")
+        .into_iter()
+        .collect();
     (progs, links)
 }
 

@@ -189,6 +189,7 @@ fn a_wrong_count_or_return_fails_the_scenario_loudly() {
         tamper("ptrace.sysemu", -1, 0),     // one tracer stop missing
     ];
     let opts = Options {
+        started: std::time::Instant::now(),
         budget: Duration::from_secs(3),
         target_ci_pct: 0.0,
         sample_ns: 1_000_000,

@@ -1,5 +1,5 @@
-//! The collector's integration tests, in one binary (one link of libbpf instead of one per
-//! file). Each module was a file of its own; `common` holds what they share.
+//! The collector's integration tests, in one binary (one link instead of one per file). Each
+//! module was a file of its own; `common` holds what they share.
 //!
 //! The tests run in parallel, one thread per CPU. Those that measure hold
 //! [`common::measuring`] and those that need the machine to themselves hold [`common::alone`],
@@ -10,7 +10,6 @@ mod common;
 
 mod attach;
 mod bpf;
-mod bpf_generated;
 mod faults;
 mod import_cli;
 mod import_hostile;

@@ -91,6 +91,27 @@ fn core_suite_measures_every_scenario_with_intervals() {
         "ran {:?} s on a {budget} s budget",
         r.summary.duration_s
     );
+    // Every reported difference has a target, measured by a group that holds its inputs.
+    let groups = &r.summary.groups;
+    let kernel = groups.iter().find(|g| g.id == "kernel").unwrap();
+    assert!(kernel.rounds >= 10, "{kernel:?}");
+    for id in ["entry", "per_filter.last2", "depth.per_filter"] {
+        let t = r.summary.targets.iter().find(|t| t.id == id).unwrap();
+        assert!(t.half_width_ns.is_some() && t.target_ns >= 0.5, "{t:?}");
+    }
+    let sud = r
+        .summary
+        .targets
+        .iter()
+        .find(|t| t.id == "sud.allow")
+        .unwrap();
+    let g = groups.iter().find(|g| g.id == sud.group).unwrap();
+    assert_eq!(g.members, ["native", "sud.allow"]);
+    // Rounds of all groups add up, and took no more than the run.
+    let sum: u64 = groups.iter().map(|g| g.rounds).sum();
+    assert_eq!(sum, r.summary.rounds);
+    let spent: f64 = groups.iter().map(|g| g.duration_s).sum();
+    assert!(spent <= r.summary.duration_s.unwrap());
     // Environment and settings are recorded.
     let env = &r.environment.comparability;
     assert_eq!(env.arch, std::env::consts::ARCH);
@@ -160,7 +181,14 @@ fn tiny_budgets_are_respected_and_loose_targets_stop_early() {
     ]);
     assert_eq!(r.summary.stop_reason, StopReason::Target);
     assert!(r.summary.target_reached);
-    assert!(r.summary.worst_ci_pct.unwrap() <= 25.0);
+    // The target is on what is reported: sud.allow's overhead, within 25 % of native.
+    let t = &r.summary.targets;
+    assert_eq!(t.len(), 1, "{t:?}");
+    assert_eq!((t[0].id.as_str(), t[0].met), ("sud.allow", true));
+    let native = result(&r, "native").median_ns.unwrap();
+    assert!(t[0].target_ns >= 0.25 * native * 0.999, "{t:?}");
+    let o = result(&r, "sud.allow").overhead.clone().unwrap();
+    assert!((o.ci_high_ns.unwrap() - o.ci_low_ns.unwrap()) / 2.0 <= t[0].target_ns);
     assert!(
         r.summary.duration_s.unwrap() < 15.0,
         "took {:?} s",

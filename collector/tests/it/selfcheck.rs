@@ -12,7 +12,7 @@ fn selfcheck_reports_both_methods_and_precision() {
         "--budget",
         "2",
         "--budgets",
-        "2",
+        "5",
     ]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
@@ -23,13 +23,42 @@ fn selfcheck_reports_both_methods_and_precision() {
     for needle in [
         "### Kernel method vs syscost method",
         "| sequential (kernel) |",
-        "| interleaved (syscost, stops at ±1 % CI) |",
+        "| interleaved (syscost, stops at its targets) |",
         "| interleaved (syscost, whole budget) |",
         "### Precision versus budget",
-        "| 2 |",
+        "| 5 |",
         "`null`) costs",
         "getppid: syscost `native`",
     ] {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
     }
+}
+
+#[test]
+fn selfcheck_suite_reports_widths_spreads_verdicts_and_wall_times() {
+    let _m = common::measuring();
+    let out = common::syscost(&["selfcheck", "--suite", "--runs", "2", "--budget", "4"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in [
+        "### The default suite, 2 runs",
+        "1-minute load average",
+        // A short budget judges the kernel's group first: its intervals are there.
+        "| entry | ±",
+        "| bitmap 1 − bitmap 2 | ±",
+        "| `sud.allow` overhead | ",
+        "| depth slope | ",
+        "| 1 bitmapped ≈ 2 bitmapped |",
+        "Conclusive expectations per run: ",
+        "| 2 | ",
+        "against the 4 s budget",
+    ] {
+        assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
+    }
+    // The two method-comparison sections are not run.
+    assert!(!text.contains("### Kernel method vs syscost method"));
 }

@@ -7,6 +7,9 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+mod real;
+pub use real::generate_real;
+
 use syscost_record::{
     Comparability, Cpu, Environment, Estimate, EstimateId, Expectation, Incidental,
     KernelExpectation, KernelScenario, Method, Overhead, RunRecord, RunSummary, ScenarioResult,
@@ -754,7 +757,7 @@ pub fn generate(n: usize, seed: u64) -> impl Iterator<Item = RunRecord> {
     })
 }
 
-/// The stored form: pretty JSON with a trailing newline, as `syscost run --save` writes it.
+/// The stored form, as `syscost run --save` writes it.
 pub fn to_file_bytes(r: &RunRecord) -> Vec<u8> {
     syscost_record::to_file_json(r).into_bytes()
 }
@@ -799,6 +802,29 @@ impl std::error::Error for WriteError {
 /// Refuses a directory named `data`: a cheap guard against the one mistake that matters,
 /// generated data in the data set.
 pub fn write(dir: &Path, n: usize, seed: u64) -> Result<usize, WriteError> {
+    write_records(dir, generate(n, seed))
+}
+
+/// What site-bench generates: the small synthetic records of [`generate`], or records the size
+/// and shape of a real default run ([`generate_real`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Shape {
+    Small,
+    Real,
+}
+
+/// [`write`] for either shape.
+pub fn write_shape(dir: &Path, n: usize, seed: u64, shape: Shape) -> Result<usize, WriteError> {
+    match shape {
+        Shape::Small => write(dir, n, seed),
+        Shape::Real => write_records(dir, generate_real(n, seed)),
+    }
+}
+
+fn write_records(
+    dir: &Path,
+    records: impl Iterator<Item = RunRecord>,
+) -> Result<usize, WriteError> {
     if dir.file_name().is_some_and(|name| name == "data") {
         return Err(WriteError::DataDir(dir.to_path_buf()));
     }
@@ -808,7 +834,7 @@ pub fn write(dir: &Path, n: usize, seed: u64) -> Result<usize, WriteError> {
     };
     let mut made = std::collections::BTreeSet::new();
     let mut count = 0;
-    for r in generate(n, seed) {
+    for r in records {
         let path = dir.join(r.canonical_path());
         if let Some(parent) = path.parent() {
             if made.insert(parent.to_path_buf()) {
@@ -855,11 +881,11 @@ mod tests {
         assert_eq!(
             ids,
             [
-                "10e15b5af70a2839",
-                "00fd3d569df44071",
-                "9fb7ae27762dce90",
-                "72a0679ba9802ba0",
-                "caa2f7819fb9bb27"
+                "ee28109833b798f9",
+                "3e9c26a760362cc2",
+                "98870fb81e099360",
+                "e360e770a783838f",
+                "efd6b99c474c3303"
             ]
         );
     }
@@ -896,7 +922,8 @@ mod tests {
         let ovh =
             |r: &RunRecord, id: &str| r.result(id).unwrap().overhead.as_ref().unwrap().median_ns;
         for r in &rs {
-            assert!(syscost_record::validate(r).is_empty());
+            let p = syscost_record::validate(r);
+            assert!(p.is_empty(), "{p:?}");
             let stepped = r.environment.comparability.kernel_release == "6.8";
             let sud = ovh(r, "sud.allow");
             assert_eq!(sud > 130.0, stepped, "{sud}");

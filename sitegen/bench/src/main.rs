@@ -106,6 +106,39 @@ struct Bench {
     /// Measurements per size, best kept (default: 3 up to 10,000 records, else 1).
     #[arg(long)]
     repeat: Option<usize>,
+    /// Records like a real default run (`real`, ~65 scenarios) or the small synthetic ones.
+    #[arg(long, value_enum, default_value_t = ShapeArg::Real)]
+    shape: ShapeArg,
+    /// Copy each raw record into the site (a build without `--data-url`) instead of linking it
+    /// in the repository as the published site does.
+    #[arg(long)]
+    copy_records: bool,
+}
+
+/// What the measured builds link raw records to (never fetched).
+const DATA_URL: &str = "https://github.com/OWNER/REPO/blob/main/data";
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum ShapeArg {
+    Real,
+    Small,
+}
+
+impl From<ShapeArg> for syscost_site_bench::Shape {
+    fn from(s: ShapeArg) -> Self {
+        match s {
+            ShapeArg::Real => syscost_site_bench::Shape::Real,
+            ShapeArg::Small => syscost_site_bench::Shape::Small,
+        }
+    }
+}
+
+/// The 1-minute load average, so a figure says how busy the machine was.
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|s| s.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".to_string())
 }
 
 #[derive(Debug, Subcommand)]
@@ -121,6 +154,8 @@ enum Tool {
         /// Random seed; the same seed gives the same records.
         #[arg(long, default_value_t = 1)]
         seed: u64,
+        #[arg(long, value_enum, default_value_t = ShapeArg::Real)]
+        shape: ShapeArg,
     },
 }
 
@@ -157,13 +192,18 @@ fn main() {
     }
     let cli = Cli::parse();
     std::process::exit(match cli.command {
-        Some(Tool::Synth { runs, out, seed }) => synth(runs, &out, seed),
+        Some(Tool::Synth {
+            runs,
+            out,
+            seed,
+            shape,
+        }) => synth(runs, &out, seed, shape.into()),
         None => bench(cli.bench),
     });
 }
 
-fn synth(runs: usize, out: &Path, seed: u64) -> i32 {
-    match syscost_site_bench::write(out, runs, seed) {
+fn synth(runs: usize, out: &Path, seed: u64, shape: syscost_site_bench::Shape) -> i32 {
+    match syscost_site_bench::write_shape(out, runs, seed, shape) {
         Ok(n) => {
             println!("wrote {n} synthetic records under {}", out.display());
             0
@@ -184,6 +224,8 @@ fn bench(args: Bench) -> i32 {
         sizes,
         work,
         repeat,
+        shape,
+        copy_records,
     } = args;
     let tmp;
     let work = match work {
@@ -197,14 +239,14 @@ fn bench(args: Bench) -> i32 {
         eprintln!("site-bench: refusing to use a directory named data");
         return 2;
     }
-    println!("| runs | records | parse floor: wall (user + sys) | floor peak RSS | build: wall (user + sys) | build ÷ floor: wall, CPU | build peak RSS | build wall per run | site | files | largest page |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    println!("| runs | records (per run) | parse floor: wall (user + sys) | floor peak RSS | build: wall (user + sys) | build ÷ floor: wall, CPU | build peak RSS | build wall per run | site (per run) | files | largest page | load |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|");
     for &n in &sizes {
         let data = work.join(format!("records-{n}"));
         let site = work.join(format!("site-{n}"));
         let _ = std::fs::remove_dir_all(&data);
         let t = Instant::now();
-        if let Err(e) = syscost_site_bench::write(&data, n, 1) {
+        if let Err(e) = syscost_site_bench::write_shape(&data, n, 1, shape.into()) {
             eprintln!("site-bench: {e}");
             return 1;
         }
@@ -213,11 +255,16 @@ fn bench(args: Bench) -> i32 {
             t.elapsed().as_secs_f64()
         );
         let reps = repeat.unwrap_or(if n <= 10_000 { 3 } else { 1 });
+        let load = loadavg();
         let d = data.to_string_lossy().into_owned();
         let s = site.to_string_lossy().into_owned();
         let run = || -> Result<(Measure, Measure), String> {
             let floor = best(&["parse", "--data", &d], reps)?;
-            let build = best(&["build", "--data", &d, "--out", &s], reps)?;
+            let mut args = vec!["build", "--data", &d, "--out", &s];
+            if !copy_records {
+                args.extend(["--data-url", DATA_URL]);
+            }
+            let build = best(&args, reps)?;
             Ok((floor, build))
         };
         let (floor, build) = match run() {
@@ -230,8 +277,9 @@ fn bench(args: Bench) -> i32 {
         let (rec_bytes, _, _, _) = du(&data);
         let (bytes, files, largest, largest_path) = du(&site);
         println!(
-            "| {n} | {:.0} MB | {:.2} s ({:.2} s + {:.2} s) | {:.0} MB | {:.2} s ({:.2} s + {:.2} s) | {:.1}×, {:.1}× | {:.0} MB | {:.2} ms | {:.0} MB | {files} | {largest_path} ({:.0} KB) |",
+            "| {n} | {:.0} MB ({:.1} KB) | {:.2} s ({:.2} s + {:.2} s) | {:.0} MB | {:.2} s ({:.2} s + {:.2} s) | {:.1}×, {:.1}× | {:.0} MB | {:.2} ms | {:.0} MB ({:.1} KB) | {files} | {largest_path} ({:.0} KB) | {load} |",
             rec_bytes as f64 / 1e6,
+            rec_bytes as f64 / 1e3 / n as f64,
             floor.wall_s,
             floor.user_s,
             floor.sys_s,
@@ -244,6 +292,7 @@ fn bench(args: Bench) -> i32 {
             build.max_rss_mb,
             build.wall_s / n as f64 * 1e3,
             bytes as f64 / 1e6,
+            bytes as f64 / 1e3 / n as f64,
             largest as f64 / 1e3,
         );
         let _ = std::fs::remove_dir_all(&data);

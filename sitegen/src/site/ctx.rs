@@ -11,6 +11,19 @@ use serde::Serialize;
 pub struct Ctx<'a> {
     pub(super) renderer: &'a Renderer,
     pub(super) out: &'a Staging,
+    /// Where raw records are linked (`--data-url`, no trailing slash); `None`: copied.
+    pub(super) data_url: Option<&'a str>,
+}
+
+impl Ctx<'_> {
+    /// The link to a run's raw record from the page at `root` (`../..` to the site root):
+    /// in the repository when the site is built with `--data-url`, else the copy beside it.
+    pub fn raw_href(&self, info: &crate::info::RunInfo, root: &str) -> String {
+        match self.data_url {
+            Some(u) => format!("{u}/{}", info.record_rel),
+            None => format!("{root}{}.json", info.page),
+        }
+    }
 }
 
 impl Ctx<'_> {

@@ -5,46 +5,74 @@
 use super::ctx::Ctx;
 use super::error::BuildError;
 use super::links::Links;
-use super::trends::{rfc3339_like, Change};
+use super::trends::{atom_date, Change};
 use super::Data;
 use crate::fmt;
 use crate::info::{kind_label, RunInfo};
 use crate::metrics::{Registry, METRICS};
 use crate::quality::Grade;
+use crate::series::SeriesKey;
+use crate::series::Unplaced;
 use serde::Serialize;
 use std::collections::BTreeMap;
+use syscost_record::SourceKind;
 
 /// Changes, and runs, in the Atom feed (each at most).
 const FEED_ENTRIES: usize = 50;
 
-#[derive(Serialize)]
-struct MetricOut {
-    median_ns: f64,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ci_low_ns: Option<f64>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ci_high_ns: Option<f64>,
-}
+/// A headline metric of a run: `[median_ns, ci_low_ns, ci_high_ns]`, the bounds `null` when
+/// the run has no interval.
+type MetricOut = (f64, Option<f64>, Option<f64>);
 
+/// What every run of a series shares, once per series rather than once per run.
 #[derive(Serialize)]
-struct RunOut<'a> {
-    id: &'a str,
-    record: String,
-    page: String,
-    kind: &'static str,
-    date: Option<&'a str>,
+struct SeriesOut<'a> {
     arch: &'a str,
-    kernel_release: &'a str,
-    kernel_base: &'a str,
     cpu: &'a str,
     virtualization: &'a str,
     mitigations: &'a str,
     kernel_parameters: &'a str,
+    bpf_jit: &'a str,
     probe: &'a str,
     syscalls_per_op: Option<u32>,
     #[serde(skip_serializing_if = "Option::is_none")]
     operation: Option<&'a str>,
     method: &'a str,
+    label: String,
+}
+
+fn series_out(s: &SeriesKey) -> SeriesOut<'_> {
+    SeriesOut {
+        arch: &s.arch,
+        cpu: &s.cpu,
+        virtualization: &s.virt,
+        mitigations: &s.mitigations,
+        kernel_parameters: &s.flags,
+        bpf_jit: &s.bpf_jit,
+        probe: &s.probe,
+        syscalls_per_op: s.per_op,
+        operation: s.operation.as_deref(),
+        method: &s.method,
+        label: s.sentence(),
+    }
+}
+
+/// Every series of the runs, by id, in id order.
+fn all_series(runs: &[RunInfo]) -> BTreeMap<String, &SeriesKey> {
+    runs.iter().map(|r| (r.series.id(), &*r.series)).collect()
+}
+
+#[derive(Serialize)]
+struct RunOut<'a> {
+    id: &'a str,
+    /// The raw record: relative to `records_at` (the data directory's URL), or to the site.
+    record: String,
+    kind: &'static str,
+    date: Option<&'a str>,
+    arch: &'a str,
+    kernel_release: &'a str,
+    kernel_base: &'a str,
+    /// Id of the run's series, a key of the index's `series`.
     series: String,
     placed: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -60,6 +88,10 @@ struct Index<'a> {
     generator: &'static str,
     record_schema: u32,
     metrics: Vec<(&'static str, &'static str)>,
+    /// Where `record` paths are relative to: the data directory's URL, or "" for the site root
+    /// (the run's page is the record path with `.html` for `.json`).
+    records_at: &'a str,
+    series: BTreeMap<String, SeriesOut<'a>>,
     runs: Runs<'a>,
 }
 
@@ -68,6 +100,7 @@ struct Runs<'a> {
     runs: &'a [RunInfo],
     order: &'a [usize],
     headline: &'a [Option<u32>],
+    linked: bool,
 }
 
 impl Serialize for Runs<'_> {
@@ -75,29 +108,25 @@ impl Serialize for Runs<'_> {
         s.collect_seq(
             self.order
                 .iter()
-                .map(|&i| run_out(&self.runs[i], self.headline)),
+                .map(|&i| run_out(&self.runs[i], self.headline, self.linked)),
         )
     }
 }
 
-fn run_out<'a>(r: &'a RunInfo, headline: &[Option<u32>]) -> RunOut<'a> {
+fn run_out<'a>(r: &'a RunInfo, headline: &[Option<u32>], linked: bool) -> RunOut<'a> {
     RunOut {
         id: &r.id,
-        record: format!("{}.json", r.page),
-        page: format!("{}.html", r.page),
+        // A copied record sits beside its page, at the canonical name.
+        record: if linked {
+            r.record_rel.clone()
+        } else {
+            format!("{}.json", r.page)
+        },
         kind: kind_label(r.kind),
         date: r.date.as_deref(),
         arch: &r.arch,
         kernel_release: &r.kernel.release,
         kernel_base: &r.kbase,
-        cpu: &r.series.cpu,
-        virtualization: &r.series.virt,
-        mitigations: &r.series.mitigations,
-        kernel_parameters: &r.series.flags,
-        probe: &r.series.probe,
-        syscalls_per_op: r.series.per_op,
-        operation: r.series.operation.as_deref(),
-        method: &r.series.method,
         series: r.series.id(),
         placed: r.is_placed(),
         unplaced_reason: r.placed.as_ref().err().map(|e| e.to_string()),
@@ -108,16 +137,8 @@ fn run_out<'a>(r: &'a RunInfo, headline: &[Option<u32>]) -> RunOut<'a> {
             .iter()
             .zip(headline)
             .filter_map(|(m, id)| {
-                id.and_then(|id| r.values.get(id)).map(|v| {
-                    (
-                        m.slug,
-                        MetricOut {
-                            median_ns: v.median,
-                            ci_low_ns: v.lo,
-                            ci_high_ns: v.hi,
-                        },
-                    )
-                })
+                id.and_then(|id| r.values.get(id))
+                    .map(|v| (m.slug, (v.median, v.lo, v.hi)))
             })
             .collect(),
     }
@@ -158,9 +179,10 @@ pub fn write_csv(
     runs: &[RunInfo],
     order: &[usize],
     headline: &[Option<u32>],
+    ctx: &Ctx,
 ) -> std::io::Result<()> {
     let mut out = String::from(
-        "id,date,kind,arch,kernel_release,kernel_base,placed,unplaced_reason,cpu,virtualization,mitigations,kernel_parameters,probe,syscalls_per_op,operation,method,series,quality,machine,record",
+        "id,date,kind,arch,kernel_release,kernel_base,placed,unplaced_reason,series,quality,machine,record",
     );
     for m in METRICS {
         out.push_str(&format!(
@@ -183,18 +205,10 @@ pub fn write_csv(
             if r.is_placed() { &r.kbase } else { "" },
             if r.is_placed() { "true" } else { "false" },
             unplaced.as_deref().unwrap_or(""),
-            &r.series.cpu,
-            &r.series.virt,
-            &r.series.mitigations,
-            &r.series.flags,
-            &r.series.probe,
-            &r.series.per_op.map(|n| n.to_string()).unwrap_or_default(),
-            r.series.operation.as_deref().unwrap_or(""),
-            &r.series.method,
             &r.series.id(),
             r.quality.grade.label(),
             r.machine.as_deref().unwrap_or(""),
-            &format!("{}.json", r.page),
+            &ctx.raw_href(r, ""),
         ]
         .map(csv_text);
         out.push_str(&fields.join(","));
@@ -208,6 +222,31 @@ pub fn write_csv(
         }
         out.push('\n');
         w.write_all(out.as_bytes())?;
+    }
+    Ok(())
+}
+
+/// `series.csv`: what the runs of each series share (runs.csv names the series).
+fn write_series_csv(w: &mut dyn std::io::Write, runs: &[RunInfo]) -> std::io::Result<()> {
+    w.write_all(
+        b"series,arch,cpu,virtualization,mitigations,kernel_parameters,probe,syscalls_per_op,operation,method\n",
+    )?;
+    for (id, s) in all_series(runs) {
+        let fields = [
+            id.as_str(),
+            &s.arch,
+            &s.cpu,
+            &s.virt,
+            &s.mitigations,
+            &s.flags,
+            &s.probe,
+            &s.per_op.map(|n| n.to_string()).unwrap_or_default(),
+            s.operation.as_deref().unwrap_or(""),
+            &s.method,
+        ]
+        .map(csv_text);
+        w.write_all(fields.join(",").as_bytes())?;
+        w.write_all(b"\n")?;
     }
     Ok(())
 }
@@ -279,18 +318,26 @@ pub fn all(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         generator: concat!("syscost-site ", env!("CARGO_PKG_VERSION")),
         record_schema: syscost_record::SCHEMA_VERSION,
         metrics: METRICS.iter().map(|m| (m.slug, m.label)).collect(),
+        records_at: ctx.data_url.unwrap_or(""),
+        series: all_series(d.runs)
+            .into_iter()
+            .map(|(id, s)| (id, series_out(s)))
+            .collect(),
         runs: Runs {
             runs: d.runs,
             order: &d.g.newest,
             headline: &d.headline,
+            linked: ctx.data_url.is_some(),
         },
     };
     ctx.out.write_with("index.json", |w| {
         serde_json::to_writer(w, &index).map_err(std::io::Error::other)
     })?;
     ctx.out.write_with("runs.csv", |w| {
-        write_csv(w, d.runs, &d.g.newest, &d.headline)
+        write_csv(w, d.runs, &d.g.newest, &d.headline, ctx)
     })?;
+    ctx.out
+        .write_with("series.csv", |w| write_series_csv(w, d.runs))?;
     let changes: Vec<ChangeOut> = d.changes.iter().map(|c| change_out(d, c)).collect();
     ctx.out.write_with("changes.json", |w| {
         serde_json::to_writer(w, &changes).map_err(std::io::Error::other)
@@ -315,9 +362,9 @@ fn feed(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         d.g.newest
             .iter()
             .map(|&i| &d.runs[i])
-            .filter(|r| r.date.as_deref().is_some_and(rfc3339_like))
+            .filter_map(|r| Some((r, r.date.as_deref().and_then(atom_date)?)))
             .take(FEED_ENTRIES)
-            .map(|r| run_entry(r, &d.headline, &abs)),
+            .map(|(r, date)| run_entry(r, date, &d.headline, &abs)),
     );
     entries.sort_by(|a, b| b.updated.cmp(&a.updated).then_with(|| a.id.cmp(&b.id)));
     let updated = entries.iter().map(|e| e.updated.clone()).max();
@@ -366,7 +413,13 @@ fn change_entry(reg: &Registry, c: &Change, abs: &dyn Fn(&str) -> String) -> Fee
     }
 }
 
-fn run_entry(r: &RunInfo, headline: &[Option<u32>], abs: &dyn Fn(&str) -> String) -> FeedEntry {
+/// A run, dated by when it was taken or, for an import, by the date of the published log.
+fn run_entry(
+    r: &RunInfo,
+    updated: String,
+    headline: &[Option<u32>],
+    abs: &dyn Fn(&str) -> String,
+) -> FeedEntry {
     let summary = METRICS
         .iter()
         .zip(headline)
@@ -380,15 +433,24 @@ fn run_entry(r: &RunInfo, headline: &[Option<u32>], abs: &dyn Fn(&str) -> String
     FeedEntry {
         id: format!("urn:syscost:run:{}", r.id),
         title: format!(
-            "New run: {} · Linux {} · {} · {} ({}, {})",
-            r.arch,
-            r.kernel.release,
+            "{}: {} · Linux {} · {} · {} ({})",
+            match r.kind {
+                SourceKind::Import => "Imported run",
+                _ => "New run",
+            },
+            match r.placed {
+                Err(Unplaced::Arch | Unplaced::Both) => "architecture unknown",
+                _ => r.arch.as_str(),
+            },
+            match r.placed {
+                Err(Unplaced::Kernel | Unplaced::Both) => "version unknown",
+                _ => r.kbase.as_str(),
+            },
             r.series.cpu,
             r.series.per_op_words(),
-            kind_label(r.kind),
             r.quality.grade.label()
         ),
-        updated: r.date.clone().unwrap_or_default(),
+        updated,
         href: abs(&format!("{}.html", r.page)),
         summary,
     }

@@ -119,12 +119,46 @@ pub fn machines(runs: &[RunInfo], idx: &[usize]) -> usize {
         .len()
 }
 
-pub fn kernel_count(runs: &[RunInfo], idx: &[usize]) -> usize {
-    idx.iter()
-        .filter(|&&i| runs[i].is_placed())
-        .map(|&i| runs[i].kbase.as_str())
-        .collect::<BTreeSet<_>>()
-        .len()
+/// Distinct kernel versions among placed runs: (measured releases, versions stated only
+/// approximately). The two are never added up.
+pub fn kernel_count(runs: &[RunInfo], idx: &[usize]) -> VersionCount {
+    VersionCount::of(
+        idx.iter()
+            .filter(|&&i| runs[i].is_placed())
+            .map(|&i| runs[i].kbase.as_str()),
+    )
+}
+
+/// Kernel versions, counted apart by whether the release is known or only approximate.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct VersionCount {
+    pub exact: usize,
+    pub approximate: usize,
+}
+
+impl VersionCount {
+    pub fn of<'a>(labels: impl Iterator<Item = &'a str>) -> VersionCount {
+        let set: BTreeSet<&str> = labels.collect();
+        let approximate = set
+            .iter()
+            .filter(|l| l.starts_with(crate::kver::APPROX))
+            .count();
+        VersionCount {
+            exact: set.len() - approximate,
+            approximate,
+        }
+    }
+
+    /// `3 kernel versions`, `3 kernel versions and 2 stated only approximately`, `1 kernel
+    /// version stated only approximately`.
+    pub fn words(&self) -> String {
+        let n = |k: usize| format!("{k} kernel version{}", if k == 1 { "" } else { "s" });
+        match (self.exact, self.approximate) {
+            (e, 0) => n(e),
+            (0, a) => format!("{} stated only approximately", n(a)),
+            (e, a) => format!("{} and {a} stated only approximately", n(e)),
+        }
+    }
 }
 
 /// Confidence level as shown ("95%"): the most common one among the runs.
@@ -140,4 +174,25 @@ pub fn confidence_label(runs: &[RunInfo]) -> String {
         .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
         .map(|(k, _)| k)
         .unwrap_or_else(|| "95%".to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_stated_approximately_are_counted_apart() {
+        let c = |l: &[&str]| VersionCount::of(l.iter().copied()).words();
+        assert_eq!(c(&["5.11-rc5", "6.18.44", "6.18.44"]), "2 kernel versions");
+        assert_eq!(c(&["6.1"]), "1 kernel version");
+        assert_eq!(
+            c(&["5.11-rc5", "≈5.9-rc", "6.1", "≈5.7-rc"]),
+            "2 kernel versions and 2 stated only approximately"
+        );
+        assert_eq!(
+            c(&["≈6.14-rc"]),
+            "1 kernel version stated only approximately"
+        );
+        assert_eq!(c(&[]), "0 kernel versions");
+    }
 }

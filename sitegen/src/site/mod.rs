@@ -7,7 +7,6 @@
 //! the index pages. Memory therefore grows with the number of runs only through the summaries.
 
 mod charts;
-mod compare;
 mod ctx;
 mod error;
 mod exports;
@@ -39,6 +38,7 @@ use syscost_record::RunRecord;
 use trends::Change;
 
 pub use error::BuildError;
+pub use groups::VersionCount;
 pub use pager::PAGE_SIZE;
 
 pub struct Options {
@@ -47,13 +47,15 @@ pub struct Options {
     pub strict: bool,
     /// Absolute URL of the published site, used only in the Atom feed.
     pub base_url: Option<String>,
+    /// URL of the data directory in the repository: raw records are linked there, not copied.
+    pub data_url: Option<String>,
 }
 
 pub struct Report {
     pub runs: usize,
     /// Architectures and kernel versions of the placed runs.
     pub arches: usize,
-    pub kernels: usize,
+    pub kernels: VersionCount,
     /// Runs whose architecture or kernel version is unknown.
     pub unplaced: usize,
     /// Steps detected between kernel versions.
@@ -82,7 +84,7 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
         prev_version: prev.as_ref().filter(|_| same.is_none()),
         same_version: same,
     };
-    let page = pages::run::build(rec, &info, &cmp, &reg, &Links);
+    let page = pages::run::build(rec, &info, &cmp, &reg, &Links, &format!("{}.json", rec.id));
     renderer.render("run.html", &page)
 }
 
@@ -147,6 +149,7 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     let ctx = Ctx {
         renderer: &renderer,
         out: &staging,
+        data_url: opts.data_url.as_deref().map(|u| u.trim_end_matches('/')),
     };
     let mut tm = Timings::default();
     let mut t = Instant::now();
@@ -197,10 +200,16 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
             .collect::<BTreeSet<_>>()
             .len()
     };
+    let kernels = groups::VersionCount::of(
+        infos
+            .iter()
+            .filter(|r| r.is_placed())
+            .map(|r| r.kbase.as_str()),
+    );
     let mut report = Report {
         runs: infos.len(),
         arches: count(|r| r.arch.as_str()),
-        kernels: count(|r| r.kbase.as_str()),
+        kernels,
         unplaced: data.g.unplaced.len(),
         changes: data.changes.len(),
         rejected,

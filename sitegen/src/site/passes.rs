@@ -19,7 +19,9 @@ use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-use syscost_record::{canonical_path_for, to_file_json, validate, Problem, SourceKind};
+use syscost_record::{
+    canonical_path_for, is_file_form, to_file_json, validate, Problem, SourceKind,
+};
 
 /// A series' runs form a chain ordered by kernel version and time; a run that cannot be placed
 /// on the version axis is alone (keyed by its claimed id, so that copies of one record share a
@@ -208,25 +210,34 @@ fn second_pass_one(
             message: format!("should be stored as {want}; published under that name"),
         });
     }
-    // What is published is the canonical form, which is what the content id covers: never the
-    // file's own bytes.
-    let canonical = to_file_json(&rec);
-    if bytes != canonical.as_bytes() {
+    // What is published is the file form (of the record's schema), which is what the content
+    // id covers: a file in another form is published in the form syscost writes.
+    let in_form = is_file_form(&rec, &bytes);
+    if !in_form {
         w.out.warnings.push(Issue {
             path: e.cand.rel.clone(),
             message: "is not in the form syscost writes; its canonical form is published"
                 .to_string(),
         });
     }
+    let canonical = if in_form {
+        bytes
+    } else {
+        to_file_json(&rec).into_bytes()
+    };
     let mut info = RunInfo::from_record(&rec, &mut w.reg, series);
     info.accepted = w.opts.triage.accepts(&rec.id);
+    info.record_rel.clone_from(&e.cand.rel);
     let infos = &w.out.infos;
     let pick = |i: Option<usize>| i.map(|i| &infos[i].1);
     let cmp = Comparisons {
         prev_version: pick(cmp.choose_prev(infos, &info)),
         same_version: pick(cmp.choose_same(infos, &info)),
     };
-    let page = run::build(&rec, &info, &cmp, &w.reg, &Links);
+    let raw = w
+        .ctx
+        .raw_href(&info, &crate::fmt::root_of(&format!("{}.html", info.page)));
+    let page = run::build(&rec, &info, &cmp, &w.reg, &Links, &raw);
     let tm = &mut w.out.timings;
     tm.page += lap(&mut t);
     let html = w.ctx.renderer.render("run.html", &page)?;
@@ -234,9 +245,11 @@ fn second_pass_one(
     w.ctx
         .out
         .write(&format!("{}.html", info.page), html.as_bytes())?;
-    w.ctx
-        .out
-        .write(&format!("{}.json", info.page), canonical.as_bytes())?;
+    if w.ctx.data_url.is_none() {
+        w.ctx
+            .out
+            .write(&format!("{}.json", info.page), &canonical)?;
+    }
     tm.write += lap(&mut t);
     Ok(Ok(info))
 }
@@ -368,22 +381,35 @@ fn render_chains(
                 w.out.rejected.push(reject(duplicate(e, first)));
                 continue;
             }
-            if matches!(e.chain, Chain::Series(_)) && cur_base.as_ref() != Some(&e.kernel.base) {
+            // A kernel known only approximately is compared with nothing, and nothing with it:
+            // it could be the same release as its neighbours, or another.
+            let approx = e.kernel.is_approximate();
+            let chained = matches!(e.chain, Chain::Series(_)) && !approx;
+            if chained && cur_base.as_ref() != Some(&e.kernel.base) {
                 if !cur.is_empty() {
                     prev = std::mem::take(&mut cur);
                 }
                 cur_base = Some(e.kernel.base.clone());
             }
-            let cmp = ChainCmp {
-                prev: &prev,
-                cur: &cur,
+            let cmp = if approx {
+                ChainCmp {
+                    prev: &[],
+                    cur: &[],
+                }
+            } else {
+                ChainCmp {
+                    prev: &prev,
+                    cur: &cur,
+                }
             };
             match second_pass_one(e, &mut w, cmp, series.as_ref())? {
                 Ok(info) => {
                     kept.insert(e.id.as_str(), e.cand.rel.as_str());
                     if matches!(e.chain, Chain::Series(_)) {
                         series = Some(Arc::clone(&info.series));
-                        cur.push(w.out.infos.len());
+                        if chained {
+                            cur.push(w.out.infos.len());
+                        }
                     }
                     w.out.infos.push((i, info));
                 }

@@ -42,14 +42,12 @@ impl Cell {
 pub struct Badge {
     pub label: &'static str,
     pub class: &'static str,
-    pub title: String,
 }
 
 pub fn quality_badge(r: &RunInfo) -> Badge {
     Badge {
         label: r.quality.grade.label(),
         class: r.quality.grade.class(),
-        title: r.quality.summary(),
     }
 }
 

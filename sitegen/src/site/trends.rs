@@ -46,8 +46,9 @@ pub fn series_trends(runs: &[RunInfo], s: &SeriesRuns) -> Vec<MetricTrend> {
             }
         }
     }
+    let approx = approximate(s);
     per.into_iter()
-        .map(|(metric, slots)| trend_of(metric, &slots))
+        .map(|(metric, slots)| trend_of(metric, &slots, &approx))
         .collect()
 }
 
@@ -63,14 +64,27 @@ pub fn series_trend(runs: &[RunInfo], s: &SeriesRuns, metric: u32) -> Option<Met
             }
         }
     }
-    any.then(|| trend_of(metric, &slots))
+    any.then(|| trend_of(metric, &slots, &approximate(s)))
 }
 
-fn trend_of(metric: u32, slots: &[Vec<(Val, bool)>]) -> MetricTrend {
+/// Which of a series' versions are known only approximately (`≈5.9-rc`).
+fn approximate(s: &SeriesRuns) -> Vec<bool> {
+    s.versions
+        .iter()
+        .map(|(label, _)| label.starts_with(crate::kver::APPROX))
+        .collect()
+}
+
+/// Versions known only approximately are drawn but never judged: a step into or out of one
+/// could not say between which releases it happened.
+fn trend_of(metric: u32, slots: &[Vec<(Val, bool)>], approx: &[bool]) -> MetricTrend {
     let points: Vec<Option<Point>> = slots.iter().map(|v| usable_point(v)).collect();
     let mut judged = Vec::new();
     let mut input = Vec::new();
     for (vi, p) in points.iter().enumerate() {
+        if approx.get(vi).copied().unwrap_or(false) {
+            continue;
+        }
         if let Some(p) = p.filter(|p| !p.low) {
             judged.push(vi);
             input.push(VersionPoint {
@@ -144,9 +158,8 @@ pub fn detect(runs: &[RunInfo], g: &Groups) -> Vec<Change> {
                 let date = from_runs
                     .iter()
                     .chain(&to_runs)
-                    .filter_map(|&i| runs[i].date.as_deref().filter(|d| rfc3339_like(d)))
-                    .max()
-                    .map(str::to_string);
+                    .filter_map(|&i| runs[i].date.as_deref().and_then(atom_date))
+                    .max();
                 if let (Some(fp), Some(tp)) = (t.points[a], t.points[b]) {
                     out.push(Change {
                         series: Arc::clone(&s.key),
@@ -172,6 +185,26 @@ pub fn detect(runs: &[RunInfo], g: &Groups) -> Vec<Change> {
             .then_with(|| a.from.cmp(&b.from))
     });
     out
+}
+
+/// A record's date as Atom's `updated` wants it: an RFC 3339 time as it is, a plain
+/// `YYYY-MM-DD` (what the source of an imported log states: the day the log was published) as
+/// the start of that day in UTC. Anything else is no date.
+pub fn atom_date(s: &str) -> Option<String> {
+    let s = s.trim();
+    if rfc3339_like(s) {
+        return Some(s.to_string());
+    }
+    let b = s.as_bytes();
+    let day = b.len() == 10
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && [0, 1, 2, 3, 5, 6, 8, 9]
+            .iter()
+            .all(|&i| b[i].is_ascii_digit());
+    let (m, d) = (s.get(5..7)?, s.get(8..10)?);
+    (day && ("01"..="12").contains(&m) && ("01"..="31").contains(&d))
+        .then(|| format!("{s}T00:00:00Z"))
 }
 
 /// `YYYY-MM-DDTHH:MM:SS…(Z|±HH:MM)`: good enough to put in Atom's `updated`.
@@ -212,5 +245,16 @@ mod tests {
         assert!(!rfc3339_like("2024-05-01"));
         assert!(!rfc3339_like("2024-05-01T12:00:00Z<x>"));
         assert!(!rfc3339_like("yesterday at noon, roughly Z"));
+        assert_eq!(
+            atom_date("2021-02-07").as_deref(),
+            Some("2021-02-07T00:00:00Z")
+        );
+        assert_eq!(
+            atom_date("2024-05-01T12:00:00Z").as_deref(),
+            Some("2024-05-01T12:00:00Z")
+        );
+        for bad in ["2021-13-07", "2021-02-7", "21-02-07", "2021-02-07<", "soon"] {
+            assert_eq!(atom_date(bad), None, "{bad}");
+        }
     }
 }

@@ -29,7 +29,7 @@ const HARNESS: &str = r#"<!doctype html>
 <script>
 console.error("CANARY");
 var PAGES = PAGE_LIST;
-var results = { pages: {} };
+var results = { pages: {}, narrow: {} };
 var each = Array.prototype.map;
 
 function facts(d, w) {
@@ -69,23 +69,49 @@ function sortCheck(d, header) {
   if (col < 0) return { error: "no column " + header };
   var th = heads[col];
   var out = { before: column(table, col) };
-  th.click();
+  // The sorter turns each header into a button: keyboard users reach it, clicks go to it.
+  var button = th.querySelector("button");
+  if (!button) return { error: "header " + header + " has no button" };
+  button.click();
   out.first = { order: th.getAttribute("aria-sort"), values: column(table, col) };
-  th.click();
+  button.click();
   out.second = { order: th.getAttribute("aria-sort"), values: column(table, col) };
   return out;
 }
 
 // Runs in each frame's load event: its deferred scripts have run, and the harness's own load
 // event (after which the DOM is dumped) waits for every frame.
+// At a phone's width: the page must not scroll sideways, and chart text (11 px in the SVG's
+// own units) must not be scaled below 11 CSS px.
+function narrow(d, w) {
+  var scales = each.call(d.querySelectorAll("svg.chart"), function (svg) {
+    return svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
+  });
+  return {
+    scroll_width: d.documentElement.scrollWidth,
+    inner_width: w.innerWidth,
+    chart_scale: scales.length ? Math.min.apply(null, scales) : null
+  };
+}
+
 function loaded(f) {
   var page = f.getAttribute("data-page");
+  if (f.hasAttribute("data-narrow")) {
+    try { results.narrow[page] = narrow(f.contentDocument, f.contentWindow); }
+    catch (e) { results.narrow[page] = { error: String(e) }; }
+    dump();
+    return;
+  }
   try {
     results.pages[page] = facts(f.contentDocument, f.contentWindow);
     if (f.hasAttribute("data-sort")) results.sort = sortCheck(f.contentDocument, f.getAttribute("data-sort"));
   } catch (e) {
     results.pages[page] = { error: String(e) };
   }
+  dump();
+}
+
+function dump() {
   var text = JSON.stringify(results).replace(/[<>&]/g, function (c) {
     return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0");
   });
@@ -101,6 +127,14 @@ PAGES.forEach(function (p) {
   f.onload = function () { loaded(f); };
   f.src = p[0];
   document.body.appendChild(f);
+  var n = document.createElement("iframe");
+  n.setAttribute("data-page", p[0]);
+  n.setAttribute("data-narrow", "");
+  n.style.width = "400px";
+  n.style.height = "900px";
+  n.onload = function () { loaded(n); };
+  n.src = p[0];
+  document.body.appendChild(n);
 });
 </script>
 </body></html>
@@ -176,13 +210,20 @@ fn results(dom: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("results are not JSON ({e}): {text}"))
 }
 
+/// The leading number of each cell ("2,986 [2,834, 3,080]" → 2986).
 fn numbers(v: &Value) -> Vec<f64> {
     v.as_array()
         .expect("a column")
         .iter()
         .map(|x| {
             let s = x.as_str().expect("a cell");
-            s.parse().unwrap_or_else(|_| panic!("not a number: {s:?}"))
+            let lead: String = s
+                .split_whitespace()
+                .next()
+                .unwrap_or_default()
+                .replace(',', "");
+            lead.parse()
+                .unwrap_or_else(|_| panic!("not a number: {s:?}"))
         })
         .collect()
 }
@@ -226,7 +267,32 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     assert!(o.status.success(), "{}", stderr(&o));
 
     let run_page = rec.canonical_path().replace(".json", ".html");
-    let pages: [(&str, Option<&str>, String); 6] = [
+    // One page of every other kind, whatever its name, with the start of its heading.
+    let first = |dir: &str, nested: bool| -> String {
+        let mut names: Vec<String> = walkdir::WalkDir::new(site.join(dir))
+            .min_depth(if nested { 2 } else { 1 })
+            .max_depth(if nested { 2 } else { 1 })
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+            .map(|e| {
+                e.path()
+                    .strip_prefix(&site)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+            .filter(|p| p.ends_with(".html") && !p.ends_with("index.html"))
+            .collect();
+        names.sort();
+        names
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("no page in {dir}"))
+    };
+    let (series, series_metric) = (first("series", false), first("series", true));
+    let (metric, matrix) = (first("metrics", false), first("matrix", false));
+    let pages: [(&str, Option<&str>, String); 15] = [
         (
             "index.html",
             None,
@@ -241,6 +307,15 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
             None,
             "Changes between kernel versions".into(),
         ),
+        (series.as_str(), None, "Series".into()),
+        (series_metric.as_str(), None, String::new()),
+        (metric.as_str(), None, String::new()),
+        (matrix.as_str(), None, String::new()),
+        ("metrics/index.html", None, String::new()),
+        ("kernels/index.html", None, String::new()),
+        ("unplaced.html", None, "Unplaced runs".into()),
+        ("methodology.html", None, String::new()),
+        ("submit.html", None, String::new()),
     ];
     let list: Vec<(&str, Option<&str>)> = pages.iter().map(|(p, s, _)| (*p, *s)).collect();
     let harness = HARNESS
@@ -275,6 +350,19 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         assert!(got.starts_with(h1.as_str()), "{page}: {got}");
         assert_eq!(f["footer"], true, "{page}: incomplete DOM");
         assert_eq!(f["header_border"], "solid", "{page}: style.css not applied");
+    }
+    // At 400 px no page scrolls sideways, and chart text is at least 11 CSS px.
+    for (page, _, _) in &pages {
+        let n = &found["narrow"][page];
+        assert!(n.get("error").is_none(), "{page} at 400 px: {}", n["error"]);
+        let (sw, iw) = (n["scroll_width"].as_f64(), n["inner_width"].as_f64());
+        assert!(
+            sw.is_some() && iw.is_some() && sw <= iw,
+            "{page} scrolls sideways at 400 px: {n}"
+        );
+        if let Some(s) = n["chart_scale"].as_f64() {
+            assert!(s >= 0.999, "{page}: chart text scaled to {s} at 400 px");
+        }
     }
     // The architecture page's trends, and the run page's depth sweep.
     let arch = &found["pages"]["arch/x86_64/index.html"];

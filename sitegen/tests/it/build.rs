@@ -339,7 +339,7 @@ fn home_shows_headlines_and_labels_synthetic_data() {
         .expect("a synthetic run page");
     assert!(run
         .1
-        .contains("this record was generated for tests and benchmarks"));
+        .contains("generated for tests and benchmarks; its numbers measure nothing"));
 }
 
 #[test]
@@ -353,21 +353,21 @@ fn run_page_compares_with_the_previous_run_of_the_machine() {
     );
     assert!(html.contains(&format!("{}</a>", f.old_id)));
     assert!(html.contains("6.8.0-45-generic"));
+    // Only what moved beyond both intervals is listed, the rest counted.
+    let compared = &html[html.find("id=\"compare\"").expect("comparison section")..];
+    let compared = &compared[..compared.find("id=\"environment\"").unwrap()];
     let row = |id: &str| {
-        html.lines()
-            .find(|l| l.starts_with(&format!("<tr><td class=\"mono\">{id}</td>")))
-            .unwrap_or_else(|| panic!("no comparison row for {id}"))
-            .to_string()
+        compared
+            .lines()
+            .find(|l| l.starts_with(&format!("<tr><td>{id}<td")))
+            .map(str::to_string)
     };
+    assert_eq!(row("native"), None, "native moved within its CIs");
+    let null = row("null").expect("no comparison row for null");
+    assert!(null.contains("class=\"up\">▲ +"), "{null}");
     assert!(
-        row("native").contains("no resolved change (CIs overlap)"),
-        "{}",
-        row("native")
-    );
-    assert!(
-        row("null").contains("higher (CIs disjoint)"),
-        "{}",
-        row("null")
+        compared.contains("1 higher, 0 lower (intervals disjoint)"),
+        "{compared}"
     );
     // The raw record is next to the page, in the one form its id covers (which is the form
     // the data directory holds it in).
@@ -377,7 +377,7 @@ fn run_page_compares_with_the_previous_run_of_the_machine() {
     assert_eq!(raw, std::fs::read(orig).unwrap());
     let rec: syscost_record::RunRecord = serde_json::from_slice(&raw).unwrap();
     assert_eq!(raw, syscost_record::to_file_json(&rec).as_bytes());
-    assert!(html.contains(&format!("href=\"{}.json\" download", f.new_id)));
+    assert!(html.contains(&format!("/{}.json\">raw record</a>", f.new_id)));
     // The older run is the first of its machine.
     let old_page = f
         .new_page
@@ -844,6 +844,134 @@ fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
     assert!(m.contains("not compared: low-quality runs only"));
 }
 
+/// Imports placed by what their sources state: an exact kernel on its release, an approximate
+/// one as a version of its own that shares no point, page, comparison or change with the
+/// releases it is near; imports dated by their published logs' dates; no invented duration.
+#[test]
+fn stated_kernels_place_imports_and_approximate_ones_stay_apart() {
+    use syscost_record::{Stated, StatedKernel};
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("records");
+    let import = |release: &str, stated: (&str, bool), date: &str| {
+        edited(base_record(51), |r| {
+            r.source.kind = SourceKind::Import;
+            r.source.method = Method::External;
+            r.source.format = Some("kselftest-seccomp".into());
+            r.source.tool = "syscost 0.1.0 import".into();
+            r.source.date = Some(date.into());
+            r.source.stated = Some(Stated {
+                stated_in: Some("the message around the log".into()),
+                kernel: Some(StatedKernel {
+                    release: stated.0.into(),
+                    approximate: stated.1,
+                }),
+                arch: Some("x86_64".into()),
+                machine: None,
+                date: Some(date.into()),
+            });
+            r.environment.comparability.arch = "x86_64".into();
+            r.environment.comparability.kernel_release = release.into();
+            r.summary.duration_s = None;
+        })
+    };
+    let exact = import("5.10-rc4", ("5.10-rc4", false), "2020-11-18");
+    // Far from its neighbours with narrow intervals: a step, were it judged.
+    let approx = edited(import("unknown", ("5.10-rc", true), "2020-11-17"), |r| {
+        for x in &mut r.results {
+            if let (Some(m), Some(lo), Some(hi)) = (x.median_ns, x.ci_low_ns, x.ci_high_ns) {
+                x.median_ns = Some(m + 1000.0);
+                x.ci_low_ns = Some(lo + 1000.0);
+                x.ci_high_ns = Some(hi + 1000.0);
+            }
+        }
+    });
+    let later = import("5.11", ("5.11", false), "2021-02-14");
+    for r in [&exact, &approx, &later] {
+        save(&data, r);
+    }
+    let site = tmp.path().join("site");
+    let o = run(&[
+        "build",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(
+        out.contains("2 kernel versions and 1 stated only approximately; 0 changes"),
+        "{out}"
+    );
+    // One series, three versions: the approximate one is a point of its own.
+    let of = series_of_runs(&site);
+    assert_eq!(of[&exact.id], of[&approx.id]);
+    assert_eq!(of[&exact.id], of[&later.id]);
+    let kernels = read(&site, "kernels/index.html");
+    let rows: Vec<&str> = kernels
+        .lines()
+        .filter(|l| l.contains("href=\"") && l.contains("<td"))
+        .collect();
+    let order: Vec<usize> = ["≈5.10-rc", ">5.10-rc4<", ">5.11<"]
+        .iter()
+        .map(|v| {
+            rows.iter()
+                .position(|r| r.contains(v))
+                .unwrap_or_else(|| panic!("{v} not listed: {kernels}"))
+        })
+        .collect();
+    // Newest first, the approximate version just before (below) what it is near.
+    assert!(order[2] < order[1] && order[1] < order[0], "{order:?}");
+    let measured = read(&site, "kernels/5.10-rc4/index.html");
+    assert!(measured.contains(&exact.id));
+    assert!(
+        !measured.contains(&approx.id),
+        "approximate run on 5.10-rc4"
+    );
+    let approx_page = read(&site, &page_of(&approx));
+    assert!(approx_page.contains("stated only approximately by the source"));
+    assert!(approx_page.contains("compared with no other"));
+    assert!(!approx_page.contains(&format!(">{}</a>", exact.id)));
+    // 5.11 is compared with 5.10-rc4, the nearest measured version; 5.10-rc4 with nothing.
+    let later_page = read(&site, &page_of(&later));
+    let at = later_page.find("<h2 id=\"compare\">").unwrap();
+    let section = &later_page[at..later_page.find("<h2 id=\"environment\">").unwrap()];
+    assert!(section.contains(&format!(">{}</a>", exact.id)), "{section}");
+    assert!(!section.contains(&approx.id));
+    let exact_page = read(&site, &page_of(&exact));
+    let at = exact_page.find("<h2 id=\"compare\">").unwrap();
+    let section = &exact_page[at..exact_page.find("<h2 id=\"environment\">").unwrap()];
+    assert!(!section.contains(&approx.id), "{section}");
+    // The chart marks the approximate column.
+    let arch = read(&site, "arch/x86_64/index.html");
+    assert!(arch.contains("class=\"tick approx\""));
+    // Stated facts are shown as such; an absent duration is absent, not zero.
+    assert!(exact_page.contains("Stated by the source, not printed in the log"));
+    assert!(exact_page.contains(", duration not recorded\n"));
+    assert!(!exact_page.contains("0.0 s"));
+    // The feed dates each import by its published log's day.
+    let feed = read(&site, "feed.xml");
+    for (r, day) in [
+        (&exact, "2020-11-18"),
+        (&approx, "2020-11-17"),
+        (&later, "2021-02-14"),
+    ] {
+        let entry = feed
+            .split("<entry>")
+            .find(|e| e.contains(&format!("urn:syscost:run:{}", r.id)))
+            .unwrap_or_else(|| panic!("{} not in the feed", r.id));
+        assert!(
+            entry.contains(&format!("<updated>{day}T00:00:00Z</updated>")),
+            "{entry}"
+        );
+        assert!(
+            entry.contains("<title>Imported run: x86_64 · Linux "),
+            "{entry}"
+        );
+    }
+    assert!(feed.contains("Linux ≈5.10-rc ·"));
+}
+
 #[test]
 fn every_file_the_site_writes_has_a_page_extension() {
     // What keeps a record's names off the site's own: names from records never end in one of
@@ -935,13 +1063,13 @@ fn the_canonical_form_is_published_and_the_canonical_copy_wins() {
     // sorts first (runs/0.json) displaced the genuine file.
     let tmp = tempfile::tempdir().unwrap();
     let r = base_record(34);
-    let compact = edited(base_record(35), |_| {});
+    let pretty = edited(base_record(35), |_| {});
     let (code, err, site) = build_of(tmp.path(), false, |d| {
         save(d, &r);
         save_at(&d.join("runs/0.json"), &r);
-        let p = d.join(compact.canonical_path());
+        let p = d.join(pretty.canonical_path());
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, serde_json::to_string(&compact).unwrap()).unwrap();
+        std::fs::write(&p, serde_json::to_string_pretty(&pretty).unwrap() + "\n").unwrap();
     });
     assert_eq!(code, Some(0), "{err}");
     let dup: Vec<&str> = err.lines().filter(|l| l.contains("duplicate")).collect();
@@ -951,9 +1079,9 @@ fn the_canonical_form_is_published_and_the_canonical_copy_wins() {
         !err.contains(&format!("{}: duplicate", r.canonical_path())),
         "{err}"
     );
-    // The compact file is published in the canonical form.
-    let raw = std::fs::read(site.join(compact.canonical_path())).unwrap();
-    assert_eq!(raw, syscost_record::to_file_json(&compact).as_bytes());
+    // The pretty-printed file is published in the canonical form.
+    let raw = std::fs::read(site.join(pretty.canonical_path())).unwrap();
+    assert_eq!(raw, syscost_record::to_file_json(&pretty).as_bytes());
     assert!(err.contains("is not in the form syscost writes"), "{err}");
 }
 

@@ -692,7 +692,7 @@ fn table() -> Vec<Row> {
 }
 
 /// data/ holds exactly what importing the published logs with their stated facts gives, byte
-/// for byte as the command saves it (pretty JSON and a newline). `scripts/import-published
+/// for byte as the command saves it (`syscost_record::to_file_json`). `scripts/import-published
 /// --check` checks the same through the command itself.
 #[test]
 fn data_is_exactly_the_published_logs_imported() {
@@ -721,7 +721,7 @@ fn data_is_exactly_the_published_logs_imported() {
             let file = data.join(r.canonical_path());
             let saved = std::fs::read_to_string(&file)
                 .unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-            let text = serde_json::to_string_pretty(&r).unwrap() + "\n";
+            let text = syscost_record::to_file_json(&r);
             assert!(
                 saved == text,
                 "{} differs from its re-import",

@@ -15,7 +15,7 @@ const CAP_PERFMON: u32 = 38;
 const CAP_BPF: u32 = 39;
 const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
 
-/// Where libbpf looks for tracefs: the debugfs path when it exists, else /sys/kernel/tracing.
+/// Where tracefs is looked for: the debugfs path when it exists, else /sys/kernel/tracing.
 const DEBUGFS_TRACING: &str = "/sys/kernel/debug/tracing";
 pub const TRACEFS: &str = "/sys/kernel/tracing";
 const KPROBE_PMU: &str = "/sys/bus/event_source/devices/kprobe";
@@ -187,7 +187,7 @@ pub fn is_admin() -> bool {
     effective_caps().is_some_and(|c| has_cap(c, CAP_SYS_ADMIN))
 }
 
-/// The tracefs directory libbpf will use.
+/// The tracefs directory tracepoint ids are read from.
 pub fn tracefs_dir() -> &'static str {
     if Path::new(DEBUGFS_TRACING).exists() {
         DEBUGFS_TRACING
@@ -196,7 +196,7 @@ pub fn tracefs_dir() -> &'static str {
     }
 }
 
-/// Whether tracefs is mounted where libbpf looks for it.
+/// Whether tracefs is mounted where it is looked for.
 pub fn tracefs_mounted() -> bool {
     Path::new(tracefs_dir()).join("events").is_dir()
 }

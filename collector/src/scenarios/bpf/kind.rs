@@ -46,7 +46,7 @@ impl Kind {
         }
     }
 
-    /// The program's name in collector/bpf/syscost.bpf.c (and in the kernel: ≤ 15 bytes).
+    /// The program's name (in the kernel: ≤ 15 bytes).
     pub fn program(self) -> &'static str {
         match self {
             Kind::Tp => "syscost_tp",

@@ -8,7 +8,8 @@
 //!
 //! Kernel-side programs attach system-wide, and every worker shares the measurement CPU in
 //! turn. So a worker loads its program once, but attaches it only for its own sample and
-//! detaches it before answering: `native` and the other scenarios never run with it attached.
+//! detaches it before answering (it answers once a call of its own no longer hits the
+//! program): `native` and the other scenarios never run with it attached.
 //! Uprobes are the exception: bound to the worker's pid, their breakpoint exists only in the
 //! worker's own memory, so they stay attached from setup on (re-attaching them per sample
 //! would cost ~0.1 s of RCU waiting each time, and bias the first calls after each attach).
@@ -20,6 +21,7 @@
 mod host;
 mod kind;
 mod object;
+mod programs;
 mod session;
 mod ufunc;
 
@@ -190,12 +192,18 @@ impl Scenario for Probed {
             _ => self.run(iters),
         }
     }
+    fn system_wide(&self) -> bool {
+        !self.kind.is_user()
+    }
+    fn settle_ns(&mut self) -> Option<u64> {
+        self.session.as_ref()?.settle_ns
+    }
     fn untimed_result(&self) -> Option<(String, String)> {
         (!self.kind.is_user()).then(|| {
             (
                 format!("attach.bpf.{}", self.kind.name()),
                 format!(
-                    "attach + detach of bpf.{}'s program ({}) through libbpf, once per sample",
+                    "attach + detach of bpf.{}'s program ({}) through bpf(2), once per sample",
                     self.kind.name(),
                     attached_to(self.kind, self.syscall)
                 ),

@@ -1,38 +1,17 @@
-//! The BPF object (compiled from collector/bpf/syscost.bpf.c by scripts/gen-bpf and embedded
-//! here): loading one program of it, attaching it, reading its hit counter, and turning
-//! libbpf's errors and verifier log into reasons.
+//! One program of a kind, loaded with its hit counter: building it (programs.rs), finding a
+//! trampoline's target in the kernel's BTF, loading, attaching, reading the counter, and
+//! turning the kernel's refusals and verifier log into reasons.
 
+use super::host;
 use super::kind::Kind;
-use libbpf_rs::{Link, MapCore, MapFlags, Object, ObjectBuilder, PrintLevel, TracepointCategory};
+use super::programs::{self, LICENSE};
+use crate::sys::bpf::{btf, perf, Map, ProgSpec, Program};
+use std::ffi::CString;
+use std::io;
 use std::path::PathBuf;
-use std::sync::Mutex;
 
-/// The object built by scripts/gen-bpf; its stamp records the sources and clang version.
-pub static OBJECT: &[u8] = include_bytes!("../../../bpf/syscost.bpf.o");
-
-/// `struct syscost_cfg` of syscost.bpf.c: the program's read-only configuration.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct Config {
-    /// Only this process's calls count (and, for fmod_ret, are rewritten).
-    pub tgid: u32,
-    pub pad: u32,
-    /// Syscall number the raw tracepoint filters on.
-    pub nr: i64,
-    /// What fmod_ret returns for the worker's calls.
-    pub ret: i64,
-}
-
-impl Config {
-    fn to_bytes(self) -> [u8; 24] {
-        let mut b = [0u8; 24];
-        b[0..4].copy_from_slice(&self.tgid.to_ne_bytes());
-        b[4..8].copy_from_slice(&self.pad.to_ne_bytes());
-        b[8..16].copy_from_slice(&self.nr.to_ne_bytes());
-        b[16..24].copy_from_slice(&self.ret.to_ne_bytes());
-        b
-    }
-}
+pub use super::programs::Config;
+pub use crate::sys::bpf::Link;
 
 /// Where a program is attached.
 #[derive(Debug, Clone)]
@@ -54,13 +33,13 @@ pub enum Target {
     },
 }
 
-/// A libbpf failure: what was attempted, errno when known, and the tail of libbpf's log.
+/// A BPF failure: what was attempted, errno when known, and the verifier's log.
 #[derive(Debug, Clone)]
 pub struct BpfError {
     pub what: String,
     pub message: String,
     pub errno: Option<i32>,
-    /// The verifier's log (or libbpf's last warnings), possibly empty.
+    /// An excerpt of the verifier's log, possibly empty.
     pub log: String,
     /// Whether the kernel returned a verifier log at all (an EPERM without one is a refusal
     /// before verification: lockdown, an LSM, a sandbox).
@@ -74,7 +53,7 @@ impl std::fmt::Display for BpfError {
 }
 
 impl BpfError {
-    /// The message with libbpf's log excerpt, when there is one.
+    /// The message with the verifier's log excerpt, when there is one.
     pub fn with_log(&self) -> String {
         if self.log.is_empty() {
             self.to_string()
@@ -82,58 +61,33 @@ impl BpfError {
             format!("{self} [log: {}]", self.log)
         }
     }
-}
 
-/// Longest log excerpt kept in a reason (the worker's message to the parent is 4 KiB).
-const LOG_EXCERPT: usize = 900;
-/// What the capture buffer keeps of libbpf's output.
-const LOG_KEEP: usize = 16 * 1024;
+    fn new(what: String, message: String) -> BpfError {
+        BpfError {
+            what,
+            message,
+            errno: None,
+            log: String::new(),
+            verifier_log: false,
+        }
+    }
 
-static LOG: Mutex<String> = Mutex::new(String::new());
-
-fn capture(_level: PrintLevel, msg: String) {
-    // try_lock: in a forked worker a lock held by another thread of the parent at fork time
-    // would never be released; losing a log line is better than hanging.
-    if let Ok(mut log) = LOG.try_lock() {
-        log.push_str(&msg);
-        if log.len() > LOG_KEEP {
-            let mut cut = log.len() - LOG_KEEP;
-            while !log.is_char_boundary(cut) {
-                cut += 1;
-            }
-            log.drain(..cut);
+    fn io(what: String, step: &str, e: &io::Error) -> BpfError {
+        BpfError {
+            errno: e.raw_os_error(),
+            ..BpfError::new(what, format!("{step}: {e}"))
         }
     }
 }
 
-/// Routes libbpf's messages into our buffer (not the terminal) and empties it.
-fn start_capture() {
-    libbpf_rs::set_print(Some((PrintLevel::Info, capture)));
-    if let Ok(mut log) = LOG.try_lock() {
-        log.clear();
-    }
-}
+/// Longest log excerpt kept in a reason (the worker's message to the parent is 4 KiB).
+const LOG_EXCERPT: usize = 900;
 
-/// The useful part of what libbpf printed: the verifier log if there is one, else its
-/// warnings; bounded, newest lines kept.
-fn take_log() -> (String, bool) {
-    let text = LOG
-        .try_lock()
-        .map(|mut l| std::mem::take(&mut *l))
-        .unwrap_or_default();
-    (excerpt(&text), text.contains(BEGIN_LOG))
-}
-
-const BEGIN_LOG: &str = "-- BEGIN PROG LOAD LOG --";
-
+/// The verifier's log on one line, bounded, newest lines kept (the reason is at the end).
 pub fn excerpt(text: &str) -> String {
-    let body = match (text.find(BEGIN_LOG), text.find("-- END PROG LOAD LOG --")) {
-        (Some(b), Some(e)) if b < e => &text[b + BEGIN_LOG.len()..e],
-        _ => text,
-    };
-    let joined = body
+    let joined = text
         .lines()
-        .map(|l| l.trim().trim_start_matches("libbpf: "))
+        .map(str::trim)
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" | ");
@@ -147,53 +101,45 @@ pub fn excerpt(text: &str) -> String {
     format!("…{}", &joined[cut..])
 }
 
-/// errno of a libbpf-rs error: its chain ends in an `io::Error` printed as "(os error N)".
-fn errno_of(text: &str) -> Option<i32> {
-    let start = text.rfind("(os error ")? + "(os error ".len();
-    let end = text[start..].find(')')? + start;
-    text[start..end].parse().ok()
-}
-
-fn bpf_error(what: String, e: &libbpf_rs::Error) -> BpfError {
-    let mut parts = vec![e.to_string()];
-    let mut src = std::error::Error::source(e);
-    while let Some(s) = src {
-        parts.push(s.to_string());
-        src = s.source();
-    }
-    let message = parts.join(": ");
-    let (log, verifier_log) = take_log();
-    BpfError {
-        what,
-        errno: errno_of(&message),
-        message,
-        log,
-        verifier_log,
-    }
-}
-
 /// Why the hit counter could not be read.
 #[derive(Debug, thiserror::Error)]
 pub enum HitsError {
-    #[error("the BPF object has no .bss map")]
-    NoBss,
     #[error("reading the hit counter: {0}")]
-    Lookup(libbpf_rs::Error),
-    #[error("the hit counter is missing")]
-    Missing,
-    #[error("the hit counter is not 8 bytes")]
-    Size,
+    Lookup(io::Error),
 }
 
-/// One program of the object, loaded (the others are never loaded: one refused program must
-/// not take the rest down).
+/// The id of the first of `names` the kernel's BTF has as a function (aliases of one function
+/// may appear in it under only one of their names).
+fn trampoline_target(names: &[String]) -> Result<u32, BpfError> {
+    let what = || format!("finding {} in the kernel's BTF", names.join(" or "));
+    let blob = std::fs::read(btf::VMLINUX).map_err(|e| BpfError::io(what(), btf::VMLINUX, &e))?;
+    for name in names {
+        match btf::find_func(&blob, name) {
+            Ok(Some(id)) => return Ok(id),
+            Ok(None) => {}
+            Err(e) => {
+                return Err(BpfError {
+                    errno: Some(libc::EINVAL),
+                    ..BpfError::new(what(), format!("{}: {e}", btf::VMLINUX))
+                })
+            }
+        }
+    }
+    Err(BpfError {
+        errno: Some(libc::ESRCH),
+        ..BpfError::new(what(), "no function of these names".into())
+    })
+}
+
+/// A kind's program, loaded, and its hit counter.
 pub struct Loaded {
-    obj: Object,
+    prog: Program,
+    hits: Map,
     kind: Kind,
 }
 
 impl Loaded {
-    /// Opens the embedded object, keeps only `kind`'s program, writes `cfg`, loads.
+    /// Creates the counter, builds `kind`'s program for `cfg`, loads it.
     /// `trampoline_targets`: for fentry/fexit/fmod_ret, the kernel function's candidate names
     /// (empty for other kinds).
     pub fn load(
@@ -201,145 +147,112 @@ impl Loaded {
         cfg: Config,
         trampoline_targets: &[String],
     ) -> Result<Loaded, BpfError> {
-        start_capture();
-        let open_err = |e: &libbpf_rs::Error| bpf_error("opening the BPF object".into(), e);
-        let mut builder = ObjectBuilder::default();
-        builder.name("syscost").map_err(|e| open_err(&e))?;
-        let mut open = builder.open_memory(OBJECT).map_err(|e| open_err(&e))?;
-        let mut found = false;
-        for mut prog in open.progs_mut() {
-            let mine = prog.name() == kind.program();
-            prog.set_autoload(mine);
-            if !mine {
-                continue;
-            }
-            found = true;
-            // The first name the kernel's BTF knows (aliases of one function may appear in it
-            // under only one of their names).
-            let mut last = None;
-            for func in trampoline_targets {
-                match prog.set_attach_target(0, Some(func.clone())) {
-                    Ok(()) => {
-                        last = None;
-                        break;
-                    }
-                    Err(e) => {
-                        last = Some(bpf_error(
-                            format!(
-                                "finding {} in the kernel's BTF",
-                                trampoline_targets.join(" or ")
-                            ),
-                            &e,
-                        ))
-                    }
-                }
-            }
-            if let Some(e) = last {
-                return Err(e);
-            }
-        }
-        if !found {
-            return Err(BpfError {
-                what: "opening the BPF object".into(),
-                message: format!("it has no program {}", kind.program()),
-                errno: None,
-                log: String::new(),
-                verifier_log: false,
-            });
-        }
-        let mut wrote = false;
-        for mut map in open.maps_mut() {
-            if !map.name().to_string_lossy().ends_with(".rodata") {
-                continue;
-            }
-            let bytes = cfg.to_bytes();
-            match map.initial_value_mut() {
-                Some(v) if v.len() == bytes.len() => {
-                    v.copy_from_slice(&bytes);
-                    wrote = true;
-                }
-                other => {
-                    return Err(BpfError {
-                        what: "configuring the BPF object".into(),
-                        message: format!(
-                            "its .rodata holds {:?} bytes, expected {} (struct syscost_cfg \
-                             and object.rs's Config disagree: run scripts/gen-bpf)",
-                            other.map(|v| v.len()),
-                            bytes.len()
-                        ),
-                        errno: None,
-                        log: String::new(),
-                        verifier_log: false,
-                    });
-                }
-            }
-        }
-        if !wrote {
-            return Err(BpfError {
-                what: "configuring the BPF object".into(),
-                message: "it has no .rodata map for its configuration".into(),
-                errno: None,
-                log: String::new(),
-                verifier_log: false,
-            });
-        }
-        let obj = open
-            .load()
-            .map_err(|e| bpf_error(format!("loading {}", kind.program()), &e))?;
-        Ok(Loaded { obj, kind })
+        let name = kind.program();
+        let hits = Map::array_u64("syscost_hits", 1).map_err(|e| {
+            BpfError::io(format!("creating {name}'s counter"), "BPF_MAP_CREATE", &e)
+        })?;
+        let insns = programs::program(kind, &cfg, hits.fd())
+            .map_err(|e| BpfError::new(format!("building {name}"), e.to_string()))?;
+        let attach_btf_id = if kind.is_trampoline() {
+            trampoline_target(trampoline_targets)?
+        } else {
+            0
+        };
+        let (prog_type, attach_type) = programs::types(kind);
+        let spec = ProgSpec {
+            name,
+            prog_type,
+            attach_type,
+            attach_btf_id,
+            license: LICENSE,
+            insns: &insns,
+        };
+        let prog = Program::load(&spec).map_err(|e| BpfError {
+            what: format!("loading {name}"),
+            message: e.to_string(),
+            errno: Some(e.errno),
+            log: excerpt(&e.log),
+            verifier_log: !e.log.is_empty(),
+        })?;
+        Ok(Loaded { prog, hits, kind })
     }
 
     /// Attaches the program; dropping the link detaches it.
     pub fn attach(&self, target: &Target) -> Result<Link, BpfError> {
-        start_capture();
-        let prog = self
-            .obj
-            .progs_mut()
-            .find(|p| p.name() == self.kind.program())
-            .ok_or_else(|| BpfError {
-                what: "attaching".into(),
-                message: format!("program {} is not loaded", self.kind.program()),
-                errno: None,
-                log: String::new(),
-                verifier_log: false,
-            })?;
-        let r = match target {
-            Target::Tracepoint(name) => prog.attach_tracepoint(TracepointCategory::Syscalls, name),
-            Target::RawTracepoint(name) => prog.attach_raw_tracepoint(name),
-            Target::Kprobe { func, ret } => prog.attach_kprobe(*ret, func),
-            Target::KprobeMulti(func) => prog.attach_kprobe_multi(false, vec![func.as_str()]),
-            Target::Trampoline => prog.attach_trace(),
+        let what = || format!("attaching {} ({target:?})", self.kind.program());
+        let fail = |step: &str, e: io::Error| BpfError::io(what(), step, &e);
+        let cstring = |s: Vec<u8>| {
+            CString::new(s).map_err(|_| BpfError::new(what(), "a NUL byte in a name".into()))
+        };
+        match target {
+            Target::Tracepoint(name) => {
+                let path = format!("{}/events/syscalls/{name}/id", host::tracefs_dir());
+                let id = std::fs::read_to_string(&path)
+                    .map_err(|e| fail(&path, e))?
+                    .trim()
+                    .parse::<u64>()
+                    .map_err(|_| BpfError::new(what(), format!("{path} does not hold a number")))?;
+                let event = perf::tracepoint(id).map_err(|e| fail("perf_event_open", e))?;
+                self.prog
+                    .attach_perf(event)
+                    .map_err(|e| fail("attaching", e))
+            }
+            Target::RawTracepoint(name) => {
+                let name = cstring(name.as_bytes().to_vec())?;
+                self.prog
+                    .attach_raw_tracepoint(Some(&name))
+                    .map_err(|e| fail("BPF_RAW_TRACEPOINT_OPEN", e))
+            }
+            Target::Kprobe { func, ret } => {
+                let func = cstring(func.as_bytes().to_vec())?;
+                let probe = perf::Probe {
+                    pmu: "kprobe",
+                    ret: *ret,
+                    name: &func,
+                    offset: 0,
+                    pid: -1,
+                };
+                let event = perf::probe(&probe).map_err(|e| fail("perf_event_open", e))?;
+                self.prog
+                    .attach_perf(event)
+                    .map_err(|e| fail("attaching", e))
+            }
+            Target::KprobeMulti(func) => {
+                let func = cstring(func.as_bytes().to_vec())?;
+                self.prog
+                    .attach_kprobe_multi(&func)
+                    .map_err(|e| fail("BPF_LINK_CREATE", e))
+            }
+            Target::Trampoline => self
+                .prog
+                .attach_raw_tracepoint(None)
+                .map_err(|e| fail("BPF_RAW_TRACEPOINT_OPEN", e)),
             Target::Uprobe {
                 path,
                 offset,
                 pid,
                 ret,
-            } => prog.attach_uprobe(*ret, *pid, path, *offset),
-        };
-        r.map_err(|e| {
-            bpf_error(
-                format!("attaching {} ({target:?})", self.kind.program()),
-                &e,
-            )
-        })
+            } => {
+                use std::os::unix::ffi::OsStrExt;
+                let file = cstring(path.as_os_str().as_bytes().to_vec())?;
+                let probe = perf::Probe {
+                    pmu: "uprobe",
+                    ret: *ret,
+                    name: &file,
+                    offset: *offset as u64,
+                    pid: *pid,
+                };
+                let event = perf::probe(&probe).map_err(|e| fail("perf_event_open", e))?;
+                self.prog
+                    .attach_perf(event)
+                    .map_err(|e| fail("attaching", e))
+            }
+        }
     }
 
-    /// The program's hit counter (the `hits` global in .bss).
+    /// The program's hit counter.
     pub fn hits(&self) -> Result<u64, HitsError> {
-        let map = self
-            .obj
-            .maps()
-            .find(|m| m.name().to_string_lossy().ends_with(".bss"))
-            .ok_or(HitsError::NoBss)?;
-        let value = map
-            .lookup(&0u32.to_ne_bytes(), MapFlags::ANY)
-            .map_err(HitsError::Lookup)?
-            .ok_or(HitsError::Missing)?;
-        let bytes: [u8; 8] = value
-            .get(..8)
-            .and_then(|b| b.try_into().ok())
-            .ok_or(HitsError::Size)?;
-        Ok(u64::from_ne_bytes(bytes))
+        self.hits.get_u64(0).map_err(HitsError::Lookup)
     }
 }
 
@@ -348,36 +261,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn errno_and_log_excerpts() {
+    fn log_excerpts_keep_the_end() {
         assert_eq!(
-            errno_of("loading: Operation not permitted (os error 1)"),
-            Some(1)
+            excerpt("0: R1=ctx\n\ninvalid access\n"),
+            "0: R1=ctx | invalid access"
         );
-        assert_eq!(errno_of("no errno here"), None);
-        let log = "libbpf: prog 'x': BPF program load failed: Permission denied\n\
-                   libbpf: prog 'x': -- BEGIN PROG LOAD LOG --\n0: R1=ctx\ninvalid access\n\
-                   -- END PROG LOAD LOG --\nlibbpf: failed to load object\n";
-        assert_eq!(excerpt(log), "0: R1=ctx | invalid access");
         let long = "x".repeat(5000);
         let e = excerpt(&long);
         assert!(e.len() <= LOG_EXCERPT + "…".len() && e.starts_with('…'));
-    }
-
-    #[test]
-    fn the_embedded_object_has_every_program() {
-        let mut b = ObjectBuilder::default();
-        let open = b.open_memory(OBJECT).unwrap();
-        let names: Vec<String> = open
-            .progs()
-            .map(|p| p.name().to_string_lossy().into_owned())
-            .collect();
-        for k in Kind::ALL {
-            assert!(names.iter().any(|n| n == k.program()), "{k:?} missing");
-        }
-        let rodata = open
-            .maps()
-            .find(|m| m.name().to_string_lossy().ends_with(".rodata"))
-            .unwrap();
-        assert_eq!(rodata.value_size() as usize, std::mem::size_of::<Config>());
     }
 }

@@ -3,12 +3,11 @@
 
 use super::host;
 use super::kind::{kernel_function, trampoline_targets, watched_syscall, Kind};
-use super::object::{BpfError, Config, HitsError, Loaded, Target};
+use super::object::{BpfError, Config, HitsError, Link, Loaded, Target};
 use super::ufunc;
 use crate::harness::{Batch, Probe, Syscall};
 use crate::scenarios::{RunError, SetupError};
 use crate::sys::affinity::{others, pin_to_cpu, pinned_cpu};
-use libbpf_rs::Link;
 
 const EPERM: i32 = libc::EPERM;
 const ENOTSUPP: i32 = 524;
@@ -52,10 +51,15 @@ pub struct Session {
     kept: Option<Link>,
     /// Attach + detach time of the last sample, ns (outside its timed region).
     pub untimed_ns: Option<u64>,
-    /// The detach of the previous sample, still waiting for RCU in a thread of its own.
-    detaching: Option<std::thread::JoinHandle<u64>>,
-    /// Where the detaching thread runs: a CPU of the run other than the measurement's, when
-    /// there is one.
+    /// How long the last detach took, ns: the time the next sample should wait before it
+    /// attaches again (it would otherwise wait for that detach).
+    pub settle_ns: Option<u64>,
+    /// The thread that detaches, started at the first sample (kept programs need none).
+    detacher: Option<Detacher>,
+    /// A detach handed to the detacher and not yet collected.
+    detaching: bool,
+    /// Where the detacher runs: a CPU of the run other than the measurement's, when there is
+    /// one.
     detach_cpu: Option<u32>,
 }
 
@@ -66,6 +70,8 @@ pub enum SampleError {
     Attach(BpfError),
     #[error(transparent)]
     Hits(#[from] HitsError),
+    #[error("the program still ran for the worker's calls {0} ms after it was detached")]
+    StillAttached(u64),
 }
 
 impl From<SampleError> for RunError {
@@ -74,26 +80,57 @@ impl From<SampleError> for RunError {
     }
 }
 
-/// A link moved to the detaching thread. libbpf's link destroy only closes the descriptor and
-/// frees the struct, which any thread may do.
+/// A link moved to the detaching thread: dropping it only closes descriptors, which any thread
+/// may do.
 struct SendLink(Link);
 // SAFETY: see above; the link is used by exactly one thread at a time.
 unsafe impl Send for SendLink {}
 
-/// Detaches in a thread of its own, on `cpu` (another than the measurement's) when there is
-/// one: the unregister takes effect at once, and the wait for RCU grace periods that follows
-/// (~80 ms for a tracepoint) then no longer stalls the round. Returns the detach duration in ns.
-fn detach_in_background(link: Link, cpu: Option<u32>) -> std::thread::JoinHandle<u64> {
-    let link = SendLink(link);
-    std::thread::spawn(move || {
-        if let Some(cpu) = cpu {
-            let _ = pin_to_cpu(cpu);
-        }
-        let t0 = crate::harness::clock::now_ns();
-        drop(link.0);
-        crate::harness::clock::now_ns().saturating_sub(t0)
-    })
+/// A thread of the worker that detaches its links: the unregister takes effect at once, and
+/// the wait for RCU grace periods that follows (~70 ms for a tracepoint) then no longer stalls
+/// the run. It runs on another CPU of the run when there is one, at real-time priority when the
+/// process may (it is root or has CAP_BPF, so usually it may): handed a link, it runs at once
+/// instead of waiting for its turn behind whatever else that CPU runs.
+struct Detacher {
+    links: std::sync::mpsc::Sender<SendLink>,
+    /// How long each detach took, ns.
+    done: std::sync::mpsc::Receiver<u64>,
 }
+
+impl Detacher {
+    fn start(cpu: Option<u32>) -> Detacher {
+        let (links, inbox) = std::sync::mpsc::channel::<SendLink>();
+        let (outbox, done) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            if let Some(cpu) = cpu {
+                let _ = pin_to_cpu(cpu);
+            }
+            // musl's sched_param has more fields than glibc's (the sporadic-server ones): start
+            // from zeroes, which is what both mean by "no such parameter".
+            // SAFETY: sched_param is plain integers; all-zero is a valid value.
+            let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
+            param.sched_priority = 1;
+            // SAFETY: plain syscall on the calling thread; refused without privilege, then the
+            // thread stays at normal priority.
+            unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+            for link in inbox {
+                let t0 = crate::harness::clock::now_ns();
+                drop(link.0);
+                if outbox
+                    .send(crate::harness::clock::now_ns().saturating_sub(t0))
+                    .is_err()
+                {
+                    break;
+                }
+            }
+        });
+        Detacher { links, done }
+    }
+}
+
+/// How long a detached program may go on running for the worker's calls before the sample
+/// fails: the unregister is the first thing a detach does.
+const UNREGISTER_TIMEOUT_NS: u64 = 2_000_000_000;
 
 fn unsupported(s: String) -> SetupError {
     SetupError::Unsupported(s)
@@ -220,7 +257,6 @@ impl Session {
         let (name, nr) = watched_syscall(syscall);
         let cfg = Config {
             tgid,
-            pad: 0,
             nr,
             ret: FMODRET_RETURN,
         };
@@ -275,7 +311,9 @@ impl Session {
             driver,
             kept: None,
             untimed_ns: None,
-            detaching: None,
+            settle_ns: None,
+            detacher: None,
+            detaching: false,
             detach_cpu: pinned_cpu().and_then(|c| others(cpus, c).first().copied()),
         };
         let link = s.attach().map_err(|e| attach_error(kind, e))?;
@@ -314,6 +352,13 @@ impl Session {
         self.target = Target::RawTracepoint("syscost_no_such_tracepoint");
     }
 
+    /// Hits the program counts for `calls` calls of the timed loop, now.
+    #[cfg(test)]
+    pub fn hits_now(&mut self, calls: u64) -> u64 {
+        self.count(|s| s.driver.run(calls))
+            .map_or(u64::MAX, |x| x.1)
+    }
+
     /// Runs `f` and returns its result with the hits it caused.
     fn count<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> Result<(T, u64), HitsError> {
         let before = self.loaded.hits()?;
@@ -329,9 +374,12 @@ impl Session {
     }
 
     /// One measured sample: one untimed call proves the previous detach took effect, then
-    /// attach, time `iters` operations, and detach in the background — the program exists only
-    /// while this worker is being measured. `verified` carries the hits; a hit while detached
-    /// counts as a bad operation. Programs kept attached (uprobes) are only counted.
+    /// attach, time `iters` operations, and detach — the program exists only while this worker
+    /// is being measured. The detacher unregisters it; the sample is answered only once a call
+    /// of the worker no longer hits it, so no other scenario can ever run with it attached (the
+    /// grace periods that follow go on in the background). `verified` carries the hits; a hit
+    /// while detached counts as a bad operation. Programs kept attached (uprobes) are only
+    /// counted.
     pub fn sample(&mut self, iters: u64) -> Result<Batch, SampleError> {
         if self.kept.is_some() {
             let (b, hits) = self.count(|s| s.driver.run(iters))?;
@@ -340,15 +388,48 @@ impl Session {
                 ..b
             });
         }
+        if self.detacher.is_none() {
+            self.detacher = Some(Detacher::start(self.detach_cpu));
+        }
         // The previous sample's detach must be complete before this attach; a call made now
         // must not hit (the program was detached while the other scenarios ran).
-        let detach_ns = self.detaching.take().and_then(|h| h.join().ok());
+        let detach_ns = if std::mem::take(&mut self.detaching) {
+            self.detacher.as_ref().and_then(|d| d.done.recv().ok())
+        } else {
+            None
+        };
+        self.settle_ns = detach_ns;
         let (_, stray) = self.count(|s| s.driver.run(1))?;
         let t_attach = crate::harness::clock::now_ns();
         let link = self.attach().map_err(SampleError::Attach)?;
         let attach_ns = crate::harness::clock::now_ns().saturating_sub(t_attach);
         let timed = self.count(|s| s.driver.run(iters));
-        self.detaching = Some(detach_in_background(link, self.detach_cpu));
+        let t_detach = crate::harness::clock::now_ns();
+        let handed = match &self.detacher {
+            Some(d) => d.links.send(SendLink(link)).map_err(|e| e.0),
+            None => Err(SendLink(link)),
+        };
+        match handed {
+            Ok(()) => self.detaching = true,
+            // The detacher is gone (only a panic could end it): detach here, waiting.
+            Err(link) => drop(link.0),
+        }
+        // Answer only once the program no longer runs: a call of ours that does not hit
+        // proves it is out of the tracepoint's list, for every process.
+        let unregistered = loop {
+            let (_, hits) = self.count(|s| s.driver.run(1))?;
+            if hits == 0 {
+                break true;
+            }
+            if crate::harness::clock::now_ns().saturating_sub(t_detach) > UNREGISTER_TIMEOUT_NS {
+                break false;
+            }
+        };
+        if !unregistered {
+            return Err(SampleError::StillAttached(
+                UNREGISTER_TIMEOUT_NS / 1_000_000,
+            ));
+        }
         // One attach + one detach: this sample's attach and the previous sample's detach.
         self.untimed_ns = detach_ns.map(|d| attach_ns + d);
         let (mut b, hits) = timed?;

@@ -54,6 +54,30 @@ fn a_sample_counts_one_hit_per_call_and_none_after_detach() {
     }
 }
 
+#[test]
+fn a_system_wide_program_is_detached_when_its_sample_answers() {
+    // The engine asks the next scenario for its sample as soon as this one answers: by then
+    // the program must be out of the tracepoint, for every process (it is unregistered before
+    // the answer; only its grace periods may still be running).
+    let _g = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    for kind in [Kind::Tp, Kind::RawTp] {
+        match Session::open(kind, Syscall::Getpid, &allowed_cpus()) {
+            Ok(mut s) => {
+                for _ in 0..5 {
+                    let b = s.sample(100).unwrap();
+                    assert_eq!(b.verified, Some(100), "{kind:?}");
+                    assert_eq!(
+                        s.hits_now(10),
+                        0,
+                        "{kind:?}: still attached after answering"
+                    );
+                }
+            }
+            Err(e) => assert!(!privileged(), "setup failed although privileged: {e:?}"),
+        }
+    }
+}
+
 /// Expects one more hit than there are calls: the engine must reject every sample.
 struct Miscounted(Probed);
 
@@ -99,6 +123,7 @@ fn a_hit_count_that_does_not_match_fails_the_scenario() {
         Box::new(Probed::new(Kind::RawTp, Syscall::Getpid, allowed_cpus())),
     ];
     let opts = Options {
+        started: std::time::Instant::now(),
         budget: Duration::from_secs(2),
         target_ci_pct: 1.0,
         sample_ns: 1_000_000,
@@ -172,6 +197,7 @@ fn an_attach_failing_mid_run_reaches_the_record_with_its_reason() {
         samples: 0,
     })];
     let opts = Options {
+        started: std::time::Instant::now(),
         budget: Duration::from_secs(3),
         target_ci_pct: 0.0,
         sample_ns: 1_000_000,
@@ -185,12 +211,13 @@ fn an_attach_failing_mid_run_reaches_the_record_with_its_reason() {
     }
     assert_eq!(slot.status, Status::Failed, "{:?}", slot.reason);
     let why = slot.reason.as_deref().unwrap_or_default();
-    // The cause, not a verification failure: the round, what failed, and libbpf's own words.
+    // The cause, not a verification failure: the round, what failed, and the kernel's errno.
     assert!(
         why.starts_with("in round 2: attaching the BPF program failed: attaching syscost_rawtp"),
         "{why}"
     );
     assert!(why.contains("syscost_no_such_tracepoint"), "{why}");
+    assert!(why.contains("(os error 2)"), "ENOENT: {why}");
     assert!(!why.contains("verification"), "{why}");
     // The two samples before it are kept.
     assert_eq!(slot.samples.iter().flatten().count(), 2);

@@ -18,8 +18,32 @@ use crate::sys::shared::{Shared, Slots};
 use std::collections::BTreeMap;
 use std::io;
 
-const PTRACE_SYSEMU: libc::c_uint = 31;
+/// The type of ptrace's request argument: glibc declares it unsigned, musl signed.
+#[cfg(target_env = "musl")]
+type Request = libc::c_int;
+#[cfg(not(target_env = "musl"))]
+type Request = libc::c_uint;
+
+const PTRACE_SYSEMU: Request = 31;
+const PTRACE_GET_SYSCALL_INFO: Request = 0x420e;
 const PTRACE_SYSCALL_INFO_ENTRY: u8 = 1;
+
+/// `struct ptrace_syscall_info` (include/uapi/linux/ptrace.h) with its union as the entry
+/// stop's member, the largest one padded (musl's libc bindings have none).
+#[repr(C)]
+#[derive(Default)]
+struct SyscallInfo {
+    op: u8,
+    pad: [u8; 3],
+    arch: u32,
+    instruction_pointer: u64,
+    stack_pointer: u64,
+    /// `entry.nr`
+    nr: u64,
+    args: [u64; 6],
+    /// `seccomp.ret_data`, and the padding to the union's size.
+    ret_data: [u32; 2],
+}
 /// WSTOPSIG of a syscall stop with PTRACE_O_TRACESYSGOOD.
 const SYSCALL_STOP: i32 = libc::SIGTRAP | 0x80;
 
@@ -109,7 +133,7 @@ impl Ptrace {
         self.syscall.nrs().len() as u64
     }
 
-    fn resume_request(&self) -> libc::c_uint {
+    fn resume_request(&self) -> Request {
         if self.emulate {
             PTRACE_SYSEMU
         } else {
@@ -240,23 +264,22 @@ impl Ptrace {
 
 /// (op, syscall number) of the tracee's current stop.
 fn syscall_info(pid: libc::pid_t) -> Result<(u8, libc::c_long), PtraceError> {
-    // SAFETY: zeroed plain data, filled by the kernel up to the size we pass.
-    let mut info: libc::ptrace_syscall_info = unsafe { std::mem::zeroed() };
-    let size = std::mem::size_of::<libc::ptrace_syscall_info>();
+    let mut info = SyscallInfo::default();
+    let size = std::mem::size_of::<SyscallInfo>();
     // SAFETY: buffer of `size` bytes.
     let n = unsafe {
         libc::ptrace(
-            libc::PTRACE_GET_SYSCALL_INFO,
+            PTRACE_GET_SYSCALL_INFO,
             pid,
             size,
-            &mut info as *mut libc::ptrace_syscall_info,
+            &mut info as *mut SyscallInfo,
         )
     };
     if n < 0 {
         return Err(PtraceError::SyscallInfo(io::Error::last_os_error()));
     }
-    // SAFETY: `entry` is the union member for entry stops; for others only `op` is used.
-    let nr = unsafe { info.u.entry.nr } as libc::c_long;
+    // `nr` is the entry stop's; for other stops only `op` is used.
+    let nr = info.nr as libc::c_long;
     Ok((info.op, nr))
 }
 
@@ -389,6 +412,12 @@ impl Scenario for Ptrace {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_syscall_info_is_the_kernels_size() {
+        assert_eq!(std::mem::size_of::<SyscallInfo>(), 88);
+        assert_eq!(std::mem::offset_of!(SyscallInfo, nr), 24);
+    }
 
     fn ready(emulate: bool) -> Ptrace {
         let mut p = Ptrace::new(Syscall::Getppid, emulate, true, vec![]);

@@ -6,6 +6,7 @@ use crate::fmt;
 use crate::metrics::METRICS;
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
+use crate::site::groups::VersionCount;
 use crate::site::groups::{machines, SeriesRuns};
 use crate::site::links::Links;
 use crate::site::pages::changes::{change_rows, ChangeRow};
@@ -50,7 +51,7 @@ struct HomeArch {
     href: String,
     runs: usize,
     machines: usize,
-    kernels: usize,
+    kernels: String,
     latest: String,
     latest_href: String,
     series: Vec<HomeSeries>,
@@ -62,7 +63,7 @@ struct Totals {
     runs: usize,
     placed: usize,
     machines: usize,
-    kernels: usize,
+    kernels: String,
     arches: usize,
     series: usize,
     unplaced: usize,
@@ -102,7 +103,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             runs: runs.len(),
             placed: placed.len(),
             machines: machines(runs, &placed),
-            kernels: d.g.by_kernel.len(),
+            kernels: VersionCount::of(d.g.by_kernel.values().map(|(l, _)| l.as_str())).words(),
             arches: d.g.by_arch.len(),
             series: d.g.by_series.len(),
             unplaced: d.g.unplaced.len(),
@@ -137,18 +138,26 @@ fn arch_card(d: &Data, arch: &str, idx: &[usize]) -> HomeArch {
             .find(|(_, k)| k.iter().any(|&i| runs[i].arch == arch))
             .map(|(l, _)| l.clone())
             .unwrap_or_default();
-    let all = d.g.series_of(arch);
+    let mut all = d.g.series_of(arch);
+    // Series with a headline number first (stable: best covered first within each part).
+    all.sort_by_key(|s| {
+        !d.headline
+            .iter()
+            .flatten()
+            .any(|&m| s.runs.iter().any(|&i| runs[i].values.get(m).is_some()))
+    });
     HomeArch {
         arch: arch.to_string(),
         href: Links.arch(arch),
         runs: idx.len(),
         machines: machines(runs, idx),
-        kernels: d
-            .g
-            .by_kernel
-            .values()
-            .filter(|(_, k)| k.iter().any(|&i| runs[i].arch == arch))
-            .count(),
+        kernels: VersionCount::of(
+            d.g.by_kernel
+                .values()
+                .filter(|(_, k)| k.iter().any(|&i| runs[i].arch == arch))
+                .map(|(l, _)| l.as_str()),
+        )
+        .words(),
         latest_href: Links.kernel(&latest),
         latest,
         more_series: all.len().saturating_sub(SERIES_PER_ARCH),

@@ -8,6 +8,7 @@ use crate::metrics::{usable_point, KEY_COLUMNS};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
 use crate::site::groups::SeriesRuns;
+use crate::site::groups::VersionCount;
 use crate::site::links::Links;
 use crate::site::pager::{pager, Pager, PAGE_SIZE};
 use crate::site::rows::{key_columns, point_cell, run_row, Cell, Column, RunRow};
@@ -29,7 +30,7 @@ struct KernelIndexRow {
 struct KernelIndex {
     root: String,
     title: String,
-    total: usize,
+    total: String,
     unplaced: usize,
     nav: Pager,
     rows: Vec<KernelIndexRow>,
@@ -122,7 +123,7 @@ fn index(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         let chunk = desc.chunks(PAGE_SIZE).nth(n - 1).unwrap_or(&[]);
         let page = KernelIndex {
             title: "Kernel versions".to_string(),
-            total: desc.len(),
+            total: VersionCount::of(desc.iter().map(|(l, _)| l.as_str())).words(),
             unplaced: d.g.unplaced.len(),
             nav: pager(n, pages, &root, kernels_page_path),
             rows: chunk

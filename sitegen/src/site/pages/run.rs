@@ -1,19 +1,24 @@
 //! The page of one run: everything in the record, readable, its quality, its depth sweep,
 //! and the comparison with the nearest runs of its series.
 
+use crate::changes::{difference, Difference};
 use crate::fmt::{self, ns, opt_interval, opt_ns};
 use crate::info::{kind_label, RunInfo};
+use crate::metrics::Kind;
 use crate::metrics::Registry;
-use crate::site::compare::{compare, Compare};
 use crate::site::links::Links;
 use crate::site::rows::{quality_badge, Badge};
 use crate::site::sweep::{self, SweepBlock};
 use serde::Serialize;
 use syscost_record::{
-    Comparability, Estimate, Expectation, Incidental, Method, RunRecord, RunSummary,
-    ScenarioResult, Settings, Source, SourceKind, Status, StopReason, Throughput, Verdict,
+    Estimate, EstimateOrigin, Expectation, Method, RunRecord, ScenarioResult, Source, SourceKind,
+    Status, StopReason, Verdict,
 };
 
+/// A run's page: its numbers, compactly. Prose that is the same for every run of a scenario
+/// (descriptions, parameters, formulas) is on the metric pages and in the raw record, not
+/// repeated on 100,000 run pages; the environment beyond what decides comparability is in the
+/// raw record.
 #[derive(Serialize)]
 pub struct RunPage {
     root: String,
@@ -23,42 +28,40 @@ pub struct RunPage {
     /// Not (yet) accepted by a maintainer in data/triage.tsv.
     unverified: bool,
     quality: Badge,
-    quality_reasons: Vec<String>,
+    quality_reasons: String,
     /// Why the run is not on the version axis; empty when it is.
     unplaced: String,
     unplaced_href: String,
     arch: String,
     arch_href: Option<String>,
     kernel_release: String,
+    /// How the kernel is known when the log does not print it: stated by the source.
+    kernel_stated: String,
     kernel_href: Option<String>,
     cpu: String,
     virt: String,
     date: String,
     series_id: String,
     series_href: Option<String>,
-    series_sentence: String,
     raw_href: String,
-    raw_name: String,
     per_op: String,
     confidence: String,
     any_ci: bool,
+    /// The usual sample count of the scenarios; rows with another count show theirs.
+    samples_each: String,
+    samples_vary: bool,
+    baseline: String,
     results: Vec<ResultRow>,
-    params: Vec<ParamRow>,
     estimates: Vec<EstimateRow>,
     expectations: Vec<ExpectationRow>,
     verdict_counts: String,
-    skipped: Vec<SkippedRow>,
+    skipped: Vec<SkippedGroup>,
     sweep: Option<SweepBlock>,
-    compares: Vec<Compare>,
+    compares: Vec<CompareHead>,
     no_compare: String,
-    machine: String,
-    comparability: Vec<(String, String)>,
-    mitigations: Vec<(String, String)>,
-    kernel_config: Vec<(String, String)>,
-    incidental: Vec<(String, String)>,
-    settings: Vec<(String, String)>,
-    provenance_text: String,
+    facts: Vec<(String, String)>,
     provenance: Vec<(String, String)>,
+    stated: Vec<(String, String)>,
     source_url: String,
     source_link: bool,
     notes: Vec<String>,
@@ -66,43 +69,48 @@ pub struct RunPage {
 
 #[derive(Serialize)]
 struct ResultRow {
+    /// The scenario id, and ` − vs` when its overhead is over another baseline than the page's.
     id: String,
-    description: String,
-    family: String,
+    /// Median and CI in one cell (the sorter reads the leading number).
     median: String,
-    median_v: String,
-    ci: String,
+    /// Empty when it is the page's usual count.
     samples: String,
     preempted: String,
     overhead: String,
-    overhead_v: String,
-    overhead_ci: String,
-    overhead_pct: String,
-    vs: String,
-    throughput: String,
-    verification: String,
-    verification_what: String,
 }
 
+/// A number that changed from the earlier run beyond what both intervals allow.
 #[derive(Serialize)]
-struct ParamRow {
+struct Moved {
     id: String,
-    text: String,
+    delta: String,
+    class: &'static str,
+}
+
+/// One earlier run the page is compared with (a column of the scenario and estimate tables).
+#[derive(Serialize)]
+pub struct CompareHead {
+    what: String,
+    href: String,
+    id: String,
+    date: String,
+    kernel: String,
+    quality: Badge,
+    counts: String,
+    /// The numbers whose intervals are disjoint; the rest did not move resolvably.
+    moved: Vec<Moved>,
 }
 
 #[derive(Serialize)]
 struct EstimateRow {
     id: String,
-    label: String,
-    formula: String,
     median: String,
     ci: String,
-    samples: u64,
+    origin: &'static str,
 }
 
 #[derive(Serialize)]
 struct ExpectationRow {
-    id: String,
     label: String,
     lhs: String,
     rhs: String,
@@ -113,13 +121,13 @@ struct ExpectationRow {
     kernel_verdict: &'static str,
 }
 
+/// Scenarios skipped or failed for one reason.
 #[derive(Serialize)]
-struct SkippedRow {
-    id: String,
-    description: String,
+struct SkippedGroup {
     status: &'static str,
     status_class: &'static str,
     reason: String,
+    ids: String,
 }
 
 pub fn verdict_name(v: Verdict) -> &'static str {
@@ -144,7 +152,8 @@ pub struct Comparisons<'a> {
     pub same_version: Option<&'a RunInfo>,
 }
 
-fn compares(info: &RunInfo, cmp: &Comparisons, reg: &Registry, root: &str) -> Vec<Compare> {
+/// The earlier runs, each with what it is.
+fn earlier<'a>(info: &RunInfo, cmp: &Comparisons<'a>) -> Vec<(&'a RunInfo, String)> {
     let mut out = Vec::new();
     if let Some(p) = cmp.prev_version {
         let what = format!(
@@ -156,7 +165,7 @@ fn compares(info: &RunInfo, cmp: &Comparisons, reg: &Registry, root: &str) -> Ve
                 "the latest run there (this machine has none on it)"
             }
         );
-        out.push(compare(p, info, what, reg, root));
+        out.push((p, what));
     }
     if let Some(p) = cmp.same_version {
         let what = format!(
@@ -168,9 +177,39 @@ fn compares(info: &RunInfo, cmp: &Comparisons, reg: &Registry, root: &str) -> Ve
                 " (another build of it)"
             }
         );
-        out.push(compare(p, info, what, reg, root));
+        out.push((p, what));
     }
     out
+}
+
+/// Compares `this` with `prev` on metric `m`: counts it in `tally` (higher, lower, neither)
+/// and keeps it when the two intervals are disjoint.
+fn compare_one(
+    prev: &RunInfo,
+    info: &RunInfo,
+    m: Option<u32>,
+    label: &str,
+    tally: &mut ([usize; 3], Vec<Moved>),
+) {
+    let Some(m) = m else { return };
+    let (Some(p), Some(t)) = (prev.values.find(m), info.values.find(m)) else {
+        return;
+    };
+    let d = t.median - p.median;
+    let class = match Difference::resolved(p.ci(), t.ci()) {
+        Some(true) if d > 0.0 => "up",
+        Some(true) => "down",
+        _ => {
+            tally.0[2] += 1;
+            return;
+        }
+    };
+    tally.0[usize::from(class == "down")] += 1;
+    tally.1.push(Moved {
+        id: label.to_string(),
+        delta: fmt::difference(&difference(p.median, p.ci(), t.median, t.ci())),
+        class,
+    });
 }
 
 pub fn build(
@@ -179,32 +218,99 @@ pub fn build(
     cmp: &Comparisons,
     reg: &Registry,
     links: &Links,
+    raw_href: &str,
 ) -> RunPage {
     let root = fmt::root_of(&format!("{}.html", info.page));
     let c = &r.environment.comparability;
     let s = &r.settings;
     let conf = format!("{}%", s.confidence * 100.0);
-    let measured = || r.results.iter().filter(|x| x.status == Status::Measured);
+    let measured: Vec<&ScenarioResult> = r
+        .results
+        .iter()
+        .filter(|x| x.status == Status::Measured)
+        .collect();
     let source_url = opt(&r.source.url);
     let placed = info.is_placed();
-    let compares = if placed {
-        compares(info, cmp, reg, &root)
+    let earlier = if placed {
+        earlier(info, cmp)
     } else {
         Vec::new()
     };
     let no_compare = match (placed, &info.machine) {
         (false, _) => "Runs that are not placed on the kernel-version axis are not compared.",
-        (true, _) if !compares.is_empty() => "",
+        (true, _) if !earlier.is_empty() => "",
+        (true, _) if info.kernel.is_approximate() => "Its source states the kernel only approximately, so this run is compared with no other (it could be on the same release as its neighbours, or another).",
         (true, Some(_)) => "This is the first run of this series on this and earlier kernel versions.",
         (true, None) => "No earlier kernel version of this series has a run, and the record carries no machine identity to link it with earlier runs on this version.",
     };
+    // The baseline most overheads are over; others are named in the row.
+    let baseline = most_common(
+        measured
+            .iter()
+            .filter_map(|x| x.overhead.as_ref().map(|o| o.vs.as_str())),
+    );
+    let counts: Vec<String> = measured
+        .iter()
+        .filter_map(|x| x.samples.map(|n| n.to_string()))
+        .collect();
+    let usual = most_common(counts.iter().map(String::as_str));
+    let samples_vary = counts.iter().any(|c| *c != usual);
+    let mut tallies: Vec<([usize; 3], Vec<Moved>)> =
+        earlier.iter().map(|_| ([0; 3], Vec::new())).collect();
+    let mut tally = |m: Option<u32>, label: &str| {
+        for ((p, _), t) in earlier.iter().zip(tallies.iter_mut()) {
+            compare_one(p, info, m, label, t);
+        }
+    };
+    let results: Vec<ResultRow> = measured
+        .iter()
+        .map(|res| {
+            // A scenario with an overhead is compared by it (paired against its baseline in
+            // every round, so the baseline's own drift is not counted twice).
+            let m = match &res.overhead {
+                Some(o) => reg.find(Kind::Overhead, &res.id, &o.vs),
+                None => reg.find(Kind::Median, &res.id, ""),
+            };
+            let row = result_row(res, &baseline, &usual);
+            tally(m, &row.id);
+            row
+        })
+        .collect();
+    let estimates: Vec<EstimateRow> = r
+        .estimates
+        .iter()
+        .map(|e| {
+            tally(
+                reg.find(Kind::Estimate, &e.id, ""),
+                &format!("estimate {}", e.id),
+            );
+            estimate_row(e)
+        })
+        .collect();
+    let compares = earlier
+        .iter()
+        .zip(tallies)
+        .map(|((p, what), (t, moved))| CompareHead {
+            what: what.clone(),
+            href: format!("{root}{}.html", p.page),
+            id: p.id.clone(),
+            date: p.date.clone().unwrap_or_default(),
+            kernel: p.kernel.release.clone(),
+            quality: quality_badge(p),
+            counts: format!(
+                "{} higher, {} lower (intervals disjoint), {} without a resolved change",
+                t[0], t[1], t[2]
+            ),
+            moved,
+        })
+        .collect();
     RunPage {
-        title: format!("Run {} ({} {})", r.id, c.arch, c.kernel_release),
+        title: format!("Run {} ({} {})", r.id, c.arch, info.kernel.release),
         id: r.id.clone(),
         kind: kind_label(r.source.kind),
         unverified: !info.accepted,
         quality: quality_badge(info),
-        quality_reasons: info.quality.reasons(),
+        quality_reasons: info.quality.reasons().join("; "),
         unplaced: info
             .placed
             .as_ref()
@@ -214,49 +320,36 @@ pub fn build(
         unplaced_href: format!("{root}{}", links.unplaced()),
         arch: c.arch.clone(),
         arch_href: placed.then(|| format!("{root}{}", links.arch(&info.arch))),
-        kernel_release: c.kernel_release.clone(),
+        kernel_release: info.kernel.release.clone(),
+        kernel_stated: stated_kernel(r).unwrap_or_default().to_string(),
         kernel_href: placed.then(|| format!("{root}{}", links.kernel(&info.kbase))),
         cpu: info.series.cpu.clone(),
         virt: info.series.virt.clone(),
         date: opt(&r.source.date),
         series_id: info.series.id(),
         series_href: placed.then(|| format!("{root}{}", links.series(&info.series))),
-        series_sentence: info.series.sentence(),
-        raw_href: format!("{}.json", r.id),
-        raw_name: format!("{}.json", r.id),
+        raw_href: raw_href.to_string(),
         per_op: info.series.unit(),
-        any_ci: measured().any(|x| x.ci_low_ns.is_some())
+        any_ci: measured.iter().any(|x| x.ci_low_ns.is_some())
             || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
-        results: measured().map(result_row).collect(),
-        params: r.results.iter().filter_map(param_row).collect(),
-        estimates: r.estimates.iter().map(estimate_row).collect(),
+        samples_each: match usual.as_str() {
+            "" => String::new(),
+            "1" => "1 sample".to_string(),
+            n => format!("{n} samples"),
+        },
+        samples_vary,
+        baseline,
+        results,
+        estimates,
         expectations: r.expectations.iter().map(expectation_row).collect(),
         verdict_counts: verdict_counts(r),
-        skipped: r
-            .results
-            .iter()
-            .filter(|x| x.status != Status::Measured)
-            .map(skipped_row)
-            .collect(),
+        skipped: skipped_groups(r),
         sweep: sweep::of_record(r, &info.series.unit()),
         compares,
         no_compare: no_compare.to_string(),
-        machine: opt(&r.environment.incidental.machine_hash),
-        comparability: comparability(c, info),
-        mitigations: c
-            .mitigations
-            .iter()
-            .map(|(k, v)| (k.clone(), v.trim().to_string()))
-            .collect(),
-        kernel_config: c
-            .kernel_config
-            .iter()
-            .map(|(k, v)| (k.clone(), v.clone()))
-            .collect(),
-        incidental: incidental(&r.environment.incidental),
-        settings: settings(s, &r.summary, &conf),
-        provenance_text: provenance_text(&r.source),
+        facts: facts_of(r, info, &conf),
         provenance: provenance(r),
+        stated: stated(r),
         // Only plain web links become clickable; anything else (javascript:, data:) stays text.
         source_link: source_url.starts_with("https://") || source_url.starts_with("http://"),
         source_url,
@@ -266,94 +359,102 @@ pub fn build(
     }
 }
 
-fn result_row(res: &ScenarioResult) -> ResultRow {
+fn most_common<'a>(xs: impl Iterator<Item = &'a str>) -> String {
+    let mut counts: Vec<(&str, usize)> = Vec::new();
+    for x in xs {
+        match counts.iter_mut().find(|(k, _)| *k == x) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((x, 1)),
+        }
+    }
+    // The first of the most frequent, so the choice does not depend on anything but the record.
+    let best = counts.iter().map(|c| c.1).max().unwrap_or(0);
+    counts
+        .iter()
+        .find(|c| c.1 == best)
+        .map(|c| c.0.to_string())
+        .unwrap_or_default()
+}
+
+fn result_row(res: &ScenarioResult, baseline: &str, usual: &str) -> ResultRow {
     let o = res.overhead.as_ref();
+    let with_ci = |m: Option<f64>, lo: Option<f64>, hi: Option<f64>| {
+        let mut s = opt_ns(m);
+        let ci = opt_interval(lo, hi);
+        if !ci.is_empty() {
+            s.push(' ');
+            s.push_str(&ci);
+        }
+        s
+    };
     ResultRow {
-        id: res.id.clone(),
-        description: res.description.clone(),
-        family: res.family.clone(),
-        median: opt_ns(res.median_ns),
-        median_v: res.median_ns.map(|v| v.to_string()).unwrap_or_default(),
-        ci: opt_interval(res.ci_low_ns, res.ci_high_ns),
-        samples: res.samples.map(|s| s.to_string()).unwrap_or_default(),
+        id: match o {
+            Some(o) if o.vs != baseline => format!("{} − {}", res.id, o.vs),
+            _ => res.id.clone(),
+        },
+        median: with_ci(res.median_ns, res.ci_low_ns, res.ci_high_ns),
+        samples: res
+            .samples
+            .map(|s| s.to_string())
+            .filter(|s| s != usual)
+            .unwrap_or_default(),
         preempted: match (res.preempted, res.samples) {
-            (Some(p), Some(n)) if n > 0 => format!("{p} ({:.0} %)", p as f64 / n as f64 * 100.0),
+            (Some(p), Some(n)) if n > 0 => format!("{:.0}", p as f64 / n as f64 * 100.0),
             _ => String::new(),
         },
-        overhead: o.map(|o| ns(o.median_ns)).unwrap_or_default(),
-        overhead_v: o.map(|o| o.median_ns.to_string()).unwrap_or_default(),
-        overhead_ci: o
-            .map(|o| opt_interval(o.ci_low_ns, o.ci_high_ns))
-            .unwrap_or_default(),
-        overhead_pct: o.map(|o| fmt::pct(o.pct)).unwrap_or_default(),
-        vs: o.map(|o| o.vs.clone()).unwrap_or_default(),
-        throughput: res
-            .throughput_mops
-            .as_ref()
-            .map(throughput)
-            .unwrap_or_default(),
-        // Short in the cell (the table is wide); what was counted is in the tooltip.
-        verification: res
-            .verification
-            .as_ref()
-            .map(|v| format!("{} / {}", v.observed, v.expected))
-            .unwrap_or_default(),
-        verification_what: res
-            .verification
-            .as_ref()
-            .map(|v| format!("{} (observed / expected)", v.what))
+        overhead: o
+            .map(|o| with_ci(Some(o.median_ns), o.ci_low_ns, o.ci_high_ns))
             .unwrap_or_default(),
     }
 }
 
-fn throughput(t: &Throughput) -> String {
-    match (t.ci_low, t.ci_high, t.stddev) {
-        (Some(l), Some(h), _) => format!("{:.3} [{l:.3}, {h:.3}]", t.median),
-        (_, _, Some(sd)) => format!("{:.3} ± {sd:.3} (sd)", t.median),
-        _ => format!("{:.3}", t.median),
+/// Skipped and failed scenarios grouped by their reason (one reason often covers several: the
+/// BPF program and its attach cost).
+fn skipped_groups(r: &RunRecord) -> Vec<SkippedGroup> {
+    let mut out: Vec<SkippedGroup> = Vec::new();
+    for res in r.results.iter().filter(|x| x.status != Status::Measured) {
+        let (status, status_class) = match res.status {
+            Status::Failed => ("failed", "fail"),
+            _ => ("skipped", "skip"),
+        };
+        let reason = opt(&res.reason);
+        match out
+            .iter_mut()
+            .find(|g| g.status == status && g.reason == reason)
+        {
+            Some(g) => {
+                g.ids.push_str(", ");
+                g.ids.push_str(&res.id);
+            }
+            None => out.push(SkippedGroup {
+                status,
+                status_class,
+                reason,
+                ids: res.id.clone(),
+            }),
+        }
     }
-}
-
-fn param_row(res: &ScenarioResult) -> Option<ParamRow> {
-    (!res.params.is_empty()).then(|| ParamRow {
-        id: res.id.clone(),
-        text: res
-            .params
-            .iter()
-            .map(|(k, v)| format!("{k}={v}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    })
-}
-
-fn skipped_row(res: &ScenarioResult) -> SkippedRow {
-    let (status, status_class) = match res.status {
-        Status::Failed => ("failed", "fail"),
-        _ => ("skipped", "skip"),
-    };
-    SkippedRow {
-        id: res.id.clone(),
-        description: res.description.clone(),
-        status,
-        status_class,
-        reason: opt(&res.reason),
-    }
+    out
 }
 
 fn estimate_row(e: &Estimate) -> EstimateRow {
     EstimateRow {
         id: e.id.clone(),
-        label: e.label.clone(),
-        formula: e.formula.clone(),
         median: ns(e.median_ns),
         ci: opt_interval(e.ci_low_ns, e.ci_high_ns),
-        samples: e.samples,
+        origin: match e.origin {
+            None => "",
+            Some(EstimateOrigin::Printed) => "printed by the log",
+            Some(EstimateOrigin::Decoded) => "printed as an unsigned wrap-around; the signed value",
+            Some(EstimateOrigin::Recomputed) => {
+                "not printed; computed with the benchmark's formula from the values it printed"
+            }
+        },
     }
 }
 
 fn expectation_row(e: &Expectation) -> ExpectationRow {
     ExpectationRow {
-        id: e.id.clone(),
         label: e.label.clone(),
         lhs: ns(e.lhs_ns),
         rhs: ns(e.rhs_ns),
@@ -384,124 +485,95 @@ fn facts<'a>(rows: impl IntoIterator<Item = (&'a str, String)>) -> Vec<(String, 
         .collect()
 }
 
-fn comparability(c: &Comparability, info: &RunInfo) -> Vec<(String, String)> {
+/// The environment and settings that a reader of the numbers needs, in one table: what decides
+/// comparability beyond the lead line, the moment, and how the run was taken. The kernel
+/// command line, configuration and mitigation texts are in the raw record.
+fn facts_of(r: &RunRecord, info: &RunInfo, conf: &str) -> Vec<(String, String)> {
+    let c = &r.environment.comparability;
     let cpu = &c.cpu;
+    let inc = &r.environment.incidental;
+    let s = &r.settings;
+    let sm = &r.summary;
+    let num = |x: Option<u32>| x.map(|x| x.to_string()).unwrap_or_default();
+    let load = |l: &Option<[f64; 3]>| {
+        l.map(|a| format!("{:.2} {:.2} {:.2}", a[0], a[1], a[2]))
+            .unwrap_or_default()
+    };
     let mut rows = facts([
-        ("architecture", c.arch.clone()),
-        ("kernel release", c.kernel_release.clone()),
-        ("kernel version", opt(&c.kernel_version)),
         ("upstream base", info.kbase.clone()),
-        ("CPU vendor", opt(&cpu.vendor)),
-        ("CPU model", opt(&cpu.model_name)),
-        (
-            "family / model / stepping",
-            format!(
-                "{} / {} / {}",
-                opt(&cpu.family),
-                opt(&cpu.model),
-                opt(&cpu.stepping)
-            ),
-        ),
         ("microcode", opt(&cpu.microcode)),
         (
             "logical CPUs / cores / SMT",
             format!(
                 "{} / {} / {}",
-                cpu.logical_cpus.map(|x| x.to_string()).unwrap_or_default(),
-                cpu.physical_cores
-                    .map(|x| x.to_string())
-                    .unwrap_or_default(),
+                num(cpu.logical_cpus),
+                num(cpu.physical_cores),
                 cpu.smt
                     .map(|x| if x { "on" } else { "off" })
                     .unwrap_or_default()
             ),
         ),
-        ("virtualisation", c.virtualization.kind.clone()),
-        ("hypervisor", opt(&c.virtualization.hypervisor)),
-        ("product", opt(&c.virtualization.product)),
         (
-            "CPU vulnerabilities (state)",
+            "CPU vulnerabilities",
             info.series.mitigations.replace('\n', "; "),
         ),
+        ("cost-relevant boot parameters", info.series.flags.clone()),
         (
-            "cost-relevant command-line parameters",
-            info.series.flags.clone(),
+            "BPF JIT enable / harden",
+            match (&c.bpf_jit_enable, &c.bpf_jit_harden) {
+                (None, None) => String::new(),
+                (a, b) => format!("{} / {}", opt(a), opt(b)),
+            },
         ),
-        ("kernel command line", opt(&c.cmdline)),
-        ("bpf_jit_enable", opt(&c.bpf_jit_enable)),
-        ("bpf_jit_harden", opt(&c.bpf_jit_harden)),
-        ("seccomp actions", opt(&c.seccomp_actions_avail)),
-    ]);
-    // A triple with every part unknown says nothing either.
-    rows.retain(|(_, v)| v != " /  / ");
-    rows
-}
-
-fn incidental(inc: &Incidental) -> Vec<(String, String)> {
-    let load = |l: &Option<[f64; 3]>| {
-        l.map(|a| format!("{:.2} {:.2} {:.2}", a[0], a[1], a[2]))
-            .unwrap_or_default()
-    };
-    facts(
-        [
-            ("machine", opt(&inc.machine_hash)),
-            ("clock source", opt(&inc.clocksource)),
-            ("CPU governor", opt(&inc.governor)),
-            ("load average at start", load(&inc.loadavg_start)),
-            ("load average at end", load(&inc.loadavg_end)),
-        ]
-        .into_iter()
-        .chain(inc.other.iter().map(|(k, v)| (k.as_str(), v.clone()))),
-    )
-}
-
-fn settings(s: &Settings, sm: &RunSummary, conf: &str) -> Vec<(String, String)> {
-    facts([
-        ("probe syscall", s.syscall.clone()),
-        (
-            "syscalls per operation",
-            s.syscalls_per_op.map(|n| n.to_string()).unwrap_or_default(),
-        ),
+        ("machine", opt(&inc.machine_hash)),
+        ("clock source", opt(&inc.clocksource)),
+        ("CPU governor", opt(&inc.governor)),
+        ("load average at start / end", {
+            let (a, b) = (load(&inc.loadavg_start), load(&inc.loadavg_end));
+            if a.is_empty() && b.is_empty() {
+                String::new()
+            } else {
+                format!("{a} / {b}")
+            }
+        }),
         ("confidence", conf.to_string()),
         (
-            "time budget",
-            s.budget_s.map(|b| format!("{b} s")).unwrap_or_default(),
+            "budget / CI target",
+            match (s.budget_s, s.target_ci_pct) {
+                (None, None) => String::new(),
+                (b, t) => format!(
+                    "{} / {}",
+                    b.map(|b| format!("{b} s")).unwrap_or_default(),
+                    t.map(|t| format!("±{t} %")).unwrap_or_default()
+                ),
+            },
         ),
-        (
-            "target CI half-width",
-            s.target_ci_pct
-                .map(|b| format!("{b} %"))
-                .unwrap_or_default(),
-        ),
-        (
-            "pinned CPU",
-            s.cpu.map(|b| b.to_string()).unwrap_or_default(),
-        ),
+        ("pinned CPU", num(s.cpu)),
         (
             "sample length",
             s.sample_ms.map(|b| format!("{b} ms")).unwrap_or_default(),
         ),
         ("only", s.only.join(", ")),
         ("skip", s.skip.join(", ")),
-        ("rounds", sm.rounds.to_string()),
         (
-            "duration",
-            sm.duration_s
-                .map(|d| format!("{d:.1} s"))
-                .unwrap_or_default(),
+            "rounds, duration",
+            // Absent, not zero: most imported logs never say how long they ran.
+            format!(
+                "{}, {}",
+                sm.rounds,
+                sm.duration_s
+                    .map(|d| format!("{d:.1} s"))
+                    .unwrap_or_else(|| "duration not recorded".to_string())
+            ),
         ),
         (
             "stopped because",
             match sm.stop_reason {
                 StopReason::Target => "every CI reached the target",
                 StopReason::Budget => "the time budget was spent",
-                StopReason::Complete => "one pass per scenario (complete)",
+                StopReason::Complete => "one pass per scenario",
             }
             .to_string(),
-        ),
-        (
-            "target reached",
-            if sm.target_reached { "yes" } else { "no" }.to_string(),
         ),
         (
             "widest CI",
@@ -511,8 +583,10 @@ fn settings(s: &Settings, sm: &RunSummary, conf: &str) -> Vec<(String, String)> 
                 _ => String::new(),
             },
         ),
-        ("interval method", sm.ci_method.clone()),
-    ])
+    ]);
+    rows.retain(|(_, v)| v != " /  / ");
+    rows.extend(inc.other.iter().map(|(k, v)| (k.clone(), v.clone())));
+    rows
 }
 
 fn provenance_text(src: &Source) -> String {
@@ -532,6 +606,42 @@ fn provenance_text(src: &Source) -> String {
     }
 }
 
+/// How the kernel is known when the log itself does not print it.
+fn stated_kernel(r: &RunRecord) -> Option<&'static str> {
+    let k = r.source.stated.as_ref()?.kernel.as_ref()?;
+    Some(if k.approximate {
+        "stated only approximately by the source: a version of its own, never the point of a measured one"
+    } else {
+        "as stated by the source"
+    })
+}
+
+/// The facts the source of an imported log states outside the log.
+fn stated(r: &RunRecord) -> Vec<(String, String)> {
+    let Some(st) = &r.source.stated else {
+        return Vec::new();
+    };
+    facts([
+        (
+            "kernel",
+            st.kernel
+                .as_ref()
+                .map(|k| {
+                    if k.approximate {
+                        format!("around {} (approximate)", k.release)
+                    } else {
+                        k.release.clone()
+                    }
+                })
+                .unwrap_or_default(),
+        ),
+        ("architecture", opt(&st.arch)),
+        ("machine", opt(&st.machine)),
+        ("date", opt(&st.date)),
+        ("where the source says so", opt(&st.stated_in)),
+    ])
+}
+
 fn provenance(r: &RunRecord) -> Vec<(String, String)> {
     let src = &r.source;
     let method = match src.method {
@@ -540,6 +650,7 @@ fn provenance(r: &RunRecord) -> Vec<(String, String)> {
         Method::External => "as done by the imported tool",
     };
     facts([
+        ("source", provenance_text(src)),
         ("tool", src.tool.clone()),
         ("commit", opt(&src.commit)),
         ("method", method.to_string()),

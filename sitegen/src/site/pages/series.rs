@@ -20,6 +20,9 @@ use serde::Serialize;
 /// Runs listed on a series page (the kernel pages list them all).
 const RECENT: usize = 20;
 
+/// Steps listed on a series page: its page stays bounded however long its history is.
+const STEPS_SHOWN: usize = 50;
+
 #[derive(Serialize)]
 struct VersionRow {
     label: String,
@@ -58,6 +61,8 @@ struct SeriesPage {
     confidence: String,
     versions: Vec<VersionRow>,
     changes: Vec<ChangeRow>,
+    /// Steps beyond the newest [`STEPS_SHOWN`], on the series' metric pages and the changes pages.
+    changes_more: usize,
     charts: Vec<Chart>,
     metrics: Vec<MetricRow>,
     columns: Vec<Column>,
@@ -92,6 +97,7 @@ struct SeriesMetricPage {
     svg: Option<String>,
     marker: String,
     rows: Vec<KvRow>,
+    kernel_rule: String,
 }
 
 fn verdict_class(v: Verdict, delta: f64) -> &'static str {
@@ -104,16 +110,11 @@ fn verdict_class(v: Verdict, delta: f64) -> &'static str {
 
 fn floor_words(basis: Floor, floor: f64) -> String {
     match basis {
-        Floor::History { n, median, k } => format!(
-            "{} ns: {k} × {} ns, the median of {n} other moves and repeats",
-            fmt::ns(floor),
-            fmt::ns(median)
-        ),
-        Floor::Kernel => format!(
-            "{} ns: little history, so the kernel benchmark's tolerance ({:.0} % or {KERNEL_NS} ns)",
-            fmt::ns(floor),
-            KERNEL_REL * 100.0
-        ),
+        // What the parts are is said once, above the table: this is one cell per version.
+        Floor::History { n, median, k } => {
+            format!("{} = {k} × {} (m = {n})", fmt::ns(floor), fmt::ns(median))
+        }
+        Floor::Kernel => format!("{} (kernel rule)", fmt::ns(floor)),
     }
 }
 
@@ -218,7 +219,12 @@ fn overview(
                 machines: machines(runs, idx),
             })
             .collect(),
-        changes: change_rows(d, &series_changes, &root),
+        changes: change_rows(
+            d,
+            &series_changes[..series_changes.len().min(STEPS_SHOWN)],
+            &root,
+        ),
+        changes_more: series_changes.len().saturating_sub(STEPS_SHOWN),
         charts,
         metrics,
         columns: key_columns(),
@@ -307,6 +313,7 @@ fn metric_page(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, t: &MetricTrend) -> Resu
         series_href: format!("{root}{}", links.series(key)),
         sentence: key.sentence(),
         metric_href: format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch)),
+        kernel_rule: format!("{:.0} % or {KERNEL_NS} ns", KERNEL_REL * 100.0),
         confidence: d.conf.clone(),
         svg,
         marker: legend_marker(0),
