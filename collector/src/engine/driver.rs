@@ -659,6 +659,13 @@ pub fn measure_groups(
 /// samples biases paired differences, not only widens them.
 pub const RETAKES: u32 = 3;
 
+/// A silence that ends this close to the deadline was the budget's doing.
+const BUDGET_SLACK: Duration = Duration::from_millis(2);
+
+/// How many sample timeouts a worker that is runnable (waiting for a CPU) may stay silent
+/// before it is presumed hung after all.
+const STARVED_WAITS: u32 = 5;
+
 /// Takes one round's samples, in `order`; the settle times the workers report are kept.
 fn sample_round(
     run: &mut Run,
@@ -686,10 +693,28 @@ fn sample_round(
                 .saturating_duration_since(asked)
                 .max(Duration::from_millis(1));
             let wait = limit.min(budget_left);
-            let reply = match run.workers[i].as_mut() {
-                Some(w) => w.request_sample(iters).and_then(|_| w.recv(wait, run.stop)),
-                None => break,
+            let Some(w) = run.workers[i].as_mut() else {
+                break;
             };
+            let mut reply = w.request_sample(iters).and_then(|_| w.recv(wait, run.stop));
+            // Silent but runnable: starved by a busy machine, not hung — it gets more time,
+            // within the budget.
+            let mut waited = wait;
+            while matches!(reply, Err(WorkerError::Timeout(_)))
+                && waited < limit * STARVED_WAITS
+                && w.runnable()
+            {
+                let more = limit.min(deadline.saturating_duration_since(Instant::now()));
+                if more.is_zero() {
+                    break;
+                }
+                waited += more;
+                reply = w.recv(more, run.stop);
+            }
+            if let Err(WorkerError::Timeout(_)) = reply {
+                reply = Err(WorkerError::Timeout(waited));
+            }
+
             match reply {
                 Ok(Reply::Batch(sample)) => {
                     run.sample_wall[i] = Some(asked.elapsed());
@@ -712,7 +737,8 @@ fn sample_round(
                 }
                 Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
                 Err(WorkerError::Interrupted) => return RoundEnd::Interrupted,
-                Err(WorkerError::Timeout(_)) if wait < limit => {
+                // Cut short by the end of the budget, not hung.
+                Err(WorkerError::Timeout(_)) if Instant::now() + BUDGET_SLACK >= deadline => {
                     run.pending.clear();
                     run.retaken.clear();
                     return RoundEnd::OutOfBudget(i);
