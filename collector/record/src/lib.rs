@@ -445,6 +445,11 @@ pub struct ScenarioResult {
     /// included; kept in the data, counted so a busy machine shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preempted: Option<u64>,
+    /// Samples set aside and taken again because another task ran during them (up to three
+    /// times per sample; `preempted` counts those kept all the same). Absent for scenarios
+    /// whose own interceptor preempts the worker as part of each call.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retaken: Option<u64>,
     /// Paired cost over this scenario's baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<Overhead>,
@@ -616,6 +621,7 @@ impl ScenarioResult {
             p90_ns: None,
             outliers: None,
             preempted: None,
+            retaken: None,
             overhead: None,
             throughput_mops: None,
             verification: None,

@@ -96,6 +96,7 @@ pub fn results(scenarios: &[Box<dyn Scenario>], outcome: &Outcome) -> Vec<Scenar
             if let Some(sum) = fill_stats(&mut r, &slot.samples) {
                 r.iters_per_sample = Some(slot.iters_per_sample);
                 r.preempted = Some(slot.preempted);
+                r.retaken = s.preemption_is_noise().then_some(slot.retaken);
                 if sum.median > 0.0 {
                     r.throughput_mops = Some(Throughput {
                         median: 1000.0 / sum.median,

@@ -122,6 +122,8 @@ pub struct Slot {
     pub untimed: Vec<Option<f64>>,
     /// Samples during which the worker was involuntarily switched out.
     pub preempted: u64,
+    /// Samples set aside and taken again because another task ran during them.
+    pub retaken: u64,
     /// Interceptions expected and observed, summed over samples.
     pub verified: Option<(u64, u64)>,
 }
@@ -175,6 +177,8 @@ struct Run<'a> {
     /// Workers retired during the run (failed, or out of budget): killed, and reaped with the
     /// others at the end.
     retired: Vec<Worker>,
+    /// Samples of the round in progress set aside to be taken again (their scenarios).
+    retaken: Vec<usize>,
 }
 
 /// One accepted sample of the round in progress.
@@ -291,6 +295,9 @@ impl Run<'_> {
             self.slots[t.slot].samples[round] = Some(sum / n as f64);
         }
         self.pending.clear();
+        for i in self.retaken.drain(..) {
+            self.slots[i].retaken += 1;
+        }
     }
 
     /// The order of a round of `group`: its active members shuffled, or, with a system-wide
@@ -386,6 +393,7 @@ pub fn measure_groups(
                 iters_per_sample: 0,
                 untimed: Vec::new(),
                 preempted: 0,
+                retaken: 0,
                 verified: None,
             };
             n
@@ -396,6 +404,7 @@ pub fn measure_groups(
         ready_at: vec![t0; n],
         sample_wall: vec![None; n],
         retired: Vec::new(),
+        retaken: Vec::new(),
     };
     let report = |phase, rounds, met, progress: &mut dyn FnMut(&Progress)| {
         progress(&Progress {
@@ -655,6 +664,19 @@ pub fn measure_groups(
     }
 }
 
+/// Times a sample is taken again when another task ran during it: a preempted sample holds
+/// that task's time, and preemption is not evenly spread over processes on a busy machine (one
+/// worker may be switched out twice as often as another for a whole run), so keeping such
+/// samples biases paired differences, not only widens them.
+pub const RETAKES: u32 = 3;
+
+/// A silence that ends this close to the deadline was the budget's doing.
+const BUDGET_SLACK: Duration = Duration::from_millis(2);
+
+/// How many sample timeouts a worker that is runnable (waiting for a CPU) may stay silent
+/// before it is presumed hung after all.
+const STARVED_WAITS: u32 = 5;
+
 /// Takes one round's samples, in `order`; the settle times the workers report are kept.
 fn sample_round(
     run: &mut Run,
@@ -668,35 +690,73 @@ fn sample_round(
         let limit = run.scenarios[i]
             .sample_timeout()
             .map_or(sample_timeout, |t| t.max(sample_timeout));
-        // Never wait past the budget: a sample still running when it ends is dropped with
-        // its round, and that is the budget's doing, not a hang.
-        let asked = Instant::now();
-        let budget_left = deadline
-            .saturating_duration_since(asked)
-            .max(Duration::from_millis(1));
-        let wait = limit.min(budget_left);
-        let reply = match run.workers[i].as_mut() {
-            Some(w) => w.request_sample(iters).and_then(|_| w.recv(wait, run.stop)),
-            None => continue,
+        let retakes = if run.scenarios[i].preemption_is_noise() {
+            RETAKES
+        } else {
+            0
         };
-        match reply {
-            Ok(Reply::Batch(sample)) => {
-                run.sample_wall[i] = Some(asked.elapsed());
-                if let Some(settle) = sample.settle_ns {
-                    run.ready_at[i] = Instant::now() + Duration::from_nanos(settle);
+        let mut tries = 0;
+        loop {
+            // Never wait past the budget: a sample still running when it ends is dropped with
+            // its round, and that is the budget's doing, not a hang.
+            let asked = Instant::now();
+            let budget_left = deadline
+                .saturating_duration_since(asked)
+                .max(Duration::from_millis(1));
+            let wait = limit.min(budget_left);
+            let Some(w) = run.workers[i].as_mut() else {
+                break;
+            };
+            let mut reply = w.request_sample(iters).and_then(|_| w.recv(wait, run.stop));
+            // Silent but runnable: starved by a busy machine, not hung — it gets more time,
+            // within the budget.
+            let mut waited = wait;
+            while matches!(reply, Err(WorkerError::Timeout(_)))
+                && waited < limit * STARVED_WAITS
+                && w.runnable()
+            {
+                let more = limit.min(deadline.saturating_duration_since(Instant::now()));
+                if more.is_zero() {
+                    break;
                 }
-                run.take_sample(i, round, sample)
+                waited += more;
+                reply = w.recv(more, run.stop);
             }
-            Ok(Reply::RunFailed(why)) => {
-                run.fail(i, Status::Failed, format!("in round {round}: {why}"))
+            if let Err(WorkerError::Timeout(_)) = reply {
+                reply = Err(WorkerError::Timeout(waited));
             }
-            Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
-            Err(WorkerError::Interrupted) => return RoundEnd::Interrupted,
-            Err(WorkerError::Timeout(_)) if wait < limit => {
-                run.pending.clear();
-                return RoundEnd::OutOfBudget(i);
+
+            match reply {
+                Ok(Reply::Batch(sample)) => {
+                    run.sample_wall[i] = Some(asked.elapsed());
+                    if let Some(settle) = sample.settle_ns {
+                        run.ready_at[i] = Instant::now() + Duration::from_nanos(settle);
+                    }
+                    let again = sample.preempted && tries < retakes;
+                    let before = run.pending.len();
+                    run.take_sample(i, round, sample);
+                    // Verified like any other, then set aside: another task ran in it.
+                    if again && run.pending.len() > before {
+                        run.pending.pop();
+                        run.retaken.push(i);
+                        tries += 1;
+                        continue;
+                    }
+                }
+                Ok(Reply::RunFailed(why)) => {
+                    run.fail(i, Status::Failed, format!("in round {round}: {why}"))
+                }
+                Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
+                Err(WorkerError::Interrupted) => return RoundEnd::Interrupted,
+                // Cut short by the end of the budget, not hung.
+                Err(WorkerError::Timeout(_)) if Instant::now() + BUDGET_SLACK >= deadline => {
+                    run.pending.clear();
+                    run.retaken.clear();
+                    return RoundEnd::OutOfBudget(i);
+                }
+                Err(e) => run.fail(i, Status::Failed, format!("in round {round}: {e}")),
             }
-            Err(e) => run.fail(i, Status::Failed, format!("in round {round}: {e}")),
+            break;
         }
     }
     if run.interrupted() {
@@ -909,6 +969,10 @@ mod tests {
         }
         fn system_wide(&self) -> bool {
             self.system_wide
+        }
+        fn preemption_is_noise(&self) -> bool {
+            // Its times are scripted: a busy machine must not change how many samples it takes.
+            false
         }
     }
 

@@ -181,6 +181,12 @@ impl Peer {
         }
     }
 
+    /// Whether the child is running or waiting for a CPU: not answering then means starved by
+    /// a busy machine, not hung.
+    pub fn runnable(&self) -> bool {
+        process::runnable(self.child.pid())
+    }
+
     /// Whether it has been reaped (reaps it if it has ended).
     pub fn reaped(&mut self) -> bool {
         self.child.try_wait().is_some()

@@ -120,6 +120,11 @@ impl Worker {
         }
     }
 
+    /// Whether the worker is running or waiting for a CPU (see [`Peer::runnable`]).
+    pub fn runnable(&self) -> bool {
+        self.peer.runnable()
+    }
+
     /// SIGKILL, and reap if it is already gone; never blocks (see [`Peer::kill`]).
     pub fn kill(&mut self) {
         self.peer.kill();

@@ -113,6 +113,13 @@ pub trait Scenario: Send {
     fn untimed_result(&self) -> Option<(String, String)> {
         None
     }
+    /// Whether another task running in a sample only adds foreign time to it, so that the
+    /// engine should take the sample again. Not for paths where a task of the scenario's own
+    /// wakes on the worker's CPU and preempts it as part of each call (a supervisor, a tracer,
+    /// the audit daemon's kernel thread).
+    fn preemption_is_noise(&self) -> bool {
+        true
+    }
     /// Whether a sample attaches something every process's calls go through (a BPF program on
     /// a syscall tracepoint), attached only while the sample runs. The worker must answer a
     /// sample only once it is detached; the engine then never has another scenario measured

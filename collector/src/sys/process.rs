@@ -109,6 +109,18 @@ pub fn detach_stdio() {
     }
 }
 
+/// Whether process `pid` is running or waiting for a CPU (state R in /proc/PID/stat), as
+/// opposed to sleeping, stopped or gone.
+pub fn runnable(pid: libc::pid_t) -> bool {
+    let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
+        return false;
+    };
+    // "pid (comm) S ...": the state follows the last ')' (comm may hold anything).
+    stat.rsplit_once(')')
+        .and_then(|(_, rest)| rest.trim_start().chars().next())
+        == Some('R')
+}
+
 impl Child {
     pub fn pid(&self) -> libc::pid_t {
         self.pid
@@ -196,6 +208,36 @@ impl Child {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_spinning_child_is_runnable_and_a_sleeping_one_is_not() {
+        let stop: crate::sys::shared::Shared<crate::sys::shared::Slots> =
+            crate::sys::shared::Shared::new().unwrap();
+        let mut spin = fork(|| {
+            while stop.get(0) == 0 {
+                std::hint::spin_loop();
+            }
+            0
+        })
+        .unwrap();
+        let mut sleep = fork(|| {
+            std::thread::sleep(std::time::Duration::from_secs(30));
+            0
+        })
+        .unwrap();
+        // A spinning process is R whenever looked at; a sleeping one S once it got to sleep.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        while runnable(sleep.pid()) && std::time::Instant::now() < deadline {
+            std::thread::yield_now();
+        }
+        assert!(runnable(spin.pid()));
+        assert!(!runnable(sleep.pid()));
+        stop.set(0, 1);
+        sleep.kill_and_reap();
+        assert_eq!(spin.wait().unwrap(), Exit::Code(0));
+        // Gone: not runnable either.
+        assert!(!runnable(spin.pid()));
+    }
     use std::sync::atomic::{AtomicU64, Ordering};
 
     #[test]

