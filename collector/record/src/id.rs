@@ -6,8 +6,7 @@ use sha2::{Digest, Sha256};
 
 /// The record serialised the one way ids are computed on: compact JSON in field order.
 pub fn canonical_json(record: &RunRecord) -> String {
-    // Serialising plain data structs cannot fail (no maps with non-string keys).
-    serde_json::to_string(record).unwrap_or_default()
+    crate::file::json_with_id(record, &record.id)
 }
 
 /// The record as a file holds it, and as the site publishes it: its canonical JSON on one line,
@@ -47,9 +46,26 @@ pub fn is_file_form(record: &RunRecord, bytes: &[u8]) -> bool {
 
 /// First 16 hex digits of SHA-256 over the canonical JSON with `id` set to "".
 pub fn content_id(record: &RunRecord) -> String {
-    let mut blank = record.clone();
-    blank.id.clear();
-    let digest = Sha256::digest(canonical_json(&blank).as_bytes());
+    let digest = Sha256::digest(crate::file::json_with_id(record, "").as_bytes());
+    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+}
+
+/// [`content_id`] from the record's canonical JSON, without serialising it again: `id` is its
+/// second field, so the text with the id blank is a splice of this one.
+pub fn content_id_of_json(record: &RunRecord, canonical: &str) -> String {
+    let head = format!("{{\"schema\":{},\"id\":", record.schema);
+    let quoted = serde_json::to_string(&record.id).unwrap_or_default();
+    let Some(rest) = canonical
+        .strip_prefix(head.as_str())
+        .and_then(|r| r.strip_prefix(quoted.as_str()))
+    else {
+        return content_id(record);
+    };
+    let digest = Sha256::new()
+        .chain_update(head.as_bytes())
+        .chain_update(b"\"\"")
+        .chain_update(rest.as_bytes())
+        .finalize();
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 

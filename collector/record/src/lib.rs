@@ -8,6 +8,7 @@
 //! results carry no interval (`ci_*` absent), never a made-up one.
 
 mod build;
+mod file;
 pub mod format;
 mod id;
 pub mod ids;
@@ -16,13 +17,14 @@ mod unique;
 mod validate;
 
 pub use build::RecordBuilder;
+pub use file::dictionary_sha256;
 pub use id::{
-    canonical_json, canonical_path_for, content_id, is_file_form, machine_hash, migrate,
-    sanitize_path_component, to_file_json, with_id,
+    canonical_json, canonical_path_for, content_id, content_id_of_json, is_file_form, machine_hash,
+    migrate, sanitize_path_component, to_file_json, with_id,
 };
 pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
 pub use precision::round_to_intervals;
-pub use validate::{validate, validate_at, Problem, ENTRIES_MAX};
+pub use validate::{validate, validate_at, validate_canonical, Problem, ENTRIES_MAX};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -31,9 +33,13 @@ use std::collections::BTreeMap;
 /// not know rather than guessing.
 ///
 /// 2: numbers rounded to the precision their intervals justify (`round_to_intervals`), the file
-/// one line of compact JSON ([`to_file_json`]). The fields are those of 1, so a version-1 record
-/// still reads, validates and publishes as it is; [`migrate`] turns it into version 2.
-pub const SCHEMA_VERSION: u32 = 2;
+/// one line of compact JSON ([`to_file_json`]).
+///
+/// 3: the same fields, written smaller: the lists as rows, the tool's texts by their index in a
+/// frozen dictionary, a throughput that is 1000 / the median marked as derived (the `file`
+/// module); targets and group durations rounded too. Records of 1 and 2 still read, validate
+/// and publish as they are; [`migrate`] turns them into version 3.
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// The oldest version this build reads.
 pub const OLDEST_SCHEMA: u32 = 1;
@@ -43,7 +49,9 @@ pub fn is_readable_schema(v: u64) -> bool {
     (u64::from(OLDEST_SCHEMA)..=u64::from(SCHEMA_VERSION)).contains(&v)
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// One run: what was measured, where, how, and what it came to.
+// Serialised by hand (`file`): as objects up to schema 2, as rows from schema 3.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct RunRecord {
@@ -55,10 +63,15 @@ pub struct RunRecord {
     pub settings: Settings,
     pub environment: Environment,
     pub summary: RunSummary,
+    /// Rows from schema 3 (objects before).
+    #[serde(deserialize_with = "file::results")]
+    #[cfg_attr(test, schemars(with = "Vec<file::ResultRow>"))]
     pub results: Vec<ScenarioResult>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "file::estimates")]
+    #[cfg_attr(test, schemars(with = "Vec<file::EstimateRow>"))]
     pub estimates: Vec<Estimate>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "file::expectations")]
+    #[cfg_attr(test, schemars(with = "Vec<file::ExpectationRow>"))]
     pub expectations: Vec<Expectation>,
     /// Free-form remarks (warnings raised during the run, import caveats).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -330,10 +343,20 @@ pub struct RunSummary {
     /// The precision asked of each reported difference (overheads, estimates) and of the medians
     /// that are no difference's part, and whether the run reached it. Absent when the run set
     /// no targets (sequential runs, imports).
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "file::targets"
+    )]
+    #[cfg_attr(test, schemars(with = "Vec<file::TargetRow>"))]
     pub targets: Vec<Target>,
     /// The comparison groups the rounds sampled, and where the time went.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[serde(
+        default,
+        skip_serializing_if = "Vec::is_empty",
+        deserialize_with = "file::groups"
+    )]
+    #[cfg_attr(test, schemars(with = "Vec<file::GroupRow>"))]
     pub groups: Vec<GroupSummary>,
 }
 
@@ -453,7 +476,9 @@ pub struct ScenarioResult {
     /// Paired cost over this scenario's baseline.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub overhead: Option<Overhead>,
-    /// Million operations per second (1000 / ns), with the transformed CI.
+    /// Million operations per second, with its CI: 1000 / the median (the CI's ends swapped)
+    /// for a collected record — derived, so schema 3 writes it as `0` —, or as an imported
+    /// tool printed it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throughput_mops: Option<Throughput>,
     /// Proof that the interception ran (handler calls, BPF hits...).

@@ -11,10 +11,16 @@
 //! the expectations' point values and tolerances, load averages) are kept as they are: there is
 //! nothing to justify dropping their digits. Durations are kept to the millisecond.
 //!
+//! Schema 3 adds: a target's median and half-width take the place of two significant digits of
+//! its half-width, and so does the asked half-width unless it is smaller (then two significant
+//! digits of its own), as long as the target's `met` stays what it was; a collected record's throughput is 1000 / its rounded median (the interval's
+//! ends swapped), rounded by its own interval — derived, as it always was, from the number the
+//! record states.
+//!
 //! Rounding is idempotent (applied until nothing changes), so a record read and written again
 //! keeps its bytes and its content id.
 
-use crate::RunRecord;
+use crate::{RunRecord, SourceKind, Throughput};
 
 /// Decimal exponent of the rounding step for an interval `[lo, hi]`: two significant digits of
 /// its half-width. `None` when the interval is empty or not finite.
@@ -118,7 +124,75 @@ fn pass(r: &mut RunRecord) -> bool {
         changed |= v != *d;
         *d = v;
     }
+    if r.schema >= 3 {
+        for t in &mut r.summary.targets {
+            let Some(hw) = t.half_width_ns else { continue };
+            let Some(e) = step_exponent(-hw, hw) else {
+                continue;
+            };
+            let m = round_to(t.median_ns, e);
+            changed |= m != t.median_ns;
+            t.median_ns = m;
+            // The asked width keeps two significant digits of its own when it is the smaller.
+            let own = step_exponent(-t.target_ns, t.target_ns).unwrap_or(e);
+            let (h, g) = (round_to(hw, e), round_to(t.target_ns, e.min(own)));
+            // Rounding both to one grid keeps `hw ≤ target` but can make a miss a tie.
+            if (h <= g) == t.met && (h, g) != (hw, t.target_ns) {
+                t.half_width_ns = Some(h);
+                t.target_ns = g;
+                changed = true;
+            }
+        }
+        for g in &mut r.summary.groups {
+            let v = round_to(g.duration_s, -3);
+            changed |= v != g.duration_s;
+            g.duration_s = v;
+        }
+    }
     changed
+}
+
+/// The throughput a median stands for: 1000 / ns in million operations per second, the
+/// interval's ends swapped (1000/x decreases), rounded by its own interval. `None` without a
+/// positive median.
+pub(crate) fn derived_throughput(
+    median: Option<f64>,
+    lo: Option<f64>,
+    hi: Option<f64>,
+) -> Option<Throughput> {
+    let m = median.filter(|m| *m > 0.0)?;
+    let (mut t, mut tl, mut th) = (1000.0 / m, hi.map(|h| 1000.0 / h), lo.map(|l| 1000.0 / l));
+    let mut tm = Some(t);
+    for _ in 0..8 {
+        if !opt_triple(&mut tm, &mut tl, &mut th, &mut []) {
+            break;
+        }
+    }
+    t = tm.unwrap_or(t);
+    Some(Throughput {
+        median: t,
+        ci_low: tl,
+        ci_high: th,
+        stddev: None,
+    })
+}
+
+/// A collected record's throughputs, derived again from the rounded medians.
+fn derive_throughputs(r: &mut RunRecord) {
+    if r.schema < 3 || r.source.kind == SourceKind::Import {
+        return;
+    }
+    for res in &mut r.results {
+        if res
+            .throughput_mops
+            .as_ref()
+            .is_some_and(|t| t.stddev.is_none())
+        {
+            if let Some(t) = derived_throughput(res.median_ns, res.ci_low_ns, res.ci_high_ns) {
+                res.throughput_mops = Some(t);
+            }
+        }
+    }
 }
 
 /// Applies the rule until nothing changes (a rounded interval can have a wider half-width,
@@ -126,9 +200,10 @@ fn pass(r: &mut RunRecord) -> bool {
 pub fn round_to_intervals(r: &mut RunRecord) {
     for _ in 0..8 {
         if !pass(r) {
-            return;
+            break;
         }
     }
+    derive_throughputs(r);
 }
 
 #[cfg(test)]

@@ -252,6 +252,16 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
 
 /// [`validate`] with the time of the check given (seconds since 1970-01-01T00:00:00Z).
 pub fn validate_at(r: &RunRecord, now: i64) -> Vec<Problem> {
+    checks(r, now, &|| content_id(r))
+}
+
+/// [`validate`] of a record whose canonical JSON ([`crate::canonical_json`]) is at hand: the
+/// content id is taken from it rather than serialising the record again.
+pub fn validate_canonical(r: &RunRecord, canonical: &str) -> Vec<Problem> {
+    checks(r, unix_now(), &|| crate::content_id_of_json(r, canonical))
+}
+
+fn checks(r: &RunRecord, now: i64, id: &dyn Fn() -> String) -> Vec<Problem> {
     let mut c = Checker {
         problems: Vec::new(),
     };
@@ -266,7 +276,7 @@ pub fn validate_at(r: &RunRecord, now: i64) -> Vec<Problem> {
         );
         return c.problems;
     }
-    let expected = content_id(r);
+    let expected = id();
     if r.id != expected {
         c.push(
             "id",

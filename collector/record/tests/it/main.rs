@@ -482,9 +482,10 @@ fn expectation(tolerance_ns: f64) -> Expectation {
 #[test]
 fn unknown_fields_and_duplicate_keys_are_refused() {
     let text = to_file_json(&sample());
+    let head = format!("\"schema\":{SCHEMA_VERSION},");
     let extra = text.replacen(
-        "\"schema\":2,",
-        "\"schema\":2,\"zz\":\"<script>alert(1)</script>\",",
+        &head,
+        &format!("{head}\"zz\":\"<script>alert(1)</script>\","),
         1,
     );
     assert_ne!(extra, text);
@@ -513,17 +514,31 @@ fn unknown_fields_and_duplicate_keys_are_refused() {
     assert!(text.ends_with("}\n") && text.lines().count() == 1);
 }
 
-/// The file form follows the schema: schema 2's one line, schema 1's pretty JSON (read and
-/// published as it is until migrated); neither accepts the other's.
+/// The file form follows the schema: schema 3's rows on one line, schema 2's objects on one
+/// line, schema 1's pretty JSON (read and published as they are until migrated); none accepts
+/// another's.
 #[test]
 fn the_file_form_is_the_one_of_the_records_schema() {
     let r = sample();
+    let rows = to_file_json(&r);
+    assert!(syscost_record::is_file_form(&r, rows.as_bytes()));
     let pretty = serde_json::to_string_pretty(&r).unwrap() + "\n";
-    assert!(syscost_record::is_file_form(
-        &r,
-        to_file_json(&r).as_bytes()
-    ));
     assert!(!syscost_record::is_file_form(&r, pretty.as_bytes()));
+    assert!(rows.contains("\"results\":[[\"native\","), "{rows}");
+    let two = RunRecord {
+        schema: 2,
+        ..r.clone()
+    };
+    let objects = to_file_json(&two);
+    assert!(
+        objects.contains("\"results\":[{\"id\":\"native\","),
+        "{objects}"
+    );
+    assert!(syscost_record::is_file_form(&two, objects.as_bytes()));
+    assert!(!syscost_record::is_file_form(&r, objects.as_bytes()));
+    // Either form reads into the same values.
+    let back: RunRecord = serde_json::from_str(&objects).unwrap();
+    assert_eq!(back, two);
     let old = RunRecord { schema: 1, ..r };
     let pretty = serde_json::to_string_pretty(&old).unwrap() + "\n";
     assert!(syscost_record::is_file_form(&old, pretty.as_bytes()));
@@ -531,4 +546,61 @@ fn the_file_form_is_the_one_of_the_records_schema() {
         &old,
         to_file_json(&old).as_bytes()
     ));
+}
+
+/// Schema 3 writes the tool's texts by their index in the dictionary and a throughput that is
+/// 1000 / the median as derived; both read back to exactly what was written, and a text or
+/// map not in the dictionary is written in full.
+#[test]
+fn dictionary_texts_and_derived_throughputs_read_back_exactly() {
+    let mut r = sample();
+    r.results[0].family = "baseline".into();
+    r.results[0].description = "getpid(), no filter".into();
+    r.results[0].params =
+        BTreeMap::from([("k".to_string(), "a value of no dictionary".to_string())]);
+    r.results[1].throughput_mops = Some(Throughput {
+        median: 1.0,
+        ci_low: Some(0.9),
+        ci_high: Some(1.1),
+        stddev: Some(0.1),
+    });
+    r.source.kind = SourceKind::Collected;
+    r.results[0].throughput_mops = Some(Throughput {
+        median: 0.0,
+        ci_low: None,
+        ci_high: None,
+        stddev: None,
+    });
+    let mut r = r;
+    round_to_intervals(&mut r);
+    let r = with_id(r);
+    let t = r.results[0].throughput_mops.clone().unwrap();
+    assert!(
+        (t.median - 1000.0 / r.results[0].median_ns.unwrap()).abs() < 0.01,
+        "{t:?}"
+    );
+    let text = to_file_json(&r);
+    assert!(!text.contains("getpid(), no filter"), "{text}");
+    assert!(text.contains("a value of no dictionary"), "{text}");
+    assert!(text.contains(",0,null,"), "derived throughput: {text}");
+    let back: RunRecord = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, r);
+    assert_eq!(to_file_json(&back), text);
+    assert!(validate(&back).is_empty(), "{:?}", validate(&back));
+    // An index the dictionary does not have is refused, naming where it is.
+    let at = "\"results\":[[\"native\",";
+    let start = text.find(at).unwrap() + at.len();
+    let len = text[start..].find(',').unwrap();
+    assert!(
+        text[start..start + len].parse::<u32>().is_ok(),
+        "family by index: {text}"
+    );
+    let bad = format!("{}4000000{}", &text[..start], &text[start + len..]);
+    let e = serde_json::from_str::<RunRecord>(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("results[0]: text 4000000 is not in the dictionary"),
+        "{e}"
+    );
 }

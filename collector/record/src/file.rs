@@ -1,0 +1,819 @@
+//! The file form of schema 3: the record's lists as rows, and the tool's texts by reference.
+//!
+//! A default run's record was ~80 KB of JSON, and most of it was not its numbers: every
+//! scenario, estimate and target repeated its field names (~13 KB), and every scenario carried
+//! its description, parameters and what its verification counts — texts the tool writes the
+//! same in every run of the same probe (~25 KB). Schema 3 keeps every value and changes only
+//! how the lists are written:
+//!
+//! - `results`, `estimates`, `expectations`, `summary.targets` and `summary.groups` are lists
+//!   of **rows** (JSON arrays, one position per field, `null` for an absent one) instead of
+//!   objects; a result's sample statistics, overhead and verification are nested rows;
+//! - a text of a row (a scenario's family, description, skip reason, what its verification
+//!   counts; an estimate's label and formula; an expectation's label) that is in the
+//!   **dictionary** (`dictionary.json`, compiled in) is written as its index there, and a
+//!   parameter map that is in it as the map's index; any other text is written as it is;
+//! - a throughput that is exactly 1000 / the median (with the interval's ends swapped), as
+//!   every collected record's is, is written `0`: it is derived, not stated.
+//!
+//! The dictionary of schema 3 is frozen (a test pins its hash): a record refers to it by
+//! position, so changing it would change what old records say. New texts go into the
+//! dictionary of a new schema version.
+//!
+//! Reading accepts both rows and objects in every list, so schema 1 and 2 records (objects)
+//! still read with the same types; the file-form check (`is_file_form`) then holds each record
+//! to the one form of its schema.
+
+use crate::{
+    Estimate, EstimateOrigin, Expectation, GroupSummary, Overhead, QuantityKind, Relation,
+    RunRecord, RunSummary, ScenarioResult, Status, Target, Throughput, Verdict, Verification,
+};
+use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::ser::{SerializeMap, Serializer};
+use serde::{Deserialize, Serialize};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::sync::OnceLock;
+
+/// The texts and parameter maps schema 3 refers to by index.
+const DICTIONARY: &str = include_str!("dictionary.json");
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct DictFile {
+    texts: Vec<String>,
+    params: Vec<BTreeMap<String, String>>,
+}
+
+pub(crate) struct Dictionary {
+    texts: Vec<String>,
+    params: Vec<BTreeMap<String, String>>,
+    text_ix: HashMap<String, u32>,
+    params_ix: HashMap<BTreeMap<String, String>, u32>,
+}
+
+pub(crate) fn dictionary() -> &'static Dictionary {
+    static D: OnceLock<Dictionary> = OnceLock::new();
+    D.get_or_init(|| {
+        // Committed data, checked by the tests: failing here is a build defect.
+        let f: DictFile = serde_json::from_str(DICTIONARY).expect("dictionary.json parses");
+        let text_ix = (0u32..)
+            .zip(&f.texts)
+            .map(|(i, t)| (t.clone(), i))
+            .collect();
+        let params_ix = (0u32..)
+            .zip(&f.params)
+            .map(|(i, p)| (p.clone(), i))
+            .collect();
+        Dictionary {
+            texts: f.texts,
+            params: f.params,
+            text_ix,
+            params_ix,
+        }
+    })
+}
+
+/// The SHA-256 (hex) of the dictionary's bytes, for the test that keeps it frozen.
+pub fn dictionary_sha256() -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(DICTIONARY.as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A text of a row: its index in the dictionary, or the text itself.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Text {
+    Ref(u32),
+    Lit(String),
+}
+
+impl Text {
+    fn of(s: &str) -> Text {
+        match dictionary().text_ix.get(s) {
+            Some(&i) => Text::Ref(i),
+            None => Text::Lit(s.to_string()),
+        }
+    }
+    fn resolve(self) -> Result<String, String> {
+        match self {
+            Text::Lit(s) => Ok(s),
+            Text::Ref(i) => dictionary()
+                .texts
+                .get(i as usize)
+                .cloned()
+                .ok_or_else(|| format!("text {i} is not in the dictionary of schema 3")),
+        }
+    }
+}
+
+impl Serialize for Text {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Text::Ref(i) => s.serialize_u32(*i),
+            Text::Lit(t) => s.serialize_str(t),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Text {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Text;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a text or its index in the dictionary")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Text, E> {
+                u32::try_from(v)
+                    .map(Text::Ref)
+                    .map_err(|_| E::custom(format_args!("text {v} is not in the dictionary")))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
+                Ok(Text::Lit(v.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Text, E> {
+                Ok(Text::Lit(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A scenario's parameters: the index of the same map in the dictionary, or the map (whose
+/// values may be texts of the dictionary).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Params {
+    Ref(u32),
+    Map(BTreeMap<String, Text>),
+}
+
+impl Params {
+    fn of(p: &BTreeMap<String, String>) -> Option<Params> {
+        if p.is_empty() {
+            return None;
+        }
+        Some(match dictionary().params_ix.get(p) {
+            Some(&i) => Params::Ref(i),
+            None => Params::Map(p.iter().map(|(k, v)| (k.clone(), Text::of(v))).collect()),
+        })
+    }
+    fn resolve(self) -> Result<BTreeMap<String, String>, String> {
+        match self {
+            Params::Ref(i) => dictionary()
+                .params
+                .get(i as usize)
+                .cloned()
+                .ok_or_else(|| format!("parameters {i} are not in the dictionary of schema 3")),
+            Params::Map(m) => m.into_iter().map(|(k, v)| Ok((k, v.resolve()?))).collect(),
+        }
+    }
+}
+
+impl Serialize for Params {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Params::Ref(i) => s.serialize_u32(*i),
+            Params::Map(m) => {
+                let mut map = s.serialize_map(Some(m.len()))?;
+                for (k, v) in m {
+                    map.serialize_entry(k, v)?;
+                }
+                map.end()
+            }
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Params {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Params, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Params;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a map of parameters with unique keys, or its index in the dictionary")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Params, E> {
+                u32::try_from(v).map(Params::Ref).map_err(|_| {
+                    E::custom(format_args!("parameters {v} are not in the dictionary"))
+                })
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Params, A::Error> {
+                let mut out = BTreeMap::new();
+                while let Some((k, v)) = access.next_entry::<String, Text>()? {
+                    if out.contains_key(&k) {
+                        return Err(de::Error::custom(format_args!(
+                            "duplicate key {k:?}: a key may appear only once"
+                        )));
+                    }
+                    out.insert(k, v);
+                }
+                Ok(Params::Map(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A throughput: `0` when it is derived from the median ([`crate::precision::derived_throughput`]),
+/// else as stated: median, CI low, CI high, standard deviation.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum ThroughputCell {
+    Derived,
+    Stated(ThroughputRow),
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub(crate) struct ThroughputRow(f64, Option<f64>, Option<f64>, Option<f64>);
+
+impl Serialize for ThroughputCell {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ThroughputCell::Derived => s.serialize_u8(0),
+            ThroughputCell::Stated(r) => r.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ThroughputCell {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ThroughputCell, D::Error> {
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ThroughputCell;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("0 (derived from the median) or [median, ci_low, ci_high, stddev]")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ThroughputCell, E> {
+                match v {
+                    0 => Ok(ThroughputCell::Derived),
+                    _ => Err(E::custom(format_args!(
+                        "throughput {v}: 0 (derived) or a row"
+                    ))),
+                }
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ThroughputCell, A::Error> {
+                ThroughputRow::deserialize(de::value::SeqAccessDeserializer::new(seq))
+                    .map(ThroughputCell::Stated)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// median, ci_low, ci_high, samples, iters_per_sample, mad, min, p90, outliers, preempted,
+/// retaken (ns, counts).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub(crate) struct StatsRow(
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<u64>,
+    Option<u64>,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    Option<u64>,
+    Option<u64>,
+    Option<u64>,
+);
+
+/// vs, median, ci_low, ci_high, samples, pct, pct_ci_low, pct_ci_high.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub(crate) struct OverheadRow(
+    String,
+    f64,
+    Option<f64>,
+    Option<f64>,
+    u64,
+    f64,
+    Option<f64>,
+    Option<f64>,
+);
+
+/// what, expected, observed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub(crate) struct VerificationRow(Text, u64, u64);
+
+/// id, family, description, status, reason, stats, overhead, throughput, verification, params.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub(crate) struct ResultRow(
+    String,
+    Text,
+    Text,
+    Status,
+    Option<Text>,
+    Option<StatsRow>,
+    Option<OverheadRow>,
+    Option<ThroughputCell>,
+    Option<VerificationRow>,
+    Option<Params>,
+);
+
+/// id, label, formula, median, ci_low, ci_high, samples, origin.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub(crate) struct EstimateRow(
+    String,
+    Text,
+    Text,
+    f64,
+    Option<f64>,
+    Option<f64>,
+    u64,
+    Option<EstimateOrigin>,
+);
+
+/// id, label, relation, lhs, rhs, diff median, diff ci_low, diff ci_high, tolerance,
+/// systematic, verdict, kernel verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub(crate) struct ExpectationRow(
+    String,
+    Text,
+    Relation,
+    f64,
+    f64,
+    Option<f64>,
+    Option<f64>,
+    Option<f64>,
+    f64,
+    Option<f64>,
+    Verdict,
+    Verdict,
+);
+
+/// quantity, id, median, half-width, target, met, group.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub(crate) struct TargetRow(QuantityKind, String, f64, Option<f64>, f64, bool, String);
+
+/// id, members, rounds, duration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub(crate) struct GroupRow(String, Vec<String>, u64, f64);
+
+impl ResultRow {
+    fn of(r: &ScenarioResult) -> ResultRow {
+        let stats = StatsRow(
+            r.median_ns,
+            r.ci_low_ns,
+            r.ci_high_ns,
+            r.samples,
+            r.iters_per_sample,
+            r.mad_ns,
+            r.min_ns,
+            r.p90_ns,
+            r.outliers,
+            r.preempted,
+            r.retaken,
+        );
+        let empty = StatsRow(
+            None, None, None, None, None, None, None, None, None, None, None,
+        );
+        let throughput = r.throughput_mops.as_ref().map(|t| {
+            if crate::precision::derived_throughput(r.median_ns, r.ci_low_ns, r.ci_high_ns).as_ref()
+                == Some(t)
+            {
+                ThroughputCell::Derived
+            } else {
+                ThroughputCell::Stated(ThroughputRow(t.median, t.ci_low, t.ci_high, t.stddev))
+            }
+        });
+        ResultRow(
+            r.id.clone(),
+            Text::of(&r.family),
+            Text::of(&r.description),
+            r.status,
+            r.reason.as_deref().map(Text::of),
+            (stats != empty).then_some(stats),
+            r.overhead.as_ref().map(|o| {
+                OverheadRow(
+                    o.vs.clone(),
+                    o.median_ns,
+                    o.ci_low_ns,
+                    o.ci_high_ns,
+                    o.samples,
+                    o.pct,
+                    o.pct_ci_low,
+                    o.pct_ci_high,
+                )
+            }),
+            throughput,
+            r.verification
+                .as_ref()
+                .map(|v| VerificationRow(Text::of(&v.what), v.expected, v.observed)),
+            Params::of(&r.params),
+        )
+    }
+
+    fn into_model(self) -> Result<ScenarioResult, String> {
+        let ResultRow(id, family, description, status, reason, stats, ov, tp, ver, params) = self;
+        let mut r = ScenarioResult::new(&id, &family.resolve()?, &description.resolve()?, status);
+        r.reason = reason.map(Text::resolve).transpose()?;
+        if let Some(StatsRow(m, lo, hi, n, it, mad, min, p90, out, pre, ret)) = stats {
+            (r.median_ns, r.ci_low_ns, r.ci_high_ns) = (m, lo, hi);
+            (r.samples, r.iters_per_sample) = (n, it);
+            (r.mad_ns, r.min_ns, r.p90_ns) = (mad, min, p90);
+            (r.outliers, r.preempted, r.retaken) = (out, pre, ret);
+        }
+        r.overhead = ov.map(|OverheadRow(vs, m, lo, hi, n, p, plo, phi)| Overhead {
+            vs,
+            median_ns: m,
+            ci_low_ns: lo,
+            ci_high_ns: hi,
+            samples: n,
+            pct: p,
+            pct_ci_low: plo,
+            pct_ci_high: phi,
+        });
+        r.throughput_mops = match tp {
+            None => None,
+            Some(ThroughputCell::Stated(ThroughputRow(m, lo, hi, sd))) => Some(Throughput {
+                median: m,
+                ci_low: lo,
+                ci_high: hi,
+                stddev: sd,
+            }),
+            Some(ThroughputCell::Derived) => Some(
+                crate::precision::derived_throughput(r.median_ns, r.ci_low_ns, r.ci_high_ns)
+                    .ok_or_else(|| {
+                        format!("result {id}: a derived throughput needs a positive median")
+                    })?,
+            ),
+        };
+        r.verification = ver
+            .map(|VerificationRow(what, expected, observed)| {
+                Ok::<_, String>(Verification {
+                    what: what.resolve()?,
+                    expected,
+                    observed,
+                })
+            })
+            .transpose()?;
+        r.params = params.map(Params::resolve).transpose()?.unwrap_or_default();
+        Ok(r)
+    }
+}
+
+impl EstimateRow {
+    fn of(e: &Estimate) -> EstimateRow {
+        EstimateRow(
+            e.id.clone(),
+            Text::of(&e.label),
+            Text::of(&e.formula),
+            e.median_ns,
+            e.ci_low_ns,
+            e.ci_high_ns,
+            e.samples,
+            e.origin,
+        )
+    }
+    fn into_model(self) -> Result<Estimate, String> {
+        let EstimateRow(id, label, formula, m, lo, hi, samples, origin) = self;
+        Ok(Estimate {
+            id,
+            label: label.resolve()?,
+            formula: formula.resolve()?,
+            median_ns: m,
+            ci_low_ns: lo,
+            ci_high_ns: hi,
+            samples,
+            origin,
+        })
+    }
+}
+
+impl ExpectationRow {
+    fn of(e: &Expectation) -> ExpectationRow {
+        ExpectationRow(
+            e.id.clone(),
+            Text::of(&e.label),
+            e.relation,
+            e.lhs_ns,
+            e.rhs_ns,
+            e.diff_median_ns,
+            e.diff_ci_low_ns,
+            e.diff_ci_high_ns,
+            e.tolerance_ns,
+            e.systematic_ns,
+            e.verdict,
+            e.kernel_verdict,
+        )
+    }
+    fn into_model(self) -> Result<Expectation, String> {
+        let ExpectationRow(id, label, relation, lhs, rhs, dm, dlo, dhi, tol, sys, v, kv) = self;
+        Ok(Expectation {
+            id,
+            label: label.resolve()?,
+            relation,
+            lhs_ns: lhs,
+            rhs_ns: rhs,
+            diff_median_ns: dm,
+            diff_ci_low_ns: dlo,
+            diff_ci_high_ns: dhi,
+            tolerance_ns: tol,
+            systematic_ns: sys,
+            verdict: v,
+            kernel_verdict: kv,
+        })
+    }
+}
+
+impl TargetRow {
+    fn of(t: &Target) -> TargetRow {
+        TargetRow(
+            t.quantity,
+            t.id.clone(),
+            t.median_ns,
+            t.half_width_ns,
+            t.target_ns,
+            t.met,
+            t.group.clone(),
+        )
+    }
+    fn into_model(self) -> Result<Target, String> {
+        let TargetRow(quantity, id, median_ns, half_width_ns, target_ns, met, group) = self;
+        Ok(Target {
+            quantity,
+            id,
+            median_ns,
+            half_width_ns,
+            target_ns,
+            met,
+            group,
+        })
+    }
+}
+
+impl GroupRow {
+    fn of(g: &GroupSummary) -> GroupRow {
+        GroupRow(g.id.clone(), g.members.clone(), g.rounds, g.duration_s)
+    }
+    fn into_model(self) -> Result<GroupSummary, String> {
+        let GroupRow(id, members, rounds, duration_s) = self;
+        Ok(GroupSummary {
+            id,
+            members,
+            rounds,
+            duration_s,
+        })
+    }
+}
+
+/// An element of a list: a row (schema 3) or an object (schemas 1 and 2).
+enum Cell<R, O> {
+    Row(R),
+    Object(O),
+}
+
+impl<'de, R: Deserialize<'de>, O: Deserialize<'de>> Deserialize<'de> for Cell<R, O> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<R, O>(std::marker::PhantomData<(R, O)>);
+        impl<'de, R: Deserialize<'de>, O: Deserialize<'de>> Visitor<'de> for V<R, O> {
+            type Value = Cell<R, O>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a row (array) or an object")
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
+                R::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Cell::Row)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                O::deserialize(de::value::MapAccessDeserializer::new(map)).map(Cell::Object)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// Reads a list whose elements are rows or objects, naming the element a bad row is at.
+fn list<'de, D, R, O>(
+    d: D,
+    what: &str,
+    conv: impl Fn(R) -> Result<O, String>,
+) -> Result<Vec<O>, D::Error>
+where
+    D: Deserializer<'de>,
+    R: Deserialize<'de>,
+    O: Deserialize<'de>,
+{
+    let cells = Vec::<Cell<R, O>>::deserialize(d)?;
+    cells
+        .into_iter()
+        .enumerate()
+        .map(|(i, c)| match c {
+            Cell::Row(r) => {
+                conv(r).map_err(|e| <D::Error as de::Error>::custom(format!("{what}[{i}]: {e}")))
+            }
+            Cell::Object(o) => Ok(o),
+        })
+        .collect()
+}
+
+pub(crate) fn results<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ScenarioResult>, D::Error> {
+    list(d, "results", ResultRow::into_model)
+}
+pub(crate) fn estimates<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Estimate>, D::Error> {
+    list(d, "estimates", EstimateRow::into_model)
+}
+pub(crate) fn expectations<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Expectation>, D::Error> {
+    list(d, "expectations", ExpectationRow::into_model)
+}
+pub(crate) fn targets<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Target>, D::Error> {
+    list(d, "summary.targets", TargetRow::into_model)
+}
+pub(crate) fn groups<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<GroupSummary>, D::Error> {
+    list(d, "summary.groups", GroupRow::into_model)
+}
+
+/// Schemas 1 and 2: every list as objects, as the types derive them.
+#[derive(Serialize)]
+struct Objects<'a> {
+    schema: u32,
+    id: &'a str,
+    source: &'a crate::Source,
+    settings: &'a crate::Settings,
+    environment: &'a crate::Environment,
+    summary: &'a RunSummary,
+    results: &'a [ScenarioResult],
+    estimates: &'a [Estimate],
+    expectations: &'a [Expectation],
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+}
+
+/// Schema 3: the lists as rows.
+#[derive(Serialize)]
+struct Rows<'a> {
+    schema: u32,
+    id: &'a str,
+    source: &'a crate::Source,
+    settings: &'a crate::Settings,
+    environment: &'a crate::Environment,
+    summary: SummaryRows<'a>,
+    results: Vec<ResultRow>,
+    estimates: Vec<EstimateRow>,
+    expectations: Vec<ExpectationRow>,
+    #[serde(skip_serializing_if = "<[String]>::is_empty")]
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct SummaryRows<'a> {
+    rounds: u64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    duration_s: Option<f64>,
+    stop_reason: crate::StopReason,
+    target_reached: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worst_ci_pct: Option<f64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    worst_ci_id: Option<&'a str>,
+    ci_method: &'a str,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    targets: Vec<TargetRow>,
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    groups: Vec<GroupRow>,
+}
+
+impl Serialize for RunRecord {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        serialize_with_id(self, &self.id, s)
+    }
+}
+
+/// The record's JSON with `id` in place of its id (the content id is computed with it blank,
+/// without copying the record).
+pub(crate) fn json_with_id(r: &RunRecord, id: &str) -> String {
+    let mut out = Vec::with_capacity(32 * 1024);
+    let mut ser = serde_json::Serializer::new(&mut out);
+    // Serialising plain data cannot fail (no maps with non-string keys), and serde_json
+    // writes UTF-8.
+    if serialize_with_id(r, id, &mut ser).is_err() {
+        return String::new();
+    }
+    String::from_utf8(out).unwrap_or_default()
+}
+
+fn serialize_with_id<S: Serializer>(r: &RunRecord, id: &str, s: S) -> Result<S::Ok, S::Error> {
+    if r.schema < 3 {
+        return Objects {
+            schema: r.schema,
+            id,
+            source: &r.source,
+            settings: &r.settings,
+            environment: &r.environment,
+            summary: &r.summary,
+            results: &r.results,
+            estimates: &r.estimates,
+            expectations: &r.expectations,
+            notes: &r.notes,
+        }
+        .serialize(s);
+    }
+    let m = &r.summary;
+    Rows {
+        schema: r.schema,
+        id,
+        source: &r.source,
+        settings: &r.settings,
+        environment: &r.environment,
+        summary: SummaryRows {
+            rounds: m.rounds,
+            duration_s: m.duration_s,
+            stop_reason: m.stop_reason,
+            target_reached: m.target_reached,
+            worst_ci_pct: m.worst_ci_pct,
+            worst_ci_id: m.worst_ci_id.as_deref(),
+            ci_method: &m.ci_method,
+            targets: m.targets.iter().map(TargetRow::of).collect(),
+            groups: m.groups.iter().map(GroupRow::of).collect(),
+        },
+        results: r.results.iter().map(ResultRow::of).collect(),
+        estimates: r.estimates.iter().map(EstimateRow::of).collect(),
+        expectations: r.expectations.iter().map(ExpectationRow::of).collect(),
+        notes: &r.notes,
+    }
+    .serialize(s)
+}
+
+/// The JSON Schema of a value that is a JSON type or an index into the dictionary.
+#[cfg(test)]
+fn or_index(name: &'static str, what: serde_json::Value, desc: &str) -> schemars::Schema {
+    let v = serde_json::json!({
+        "title": name,
+        "description": desc,
+        "anyOf": [what, {"type": "integer", "minimum": 0}]
+    });
+    schemars::Schema::try_from(v).unwrap_or_default()
+}
+
+#[cfg(test)]
+impl schemars::JsonSchema for Text {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Text".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        or_index(
+            "Text",
+            serde_json::json!({"type": "string"}),
+            "A text, or its index in the dictionary of schema 3 (collector/record/src/dictionary.json, `texts`).",
+        )
+    }
+}
+
+#[cfg(test)]
+impl schemars::JsonSchema for Params {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Params".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        or_index(
+            "Params",
+            serde_json::json!({"type": "object", "additionalProperties": {"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]}}),
+            "Scenario parameters (values: texts or their indices), or the index of the whole map in the dictionary of schema 3 (`params`).",
+        )
+    }
+}
+
+#[cfg(test)]
+impl schemars::JsonSchema for ThroughputCell {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "ThroughputCell".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let row = serde_json::to_value(g.subschema_for::<ThroughputRow>()).unwrap_or_default();
+        let v = serde_json::json!({
+            "description": "0: derived, 1000 / the median with the interval's ends swapped, rounded by its own interval; or [median, ci_low, ci_high, stddev] as stated.",
+            "anyOf": [{"const": 0}, row]
+        });
+        schemars::Schema::try_from(v).unwrap_or_default()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Records of schema 3 refer to the dictionary by position: it must never change.
+    #[test]
+    fn the_dictionary_of_schema_3_is_frozen() {
+        let d = dictionary();
+        assert!(!d.texts.is_empty() && !d.params.is_empty());
+        assert_eq!(d.text_ix.len(), d.texts.len(), "texts are unique");
+        assert_eq!(
+            d.params_ix.len(),
+            d.params.len(),
+            "parameter maps are unique"
+        );
+        assert_eq!(dictionary_sha256(), FROZEN, "dictionary.json changed");
+    }
+
+    const FROZEN: &str = "aa6b3ad0476902b7fd0ef93302dc594796d1f36d04d299c15d27939007850155";
+}
