@@ -90,7 +90,7 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
     }
     let s = &report.stats;
     out(format_args!(
-        "built {}: {} runs ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB)",
+        "built {}: {} runs ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB); {} written, the others as the previous build left them ({} pages not rendered: their inputs are unchanged)",
         opts.out.display(),
         report.runs,
         count(report.arches, "architecture", "architectures"),
@@ -113,7 +113,9 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
         s.files,
         s.bytes as f64 / 1e6,
         s.largest_page_path,
-        s.largest_page as f64 / 1e3
+        s.largest_page as f64 / 1e3,
+        s.written,
+        s.not_rendered
     ))
 }
 

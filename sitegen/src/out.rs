@@ -1,14 +1,89 @@
 //! The output directory, replaced as a whole: pages are written into a sibling staging
 //! directory that is renamed into place only when the build succeeded, so a failed or
 //! interrupted build never leaves a half-written site behind.
+//!
+//! Rebuilds are incremental: the site carries a manifest ([`MANIFEST`]) of every file with a
+//! hash of its content or, for a page whose inputs are known (a run page), of its inputs. A
+//! file whose hash is the one the previous build recorded is not written again but linked from
+//! the previous site into the staging directory (a hard link: the same file, untouched), and a
+//! page whose inputs are unchanged is not even rendered.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
 /// Present in every generated site; only a directory carrying it is ever deleted or replaced.
 pub const MARKER: &str = ".syscost-site";
+
+/// Every file of the site with the hash it was written under: `path TAB hash` lines, sorted.
+pub const MANIFEST: &str = ".syscost-manifest";
+
+/// A 128-bit hash of some bytes, for telling whether a file or a page's inputs changed between
+/// two builds. Not a security boundary (the site is rebuilt from data anyone can read): two
+/// SipHash-1-3 passes with different prefixes, which need no crate and run at memory speed.
+/// A different Rust release may hash differently; then every file is written once more.
+#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
+pub struct Key(u64, u64);
+
+impl Key {
+    pub fn of(parts: &[&[u8]]) -> Key {
+        use std::hash::{DefaultHasher, Hasher};
+        let half = |salt: u8| {
+            let mut h = DefaultHasher::new();
+            h.write_u8(salt);
+            for p in parts {
+                h.write_usize(p.len());
+                h.write(p);
+            }
+            h.finish()
+        };
+        Key(half(1), half(2))
+    }
+
+    pub fn bytes(&self) -> [u8; 16] {
+        let mut b = [0u8; 16];
+        b[..8].copy_from_slice(&self.0.to_le_bytes());
+        b[8..].copy_from_slice(&self.1.to_le_bytes());
+        b
+    }
+
+    /// What this program is: a hash of its executable, so a page rendered by another build of
+    /// syscost-site (other templates, other code) is never taken for one of this build. When the
+    /// executable cannot be read, a key no earlier build can have.
+    pub fn of_program() -> Key {
+        use std::hash::{DefaultHasher, Hasher};
+        use std::io::Read;
+        let exe = std::env::current_exe().and_then(fs::File::open);
+        let mut h = [DefaultHasher::new(), DefaultHasher::new()];
+        h[0].write_u8(1);
+        h[1].write_u8(2);
+        // Streamed: the executable can be larger than everything else the build holds.
+        let read = exe.and_then(|mut f| {
+            let mut buf = vec![0u8; 1 << 16];
+            loop {
+                let n = f.read(&mut buf)?;
+                if n == 0 {
+                    return Ok(());
+                }
+                for x in &mut h {
+                    x.write(&buf[..n]);
+                }
+            }
+        });
+        if read.is_ok() {
+            return Key(h[0].finish(), h[1].finish());
+        }
+        let t = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos());
+        Key::of(&[&t.to_le_bytes(), &std::process::id().to_le_bytes()])
+    }
+
+    fn text(&self, kind: char) -> String {
+        format!("{kind}{:016x}{:016x}", self.0, self.1)
+    }
+}
 
 /// What can go wrong with the output directory; every variant names the path.
 #[derive(Debug, thiserror::Error)]
@@ -55,6 +130,10 @@ pub struct Staging {
     old: PathBuf,
     dirs: Mutex<BTreeSet<PathBuf>>,
     stats: Mutex<Stats>,
+    /// The previous build's manifest: path → hash text.
+    prev: HashMap<String, String>,
+    /// This build's manifest.
+    manifest: Mutex<Vec<(String, String)>>,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -63,6 +142,24 @@ pub struct Stats {
     pub bytes: u64,
     pub largest_page: u64,
     pub largest_page_path: String,
+    /// Files written by this build (the rest are the previous build's, unchanged).
+    pub written: u64,
+    /// Pages whose inputs were unchanged, so they were not rendered.
+    pub not_rendered: u64,
+}
+
+/// Reads the previous build's manifest (nothing if there is none, or it is not ours).
+fn read_manifest(out: &Path) -> HashMap<String, String> {
+    if !out.join(MARKER).is_file() {
+        return HashMap::new();
+    }
+    let Ok(text) = fs::read_to_string(out.join(MANIFEST)) else {
+        return HashMap::new();
+    };
+    text.lines()
+        .filter_map(|l| l.split_once('\t'))
+        .map(|(p, h)| (p.to_string(), h.to_string()))
+        .collect()
 }
 
 fn sibling(out: &Path, suffix: &str) -> PathBuf {
@@ -108,6 +205,8 @@ impl Staging {
             old,
             dirs: Mutex::new(BTreeSet::new()),
             stats: Mutex::new(Stats::default()),
+            prev: read_manifest(out),
+            manifest: Mutex::new(Vec::new()),
         };
         s.write(
             MARKER,
@@ -116,8 +215,79 @@ impl Staging {
         Ok(s)
     }
 
-    /// Writes `rel` (a `/`-separated path under the site root).
+    /// Writes `rel` (a `/`-separated path under the site root), or links the previous
+    /// build's file when it has the same content.
     pub fn write(&self, rel: &str, bytes: &[u8]) -> Result<(), OutputError> {
+        let hash = Key::of(&[bytes]).text('c');
+        self.mkdir_for(rel)?;
+        if !self.link_previous(rel, &hash) {
+            let path = self.tmp.join(rel);
+            fs::write(&path, bytes).map_err(at(OutputError::Write, &path))?;
+            self.count_written();
+        }
+        self.record(rel, hash, bytes.len() as u64);
+        Ok(())
+    }
+
+    /// Links the previous build's `rel` into place if it was made from the inputs `key`; true
+    /// if it was (the caller need not render it). Otherwise the caller renders the page and
+    /// passes it to [`Staging::write_keyed`] with the same key.
+    pub fn reuse(&self, rel: &str, key: Key) -> Result<bool, OutputError> {
+        let hash = key.text('i');
+        self.mkdir_for(rel)?;
+        if !self.link_previous(rel, &hash) {
+            return Ok(false);
+        }
+        let len = fs::metadata(self.tmp.join(rel)).map_or(0, |m| m.len());
+        if let Ok(mut st) = self.stats.lock() {
+            st.not_rendered += 1;
+        }
+        self.record(rel, hash, len);
+        Ok(true)
+    }
+
+    /// Writes a page rendered from the inputs `key` (see [`Staging::reuse`]).
+    pub fn write_keyed(&self, rel: &str, key: Key, bytes: &[u8]) -> Result<(), OutputError> {
+        self.mkdir_for(rel)?;
+        let path = self.tmp.join(rel);
+        fs::write(&path, bytes).map_err(at(OutputError::Write, &path))?;
+        self.count_written();
+        self.record(rel, key.text('i'), bytes.len() as u64);
+        Ok(())
+    }
+
+    /// Hard-links the previous build's `rel` into the staging directory when the manifest has
+    /// it under `hash`; false if not (or if linking fails: then the file is written anew).
+    fn link_previous(&self, rel: &str, hash: &str) -> bool {
+        self.prev.get(rel).is_some_and(|h| h == hash)
+            && fs::hard_link(self.out.join(rel), self.tmp.join(rel)).is_ok()
+    }
+
+    fn count_written(&self) {
+        if let Ok(mut st) = self.stats.lock() {
+            st.written += 1;
+        }
+    }
+
+    fn record(&self, rel: &str, hash: String, len: u64) {
+        if let Ok(mut m) = self.manifest.lock() {
+            m.push((rel.to_string(), hash));
+        }
+        if let Ok(mut st) = self.stats.lock() {
+            st.files += 1;
+            st.bytes += len;
+            // Ties go to the smaller path so the report does not depend on thread timing.
+            if rel.ends_with(".html")
+                && (len > st.largest_page
+                    || (len == st.largest_page && rel < st.largest_page_path.as_str()))
+            {
+                st.largest_page = len;
+                st.largest_page_path = rel.to_string();
+            }
+        }
+    }
+
+    fn mkdir_for(&self, rel: &str) -> Result<(), OutputError> {
         let path = self.tmp.join(rel);
         if let Some(parent) = path.parent() {
             let known = self
@@ -133,20 +303,6 @@ impl Staging {
                 }
             }
         }
-        fs::write(&path, bytes).map_err(at(OutputError::Write, &path))?;
-        if let Ok(mut st) = self.stats.lock() {
-            st.files += 1;
-            st.bytes += bytes.len() as u64;
-            let len = bytes.len() as u64;
-            // Ties go to the smaller path so the report does not depend on thread timing.
-            if rel.ends_with(".html")
-                && (len > st.largest_page
-                    || (len == st.largest_page && rel < st.largest_page_path.as_str()))
-            {
-                st.largest_page = len;
-                st.largest_page_path = rel.to_string();
-            }
-        }
         Ok(())
     }
 
@@ -158,15 +314,20 @@ impl Staging {
         fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
     ) -> Result<(), OutputError> {
         use std::io::Write;
-        /// Counts what passes through, for the statistics.
+        /// Counts and hashes what passes through.
         struct Counting<W> {
             inner: W,
             n: u64,
+            h: [std::hash::DefaultHasher; 2],
         }
         impl<W: Write> Write for Counting<W> {
             fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+                use std::hash::Hasher;
                 let k = self.inner.write(buf)?;
                 self.n += k as u64;
+                for h in &mut self.h {
+                    h.write(&buf[..k]);
+                }
                 Ok(k)
             }
             fn flush(&mut self) -> std::io::Result<()> {
@@ -178,16 +339,40 @@ impl Staging {
             fs::create_dir_all(parent).map_err(at(OutputError::CreateDir, parent))?;
         }
         let file = fs::File::create(&path).map_err(at(OutputError::Write, &path))?;
+        let salted = |salt: u8| {
+            use std::hash::Hasher;
+            let mut h = std::hash::DefaultHasher::new();
+            h.write_u8(salt);
+            h
+        };
         let mut w = Counting {
             inner: std::io::BufWriter::with_capacity(1 << 16, file),
             n: 0,
+            h: [salted(1), salted(2)],
         };
         fill(&mut w).map_err(at(OutputError::Write, &path))?;
         w.flush().map_err(at(OutputError::Write, &path))?;
-        if let Ok(mut st) = self.stats.lock() {
-            st.files += 1;
-            st.bytes += w.n;
+        let hash = {
+            use std::hash::Hasher;
+            Key(w.h[0].finish(), w.h[1].finish()).text('s')
+        };
+        drop(w);
+        // An export is streamed (it grows with the runs, so it is never held whole): when it
+        // comes out as it was, the previous build's file takes the place of the new one.
+        let same = self.prev.get(rel).is_some_and(|h| *h == hash)
+            && fs::remove_file(&path).is_ok()
+            && self.link_previous(rel, &hash);
+        if !same {
+            if !path.exists() {
+                return Err(OutputError::Write(
+                    path,
+                    std::io::Error::other("the previous build's copy could not be linked"),
+                ));
+            }
+            self.count_written();
         }
+        let n = fs::metadata(&path).map_or(0, |m| m.len());
+        self.record(rel, hash, n);
         Ok(())
     }
 
@@ -195,9 +380,14 @@ impl Staging {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
-    /// Puts the staged site in place of the old one.
+    /// Puts the staged site in place of the old one, with its manifest.
     pub fn commit(self) -> Result<Stats, OutputError> {
         let stats = self.stats();
+        let mut m = self.manifest.lock().map(|m| m.clone()).unwrap_or_default();
+        m.sort();
+        let text: String = m.iter().map(|(p, h)| format!("{p}\t{h}\n")).collect();
+        let path = self.tmp.join(MANIFEST);
+        fs::write(&path, text).map_err(at(OutputError::Write, &path))?;
         remove_ours(&self.old)?;
         if self.out.exists() {
             fs::rename(&self.out, &self.old).map_err(at(OutputError::MoveAside, &self.out))?;

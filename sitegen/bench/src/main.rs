@@ -47,15 +47,47 @@ fn child(args: &[&str]) -> Result<Measure, String> {
     })
 }
 
-fn best(args: &[&str], repeat: usize) -> Result<Measure, String> {
+/// The best of `repeat` runs; `before` runs ahead of each (a build from scratch removes the
+/// site first, or the builds after the first would be incremental).
+fn best(args: &[&str], repeat: usize, before: &dyn Fn()) -> Result<Measure, String> {
     let mut best: Option<Measure> = None;
     for _ in 0..repeat.max(1) {
+        before();
         let m = child(args)?;
         if best.as_ref().is_none_or(|b| m.wall_s < b.wall_s) {
             best = Some(m);
         }
     }
     best.ok_or_else(|| "no measurement".to_string())
+}
+
+/// Moves the last record file (in path order) of `data` into `work`; returns where it was and
+/// where it is.
+fn hold_back(data: &Path, work: &Path) -> Option<(PathBuf, PathBuf)> {
+    let last = walkdir::WalkDir::new(data)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .last()?
+        .into_path();
+    let aside = work.join("held-back.json");
+    std::fs::rename(&last, &aside).ok()?;
+    Some((last, aside))
+}
+
+/// Every file under `dir` with its inode: a file the build did not write keeps its inode.
+fn inodes(dir: &Path) -> std::collections::HashMap<PathBuf, u64> {
+    use std::os::unix::fs::MetadataExt;
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter_map(|e| {
+            let ino = e.metadata().ok()?.ino();
+            Some((e.path().strip_prefix(dir).ok()?.to_path_buf(), ino))
+        })
+        .collect()
 }
 
 /// Total bytes, file count and the largest .html file under `dir`.
@@ -239,8 +271,8 @@ fn bench(args: Bench) -> i32 {
         eprintln!("site-bench: refusing to use a directory named data");
         return 2;
     }
-    println!("| runs | records (per run) | parse floor: wall (user + sys) | floor peak RSS | build: wall (user + sys) | build ÷ floor: wall, CPU | build peak RSS | build wall per run | site (per run) | files | largest page | load |");
-    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|");
+    println!("| runs | records (per run) | parse floor: wall (user + sys) | floor peak RSS | build: wall (user + sys) | build ÷ floor: wall, CPU | build peak RSS | build wall per run | site (per run) | files | largest page | one more run: wall (user + sys), files written | load |");
+    println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");
     for &n in &sizes {
         let data = work.join(format!("records-{n}"));
         let site = work.join(format!("site-{n}"));
@@ -254,20 +286,35 @@ fn bench(args: Bench) -> i32 {
             "generated {n} records in {:.1} s",
             t.elapsed().as_secs_f64()
         );
+        // One record is held back for the incremental build: the full build is of n − 1.
+        let Some((held, aside)) = hold_back(&data, &work) else {
+            eprintln!("site-bench: no record to hold back in {}", data.display());
+            return 1;
+        };
         let reps = repeat.unwrap_or(if n <= 10_000 { 3 } else { 1 });
         let load = loadavg();
         let d = data.to_string_lossy().into_owned();
         let s = site.to_string_lossy().into_owned();
-        let run = || -> Result<(Measure, Measure), String> {
-            let floor = best(&["parse", "--data", &d], reps)?;
+        let run = || -> Result<(Measure, Measure, Measure, u64), String> {
+            let floor = best(&["parse", "--data", &d], reps, &|| {})?;
             let mut args = vec!["build", "--data", &d, "--out", &s];
             if !copy_records {
                 args.extend(["--data-url", DATA_URL]);
             }
-            let build = best(&args, reps)?;
-            Ok((floor, build))
+            let build = best(&args, reps, &|| {
+                let _ = std::fs::remove_dir_all(&site);
+            })?;
+            let before = inodes(&site);
+            std::fs::rename(&aside, &held).map_err(|e| e.to_string())?;
+            let one_more = child(&args)?;
+            let after = inodes(&site);
+            let rewritten = after
+                .iter()
+                .filter(|(p, i)| before.get(*p) != Some(*i))
+                .count() as u64;
+            Ok((floor, build, one_more, rewritten))
         };
-        let (floor, build) = match run() {
+        let (floor, build, one_more, rewritten) = match run() {
             Ok(x) => x,
             Err(e) => {
                 eprintln!("site-bench: {e}");
@@ -277,7 +324,7 @@ fn bench(args: Bench) -> i32 {
         let (rec_bytes, _, _, _) = du(&data);
         let (bytes, files, largest, largest_path) = du(&site);
         println!(
-            "| {n} | {:.0} MB ({:.1} KB) | {:.2} s ({:.2} s + {:.2} s) | {:.0} MB | {:.2} s ({:.2} s + {:.2} s) | {:.1}×, {:.1}× | {:.0} MB | {:.2} ms | {:.0} MB ({:.1} KB) | {files} | {largest_path} ({:.0} KB) | {load} |",
+            "| {n} | {:.0} MB ({:.1} KB) | {:.2} s ({:.2} s + {:.2} s) | {:.0} MB | {:.2} s ({:.2} s + {:.2} s) | {:.1}×, {:.1}× | {:.0} MB | {:.2} ms | {:.0} MB ({:.1} KB) | {files} | {largest_path} ({:.0} KB) | {:.2} s ({:.2} s + {:.2} s), {rewritten} | {load} |",
             rec_bytes as f64 / 1e6,
             rec_bytes as f64 / 1e3 / n as f64,
             floor.wall_s,
@@ -294,6 +341,9 @@ fn bench(args: Bench) -> i32 {
             bytes as f64 / 1e6,
             bytes as f64 / 1e3 / n as f64,
             largest as f64 / 1e3,
+            one_more.wall_s,
+            one_more.user_s,
+            one_more.sys_s,
         );
         let _ = std::fs::remove_dir_all(&data);
         let _ = std::fs::remove_dir_all(&site);

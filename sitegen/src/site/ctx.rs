@@ -13,6 +13,8 @@ pub struct Ctx<'a> {
     pub(super) out: &'a Staging,
     /// Where raw records are linked (`--data-url`, no trailing slash); `None`: copied.
     pub(super) data_url: Option<&'a str>,
+    /// This program's identity ([`crate::out::Key::of_program`]), part of every page's inputs.
+    pub(super) program: [u8; 16],
 }
 
 impl Ctx<'_> {

@@ -150,6 +150,7 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         renderer: &renderer,
         out: &staging,
         data_url: opts.data_url.as_deref().map(|u| u.trim_end_matches('/')),
+        program: crate::out::Key::of_program().bytes(),
     };
     let mut tm = Timings::default();
     let mut t = Instant::now();

@@ -13,6 +13,7 @@ use crate::info::{Head, RunInfo};
 use crate::kver::KernelVersion;
 use crate::load::{self, Candidate, Issue, RecordError};
 use crate::metrics::Registry;
+use crate::out::Key;
 use crate::series::SeriesKey;
 use crate::triage::Triage;
 use std::collections::BTreeMap;
@@ -20,7 +21,8 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use syscost_record::{
-    canonical_path_for, is_file_form, to_file_json, validate, Problem, SourceKind,
+    canonical_json, canonical_path_for, is_file_form, to_file_json, validate, validate_canonical,
+    Problem, SourceKind,
 };
 
 /// A series' runs form a chain ordered by kernel version and time; a run that cannot be placed
@@ -191,7 +193,9 @@ fn second_pass_one(
         Err(m) => return Ok(Err(m.into())),
     };
     tm.read_parse += lap(&mut t);
-    let mut problems = validate(&rec);
+    // One serialisation serves the content id and the file-form check.
+    let json = canonical_json(&rec);
+    let mut problems = validate_canonical(&rec, &json);
     // A name the site uses for its own pages would make a directory collide with a page.
     problems.extend(crate::names::problems(&rec));
     tm.validate += lap(&mut t);
@@ -212,7 +216,10 @@ fn second_pass_one(
     }
     // What is published is the file form (of the record's schema), which is what the content
     // id covers: a file in another form is published in the form syscost writes.
-    let in_form = is_file_form(&rec, &bytes);
+    let in_form = match rec.schema {
+        1 => is_file_form(&rec, &bytes),
+        _ => bytes.strip_suffix(b"\n") == Some(json.as_bytes()),
+    };
     if !in_form {
         w.out.warnings.push(Issue {
             path: e.cand.rel.clone(),
@@ -237,19 +244,36 @@ fn second_pass_one(
     let raw = w
         .ctx
         .raw_href(&info, &crate::fmt::root_of(&format!("{}.html", info.page)));
-    let page = run::build(&rec, &info, &cmp, &w.reg, &Links, &raw);
+    // The page is made from the record, its acceptance, the runs it is compared with (their
+    // ids are content hashes: their pages' inputs) and this program: if none changed since the
+    // previous build, its page is the previous one.
+    let rel = format!("{}.html", info.page);
+    fn id(p: Option<&RunInfo>) -> &str {
+        p.map_or("", |p| p.id.as_str())
+    }
+    let key = Key::of(&[
+        &w.ctx.program,
+        rel.as_bytes(),
+        raw.as_bytes(),
+        &canonical,
+        &[u8::from(info.accepted)],
+        id(cmp.prev_version).as_bytes(),
+        id(cmp.same_version).as_bytes(),
+    ]);
     let tm = &mut w.out.timings;
     tm.page += lap(&mut t);
-    let html = w.ctx.renderer.render("run.html", &page)?;
-    tm.render += lap(&mut t);
-    w.ctx
-        .out
-        .write(&format!("{}.html", info.page), html.as_bytes())?;
+    if !w.ctx.out.reuse(&rel, key)? {
+        let page = run::build(&rec, &info, &cmp, &w.reg, &Links, &raw);
+        let html = w.ctx.renderer.render("run.html", &page)?;
+        w.out.timings.render += lap(&mut t);
+        w.ctx.out.write_keyed(&rel, key, html.as_bytes())?;
+    }
     if w.ctx.data_url.is_none() {
         w.ctx
             .out
             .write(&format!("{}.json", info.page), &canonical)?;
     }
+    let tm = &mut w.out.timings;
     tm.write += lap(&mut t);
     Ok(Ok(info))
 }

@@ -1108,3 +1108,102 @@ fn runs_are_labelled_unverified_until_a_maintainer_accepts_them() {
     let runs = read(&site, "runs/index.html");
     assert_eq!(runs.matches("badge unverified").count(), 1, "{runs}");
 }
+
+/// Every file of a site with its inode: a file the build did not write again keeps its inode.
+fn inodes(site: &Path) -> std::collections::BTreeMap<String, u64> {
+    use std::os::unix::fs::MetadataExt;
+    files(site)
+        .into_iter()
+        .map(|rel| {
+            let ino = std::fs::metadata(site.join(&rel)).unwrap().ino();
+            (rel, ino)
+        })
+        .collect()
+}
+
+/// Issue 14: a rebuild writes only what changed. Unchanged data rewrites nothing (only the
+/// manifest, which says what each file was made from); one more run rewrites its own page and
+/// the pages that list or chart it, and leaves every other run's page as it was, unrendered.
+#[test]
+fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("records");
+    assert_eq!(syscost_site_bench::write(&data, 40, 21).unwrap(), 40);
+    let site = tmp.path().join("site");
+    let build = || {
+        let o = run(&[
+            "build",
+            "--data",
+            data.to_str().unwrap(),
+            "--out",
+            site.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    build();
+    let first = inodes(&site);
+    let out = build();
+    let same = inodes(&site);
+    let rewritten: Vec<&String> = same
+        .iter()
+        .filter(|(p, i)| first.get(*p) != Some(*i))
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(rewritten, [".syscost-manifest"], "{out}");
+    assert!(out.contains("0 written"), "{out}");
+    let old_runs: Vec<&String> = first
+        .keys()
+        .filter(|p| p.starts_with("runs/") && p.matches('/').count() == 3 && p.ends_with(".html"))
+        .collect();
+    assert_eq!(old_runs.len(), 40, "{old_runs:?}");
+    assert!(
+        out.contains(&format!("({} pages not rendered", old_runs.len())),
+        "{out}"
+    );
+
+    // One more run, on a machine and architecture of its own.
+    let new = edited(base_record(77), |r| {
+        r.source.kind = SourceKind::Synthetic;
+        r.environment.comparability.arch = "newarch".into();
+        r.environment.incidental.machine_hash = Some("0123456789ab".into());
+    });
+    save(&data, &new);
+    let out = build();
+    let after = inodes(&site);
+    let changed: std::collections::BTreeSet<&str> = after
+        .iter()
+        .filter(|(p, i)| same.get(*p) != Some(*i))
+        .map(|(p, _)| p.as_str())
+        .collect();
+    let page = page_of(&new);
+    assert!(changed.contains(page.as_str()), "{changed:?}");
+    for p in ["index.html", "runs/index.html", "index.json", "runs.csv"] {
+        assert!(changed.contains(p), "{p} not rewritten: {changed:?}");
+    }
+    for p in &old_runs {
+        assert!(!changed.contains(p.as_str()), "{p} rewritten: {out}");
+    }
+    // Pages of other architectures that do not list runs are untouched.
+    assert!(
+        changed.iter().all(|p| !p.starts_with("arch/")
+            || p.starts_with("arch/newarch/")
+            || *p == "arch/index.html"),
+        "{changed:?}"
+    );
+    assert!(
+        out.contains(&format!("({} pages not rendered", old_runs.len())),
+        "{out}"
+    );
+    // And the result is the site a build from scratch gives.
+    let fresh = tmp.path().join("fresh");
+    let o = run(&[
+        "build",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        fresh.to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(tree(&fresh), tree(&site));
+}
