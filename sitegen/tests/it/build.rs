@@ -777,15 +777,36 @@ fn every_measured_scenario_has_a_trend_and_depth_is_a_sweep() {
     let f = fixture();
     let id = record_series(&f.step[0]).id();
     let r = &f.step[0];
+    let overview = read(&f.site, &format!("series/{id}.html"));
     for x in r
         .results
         .iter()
         .filter(|x| x.status == syscost_record::Status::Measured)
     {
-        let page = f.site.join(format!("series/{id}/r-{}.html", x.id));
-        assert!(page.is_file(), "no trend of {} in its series", x.id);
+        // Every metric has its trend on this architecture on its metric page, linked from the
+        // series overview; only headline metrics and metrics with a step have a page of their
+        // own in the series.
         let page = format!("metrics/r-{}.html", x.id);
         assert!(read(&f.site, &page).contains("id=\"cmparch\""), "{page}");
+        let own = format!("series/{id}/r-{}.html", x.id);
+        let link = if f.site.join(&own).exists() {
+            format!("{id}/r-{}.html", x.id)
+        } else {
+            format!("metrics/r-{}.html#cmparch", x.id)
+        };
+        assert!(
+            overview.contains(&link),
+            "{} not linked from its series",
+            x.id
+        );
+    }
+    // No step in native: its trend is on its metric page only.
+    assert!(!f.site.join(format!("series/{id}/r-native.html")).exists());
+    for o in ["sud-allow", "seccomp-entry"] {
+        assert!(
+            f.site.join(format!("series/{id}/{o}.html")).is_file(),
+            "no page of headline {o} in its series"
+        );
     }
     // The run page draws the depth sweep with its fitted line, and so does the kernel page.
     let html = read(&f.site, &page_of(r));

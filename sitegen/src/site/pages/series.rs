@@ -122,12 +122,23 @@ fn point_text(p: &Option<Point>) -> String {
     p.as_ref().map(fmt::point).unwrap_or_default()
 }
 
+/// Whether a metric of a series has a page of its own: a headline metric, or one with a step
+/// between kernel versions in this series (the page every change links to). Every other metric
+/// of the series is a row of its overview and a line of the metric's page: pages per series ×
+/// metric (over a hundred metrics) were most of the site's bytes.
+fn has_page(d: &Data, s: &SeriesRuns, metric: u32) -> bool {
+    headline_of(d.reg.key(metric)).is_some()
+        || d.series_changes
+            .get(&s.key)
+            .is_some_and(|v| v.iter().any(|&i| d.changes[i].metric == metric))
+}
+
 /// Writes the pages of every `parts`-th series starting at `part`, so the work can be shared.
 pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), BuildError> {
     for s in d.g.by_series.values().skip(part).step_by(parts.max(1)) {
         let trends = series_trends(d.runs, s);
         overview(ctx, d, s, &trends)?;
-        for t in &trends {
+        for t in trends.iter().filter(|t| has_page(d, s, t.metric)) {
             metric_page(ctx, d, s, t)?;
         }
     }
@@ -170,7 +181,11 @@ fn overview(
                 headline: headline_of(k)
                     .map(|h| h.label.to_string())
                     .unwrap_or_default(),
-                href: format!("{root}{}", links.series_metric(key, &k.slug())),
+                href: if has_page(d, s, t.metric) {
+                    format!("{root}{}", links.series_metric(key, &k.slug()))
+                } else {
+                    format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch))
+                },
                 versions: t.points.iter().filter(|p| p.is_some()).count(),
                 latest: last.map(|v| s.versions[v].0.clone()).unwrap_or_default(),
                 latest_value: last.map(|v| point_text(&t.points[v])).unwrap_or_default(),
