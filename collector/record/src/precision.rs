@@ -40,8 +40,18 @@ fn round_to(x: f64, e: i32) -> f64 {
         (x / q).round() * q
     } else {
         // Formatting rounds half to even on the exact binary value; reading it back gives the
-        // nearest double to the decimal.
-        format!("{x:.*}", (-e) as usize).parse().unwrap_or(x)
+        // nearest double to the decimal. The same, faster, when x · 10^k is not within a
+        // rounding error of a tie: the integer n it rounds to is exact, and n / 10^k is the
+        // nearest double to the decimal (both exact below 2^53 and 10^22).
+        let k = -e;
+        let q = 10f64.powi(k);
+        let y = x * q;
+        let frac = (y - y.trunc()).abs();
+        if k <= 22 && y.abs() < 9.0e15 && (frac - 0.5).abs() > 1e-6 {
+            y.round() / q
+        } else {
+            format!("{x:.*}", k as usize).parse().unwrap_or(x)
+        }
     };
     if v == 0.0 {
         0.0
@@ -225,6 +235,23 @@ mod tests {
         triple(&mut m, &mut lo, &mut hi, &mut []);
         assert_eq!((m, lo, hi), (0.0, -2.8, 2.5));
         assert!(m.is_sign_positive());
+    }
+
+    #[test]
+    fn the_fast_rounding_is_the_decimal_one() {
+        let mut x = 0.7163f64;
+        for i in 0..200_000 {
+            x = (x * 3.987654321 + 0.1).fract();
+            let v = (x - 0.5) * 10f64.powi((i % 17) - 6);
+            for e in -9..0 {
+                let slow: f64 = format!("{v:.*}", (-e) as usize).parse().unwrap();
+                let fast = round_to(v, e);
+                assert!(
+                    fast == slow || (fast == 0.0 && slow == 0.0),
+                    "{v} at 1e{e}: {fast} vs {slow}"
+                );
+            }
+        }
     }
 
     #[test]

@@ -51,6 +51,33 @@ pub const CLOCK_SKEW_S: i64 = 3600;
 /// Earliest date a Linux run can have: the first Linux release (0.01, 1991-09-17).
 pub const DATE_MIN: i64 = 685_065_600;
 
+/// A field's name, made only when a problem is found: most fields of most records have none,
+/// and naming each (`results[12] (seccomp.full.3).ci_low_ns`) was most of the validation's
+/// cost.
+trait Field {
+    fn name(self) -> String;
+}
+
+impl Field for &str {
+    fn name(self) -> String {
+        self.to_string()
+    }
+}
+
+impl Field for &String {
+    fn name(self) -> String {
+        self.clone()
+    }
+}
+
+struct Lazy<F>(F);
+
+impl<F: FnOnce() -> String> Field for Lazy<F> {
+    fn name(self) -> String {
+        (self.0)()
+    }
+}
+
 struct Checker {
     problems: Vec<Problem>,
 }
@@ -64,15 +91,15 @@ impl Checker {
     }
 
     /// A time: finite and not negative.
-    fn time(&mut self, field: &str, v: Option<f64>) {
+    fn time(&mut self, field: impl Field, v: Option<f64>) {
         if let Some(v) = v {
             if !v.is_finite() {
-                self.push(field, format!("{} is not a finite number", num(v)));
+                self.push(field.name(), format!("{} is not a finite number", num(v)));
             } else if v < 0.0 {
-                self.push(field, format!("{} is a negative time", num(v)));
+                self.push(field.name(), format!("{} is a negative time", num(v)));
             } else if v > TIME_MAX_NS {
                 self.push(
-                    field,
+                    field.name(),
                     format!("{} ns is more than 1000 s per operation", num(v)),
                 );
             }
@@ -80,26 +107,34 @@ impl Checker {
     }
 
     /// A difference: finite, may be negative.
-    fn diff(&mut self, field: &str, v: Option<f64>) {
+    fn diff(&mut self, field: impl Field, v: Option<f64>) {
         if let Some(v) = v {
             if !v.is_finite() {
-                self.push(field, format!("{} is not a finite number", num(v)));
+                self.push(field.name(), format!("{} is not a finite number", num(v)));
             } else if v.abs() > TIME_MAX_NS {
-                self.push(field, format!("{} ns is implausibly large", num(v)));
+                self.push(field.name(), format!("{} ns is implausibly large", num(v)));
             }
         }
     }
 
     /// A number in `[lo, hi]` (`lo_open`: strictly above `lo`), in `unit`.
-    fn range(&mut self, field: &str, v: Option<f64>, lo: f64, lo_open: bool, hi: f64, unit: &str) {
+    fn range(
+        &mut self,
+        field: impl Field,
+        v: Option<f64>,
+        lo: f64,
+        lo_open: bool,
+        hi: f64,
+        unit: &str,
+    ) {
         let Some(v) = v else { return };
         let low = if lo_open { v <= lo } else { v < lo };
         if !v.is_finite() {
-            self.push(field, format!("{} is not a finite number", num(v)));
+            self.push(field.name(), format!("{} is not a finite number", num(v)));
         } else if low || v > hi {
             let open = if lo_open { "above" } else { "at least" };
             self.push(
-                field,
+                field.name(),
                 format!(
                     "{}{unit} is out of range: must be {open} {}{unit} and at most {}{unit}",
                     num(v),
@@ -111,19 +146,19 @@ impl Checker {
     }
 
     /// A count of at most `max`.
-    fn count(&mut self, field: &str, v: Option<u64>, max: u64) {
+    fn count(&mut self, field: impl Field, v: Option<u64>, max: u64) {
         if let Some(v) = v {
             if v > max {
-                self.push(field, format!("{v} is out of range: at most {max}"));
+                self.push(field.name(), format!("{v} is out of range: at most {max}"));
             }
         }
     }
 
     /// An identifier (`[A-Za-z0-9._+-]`, 1 to 100 characters).
-    fn ident(&mut self, field: &str, s: &str) {
+    fn ident(&mut self, field: impl Field, s: &str) {
         if !is_ident(s) {
             self.push(
-                field,
+                field.name(),
                 format!(
                     "{} is not an identifier: 1 to {} characters of A-Z a-z 0-9 . _ + -",
                     quoted(s),
@@ -134,26 +169,26 @@ impl Checker {
     }
 
     /// Free text of at most [`TEXT_MAX`] bytes.
-    fn text(&mut self, field: &str, s: &str) {
+    fn text(&mut self, field: impl Field, s: &str) {
         if s.len() > TEXT_MAX {
             self.push(
-                field,
+                field.name(),
                 format!("is {} bytes long; text may be at most {TEXT_MAX}", s.len()),
             );
         }
     }
 
-    fn opt_text(&mut self, field: &str, s: &Option<String>) {
+    fn opt_text(&mut self, field: impl Field, s: &Option<String>) {
         if let Some(s) = s {
             self.text(field, s);
         }
     }
 
     /// A list or map of at most [`ENTRIES_MAX`] entries.
-    fn entries(&mut self, field: &str, n: usize) {
+    fn entries(&mut self, field: impl Field, n: usize) {
         if n > ENTRIES_MAX {
             self.push(
-                field,
+                field.name(),
                 format!("has {n} entries; at most {ENTRIES_MAX} are accepted"),
             );
         }
@@ -163,27 +198,27 @@ impl Checker {
     fn text_map(&mut self, field: &str, m: &BTreeMap<String, String>) {
         self.entries(field, m.len());
         for (k, v) in m {
-            self.text(&format!("{field} key"), k);
-            self.text(&format!("{field}.{}", short(k)), v);
+            self.text(Lazy(|| format!("{field} key")), k);
+            self.text(Lazy(|| format!("{field}.{}", short(k))), v);
         }
     }
 
     /// A date no earlier than Linux and no later than `now`.
-    fn date(&mut self, field: &str, s: &str, now: i64) {
+    fn date(&mut self, field: impl Field, s: &str, now: i64) {
         match parse_date(s) {
             None => self.push(
-                field,
+                field.name(),
                 format!(
                     "{} is not an RFC 3339 date (2021-02-07) or UTC time (2021-02-07T10:00:00Z)",
                     quoted(s)
                 ),
             ),
             Some(t) if t < DATE_MIN => self.push(
-                field,
+                field.name(),
                 format!("{} is before the first Linux release", quoted(s)),
             ),
             Some(t) if t > now + CLOCK_SKEW_S => self.push(
-                field,
+                field.name(),
                 format!(
                     "{} is in the future (later than the time of this check)",
                     quoted(s)
@@ -194,17 +229,26 @@ impl Checker {
     }
 
     /// median inside [low, high], low ≤ high.
-    fn interval(&mut self, field: &str, median: Option<f64>, low: Option<f64>, high: Option<f64>) {
+    fn interval(
+        &mut self,
+        field: impl Field,
+        median: Option<f64>,
+        low: Option<f64>,
+        high: Option<f64>,
+    ) {
         match (median, low, high) {
             (Some(m), Some(l), Some(h)) if m.is_finite() && l.is_finite() && h.is_finite() => {
                 if l > h {
-                    self.push(field, format!("CI low {l} is above CI high {h}"));
+                    self.push(field.name(), format!("CI low {l} is above CI high {h}"));
                 } else if m < l || m > h {
-                    self.push(field, format!("median {m} lies outside its CI [{l}, {h}]"));
+                    self.push(
+                        field.name(),
+                        format!("median {m} lies outside its CI [{l}, {h}]"),
+                    );
                 }
             }
             (_, Some(_), None) | (_, None, Some(_)) => {
-                self.push(field, "a CI needs both ci_low and ci_high")
+                self.push(field.name(), "a CI needs both ci_low and ci_high")
             }
             _ => {}
         }
@@ -294,7 +338,7 @@ fn checks(r: &RunRecord, now: i64, id: &dyn Fn() -> String) -> Vec<Problem> {
     estimates_and_expectations(&mut c, r);
     c.entries("notes", r.notes.len());
     for (i, n) in r.notes.iter().enumerate() {
-        c.text(&format!("notes[{i}]"), n);
+        c.text(Lazy(|| format!("notes[{i}]")), n);
     }
     c.problems
 }
@@ -468,7 +512,7 @@ fn environment(c: &mut Checker, r: &RunRecord) {
             release_message(&env.kernel_release),
         );
     }
-    c.opt_text(&format!("{p}.kernel_version"), &env.kernel_version);
+    c.opt_text(Lazy(|| format!("{p}.kernel_version")), &env.kernel_version);
     let cpu = &env.cpu;
     for (name, v) in [
         ("vendor", &cpu.vendor),
@@ -478,7 +522,7 @@ fn environment(c: &mut Checker, r: &RunRecord) {
         ("stepping", &cpu.stepping),
         ("microcode", &cpu.microcode),
     ] {
-        c.opt_text(&format!("{p}.cpu.{name}"), v);
+        c.opt_text(Lazy(|| format!("{p}.cpu.{name}")), v);
     }
     for (name, v) in [
         ("logical_cpus", cpu.logical_cpus),
@@ -496,27 +540,30 @@ fn environment(c: &mut Checker, r: &RunRecord) {
     // Empty is read as unknown.
     if !env.virtualization.kind.is_empty() {
         c.ident(
-            &format!("{p}.virtualization.kind"),
+            Lazy(|| format!("{p}.virtualization.kind")),
             &env.virtualization.kind,
         );
     }
     c.opt_text(
-        &format!("{p}.virtualization.hypervisor"),
+        Lazy(|| format!("{p}.virtualization.hypervisor")),
         &env.virtualization.hypervisor,
     );
     c.opt_text(
-        &format!("{p}.virtualization.product"),
+        Lazy(|| format!("{p}.virtualization.product")),
         &env.virtualization.product,
     );
-    c.entries(&format!("{p}.mitigations"), env.mitigations.len());
+    c.entries(Lazy(|| format!("{p}.mitigations")), env.mitigations.len());
     for (k, v) in &env.mitigations {
-        c.ident(&format!("{p}.mitigations key"), k);
-        c.text(&format!("{p}.mitigations.{}", short(k)), v);
+        c.ident(Lazy(|| format!("{p}.mitigations key")), k);
+        c.text(Lazy(|| format!("{p}.mitigations.{}", short(k))), v);
     }
-    c.entries(&format!("{p}.kernel_config"), env.kernel_config.len());
+    c.entries(
+        Lazy(|| format!("{p}.kernel_config")),
+        env.kernel_config.len(),
+    );
     for (k, v) in &env.kernel_config {
-        c.ident(&format!("{p}.kernel_config key"), k);
-        c.text(&format!("{p}.kernel_config.{}", short(k)), v);
+        c.ident(Lazy(|| format!("{p}.kernel_config key")), k);
+        c.text(Lazy(|| format!("{p}.kernel_config.{}", short(k))), v);
     }
     for (name, v) in [
         ("cmdline", &env.cmdline),
@@ -524,7 +571,7 @@ fn environment(c: &mut Checker, r: &RunRecord) {
         ("bpf_jit_harden", &env.bpf_jit_harden),
         ("seccomp_actions_avail", &env.seccomp_actions_avail),
     ] {
-        c.opt_text(&format!("{p}.{name}"), v);
+        c.opt_text(Lazy(|| format!("{p}.{name}")), v);
     }
     let inc = &r.environment.incidental;
     let p = "environment.incidental";
@@ -536,15 +583,15 @@ fn environment(c: &mut Checker, r: &RunRecord) {
             );
         }
     }
-    c.opt_text(&format!("{p}.clocksource"), &inc.clocksource);
-    c.opt_text(&format!("{p}.governor"), &inc.governor);
+    c.opt_text(Lazy(|| format!("{p}.clocksource")), &inc.clocksource);
+    c.opt_text(Lazy(|| format!("{p}.governor")), &inc.governor);
     for (name, v) in [
         ("loadavg_start", inc.loadavg_start),
         ("loadavg_end", inc.loadavg_end),
     ] {
         for (i, x) in v.iter().flatten().enumerate() {
             c.range(
-                &format!("{p}.{name}[{i}]"),
+                Lazy(|| format!("{p}.{name}[{i}]")),
                 Some(*x),
                 0.0,
                 false,
@@ -636,14 +683,14 @@ fn results(c: &mut Checker, r: &RunRecord) {
         if res.id.trim().is_empty() {
             c.push(format!("results[{i}].id"), "is empty");
         } else {
-            c.ident(&format!("results[{i}].id"), &res.id);
+            c.ident(Lazy(|| format!("results[{i}].id")), &res.id);
         }
         if !seen.insert(res.id.as_str()) {
             c.push(format!("{p}.id"), "appears twice");
         }
-        c.ident(&format!("{p}.family"), &res.family);
-        c.text(&format!("{p}.description"), &res.description);
-        c.opt_text(&format!("{p}.reason"), &res.reason);
+        c.ident(Lazy(|| format!("{p}.family")), &res.family);
+        c.text(Lazy(|| format!("{p}.description")), &res.description);
+        c.opt_text(Lazy(|| format!("{p}.reason")), &res.reason);
         match res.status {
             Status::Measured => {
                 match res.median_ns {
@@ -674,9 +721,9 @@ fn results(c: &mut Checker, r: &RunRecord) {
                 }
             }
         }
-        c.count(&format!("{p}.samples"), res.samples, COUNT_MAX);
+        c.count(Lazy(|| format!("{p}.samples")), res.samples, COUNT_MAX);
         c.count(
-            &format!("{p}.iters_per_sample"),
+            Lazy(|| format!("{p}.iters_per_sample")),
             res.iters_per_sample,
             ITERS_MAX,
         );
@@ -691,12 +738,12 @@ fn results(c: &mut Checker, r: &RunRecord) {
                 }
             }
         }
-        c.time(&format!("{p}.median_ns"), res.median_ns);
-        c.time(&format!("{p}.ci_low_ns"), res.ci_low_ns);
-        c.time(&format!("{p}.ci_high_ns"), res.ci_high_ns);
-        c.time(&format!("{p}.mad_ns"), res.mad_ns);
-        c.time(&format!("{p}.min_ns"), res.min_ns);
-        c.time(&format!("{p}.p90_ns"), res.p90_ns);
+        c.time(Lazy(|| format!("{p}.median_ns")), res.median_ns);
+        c.time(Lazy(|| format!("{p}.ci_low_ns")), res.ci_low_ns);
+        c.time(Lazy(|| format!("{p}.ci_high_ns")), res.ci_high_ns);
+        c.time(Lazy(|| format!("{p}.mad_ns")), res.mad_ns);
+        c.time(Lazy(|| format!("{p}.min_ns")), res.min_ns);
+        c.time(Lazy(|| format!("{p}.p90_ns")), res.p90_ns);
         c.interval(&p, res.median_ns, res.ci_low_ns, res.ci_high_ns);
         if let Some(o) = &res.overhead {
             let q = format!("{p}.overhead");
@@ -706,16 +753,16 @@ fn results(c: &mut Checker, r: &RunRecord) {
                     format!("{} names no result of this record", quoted(&o.vs)),
                 );
             }
-            c.diff(&format!("{q}.median_ns"), Some(o.median_ns));
-            c.diff(&format!("{q}.ci_low_ns"), o.ci_low_ns);
-            c.diff(&format!("{q}.ci_high_ns"), o.ci_high_ns);
-            c.diff(&format!("{q}.pct"), Some(o.pct));
-            c.diff(&format!("{q}.pct_ci_low"), o.pct_ci_low);
-            c.diff(&format!("{q}.pct_ci_high"), o.pct_ci_high);
-            c.count(&format!("{q}.samples"), Some(o.samples), COUNT_MAX);
+            c.diff(Lazy(|| format!("{q}.median_ns")), Some(o.median_ns));
+            c.diff(Lazy(|| format!("{q}.ci_low_ns")), o.ci_low_ns);
+            c.diff(Lazy(|| format!("{q}.ci_high_ns")), o.ci_high_ns);
+            c.diff(Lazy(|| format!("{q}.pct")), Some(o.pct));
+            c.diff(Lazy(|| format!("{q}.pct_ci_low")), o.pct_ci_low);
+            c.diff(Lazy(|| format!("{q}.pct_ci_high")), o.pct_ci_high);
+            c.count(Lazy(|| format!("{q}.samples")), Some(o.samples), COUNT_MAX);
             c.interval(&q, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
             c.interval(
-                &format!("{q}.pct"),
+                Lazy(|| format!("{q}.pct")),
                 Some(o.pct),
                 o.pct_ci_low,
                 o.pct_ci_high,
@@ -723,16 +770,44 @@ fn results(c: &mut Checker, r: &RunRecord) {
         }
         if let Some(t) = &res.throughput_mops {
             let q = format!("{p}.throughput_mops");
-            c.range(&format!("{q}.median"), Some(t.median), 0.0, false, 1e6, "");
-            c.range(&format!("{q}.ci_low"), t.ci_low, 0.0, false, 1e6, "");
-            c.range(&format!("{q}.ci_high"), t.ci_high, 0.0, false, 1e6, "");
-            c.range(&format!("{q}.stddev"), t.stddev, 0.0, false, 1e6, "");
+            c.range(
+                Lazy(|| format!("{q}.median")),
+                Some(t.median),
+                0.0,
+                false,
+                1e6,
+                "",
+            );
+            c.range(
+                Lazy(|| format!("{q}.ci_low")),
+                t.ci_low,
+                0.0,
+                false,
+                1e6,
+                "",
+            );
+            c.range(
+                Lazy(|| format!("{q}.ci_high")),
+                t.ci_high,
+                0.0,
+                false,
+                1e6,
+                "",
+            );
+            c.range(
+                Lazy(|| format!("{q}.stddev")),
+                t.stddev,
+                0.0,
+                false,
+                1e6,
+                "",
+            );
             c.interval(&q, Some(t.median), t.ci_low, t.ci_high);
         }
         if let Some(v) = &res.verification {
-            c.text(&format!("{p}.verification.what"), &v.what);
+            c.text(Lazy(|| format!("{p}.verification.what")), &v.what);
         }
-        c.entries(&format!("{p}.params"), res.params.len());
+        c.entries(Lazy(|| format!("{p}.params")), res.params.len());
         c.text_map(&format!("{p}.params"), &res.params);
     }
 }
@@ -741,27 +816,27 @@ fn estimates_and_expectations(c: &mut Checker, r: &RunRecord) {
     c.entries("estimates", r.estimates.len());
     for (i, e) in r.estimates.iter().enumerate() {
         let p = format!("estimates[{i}] ({})", short(&e.id));
-        c.ident(&format!("estimates[{i}].id"), &e.id);
-        c.text(&format!("{p}.label"), &e.label);
-        c.text(&format!("{p}.formula"), &e.formula);
-        c.diff(&format!("{p}.median_ns"), Some(e.median_ns));
-        c.diff(&format!("{p}.ci_low_ns"), e.ci_low_ns);
-        c.diff(&format!("{p}.ci_high_ns"), e.ci_high_ns);
-        c.count(&format!("{p}.samples"), Some(e.samples), COUNT_MAX);
+        c.ident(Lazy(|| format!("estimates[{i}].id")), &e.id);
+        c.text(Lazy(|| format!("{p}.label")), &e.label);
+        c.text(Lazy(|| format!("{p}.formula")), &e.formula);
+        c.diff(Lazy(|| format!("{p}.median_ns")), Some(e.median_ns));
+        c.diff(Lazy(|| format!("{p}.ci_low_ns")), e.ci_low_ns);
+        c.diff(Lazy(|| format!("{p}.ci_high_ns")), e.ci_high_ns);
+        c.count(Lazy(|| format!("{p}.samples")), Some(e.samples), COUNT_MAX);
         c.interval(&p, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns);
     }
     c.entries("expectations", r.expectations.len());
     for (i, e) in r.expectations.iter().enumerate() {
         let p = format!("expectations[{i}] ({})", short(&e.id));
-        c.ident(&format!("expectations[{i}].id"), &e.id);
-        c.text(&format!("{p}.label"), &e.label);
-        c.diff(&format!("{p}.lhs_ns"), Some(e.lhs_ns));
-        c.diff(&format!("{p}.rhs_ns"), Some(e.rhs_ns));
-        c.diff(&format!("{p}.diff_median_ns"), e.diff_median_ns);
-        c.diff(&format!("{p}.diff_ci_low_ns"), e.diff_ci_low_ns);
-        c.diff(&format!("{p}.diff_ci_high_ns"), e.diff_ci_high_ns);
+        c.ident(Lazy(|| format!("expectations[{i}].id")), &e.id);
+        c.text(Lazy(|| format!("{p}.label")), &e.label);
+        c.diff(Lazy(|| format!("{p}.lhs_ns")), Some(e.lhs_ns));
+        c.diff(Lazy(|| format!("{p}.rhs_ns")), Some(e.rhs_ns));
+        c.diff(Lazy(|| format!("{p}.diff_median_ns")), e.diff_median_ns);
+        c.diff(Lazy(|| format!("{p}.diff_ci_low_ns")), e.diff_ci_low_ns);
+        c.diff(Lazy(|| format!("{p}.diff_ci_high_ns")), e.diff_ci_high_ns);
         c.range(
-            &format!("{p}.tolerance_ns"),
+            Lazy(|| format!("{p}.tolerance_ns")),
             Some(e.tolerance_ns),
             0.0,
             false,
@@ -769,7 +844,7 @@ fn estimates_and_expectations(c: &mut Checker, r: &RunRecord) {
             " ns",
         );
         c.range(
-            &format!("{p}.systematic_ns"),
+            Lazy(|| format!("{p}.systematic_ns")),
             e.systematic_ns,
             0.0,
             false,
