@@ -571,7 +571,6 @@ fn dictionary_texts_and_derived_throughputs_read_back_exactly() {
         ci_high: None,
         stddev: None,
     });
-    let mut r = r;
     round_to_intervals(&mut r);
     let r = with_id(r);
     let t = r.results[0].throughput_mops.clone().unwrap();
