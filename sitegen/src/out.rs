@@ -16,8 +16,14 @@ use std::sync::Mutex;
 /// Present in every generated site; only a directory carrying it is ever deleted or replaced.
 pub const MARKER: &str = ".syscost-site";
 
-/// Every file of the site with the hash it was written under: `path TAB hash` lines, sorted.
+/// Every file of the site with the hash it was written under: `path TAB hash` lines, sorted;
+/// and the records found valid, as [`VALID`] lines.
 pub const MANIFEST: &str = ".syscost-manifest";
+
+/// Manifest lines of the records a build found valid and in their file form (by a hash of
+/// the program and the record's bytes): a rebuild need not validate them again, since a
+/// record's validity depends on nothing else (its dates only grow older).
+const VALID: &str = "/valid/";
 
 /// A 128-bit hash of some bytes, for telling whether a file or a page's inputs changed between
 /// two builds. Not a security boundary (the site is rebuilt from data anyone can read): two
@@ -254,6 +260,22 @@ impl Staging {
         self.count_written();
         self.record(rel, key.text('i'), bytes.len() as u64);
         Ok(())
+    }
+
+    /// Whether the previous build found the record with these bytes valid and in its file form
+    /// (`key`: this program and the bytes); [`Staging::remember_valid`] says so for the next.
+    pub fn was_valid(&self, key: Key) -> bool {
+        let k = key.text('v');
+        self.prev
+            .get(&format!("{VALID}{k}"))
+            .is_some_and(|h| *h == k)
+    }
+
+    pub fn remember_valid(&self, key: Key) {
+        let k = key.text('v');
+        if let Ok(mut m) = self.manifest.lock() {
+            m.push((format!("{VALID}{k}"), k));
+        }
     }
 
     /// Hard-links the previous build's `rel` into the staging directory when the manifest has

@@ -193,11 +193,24 @@ fn second_pass_one(
         Err(m) => return Ok(Err(m.into())),
     };
     tm.read_parse += lap(&mut t);
+    // A record the previous build of this program found valid, with these very bytes, is.
+    let valid_key = Key::of(&[&w.ctx.program, b"valid", &bytes]);
+    let known_valid = w.ctx.out.was_valid(valid_key);
     // One serialisation serves the content id and the file-form check.
-    let json = canonical_json(&rec);
-    let mut problems = validate_canonical(&rec, &json);
+    let json = if known_valid {
+        String::new()
+    } else {
+        canonical_json(&rec)
+    };
+    let mut problems = if known_valid {
+        Vec::new()
+    } else {
+        validate_canonical(&rec, &json)
+    };
     // A name the site uses for its own pages would make a directory collide with a page.
-    problems.extend(crate::names::problems(&rec));
+    if !known_valid {
+        problems.extend(crate::names::problems(&rec));
+    }
     tm.validate += lap(&mut t);
     if !problems.is_empty() {
         return Ok(Err(Rejection::Invalid(problems)));
@@ -216,11 +229,14 @@ fn second_pass_one(
     }
     // What is published is the file form (of the record's schema), which is what the content
     // id covers: a file in another form is published in the form syscost writes.
-    let in_form = match rec.schema {
-        1 => is_file_form(&rec, &bytes),
-        _ => bytes.strip_suffix(b"\n") == Some(json.as_bytes()),
-    };
-    if !in_form {
+    let in_form = known_valid
+        || match rec.schema {
+            1 => is_file_form(&rec, &bytes),
+            _ => bytes.strip_suffix(b"\n") == Some(json.as_bytes()),
+        };
+    if in_form {
+        w.ctx.out.remember_valid(valid_key);
+    } else {
         w.out.warnings.push(Issue {
             path: e.cand.rel.clone(),
             message: "is not in the form syscost writes; its canonical form is published"
