@@ -196,7 +196,7 @@ pub fn chart_for(
             .enumerate()
             .map(|(i, (s, n, _))| LegendItem {
                 marker: legend_marker(i),
-                label: format!("{} ({} runs)", s.label(), n),
+                label: format!("{} ({n} run{})", s.label(), if *n == 1 { "" } else { "s" }),
                 href: Some(format!("{root}{}", links.series(s))),
             })
             .collect(),
