@@ -398,7 +398,11 @@ impl YScale {
     /// A log axis over `lo..hi` (decimal logarithms), from the tick at or below `lo` to the
     /// tick at or above `hi`: 1, 2 and 5 × 10^k over up to 2.5 decades, powers of ten beyond.
     fn logarithmic(lo: f64, hi: f64) -> YScale {
-        let mults: &[f64] = if hi - lo <= 2.5 { &[1.0, 2.0, 5.0] } else { &[1.0] };
+        let mults: &[f64] = if hi - lo <= 2.5 {
+            &[1.0, 2.0, 5.0]
+        } else {
+            &[1.0]
+        };
         let candidates: Vec<f64> = ((lo.floor() as i32 - 1)..=(hi.ceil() as i32 + 1))
             .flat_map(|d| mults.iter().map(move |m| m * 10f64.powi(d)))
             .collect();
@@ -485,7 +489,10 @@ fn x_positions(labels: &[String]) -> Vec<f64> {
         .iter()
         .map(|l| crate::kver::label_key(l).base.map(|b| b.axis_position()))
         .collect();
-    let mut next = known.iter().flatten().fold(f64::NEG_INFINITY, |a, &b| a.max(b));
+    let mut next = known
+        .iter()
+        .flatten()
+        .fold(f64::NEG_INFINITY, |a, &b| a.max(b));
     if !next.is_finite() {
         next = -1.0;
     }
@@ -500,7 +507,9 @@ fn x_positions(labels: &[String]) -> Vec<f64> {
         .collect();
     let (p0, p1) = pos
         .iter()
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &p| (a.min(p), b.max(p)));
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), &p| {
+            (a.min(p), b.max(p))
+        });
     pos.iter()
         .map(|p| {
             if p1 - p0 < 1e-9 {
@@ -550,6 +559,10 @@ fn y_grid(s: &mut String, ys: &YScale, label: &str) {
     // Grid lines as one path and the ticks as one group: charts are on every run page.
     let (mut grid, mut zero_line, mut ticks) = (String::new(), String::new(), String::new());
     let tiny = (ys.hi - ys.lo).abs() * 1e-6;
+    let step = match ys.ticks.as_slice() {
+        [a, b, ..] => b - a,
+        _ => 1.0,
+    };
     for &v in &ys.ticks {
         let y = ys.y(v);
         let zero = !ys.log && v.abs() < tiny;
@@ -564,7 +577,7 @@ fn y_grid(s: &mut String, ys: &YScale, label: &str) {
             r#"<text x="{}" y="{}">{}</text>"#,
             ML - 6.0,
             D1(y + 4.0),
-            esc(&ns(if zero { 0.0 } else { v }))
+            tick_label(if zero { 0.0 } else { v }, if ys.log { v } else { step })
         );
     }
     for (class, d) in [("grid", grid), ("zero", zero_line)] {
@@ -579,6 +592,20 @@ fn y_grid(s: &mut String, ys: &YScale, label: &str) {
         MT + PH / 2.0,
         esc(label)
     );
+}
+
+/// A tick value with as many decimals as its step needs (`0.5`, `2`, `60`, `1,000`), where
+/// [`ns`] would print `2.00` and `60.0`.
+fn tick_label(v: f64, step: f64) -> String {
+    if v.abs() >= 1000.0 {
+        return ns(v);
+    }
+    let decimals = if step >= 1.0 {
+        0
+    } else {
+        (-step.log10().floor()).clamp(0.0, 4.0) as usize
+    };
+    format!("{v:.decimals$}")
 }
 
 /// A kernel stated only approximately by its source (`≈5.9-rc`, see [`crate::kver`]).
@@ -1087,6 +1114,13 @@ mod tests {
         let (light, dark) = (&css[..dark_at], &css[dark_at..]);
         for theme in [light, dark] {
             let fg = var(theme, "fg");
+            // Axis text is drawn in --muted and --fg, which axe-core cannot check inside SVG.
+            for text in [var(theme, "muted"), fg.clone()] {
+                for bg in [var(theme, "bg"), var(theme, "soft")] {
+                    let r = contrast(&text, &bg);
+                    assert!(r >= 4.5, "text {text} on {bg}: {r:.2}:1");
+                }
+            }
             for bg in [var(theme, "bg"), var(theme, "soft")] {
                 for c in PALETTE {
                     let c = if c == "currentColor" { fg.as_str() } else { c };
@@ -1124,14 +1158,24 @@ mod tests {
     #[test]
     fn spans_beyond_ten_times_get_a_log_axis() {
         let x = ["6.1", "6.2", "6.3"];
-        let line = |m: f64| -> Vec<Option<Point>> { (0..3).map(|i| Some(pt(m + i as f64, Some((m * 0.98, m * 1.02 + i as f64))))).collect() };
+        let line = |m: f64| -> Vec<Option<Point>> {
+            (0..3)
+                .map(|i| Some(pt(m + i as f64, Some((m * 0.98, m * 1.02 + i as f64)))))
+                .collect()
+        };
         let svg = trend_svg(&trend(&x, vec![line(5.0), line(400.0)])).unwrap();
-        assert!(svg.contains("(ns), log scale") || svg.contains("ns, log scale"), "{svg}");
+        assert!(
+            svg.contains("(ns), log scale") || svg.contains("ns, log scale"),
+            "{svg}"
+        );
         assert!(svg.contains("The y axis is logarithmic"));
         inside_plot(&svg);
         // Both series use a good part of the height: neither is pressed against the bottom.
         let ys: Vec<f64> = placed(&svg).iter().map(|p| p.2).collect();
-        let (top, bottom) = (ys.iter().cloned().fold(f64::MAX, f64::min), ys.iter().cloned().fold(0.0, f64::max));
+        let (top, bottom) = (
+            ys.iter().cloned().fold(f64::MAX, f64::min),
+            ys.iter().cloned().fold(0.0, f64::max),
+        );
         assert!(bottom - top > PH * 0.5, "{top} {bottom}");
         let linear = trend_svg(&trend(&x, vec![line(50.0), line(400.0)])).unwrap();
         assert!(!linear.contains("log scale"));
@@ -1140,9 +1184,23 @@ mod tests {
     #[test]
     fn a_huge_interval_is_clipped_with_a_marker_and_does_not_stretch_the_axis() {
         let x = ["6.1", "6.2", "6.3", "6.4"];
-        let mut a: Vec<Option<Point>> = (0..4).map(|i| Some(pt(100.0 + i as f64, Some((99.0 + i as f64, 101.0 + i as f64))))).collect();
+        let mut a: Vec<Option<Point>> = (0..4)
+            .map(|i| {
+                Some(pt(
+                    100.0 + i as f64,
+                    Some((99.0 + i as f64, 101.0 + i as f64)),
+                ))
+            })
+            .collect();
         a[2] = Some(pt(102.0, Some((20.0, 900.0))));
-        let b = (0..4).map(|i| Some(pt(110.0 - i as f64, Some((109.0 - i as f64, 111.0 - i as f64))))).collect();
+        let b = (0..4)
+            .map(|i| {
+                Some(pt(
+                    110.0 - i as f64,
+                    Some((109.0 - i as f64, 111.0 - i as f64)),
+                ))
+            })
+            .collect();
         let svg = trend_svg(&trend(&x, vec![a, b])).unwrap();
         assert_eq!(svg.matches("class=\"clip\"").count(), 2, "{svg}");
         assert!(svg.contains("interval up to 900 ns, beyond the axis"));
@@ -1150,20 +1208,50 @@ mod tests {
         inside_plot(&svg);
         // The other points spread over the height instead of sitting on one line.
         let ys: Vec<f64> = placed(&svg).iter().map(|p| p.2).collect();
-        let (top, bottom) = (ys.iter().cloned().fold(f64::MAX, f64::min), ys.iter().cloned().fold(0.0, f64::max));
+        let (top, bottom) = (
+            ys.iter().cloned().fold(f64::MAX, f64::min),
+            ys.iter().cloned().fold(0.0, f64::max),
+        );
         assert!(bottom - top > PH * 0.4, "{top} {bottom}");
         // Without the wide interval nothing is clipped.
-        let c = (0..4).map(|i| Some(pt(100.0 + i as f64, Some((99.0 + i as f64, 101.0 + i as f64))))).collect();
-        assert!(!trend_svg(&trend(&x, vec![c])).unwrap().contains("class=\"clip\""));
+        let c = (0..4)
+            .map(|i| {
+                Some(pt(
+                    100.0 + i as f64,
+                    Some((99.0 + i as f64, 101.0 + i as f64)),
+                ))
+            })
+            .collect();
+        assert!(!trend_svg(&trend(&x, vec![c]))
+            .unwrap()
+            .contains("class=\"clip\""));
     }
 
     #[test]
     fn a_far_away_zero_is_left_out_a_near_one_kept() {
         let x = ["6.1", "6.2"];
-        let far = trend_svg(&trend(&x, vec![vec![Some(pt(150.0, None)), Some(pt(160.0, None))]])).unwrap();
+        let far = trend_svg(&trend(
+            &x,
+            vec![vec![Some(pt(150.0, None)), Some(pt(160.0, None))]],
+        ))
+        .unwrap();
         assert!(!far.contains("class=\"zero\""), "{far}");
-        let near = trend_svg(&trend(&x, vec![vec![Some(pt(3.0, None)), Some(pt(30.0, None))]])).unwrap();
+        let near = trend_svg(&trend(
+            &x,
+            vec![vec![Some(pt(3.0, None)), Some(pt(30.0, None))]],
+        ))
+        .unwrap();
         assert!(near.contains("class=\"zero\""), "{near}");
+    }
+
+    #[test]
+    fn tick_labels_have_the_decimals_of_their_step() {
+        assert_eq!(tick_label(60.0, 2.0), "60");
+        assert_eq!(tick_label(2.0, 2.0), "2");
+        assert_eq!(tick_label(0.5, 0.5), "0.5");
+        assert_eq!(tick_label(0.25, 0.05), "0.25");
+        assert_eq!(tick_label(-1.5, 0.5), "-1.5");
+        assert_eq!(tick_label(12_000.0, 2000.0), "12,000");
     }
 
     #[test]

@@ -401,8 +401,15 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         let others: Vec<&&str> = console.iter().filter(|l| !l.contains(CANARY)).collect();
         assert!(others.is_empty(), "{theme}: console messages: {others:#?}");
         let found = results(&dump.dom);
-        assert_eq!(found["dark"], theme == "dark", "{theme}: colour scheme not applied");
-        assert_eq!(found["done"], true, "{theme}: not every page was audited: {found}");
+        assert_eq!(
+            found["dark"],
+            theme == "dark",
+            "{theme}: colour scheme not applied"
+        );
+        assert_eq!(
+            found["done"], true,
+            "{theme}: not every page was audited: {found}"
+        );
         found
     };
     let found = inspect("light");
@@ -456,7 +463,10 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         assert_eq!(f["footer"], true, "{page}: incomplete DOM");
         assert_eq!(f["header_border"], "solid", "{page}: style.css not applied");
         if let Some(px) = f["chart_text"].as_f64() {
-            assert!(px >= 10.999, "{page}: chart text of {px} CSS px at 1,200 px");
+            assert!(
+                px >= 10.999,
+                "{page}: chart text of {px} CSS px at 1,200 px"
+            );
         }
     }
     // At 400 px no page scrolls sideways, and chart text is at least 11 CSS px.

@@ -23,7 +23,10 @@ fn versions() -> Vec<String> {
 /// The attribute `name="…"` of the tag starting `tag`.
 fn attr<'a>(tag: &'a str, name: &str) -> &'a str {
     let key = format!(" {name}=\"");
-    let at = tag.find(&key).map(|i| i + key.len()).unwrap_or_else(|| panic!("no {name} in {tag}"));
+    let at = tag
+        .find(&key)
+        .map(|i| i + key.len())
+        .unwrap_or_else(|| panic!("no {name} in {tag}"));
     &tag[at..at + tag[at..].find('"').unwrap()]
 }
 
@@ -89,12 +92,22 @@ fn fifty_versions_and_ten_series_stay_readable() {
         save(&data, r);
     }
     let site = tmp.path().join("site");
-    let o = run(&["build", "--data", data.to_str().unwrap(), "--out", site.to_str().unwrap()]);
+    let o = run(&[
+        "build",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+    ]);
     assert!(o.status.success(), "{}", stderr(&o));
 
     let page = std::fs::read_to_string(site.join("arch/x86_64/index.html")).unwrap();
     let charts = charts(&page);
-    assert!(charts.len() >= 5, "{:?}", charts.iter().map(|c| &c.0).collect::<Vec<_>>());
+    assert!(
+        charts.len() >= 5,
+        "{:?}",
+        charts.iter().map(|c| &c.0).collect::<Vec<_>>()
+    );
     for (id, svg) in &charts {
         // Ten series, each with a marker shape of its own (the definitions differ once their
         // colour is taken out).
@@ -119,11 +132,17 @@ fn fifty_versions_and_ten_series_stay_readable() {
         assert_eq!(shapes.len(), 10, "{id}");
         for a in 0..10 {
             for b in 0..a {
-                assert_ne!(shapes[a], shapes[b], "{id}: series {a} and {b} share a shape");
+                assert_ne!(
+                    shapes[a], shapes[b],
+                    "{id}: series {a} and {b} share a shape"
+                );
             }
         }
         // The plot: the axis path starts with the left edge and the bottom line.
-        let axis = svg.split("<path class=\"axis\"").nth(1).expect("an axis path");
+        let axis = svg
+            .split("<path class=\"axis\"")
+            .nth(1)
+            .expect("an axis path");
         let d = path_numbers(attr(axis, "d"));
         let (left, top, bottom, right) = (d[0], d[1], d[2], d[3]);
         // No marker outside the plot.
@@ -143,10 +162,16 @@ fn fifty_versions_and_ten_series_stay_readable() {
         let mut doubled = 0;
         for g in &gaps {
             let k = g / unit;
-            assert!((k - k.round()).abs() < 0.1 && (1.0..=2.0).contains(&k.round()), "{id}: {gaps:?}");
+            assert!(
+                (k - k.round()).abs() < 0.1 && (1.0..=2.0).contains(&k.round()),
+                "{id}: {gaps:?}"
+            );
             doubled += usize::from(k.round() == 2.0);
         }
-        assert_eq!(doubled, 9, "{id}: the nine missing releases are gaps: {gaps:?}");
+        assert_eq!(
+            doubled, 9,
+            "{id}: the nine missing releases are gaps: {gaps:?}"
+        );
         // Labels as many as fit, none overlapping.
         let labels: Vec<f64> = svg
             .split("<text class=\"tick")
@@ -176,7 +201,10 @@ fn fifty_versions_and_ten_series_stay_readable() {
     assert!(sud.contains("interval up to"));
     for (id, svg) in &charts {
         if id != "sud-allow" {
-            assert!(!svg.contains("class=\"clip\""), "{id}: clipped without a reason");
+            assert!(
+                !svg.contains("class=\"clip\""),
+                "{id}: clipped without a reason"
+            );
         }
     }
 }
