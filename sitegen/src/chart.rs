@@ -370,10 +370,10 @@ impl YScale {
         } else {
             0.5 * (hi - lo)
         };
-        if (lo > 0.0 && lo <= near) || (hi - lo < 1e-9 && lo > 0.0) {
+        if lo > 0.0 && (lo <= near || hi - lo < 1e-9) {
             lo = 0.0;
         }
-        if (hi < 0.0 && -hi <= near) || (hi - lo < 1e-9 && hi < 0.0) {
+        if hi < 0.0 && (-hi <= near || hi - lo < 1e-9) {
             hi = 0.0;
         }
         if hi - lo < 1e-9 {
