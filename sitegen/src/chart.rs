@@ -669,29 +669,52 @@ fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line, approx:
         r#"<g class="series" stroke="{c}" stroke-width="1.4"><title>{}</title>"#,
         esc(&line.label)
     );
-    // Lines connect consecutive kernels only; a gap means no data there, or only low-quality
-    // runs, or a kernel known only approximately (drawn, but not part of the trend).
-    let mut d = String::new();
-    let mut prev = false;
+    // The line joins the series' consecutive versions: solid between neighbouring versions of
+    // the chart, dashed across versions the series has no run on (on an axis of many kernels
+    // most series skip some). A low-quality point or a kernel known only approximately (drawn,
+    // but not part of the trend) breaks it.
+    let (mut solid, mut dashed) = (String::new(), String::new());
+    let mut last: Option<(D1, D1)> = None;
+    let mut skipped = false;
+    let mut open = false;
     for (i, p) in line.points.iter().enumerate() {
         match p {
             Some(p) if !p.low && !approx.get(i).copied().unwrap_or(false) => {
-                let _ = write!(
-                    d,
-                    "{}{} {}",
-                    if prev { 'L' } else { 'M' },
-                    D1(sc.xs[i] + dx),
-                    D1(sc.y.y(p.median))
-                );
-                prev = true;
+                let here = (D1(sc.xs[i] + dx), D1(sc.y.y(p.median)));
+                match (&last, skipped) {
+                    (Some(from), true) => {
+                        let _ = write!(dashed, "M{} {}L{} {}", from.0, from.1, here.0, here.1);
+                        open = false;
+                    }
+                    (Some(from), false) => {
+                        if !open {
+                            let _ = write!(solid, "M{} {}", from.0, from.1);
+                        }
+                        let _ = write!(solid, "L{} {}", here.0, here.1);
+                        open = true;
+                    }
+                    (None, _) => open = false,
+                }
+                last = Some(here);
+                skipped = false;
             }
-            _ => prev = false,
+            Some(_) => {
+                last = None;
+                open = false;
+            }
+            None => skipped = true,
         }
     }
-    if d.contains('L') {
+    if !solid.is_empty() {
         let _ = write!(
             s,
-            r#"<path d="{d}" fill="none" stroke-width="1.6" opacity="0.8"/>"#
+            r#"<path d="{solid}" fill="none" stroke-width="1.6" opacity="0.8"/>"#
+        );
+    }
+    if !dashed.is_empty() {
+        let _ = write!(
+            s,
+            r#"<path class="join" d="{dashed}" fill="none" stroke-width="1.2" opacity="0.7"/>"#
         );
     }
     for (i, p) in line.points.iter().enumerate() {
@@ -1242,6 +1265,35 @@ mod tests {
         ))
         .unwrap();
         assert!(near.contains("class=\"zero\""), "{near}");
+    }
+
+    #[test]
+    fn a_line_is_dashed_across_versions_its_series_has_no_run_on() {
+        let p = |m: f64| Some(pt(m, Some((m - 1.0, m + 1.0))));
+        let x = ["6.1", "6.2", "6.3", "6.4", "6.5"];
+        let svg = trend_svg(&trend(
+            &x,
+            vec![vec![p(10.0), None, p(11.0), p(12.0), None]],
+        ))
+        .unwrap();
+        let dashed = svg
+            .split("<path class=\"join\" d=\"")
+            .nth(1)
+            .expect("a dashed join");
+        let dashed = &dashed[..dashed.find('"').unwrap()];
+        assert_eq!(
+            (dashed.matches('M').count(), dashed.matches('L').count()),
+            (1, 1)
+        );
+        let solid = svg.split("<path d=\"").nth(1).expect("a solid line");
+        let solid = &solid[..solid.find('"').unwrap()];
+        assert_eq!(
+            (solid.matches('M').count(), solid.matches('L').count()),
+            (1, 1)
+        );
+        // Next to each other, no dashes.
+        let svg = trend_svg(&trend(&x, vec![vec![p(10.0), p(11.0), None, None, None]])).unwrap();
+        assert!(!svg.contains("class=\"join\""));
     }
 
     #[test]
