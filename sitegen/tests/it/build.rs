@@ -1108,3 +1108,31 @@ fn runs_are_labelled_unverified_until_a_maintainer_accepts_them() {
     let runs = read(&site, "runs/index.html");
     assert_eq!(runs.matches("badge unverified").count(), 1, "{runs}");
 }
+
+/// What axe-core's landmark-unique rule asks, on every page of the fixture (the browser test
+/// audits one page of each kind; this covers the rest, paginated lists included): no two
+/// labelled regions or navigation landmarks of a page share a label.
+#[test]
+fn landmarks_of_a_page_have_labels_of_their_own() {
+    let f = fixture();
+    let mut pages = 0;
+    for (page, html) in html_pages(&f.site) {
+        let mut seen = std::collections::BTreeSet::new();
+        for tag in html.split('<').skip(1) {
+            let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+            let landmark = tag.starts_with("nav ") || tag.contains("role=\"region\"");
+            let Some(at) = tag.find("aria-label=\"").filter(|_| landmark) else {
+                continue;
+            };
+            let label = &tag[at + 12..];
+            let label = &label[..label.find('"').unwrap()];
+            let kind = if tag.starts_with("nav") { "nav" } else { "region" };
+            assert!(
+                seen.insert((kind, label.to_string())),
+                "{page}: two {kind} landmarks labelled {label:?}"
+            );
+        }
+        pages += 1;
+    }
+    assert!(pages > 100, "{pages} pages");
+}
