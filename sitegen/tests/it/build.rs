@@ -1126,7 +1126,11 @@ fn landmarks_of_a_page_have_labels_of_their_own() {
             };
             let label = &tag[at + 12..];
             let label = &label[..label.find('"').unwrap()];
-            let kind = if tag.starts_with("nav") { "nav" } else { "region" };
+            let kind = if tag.starts_with("nav") {
+                "nav"
+            } else {
+                "region"
+            };
             assert!(
                 seen.insert((kind, label.to_string())),
                 "{page}: two {kind} landmarks labelled {label:?}"
