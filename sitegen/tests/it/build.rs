@@ -1140,3 +1140,38 @@ fn landmarks_of_a_page_have_labels_of_their_own() {
     }
     assert!(pages > 100, "{pages} pages");
 }
+
+/// "1 runs", "1 identified machines": no page of the fixture counts one thing in the plural.
+#[test]
+fn one_is_never_counted_in_the_plural() {
+    let f = fixture();
+    let plurals = [
+        "runs",
+        "identified machines",
+        "machines",
+        "kernel versions",
+        "architectures",
+        "steps",
+        "samples",
+    ];
+    for (page, html) in html_pages(&f.site) {
+        for (at, _) in html.match_indices("1 ") {
+            let before = html[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',') {
+                continue;
+            }
+            let rest = &html[at + 2..];
+            for p in plurals {
+                let word_end = rest
+                    .strip_prefix(p)
+                    .and_then(|r| r.chars().next())
+                    .is_some_and(|c| !c.is_alphanumeric());
+                assert!(
+                    !word_end,
+                    "{page}: \"1 {p}\" in …{}…",
+                    &html[at.saturating_sub(60)..(at + 40).min(html.len())]
+                );
+            }
+        }
+    }
+}
