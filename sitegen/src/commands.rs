@@ -90,9 +90,9 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
     }
     let s = &report.stats;
     out(format_args!(
-        "built {}: {} ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB)",
+        "built {}: {} runs ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB)",
         opts.out.display(),
-        count(report.runs, "run", "runs"),
+        report.runs,
         count(report.arches, "architecture", "architectures"),
         report.kernels.words(),
         if report.unplaced > 0 {
