@@ -6,21 +6,56 @@ use crate::common;
 use common::*;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use syscost::engine::driver::MIN_ROUNDS;
 use syscost_record::{validate, Status, StopReason, Verdict};
 
 const CORE: &str = "null,native,native.personality,seccomp.bitmap.*,seccomp.full.*,seccomp.depth.*,seccomp.profile.*,sud.*";
 
+/// The core suite, with a budget that bought every comparison group its warm-up rounds (those
+/// its intervals are made from): 6 s, doubled while the record says a group had fewer. A
+/// loaded machine gives fewer rounds a second — at a load of 15, 6 s gave the kernel's group 4
+/// and 24 s every group 10 or more. Every run, whatever rounds it got, is valid and keeps its
+/// budget.
+fn core_suite_with_warm_groups() -> (syscost_record::RunRecord, f64) {
+    let mut budget = 6.0_f64;
+    loop {
+        let (r, out) = run_json(&["--budget", &budget.to_string(), "--only", CORE]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(validate(&r).is_empty(), "{:?}", validate(&r));
+        // The budget is a promise.
+        assert!(
+            r.summary.duration_s.unwrap() <= budget * 1.05,
+            "ran {:?} s on a {budget} s budget",
+            r.summary.duration_s
+        );
+        let cold: Vec<(&str, u64)> = r
+            .summary
+            .groups
+            .iter()
+            .filter(|g| g.rounds < MIN_ROUNDS as u64)
+            .map(|g| (g.id.as_str(), g.rounds))
+            .collect();
+        if cold.is_empty() {
+            return (r, budget);
+        }
+        assert!(
+            budget < 24.0,
+            "{budget} s left groups short of their {MIN_ROUNDS} warm-up rounds: {cold:?}; \
+             1-minute load {:?} — too busy a machine to test intervals",
+            r.environment.incidental.loadavg_end
+        );
+        budget *= 2.0;
+    }
+}
+
 #[test]
 fn core_suite_measures_every_scenario_with_intervals() {
     let _m = measuring();
-    let budget = 6.0;
-    let (r, out) = run_json(&["--budget", "6", "--only", CORE]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(validate(&r).is_empty(), "{:?}", validate(&r));
+    let (r, budget) = core_suite_with_warm_groups();
     for id in [
         "null",
         "native",
@@ -85,16 +120,9 @@ fn core_suite_measures_every_scenario_with_intervals() {
             "total_approx_full4"
         ]
     );
-    // The budget is a promise.
-    assert!(
-        r.summary.duration_s.unwrap() <= budget * 1.05,
-        "ran {:?} s on a {budget} s budget",
-        r.summary.duration_s
-    );
     // Every reported difference has a target, measured by a group that holds its inputs.
     let groups = &r.summary.groups;
-    let kernel = groups.iter().find(|g| g.id == "kernel").unwrap();
-    assert!(kernel.rounds >= 10, "{kernel:?}");
+    assert!(groups.iter().any(|g| g.id == "kernel"), "{groups:?}");
     for id in ["entry", "per_filter.last2", "depth.per_filter"] {
         let t = r.summary.targets.iter().find(|t| t.id == id).unwrap();
         assert!(t.half_width_ns.is_some() && t.target_ns >= 0.5, "{t:?}");
@@ -153,9 +181,10 @@ fn tiny_budgets_are_respected_and_loose_targets_stop_early() {
         let b: f64 = budget.parse().unwrap();
         let out = syscost(&["run", "--json", "--budget", budget, "--only", CORE]);
         let err = String::from_utf8_lossy(&out.stderr);
-        // Setting up 21 scenarios may take all of half a second on a loaded machine: then no
-        // round completes, and that is a usage error, not an empty record.
-        if b < 1.0 && out.status.code() == Some(2) {
+        // Setting up and calibrating 21 scenarios may take all of a tiny budget on a loaded
+        // machine (all of 1.5 s at a load of 15): then no round completes, and that is a usage
+        // error, not an empty record.
+        if out.status.code() == Some(2) {
             assert!(err.contains("spent before the first round"), "{err}");
             assert!(out.stdout.is_empty());
             continue;
@@ -171,9 +200,10 @@ fn tiny_budgets_are_respected_and_loose_targets_stop_early() {
         // Whatever was measured says how precise it is; nothing claims a CI it does not have.
         assert!(validate(&r).is_empty(), "{:?}", validate(&r));
     }
+    let budget = 30.0;
     let (r, _) = run_json(&[
         "--budget",
-        "30",
+        &budget.to_string(),
         "--target-ci",
         "25",
         "--only",
@@ -189,9 +219,10 @@ fn tiny_budgets_are_respected_and_loose_targets_stop_early() {
     assert!(t[0].target_ns >= 0.25 * native * 0.999, "{t:?}");
     let o = result(&r, "sud.allow").overhead.clone().unwrap();
     assert!((o.ci_high_ns.unwrap() - o.ci_low_ns.unwrap()) / 2.0 <= t[0].target_ns);
+    // Early: well before the budget (at a load of 18 it took 1 to 2 s of its 30).
     assert!(
-        r.summary.duration_s.unwrap() < 15.0,
-        "took {:?} s",
+        r.summary.duration_s.unwrap() < budget / 2.0,
+        "took {:?} s of {budget}",
         r.summary.duration_s
     );
 }
