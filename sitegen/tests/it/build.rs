@@ -420,6 +420,73 @@ fn indexes_paginate_and_pages_stay_bounded() {
     }
 }
 
+/// What axe-core's landmark-unique rule asks, on every page of the fixture (the browser test
+/// audits one page of each kind; this covers the rest, paginated lists included): no two
+/// labelled regions or navigation landmarks of a page share a label.
+#[test]
+fn landmarks_of_a_page_have_labels_of_their_own() {
+    let f = fixture();
+    let mut pages = 0;
+    for (page, html) in html_pages(&f.site) {
+        let mut seen = std::collections::BTreeSet::new();
+        for tag in html.split('<').skip(1) {
+            let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+            let landmark = tag.starts_with("nav ") || tag.contains("role=\"region\"");
+            let Some(at) = tag.find("aria-label=\"").filter(|_| landmark) else {
+                continue;
+            };
+            let label = &tag[at + 12..];
+            let label = &label[..label.find('"').unwrap()];
+            let kind = if tag.starts_with("nav") {
+                "nav"
+            } else {
+                "region"
+            };
+            assert!(
+                seen.insert((kind, label.to_string())),
+                "{page}: two {kind} landmarks labelled {label:?}"
+            );
+        }
+        pages += 1;
+    }
+    assert!(pages > 100, "{pages} pages");
+}
+
+/// "1 runs", "1 identified machines": no page of the fixture counts one thing in the plural.
+#[test]
+fn one_is_never_counted_in_the_plural() {
+    let f = fixture();
+    let plurals = [
+        "runs",
+        "identified machines",
+        "machines",
+        "kernel versions",
+        "architectures",
+        "steps",
+        "samples",
+    ];
+    for (page, html) in html_pages(&f.site) {
+        for (at, _) in html.match_indices("1 ") {
+            let before = html[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',') {
+                continue;
+            }
+            let rest = &html[at + 2..];
+            for p in plurals {
+                let word_end = rest
+                    .strip_prefix(p)
+                    .and_then(|r| r.chars().next())
+                    .is_some_and(|c| !c.is_alphanumeric());
+                assert!(
+                    !word_end,
+                    "{page}: \"1 {p}\" in …{}…",
+                    &html[at.saturating_sub(60)..(at + 40).min(html.len())]
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn exports_list_every_run() {
     let f = fixture();

@@ -2,6 +2,7 @@
 
 mod browser;
 mod build;
+mod charts;
 mod check;
 mod common;
 mod hostile;
