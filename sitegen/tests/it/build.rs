@@ -12,7 +12,6 @@ const HOSTILE: &str = "<script>alert(1)</script>";
 
 /// The fixture data set, built once for all tests in this file.
 struct Fixture {
-    _tmp: tempfile::TempDir,
     data: std::path::PathBuf,
     site: std::path::PathBuf,
     old_id: String,
@@ -56,8 +55,8 @@ fn collected_series(plan: &Plan) -> Vec<RunRecord> {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let tmp = tempfile::tempdir().unwrap();
-        let data = tmp.path().join("records");
+        let dir = fixture_dir("site-build");
+        let data = dir.join("records");
         // Enough synthetic runs to paginate the run list (200 per page).
         assert_eq!(syscost_site_bench::write(&data, 230, 3).unwrap(), 230);
 
@@ -202,7 +201,7 @@ fn fixture() -> &'static Fixture {
         std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
         std::fs::write(&broken, b"{ \"schema\": 1, ").unwrap();
 
-        let site = tmp.path().join("site");
+        let site = dir.join("site");
         let o = run(&[
             "build",
             "--data",
@@ -233,7 +232,6 @@ fn fixture() -> &'static Fixture {
             sequential,
             data,
             site,
-            _tmp: tmp,
         }
     })
 }
