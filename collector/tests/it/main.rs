@@ -15,7 +15,10 @@ mod import_cli;
 mod import_hostile;
 mod intercept;
 mod layers;
-mod peak;
+/// Peak memory of the commands the tests run, measured from a fresh copy of this binary.
+mod peak {
+    syscost_testkit::peak_spawner!();
+}
 mod repository;
 mod run;
 mod selfcheck;
