@@ -701,6 +701,24 @@ pub(crate) fn json_with_id(r: &RunRecord, id: &str) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// The record with every list as objects, whatever its schema (the form of schema 2 and of the
+/// types), for tools and tests that look fields up by name.
+pub fn objects_json(r: &RunRecord) -> serde_json::Value {
+    serde_json::to_value(Objects {
+        schema: r.schema,
+        id: &r.id,
+        source: &r.source,
+        settings: &r.settings,
+        environment: &r.environment,
+        summary: &r.summary,
+        results: &r.results,
+        estimates: &r.estimates,
+        expectations: &r.expectations,
+        notes: &r.notes,
+    })
+    .unwrap_or_default()
+}
+
 fn serialize_with_id<S: Serializer>(r: &RunRecord, id: &str, s: S) -> Result<S::Ok, S::Error> {
     if r.schema < 3 {
         return Objects {

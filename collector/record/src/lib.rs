@@ -17,7 +17,7 @@ mod unique;
 mod validate;
 
 pub use build::RecordBuilder;
-pub use file::dictionary_sha256;
+pub use file::{dictionary_sha256, objects_json};
 pub use id::{
     canonical_json, canonical_path_for, content_id, content_id_of_json, is_file_form, machine_hash,
     migrate, sanitize_path_component, to_file_json, with_id,

@@ -65,7 +65,10 @@ fn run_json(cmd: &mut Command) -> Value {
         out.status,
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).expect("JSON record on stdout")
+    let rec: syscost_record::RunRecord =
+        serde_json::from_slice(&out.stdout).expect("JSON record on stdout");
+    // Fields by name: the record's lists as objects (the file writes them as rows).
+    syscost_record::objects_json(&rec)
 }
 
 fn result<'a>(rec: &'a Value, id: &str) -> &'a Value {
@@ -484,7 +487,8 @@ fn tracepoints_measure_in_a_chroot_where_root_is_no_mount_point() {
     );
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    let rec: Value = serde_json::from_slice(&out.stdout).expect("a record");
+    let rec: syscost_record::RunRecord = serde_json::from_slice(&out.stdout).expect("a record");
+    let rec = syscost_record::objects_json(&rec);
     let tp = result(&rec, "bpf.tp");
     assert_eq!(tp["status"], "measured", "{tp}");
     assert_verified(tp);
