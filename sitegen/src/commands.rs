@@ -90,9 +90,9 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
     }
     let s = &report.stats;
     out(format_args!(
-        "built {}: {} runs ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB); {} written, the others as the previous build left them ({} pages not rendered: their inputs are unchanged)",
+        "built {}: {} ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB); {} written, the others as the previous build left them ({} pages not rendered: their inputs are unchanged)",
         opts.out.display(),
-        report.runs,
+        count(report.runs, "run", "runs"),
         count(report.arches, "architecture", "architectures"),
         report.kernels.words(),
         if report.unplaced > 0 {
