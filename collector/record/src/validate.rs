@@ -104,6 +104,20 @@ pub fn validate(r: &RunRecord) -> Vec<Problem> {
     if env.kernel_release.trim().is_empty() {
         c.push("environment.comparability.kernel_release", "is empty");
     }
+    if let Some(lab) = &r.environment.lab {
+        let tcg = lab.accelerator == crate::Accelerator::Tcg;
+        if tcg != (env.virtualization.kind == crate::VIRT_QEMU_TCG) {
+            c.push(
+                "environment.comparability.virtualization.kind",
+                format!(
+                    "is {:?} for a lab run under {}: a TCG run is \"{}\" and only a TCG run is",
+                    env.virtualization.kind,
+                    lab.accelerator.name(),
+                    crate::VIRT_QEMU_TCG
+                ),
+            );
+        }
+    }
     if !(r.settings.confidence > 0.0 && r.settings.confidence < 1.0) {
         c.push("settings.confidence", "must be between 0 and 1");
     }

@@ -84,11 +84,28 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     }
     env.incidental.loadavg_end = machine::loadavg();
     let record = record::interleaved(&plan, &settings(args), env, started, &outcome);
-    emit(args, &record)
+    emit(&Output::of(args), &record)
+}
+
+/// Where a record goes (`--json`, `-o`, `--save`).
+pub struct Output {
+    pub json: bool,
+    pub output: Option<std::path::PathBuf>,
+    pub save: Option<std::path::PathBuf>,
+}
+
+impl Output {
+    fn of(args: &RunArgs) -> Output {
+        Output {
+            json: args.json,
+            output: args.output.clone(),
+            save: args.save.clone(),
+        }
+    }
 }
 
 /// Writes the record where the arguments say; Ok(0), or the scenarios that failed.
-fn emit(args: &RunArgs, record: &RunRecord) -> Result<i32, Error> {
+pub fn emit(args: &Output, record: &RunRecord) -> Result<i32, Error> {
     for p in syscost_record::validate(record) {
         eprintln!("syscost: warning: the record breaks its own rules: {p}");
     }
@@ -145,5 +162,5 @@ fn run_sequential(args: &RunArgs) -> Result<i32, Error> {
     }
     env.incidental.loadavg_end = machine::loadavg();
     let record = record::sequential(&plan, &settings(args), env, started, &out);
-    emit(args, &record)
+    emit(&Output::of(args), &record)
 }

@@ -122,6 +122,7 @@ pub fn probe() -> Environment {
             loadavg_end: None,
             other: BTreeMap::new(),
         },
+        lab: None,
     }
 }
 

@@ -1,0 +1,1 @@
+//! Judging a lab record against its kernel (in progress).
