@@ -209,11 +209,12 @@ pub struct GuestArgs {
     /// Guest memory, MiB.
     #[arg(long, default_value_t = 1024)]
     pub mem: u32,
-    /// The syscost executable put into the guest (default: this one for a guest of this
-    /// machine's architecture; for another, target/<triple>/release/syscost beside this one's
-    /// target directory, as scripts/build-aarch64 builds it).
+    /// The syscost executable put into a guest of its architecture (read from its ELF header;
+    /// repeat for several). Default: this one for a guest of this machine's architecture; for
+    /// another, target/<triple>/<profile>/syscost of this one's target directory, as
+    /// scripts/build-aarch64 builds it.
     #[arg(long, value_name = "PATH")]
-    pub guest_binary: Option<PathBuf>,
+    pub guest_binary: Vec<PathBuf>,
     /// A static busybox for the guest's architecture (default: the lab cache's, from
     /// scripts/lab-kernels, else /bin/busybox for this machine's architecture).
     #[arg(long, value_name = "PATH")]

@@ -177,7 +177,7 @@ pub struct Settings {
     pub skip: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Environment {
     /// What decides whether two runs are comparable.

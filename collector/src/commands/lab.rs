@@ -17,7 +17,7 @@ pub fn arch_of(a: ArchArg) -> Arch {
     }
 }
 
-fn accel_of(a: AccelArg) -> AccelChoice {
+pub fn accel_of(a: AccelArg) -> AccelChoice {
     match a {
         AccelArg::Auto => AccelChoice::Auto,
         AccelArg::Kvm => AccelChoice::Kvm,
@@ -90,10 +90,22 @@ pub fn cache_dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|h| h.join(".cache/syscost")))
 }
 
-/// The syscost executable for a guest of `arch`.
-fn guest_binary(arch: Arch, given: &Option<PathBuf>) -> Result<PathBuf, Error> {
-    if let Some(p) = given {
-        return Ok(p.clone());
+/// The syscost executable for a guest of `arch`: the given one of that architecture, or
+/// this one, or the cross build beside it.
+fn guest_binary(arch: Arch, given: &[PathBuf]) -> Result<PathBuf, Error> {
+    if !given.is_empty() {
+        let of_arch =
+            |p: &PathBuf| crate::lab::elf::read(p).is_ok_and(|e| e.machine == arch.elf_machine());
+        return given.iter().find(|p| of_arch(p)).cloned().ok_or_else(|| {
+            Error::Argument(format!(
+                "none of the --guest-binary executables ({}) is an {arch} ELF executable",
+                given
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ))
+        });
     }
     let me = std::env::current_exe().map_err(Error::SelfExe)?;
     if Arch::host() == Some(arch) {
@@ -242,7 +254,7 @@ pub fn run(args: &LabArgs) -> Result<i32, Error> {
         &work.0,
     )?;
     if Arch::host() == Some(spec.arch)
-        && args.guest.guest_binary.is_none()
+        && args.guest.guest_binary.is_empty()
         && cfg!(debug_assertions)
     {
         eprintln!(

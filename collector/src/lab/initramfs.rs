@@ -171,7 +171,7 @@ pub fn init_script(arch: Arch, run_args: &[String]) -> Result<String, InitramfsE
     let (quiet, loud) = if arch.record_on_console() {
         (
             "echo 1 > /proc/sys/kernel/printk",
-            "echo 7 > /proc/sys/kernel/printk",
+            "echo 5 > /proc/sys/kernel/printk",
         )
     } else {
         (":", ":")
@@ -189,6 +189,9 @@ mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null
 mount -t debugfs debugfs /sys/kernel/debug 2>/dev/null
 mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 [ -f /boot/kernel.config ] && mv /boot/kernel.config "/boot/config-$(uname -r)"
+# Kernel notices (the audit records seccomp.log makes, one per logged call until the rate
+# limit) would crawl through the emulated UART; warnings and worse still reach the console.
+echo 5 > /proc/sys/kernel/printk
 echo "{INIT_MARK} $(uname -r) $(cut -d' ' -f1 /proc/uptime)"
 cd /tmp
 {{ {syscost} run --json {args} 2>&1 >/tmp/record.json; echo $? >/tmp/exit; }} | cat

@@ -45,6 +45,13 @@ impl Boot {
     pub fn cmdline(&self) -> String {
         // panic=-1: reboot at once on a panic, which -no-reboot turns into QEMU exiting.
         let mut s = format!("console={} panic=-1 rdinit=/init", self.arch.console());
+        // Under TCG every vCPU reads the host's own (invariant) TSC, but the guest's sync
+        // check, emulated, sees warps and falls back to hpet, which has no vDSO mode: every
+        // clock read would become a slow emulated syscall (and PTRACE_SYSEMU could not be
+        // timed at all).
+        if self.arch == Arch::X86_64 && !self.kvm {
+            s.push_str(" tsc=reliable");
+        }
         if !self.append.trim().is_empty() {
             s.push(' ');
             s.push_str(self.append.trim());
@@ -390,7 +397,7 @@ mod tests {
             "{x}"
         );
         assert!(
-            x.contains("console=ttyS0 panic=-1 rdinit=/init mitigations=off"),
+            x.contains("console=ttyS0 panic=-1 rdinit=/init tsc=reliable mitigations=off"),
             "{x}"
         );
         assert!(x.contains("path=/r -serial chardev:record"), "{x}");
