@@ -269,8 +269,10 @@ pub struct LabMatrixArgs {
     /// Only these kernels: arch:version prefixes (`x86_64:5.10,aarch64:6.12`).
     #[arg(long, value_delimiter = ',', value_name = "ARCH:VERSION")]
     pub kernels: Vec<String>,
-    /// Budget of each guest's `syscost run`, seconds.
-    #[arg(long, default_value_t = 20.0)]
+    /// Budget of each guest's `syscost run`, seconds. Under TCG the whole default suite needs
+    /// about this much: half of it for the setups (thousands of stacked filters for
+    /// attach.stack.max), and at least two rounds (an attach cost needs a detach before it).
+    #[arg(long, default_value_t = 120.0)]
     pub budget: f64,
     #[command(flatten)]
     pub guest: GuestArgs,

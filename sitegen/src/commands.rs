@@ -46,7 +46,10 @@ pub fn run(cli: Cli) -> Result<(), CommandError> {
             strict,
             base_url,
         }),
-        Command::Check { dir } => check(&dir),
+        Command::Check {
+            dir,
+            allow_emulated,
+        } => check(&dir, allow_emulated),
     }
 }
 
@@ -96,11 +99,11 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
     Ok(())
 }
 
-fn check(dir: &Path) -> Result<(), CommandError> {
+fn check(dir: &Path, allow_emulated: bool) -> Result<(), CommandError> {
     if !dir.is_dir() {
         return Err(CommandError::NotADirectory(dir.to_path_buf()));
     }
-    let report = crate::check::check_dir(dir);
+    let report = crate::check::check_dir(dir, allow_emulated);
     if report.issues.is_empty() {
         println!(
             "{}: {} record(s), no problems found",

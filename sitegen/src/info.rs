@@ -239,6 +239,9 @@ pub struct RunInfo {
     pub page: String,
     pub metrics: Vec<Option<Val>>,
     pub confidence: f64,
+    /// Emulated (QEMU TCG, `syscost lab`): its times are an emulator's. Shown on its run page
+    /// and its own series (one virtualization kind), never pooled with measurements.
+    pub emulated: bool,
 }
 
 impl RunInfo {
@@ -265,7 +268,14 @@ impl RunInfo {
             page,
             metrics: metrics::extract_all(r),
             confidence: r.settings.confidence,
+            emulated: r.is_emulated(),
         }
+    }
+
+    /// The runs of `idx` that measured hardware (or a VM on it): what pooled views (the arch,
+    /// metric and matrix pages, a kernel's summary) may put side by side.
+    pub fn measured(runs: &[RunInfo], idx: &[usize]) -> Vec<usize> {
+        idx.iter().copied().filter(|&i| !runs[i].emulated).collect()
     }
 
     /// Newest first: by date (undated last), then kernel, then id.

@@ -65,6 +65,12 @@ pub enum InitramfsError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error(
+        "{} is dynamically linked (it names the loader {interpreter}): the guest needs a static \
+         busybox (busybox-static; scripts/lab-kernels puts one in the lab cache)",
+        path.display()
+    )]
+    DynamicBusybox { path: PathBuf, interpreter: String },
     #[error("a run argument contains a character the guest's command line cannot carry: {0:?}")]
     Argument(String),
 }
@@ -231,6 +237,12 @@ pub fn build(c: &Contents, out: &Path) -> Result<Vec<Placed>, InitramfsError> {
             path: c.busybox.clone(),
             machine: bb.machine,
             arch: c.arch,
+        });
+    }
+    if let Some(interpreter) = bb.interpreter {
+        return Err(InitramfsError::DynamicBusybox {
+            path: c.busybox.clone(),
+            interpreter,
         });
     }
     let init = init_script(c.arch, &c.run_args)?;

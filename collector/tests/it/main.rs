@@ -15,6 +15,7 @@ mod faults;
 mod import_cli;
 mod import_hostile;
 mod intercept;
+mod lab;
 mod layers;
 mod repository;
 mod run;

@@ -18,6 +18,7 @@ struct Fixture {
     new_page: String,
     hostile_page: String,
     import_page: String,
+    tcg_page: String,
 }
 
 fn fixture() -> &'static Fixture {
@@ -123,6 +124,26 @@ fn fixture() -> &'static Fixture {
         });
         save(&data, &import);
 
+        // The same machine measured, and emulated under TCG with a number no measurement has:
+        // the emulated one is on its own run and series pages, in no pooled view.
+        let lab = |seed, ns: f64| {
+            edited(base_record(seed), |r| {
+                r.environment.comparability.arch = "labarch".into();
+                r.environment.comparability.kernel_release = "6.1.0-50-amd64".into();
+                for x in &mut r.results {
+                    if let Some(o) = x.overhead.as_mut().filter(|_| x.id == "sud.block") {
+                        x.status = syscost_record::Status::Measured;
+                        o.median_ns = ns;
+                        o.ci_low_ns = Some(ns - 1.0);
+                        o.ci_high_ns = Some(ns + 1.0);
+                    }
+                }
+            })
+        };
+        save(&data, &lab(14, 3210.0));
+        let tcg = emulated(lab(15, 987654.0));
+        save(&data, &tcg);
+
         // A broken record: the default build goes on without it.
         let broken = data.join("runs/x86_64/6.8/0000000000000000.json");
         std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
@@ -153,6 +174,7 @@ fn fixture() -> &'static Fixture {
             new_page: page(&new),
             hostile_page: page(&hostile),
             import_page: page(&import),
+            tcg_page: page(&tcg),
             data,
             site,
             _tmp: tmp,
@@ -323,6 +345,28 @@ fn imported_numbers_have_no_error_bars() {
     // Synthetic runs do draw their intervals.
     let x86 = read(&f.site, "arch/x86_64/index.html");
     assert!(x86.contains("class=\"eb"));
+}
+
+#[test]
+fn emulated_runs_are_never_pooled_with_measurements() {
+    let f = fixture();
+    let run = read(&f.site, &f.tcg_page);
+    assert!(run.contains("987,654"), "the run page shows its own number");
+    assert!(run.contains("qemu-tcg"));
+    for page in [
+        "arch/labarch/index.html",
+        "matrix/sud-block.html",
+        "metrics/sud-block.html",
+    ] {
+        let html = read(&f.site, page);
+        assert!(!html.contains("987,654"), "{page} pools the emulated run");
+    }
+    assert!(read(&f.site, "arch/labarch/index.html").contains("3,210"));
+    // Its own series (one virtualization kind) charts it.
+    let series = html_pages(&f.site)
+        .into_iter()
+        .find(|(p, h)| p.starts_with("series/") && h.contains("987,654"));
+    assert!(series.is_some_and(|(_, h)| !h.contains("3,210")));
 }
 
 #[test]

@@ -39,12 +39,13 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<
     for (arch, idx) in &g.by_arch {
         let path = links.arch(arch);
         let root = root_of(&path);
+        let measured = RunInfo::measured(runs, idx);
         let charts = (0..METRICS.len())
-            .filter(|&m| has_metric(runs, idx, m))
+            .filter(|&m| has_metric(runs, &measured, m))
             .map(|m| {
                 chart_for(
                     runs,
-                    idx,
+                    &measured,
                     m,
                     format!("{} on {arch}", METRICS[m].label),
                     METRICS[m].slug.to_string(),

@@ -195,14 +195,18 @@ fn version(
 
 /// One architecture's key metrics on this version, its runs pooled.
 fn summary(runs: &[RunInfo], arch: &str, ids: &[usize], root: &str) -> KernelSummary {
+    let measured = RunInfo::measured(runs, ids);
     KernelSummary {
         arch: arch.to_string(),
         href: format!("{root}{}", Links.arch(arch)),
-        runs: ids.len(),
+        runs: measured.len(),
         cells: KEY_COLUMNS
             .iter()
             .map(|&m| {
-                let vals: Vec<Val> = ids.iter().filter_map(|&i| runs[i].metrics[m]).collect();
+                let vals: Vec<Val> = measured
+                    .iter()
+                    .filter_map(|&i| runs[i].metrics[m])
+                    .collect();
                 point_cell(aggregate(&vals))
             })
             .collect(),

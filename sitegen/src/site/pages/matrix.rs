@@ -58,7 +58,7 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<
         let arch_names: Vec<&String> = g.by_arch.keys().collect();
         let mut cells: BTreeMap<KernelVersion, (String, BTreeMap<&str, Vec<Val>>)> =
             BTreeMap::new();
-        for r in runs {
+        for r in runs.iter().filter(|r| !r.emulated) {
             if let Some(v) = r.metrics[m] {
                 cells
                     .entry(label_key(&r.kbase))

@@ -62,11 +62,12 @@ pub fn write(ctx: &mut Ctx, runs: &[RunInfo], g: &Groups, conf: &str) -> Result<
         let charts = g
             .by_arch
             .iter()
+            .map(|(arch, idx)| (arch, RunInfo::measured(runs, idx)))
             .filter(|(_, idx)| has_metric(runs, idx, m))
             .map(|(arch, idx)| {
                 chart_for(
                     runs,
-                    idx,
+                    &idx,
                     m,
                     format!("{} on {arch}", metric.label),
                     fmt::slug(arch),
