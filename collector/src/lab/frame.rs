@@ -11,6 +11,8 @@
 //! on the way (a kernel message printed into the middle of the frame, a truncated console) is an
 //! error, never a different record. Serial lines may turn `\n` into `\r\n`.
 
+use base64::engine::general_purpose::STANDARD as BASE64;
+use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 pub const BEGIN: &str = "SYSCOST-LAB-RECORD 1";
@@ -131,47 +133,12 @@ pub fn decode(bytes: &[u8]) -> Result<Frame, FrameError> {
     Ok(Frame { exit, body })
 }
 
-const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-
 fn base64_encode(b: &[u8]) -> String {
-    let mut s = String::with_capacity(b.len().div_ceil(3) * 4);
-    for c in b.chunks(3) {
-        let n = (c[0] as u32) << 16
-            | (*c.get(1).unwrap_or(&0) as u32) << 8
-            | *c.get(2).unwrap_or(&0) as u32;
-        for i in 0..4 {
-            if i <= c.len() {
-                s.push(ALPHABET[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                s.push('=');
-            }
-        }
-    }
-    s
+    BASE64.encode(b)
 }
 
 fn base64_decode(s: &str) -> Option<Vec<u8>> {
-    let s = s.as_bytes();
-    if !s.len().is_multiple_of(4) {
-        return None;
-    }
-    let val = |c: u8| ALPHABET.iter().position(|&a| a == c).map(|p| p as u32);
-    let mut out = Vec::with_capacity(s.len() / 4 * 3);
-    for (k, q) in s.chunks(4).enumerate() {
-        let last = k == s.len() / 4 - 1;
-        let pads = q.iter().rev().take_while(|&&c| c == b'=').count();
-        if pads > 2 || (pads > 0 && !last) {
-            return None;
-        }
-        let mut n = 0u32;
-        for &c in &q[..4 - pads] {
-            n = n << 6 | val(c)?;
-        }
-        n <<= 6 * pads as u32;
-        let bytes = [(n >> 16) as u8, (n >> 8) as u8, n as u8];
-        out.extend_from_slice(&bytes[..3 - pads]);
-    }
-    Some(out)
+    BASE64.decode(s).ok()
 }
 
 #[cfg(test)]

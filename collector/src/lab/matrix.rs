@@ -206,6 +206,9 @@ pub enum Cell {
     Skipped(Vec<String>),
     /// Skipped for a reason the kernel does not explain.
     Unexplained(String),
+    /// Skipped because the budget ran out (its setup took longer than half of it, or no
+    /// round reached it): not the kernel's doing, and not a measurement either.
+    Budget(String),
     /// Measured although the kernel lacks what it needs (the rule or the scenario is wrong).
     MeasuredAnyway(Vec<String>),
     /// Failed, or measured with a wrong verification count.
@@ -225,6 +228,7 @@ impl Cell {
             Cell::Measured => "measured".into(),
             Cell::Skipped(why) => format!("skip: {}", why.join(", ")),
             Cell::Unexplained(_) => "**skip?**".into(),
+            Cell::Budget(_) => "**skip: budget**".into(),
             Cell::MeasuredAnyway(why) => format!("**measured although {}**", why.join(", ")),
             Cell::Failed(_) => "**FAILED**".into(),
             Cell::Missing => "**missing**".into(),
@@ -234,7 +238,7 @@ impl Cell {
     /// The full reason, for the notes under the table.
     pub fn detail(&self) -> Option<&str> {
         match self {
-            Cell::Unexplained(r) | Cell::Failed(r) => Some(r),
+            Cell::Unexplained(r) | Cell::Budget(r) | Cell::Failed(r) => Some(r),
             _ => None,
         }
     }
@@ -285,7 +289,9 @@ pub fn judge(k: &Kernel, record: &RunRecord, id: &str) -> Cell {
                 .filter(|n| reason.contains(&n.evidence()))
                 .map(Need::label)
                 .collect();
-            if named.is_empty() {
+            if named.is_empty() && reason.contains("budget") {
+                Cell::Budget(reason)
+            } else if named.is_empty() {
                 Cell::Unexplained(reason)
             } else {
                 Cell::Skipped(named)
@@ -320,6 +326,15 @@ pub fn bitmap_finding(k: &Kernel, record: &RunRecord) -> Option<String> {
             e.tolerance_ns
         )
     })
+}
+
+fn verdict(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "pass",
+        Verdict::Fail => "fail",
+        Verdict::Inconclusive => "inconclusive",
+        Verdict::Skip => "skip",
+    }
 }
 
 /// The outcome of one kernel's boot.
@@ -441,6 +456,21 @@ impl Matrix {
             }
             s.push('\n');
         }
+        // The expectation that tells whether the action cache works.
+        let x = KernelExpectation::Bitmap1ApproxBitmap2;
+        let _ = write!(s, "| expectation \"{}\": ours (kernel's rule) |", x.label());
+        for col in &self.columns {
+            let v = match col {
+                Column::Ran { record, .. } => record
+                    .expectations
+                    .iter()
+                    .find(|e| e.id == x.id())
+                    .map(|e| format!("{} ({})", verdict(e.verdict), verdict(e.kernel_verdict))),
+                Column::NoRecord(_) => None,
+            };
+            let _ = write!(s, " {} |", v.unwrap_or_else(|| "—".into()));
+        }
+        s.push('\n');
         let findings = self.findings();
         s.push('\n');
         if findings.is_empty() {
@@ -548,10 +578,7 @@ mod tests {
             judge(&k510, &r, "sud.allow"),
             Cell::Skipped(vec!["< 5.11".into()])
         );
-        assert!(matches!(
-            judge(&k510, &r, "sud.block"),
-            Cell::Unexplained(_)
-        ));
+        assert!(matches!(judge(&k510, &r, "sud.block"), Cell::Budget(_)));
         // The kernel has kprobes: a skip for them is a finding.
         assert!(matches!(
             judge(&k510, &r, "bpf.kprobe"),
