@@ -331,6 +331,33 @@ mod tests {
         assert!(arm.contains(">/dev/ttyAMA0") && arm.contains("echo 1 > /proc/sys/kernel/printk"));
     }
 
+    /// A static executable (what issue 16's musl build gives): an ELF64 header and one
+    /// PT_LOAD, no interpreter, no dynamic section.
+    fn static_elf(machine: u16) -> Vec<u8> {
+        let mut b = vec![0u8; 0x40 + 56];
+        b[..4].copy_from_slice(b"\x7fELF");
+        b[4] = 2; // 64-bit
+        b[5] = 1; // little-endian
+        b[6] = 1;
+        b[0x10] = 2; // ET_EXEC
+        b[0x12..0x14].copy_from_slice(&machine.to_le_bytes());
+        b[0x20..0x28].copy_from_slice(&0x40u64.to_le_bytes()); // e_phoff
+        b[0x36..0x38].copy_from_slice(&56u16.to_le_bytes()); // e_phentsize
+        b[0x38..0x3a].copy_from_slice(&1u16.to_le_bytes()); // e_phnum
+        b[0x40..0x44].copy_from_slice(&1u32.to_le_bytes()); // PT_LOAD
+        b
+    }
+
+    #[test]
+    fn a_static_binary_needs_nothing_copied() {
+        let dir = tempfile::tempdir().unwrap();
+        for arch in Arch::ALL {
+            let p = dir.path().join(arch.name());
+            std::fs::write(&p, static_elf(arch.elf_machine())).unwrap();
+            assert_eq!(shared_objects(&p, arch, &[]).unwrap(), vec![]);
+        }
+    }
+
     #[test]
     fn this_binary_resolves_its_libraries() {
         let exe = std::env::current_exe().unwrap();
