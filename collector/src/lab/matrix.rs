@@ -91,12 +91,26 @@ pub const RULES: &[(&str, &[Need])] = &[
         "*bpf.kprobe_multi",
         &[Need::Since(5, 18), Need::Config("CONFIG_FPROBE")],
     ),
-    ("*bpf.fentry", &[Need::Config("CONFIG_DEBUG_INFO_BTF")]),
-    ("*bpf.fexit", &[Need::Config("CONFIG_DEBUG_INFO_BTF")]),
+    // A trampoline on a kernel function is an ftrace direct call.
+    (
+        "*bpf.fentry",
+        &[
+            Need::Config("CONFIG_DEBUG_INFO_BTF"),
+            Need::Config("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS"),
+        ],
+    ),
+    (
+        "*bpf.fexit",
+        &[
+            Need::Config("CONFIG_DEBUG_INFO_BTF"),
+            Need::Config("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS"),
+        ],
+    ),
     (
         "*bpf.fmodret",
         &[
             Need::Config("CONFIG_DEBUG_INFO_BTF"),
+            Need::Config("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS"),
             Need::Config("CONFIG_FUNCTION_ERROR_INJECTION"),
             Need::Undecidable("not modifiable"),
         ],

@@ -80,6 +80,12 @@ pub enum HostError {
          with CONFIG_FUNCTION_ERROR_INJECTION=y allows its syscall wrappers)"
     )]
     NoErrorInjection,
+    #[error(
+        "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS is not set in this kernel's config: a BPF \
+         trampoline (fentry/fexit/fmod_ret) is attached to a kernel function through an ftrace \
+         direct call, which this kernel cannot make (the kernel answers ENOTSUPP)"
+    )]
+    NoDirectCalls,
 }
 
 impl From<HostError> for SetupError {
@@ -249,6 +255,14 @@ pub fn check_btf() -> Result<(), HostError> {
         return Ok(());
     }
     Err(HostError::NoBtf)
+}
+
+/// A trampoline on a kernel function (an ftrace location) is an ftrace direct call.
+pub fn check_direct_calls() -> Result<(), HostError> {
+    if kconfig_enabled("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS") == Some(false) {
+        return Err(HostError::NoDirectCalls);
+    }
+    Ok(())
 }
 
 /// fmod_ret needs the error-injection list (or a security hook, which no probe syscall is).

@@ -140,9 +140,13 @@ fn preflight(kind: Kind, syscall: Syscall) -> Result<(), SetupError> {
         }
         Kind::Kprobe | Kind::Kretprobe => host::check_kprobes()?,
         Kind::KprobeMulti => host::check_fprobe()?,
-        Kind::Fentry | Kind::Fexit => host::check_btf()?,
+        Kind::Fentry | Kind::Fexit => {
+            host::check_btf()?;
+            host::check_direct_calls()?;
+        }
         Kind::Fmodret => {
             host::check_btf()?;
+            host::check_direct_calls()?;
             host::check_error_injection()?;
         }
         Kind::Uprobe | Kind::Uretprobe => host::check_uprobes()?,
