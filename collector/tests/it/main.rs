@@ -14,6 +14,7 @@ mod faults;
 mod import_cli;
 mod import_hostile;
 mod intercept;
+mod lab;
 mod layers;
 mod peak;
 mod repository;
