@@ -216,20 +216,16 @@ pub struct GuestArgs {
     /// Guest memory, MiB.
     #[arg(long, default_value_t = 1024)]
     pub mem: u32,
-    /// The syscost executable put into a guest of its architecture (read from its ELF header;
-    /// repeat for several). Default: this one for a guest of this machine's architecture; for
-    /// another, target/<triple>/<profile>/syscost of this one's target directory, as
-    /// scripts/build-aarch64 builds it.
+    /// The static syscost executable put into a guest of its architecture (read from its ELF
+    /// header; repeat for several). Default: this one when it is static and of the guest's
+    /// architecture, else target/<arch>-unknown-linux-musl/<profile>/syscost of this one's target
+    /// directory, as `cargo build -p syscost --target <arch>-unknown-linux-musl` builds it.
     #[arg(long, value_name = "PATH")]
     pub guest_binary: Vec<PathBuf>,
     /// A static busybox for the guest's architecture (default: the lab cache's, from
     /// scripts/lab-kernels, else /bin/busybox for this machine's architecture).
     #[arg(long, value_name = "PATH")]
     pub busybox: Option<PathBuf>,
-    /// Directories holding the guest binary's shared libraries (colon-separated), searched
-    /// before the lab cache's sysroot and this system's directories.
-    #[arg(long, value_delimiter = ':', value_name = "DIRS")]
-    pub lib_path: Vec<PathBuf>,
     /// Extra kernel command-line words (e.g. "mitigations=off").
     #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub append: String,

@@ -4,7 +4,8 @@
 use super::run::{emit, Output};
 use crate::cli::{AccelArg, ArchArg, Cli, Command, GuestArgs, LabArgs};
 use crate::error::Error;
-use crate::lab::{self, initramfs::Contents, AccelChoice, Arch, Spec};
+use crate::lab::initramfs::{self, Contents};
+use crate::lab::{self, AccelChoice, Arch, Spec};
 use crate::sys::signals;
 use clap::Parser;
 use std::path::{Path, PathBuf};
@@ -90,8 +91,8 @@ pub fn cache_dir() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|h| h.join(".cache/syscost")))
 }
 
-/// The syscost executable for a guest of `arch`: the given one of that architecture, or
-/// this one, or the cross build beside it.
+/// The static syscost executable for a guest of `arch`: the given one of that architecture, or
+/// this one when it is static, or the musl build in this one's target directory.
 fn guest_binary(arch: Arch, given: &[PathBuf]) -> Result<PathBuf, Error> {
     if !given.is_empty() {
         let of_arch =
@@ -108,27 +109,30 @@ fn guest_binary(arch: Arch, given: &[PathBuf]) -> Result<PathBuf, Error> {
         });
     }
     let me = std::env::current_exe().map_err(Error::SelfExe)?;
-    if Arch::host() == Some(arch) {
+    if Arch::host() == Some(arch) && initramfs::check_static(&me, arch).is_ok() {
         return Ok(me);
     }
-    // <target>/<profile>/syscost → <target>/<triple>/<profile>/syscost
-    let profile_dir = me.parent();
-    let candidate = profile_dir.and_then(|p| {
-        let profile = p.file_name()?;
-        Some(
-            p.parent()?
-                .join(arch.rust_target())
-                .join(profile)
-                .join("syscost"),
-        )
+    // <target>[/<triple>]/<profile>/syscost → <target>/<arch's musl triple>/<profile>/syscost
+    let candidate = me.parent().and_then(|profile_dir| {
+        let profile = profile_dir.file_name()?;
+        let mut target = profile_dir.parent()?;
+        if target
+            .file_name()
+            .is_some_and(|t| t.to_string_lossy().contains("-linux-"))
+        {
+            target = target.parent()?;
+        }
+        Some(target.join(arch.rust_target()).join(profile).join("syscost"))
     });
     match candidate {
         Some(c) if c.is_file() => Ok(c),
         c => Err(Error::Argument(format!(
-            "no syscost built for {arch}{}: build it with scripts/build-aarch64, or give \
-             --guest-binary",
+            "no static syscost built for {arch}{}: build it with `cargo build --release -p \
+             syscost --target {}` (`rustup target add {}` first), or give --guest-binary",
             c.map(|c| format!(" at {}", c.display()))
-                .unwrap_or_default()
+                .unwrap_or_default(),
+            arch.rust_target(),
+            arch.rust_target()
         ))),
     }
 }
@@ -162,17 +166,10 @@ pub fn contents(
     run_args: Vec<String>,
 ) -> Result<Contents, Error> {
     let syscost = guest_binary(arch, &g.guest_binary)?;
-    let mut lib_dirs = g.lib_path.clone();
-    if let Some(c) = cache_dir() {
-        let root = c.join("sysroot").join(arch.name());
-        lib_dirs.push(root.join("lib").join(arch.triple()));
-        lib_dirs.push(root.join("usr/lib").join(arch.triple()));
-    }
     Ok(Contents {
         arch,
         syscost,
         busybox: busybox(arch, &g.busybox)?,
-        lib_dirs,
         config,
         run_args,
     })

@@ -4,7 +4,6 @@
 use super::elf::{EM_AARCH64, EM_X86_64};
 use flate2::read::GzDecoder;
 use std::io::Read;
-use std::path::PathBuf;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Arch {
@@ -99,38 +98,12 @@ impl Arch {
         }
     }
 
-    /// The GNU triple (Debian's multiarch directory name).
-    pub fn triple(self) -> &'static str {
-        match self {
-            Arch::X86_64 => "x86_64-linux-gnu",
-            Arch::Aarch64 => "aarch64-linux-gnu",
-        }
-    }
-
-    /// Rust's target for a build of syscost for this architecture.
+    /// Rust's target for the static build of syscost that the guest runs.
     pub fn rust_target(self) -> &'static str {
         match self {
-            Arch::X86_64 => "x86_64-unknown-linux-gnu",
-            Arch::Aarch64 => "aarch64-unknown-linux-gnu",
+            Arch::X86_64 => "x86_64-unknown-linux-musl",
+            Arch::Aarch64 => "aarch64-unknown-linux-musl",
         }
-    }
-
-    /// Where this system keeps shared libraries of this architecture: its own directories, and
-    /// the cross toolchain's (libc6-*-cross).
-    pub fn system_lib_dirs(self) -> Vec<PathBuf> {
-        let t = self.triple();
-        let mut v = vec![
-            PathBuf::from(format!("/lib/{t}")),
-            PathBuf::from(format!("/usr/lib/{t}")),
-            PathBuf::from(format!("/usr/{t}/lib")),
-        ];
-        if self == Arch::X86_64 {
-            v.push("/lib64".into());
-            v.push("/usr/lib64".into());
-        }
-        v.push("/lib".into());
-        v.push("/usr/lib".into());
-        v
     }
 }
 

@@ -1,7 +1,7 @@
-//! The guest's root filesystem: busybox (the shell, mount, poweroff), the syscost binary for the
-//! guest's architecture with its dynamic loader and the shared libraries it needs (found from its
-//! ELF headers, as `ldd` would list them, but for any architecture), the kernel's configuration
-//! (moved by init to `/boot/config-$(uname -r)`, where the machine probe reads it) and `/init`.
+//! The guest's root filesystem: busybox (the shell, mount, poweroff), the static syscost binary
+//! for the guest's architecture (musl: no loader, no shared library to copy), the kernel's
+//! configuration (moved by init to `/boot/config-$(uname -r)`, where the machine probe reads it)
+//! and `/init`.
 
 use super::arch::Arch;
 use super::cpio;
@@ -25,8 +25,6 @@ pub struct Contents {
     pub arch: Arch,
     pub syscost: PathBuf,
     pub busybox: PathBuf,
-    /// Directories searched for shared libraries before the system's own.
-    pub lib_dirs: Vec<PathBuf>,
     pub config: Option<PathBuf>,
     /// Arguments of `syscost run` in the guest (after `--json`).
     pub run_args: Vec<String>,
@@ -46,14 +44,14 @@ pub enum InitramfsError {
         arch: Arch,
     },
     #[error(
-        "{} needs {lib}, and no {arch} copy of it is in {} (give its directory with --lib-path)",
-        needed_by.display(), dirs.iter().map(|d| d.display().to_string()).collect::<Vec<_>>().join(", ")
+        "{} is dynamically linked ({what}): the guest needs the static syscost, built with \
+         `cargo build --release -p syscost --target {}` (give it with --guest-binary)",
+        path.display(), arch.rust_target()
     )]
-    MissingLib {
-        lib: String,
-        needed_by: PathBuf,
+    DynamicSyscost {
+        path: PathBuf,
+        what: String,
         arch: Arch,
-        dirs: Vec<PathBuf>,
     },
     #[error("cannot read {}: {source}", path.display())]
     Read {
@@ -75,85 +73,27 @@ pub enum InitramfsError {
     Argument(String),
 }
 
-/// A file to copy in: where it comes from, where it goes.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Placed {
-    pub host: PathBuf,
-    pub guest: String,
-}
-
-/// The interpreter and the libraries `binary` needs, transitively, of `arch`, searched in
-/// `dirs` (then the binaries' own RUNPATHs). Libraries go to /lib in the guest; the loader to
-/// the path the binary names.
-pub fn shared_objects(
-    binary: &Path,
-    arch: Arch,
-    dirs: &[PathBuf],
-) -> Result<Vec<Placed>, InitramfsError> {
-    let top = elf::read(binary)?;
-    if top.machine != arch.elf_machine() {
+/// Checks that `binary` is an executable of `arch` that needs nothing from the guest: no
+/// dynamic loader, no shared library.
+pub fn check_static(binary: &Path, arch: Arch) -> Result<(), InitramfsError> {
+    let e = elf::read(binary)?;
+    if e.machine != arch.elf_machine() {
         return Err(InitramfsError::WrongArch {
             path: binary.to_path_buf(),
-            machine: top.machine,
+            machine: e.machine,
             arch,
         });
     }
-    let mut out = Vec::new();
-    let find =
-        |name: &str, extra: &[String], needed_by: &Path| -> Result<PathBuf, InitramfsError> {
-            let mut searched: Vec<PathBuf> = dirs.to_vec();
-            searched.extend(extra.iter().map(PathBuf::from));
-            for d in &searched {
-                let p = d.join(name);
-                if p.is_file() && elf::read(&p).is_ok_and(|e| e.machine == arch.elf_machine()) {
-                    return Ok(p);
-                }
-            }
-            Err(InitramfsError::MissingLib {
-                lib: name.to_string(),
-                needed_by: needed_by.to_path_buf(),
-                arch,
-                dirs: searched,
-            })
-        };
-    if let Some(interp) = &top.interpreter {
-        let own = Path::new(interp);
-        let host = if own.is_file() && elf::read(own).is_ok_and(|e| e.machine == arch.elf_machine())
-        {
-            own.to_path_buf()
-        } else {
-            let name = own
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            find(&name, &[], binary)?
-        };
-        out.push(Placed {
-            host,
-            guest: interp.clone(),
-        });
-    }
-    let mut seen = BTreeSet::new();
-    let mut queue: Vec<(String, Vec<String>, PathBuf)> = top
-        .needed
-        .iter()
-        .map(|n| (n.clone(), top.runpath.clone(), binary.to_path_buf()))
-        .collect();
-    while let Some((name, runpath, by)) = queue.pop() {
-        if !seen.insert(name.clone()) {
-            continue;
-        }
-        let host = find(&name, &runpath, &by)?;
-        let lib = elf::read(&host)?;
-        for n in &lib.needed {
-            queue.push((n.clone(), lib.runpath.clone(), host.clone()));
-        }
-        out.push(Placed {
-            host,
-            guest: format!("/lib/{name}"),
-        });
-    }
-    Ok(out)
+    let what = match (&e.interpreter, e.needed.is_empty()) {
+        (Some(i), _) => format!("it names the loader {i}"),
+        (None, false) => format!("it needs {}", e.needed.join(", ")),
+        (None, true) => return Ok(()),
+    };
+    Err(InitramfsError::DynamicSyscost {
+        path: binary.to_path_buf(),
+        what,
+        arch,
+    })
 }
 
 /// A word for a POSIX shell, single-quoted.
@@ -186,7 +126,7 @@ pub fn init_script(arch: Arch, run_args: &[String]) -> Result<String, InitramfsE
         r#"#!/bin/sh
 # syscost lab: the guest's init (generated). Mounts what the probe and the scenarios read,
 # runs `syscost run`, sends its record to the host framed and checksummed, and powers off.
-export PATH=/usr/bin:/bin:/sbin LD_LIBRARY_PATH=/lib
+export PATH=/usr/bin:/bin:/sbin
 /bin/busybox --install -s /bin
 mount -t proc proc /proc
 mount -t sysfs sysfs /sys
@@ -220,17 +160,15 @@ sleep 60
     ))
 }
 
-/// Writes the initramfs to `out`; returns what it holds besides busybox and init.
-pub fn build(c: &Contents, out: &Path) -> Result<Vec<Placed>, InitramfsError> {
+/// Writes the initramfs to `out`.
+pub fn build(c: &Contents, out: &Path) -> Result<(), InitramfsError> {
     let read = |p: &Path| {
         fs::read(p).map_err(|source| InitramfsError::Read {
             path: p.to_path_buf(),
             source,
         })
     };
-    let mut dirs = c.lib_dirs.clone();
-    dirs.extend(c.arch.system_lib_dirs());
-    let libs = shared_objects(&c.syscost, c.arch, &dirs)?;
+    check_static(&c.syscost, c.arch)?;
     let bb = elf::read(&c.busybox)?;
     if bb.machine != c.arch.elf_machine() {
         return Err(InitramfsError::WrongArch {
@@ -248,10 +186,6 @@ pub fn build(c: &Contents, out: &Path) -> Result<Vec<Placed>, InitramfsError> {
     let init = init_script(c.arch, &c.run_args)?;
     let busybox = read(&c.busybox)?;
     let syscost = read(&c.syscost)?;
-    let lib_bytes = libs
-        .iter()
-        .map(|p| read(&p.host))
-        .collect::<Result<Vec<_>, _>>()?;
     let config = c.config.as_deref().map(read).transpose()?;
     let write = || -> std::io::Result<()> {
         let file = fs::File::create(out)?;
@@ -290,12 +224,6 @@ pub fn build(c: &Contents, out: &Path) -> Result<Vec<Placed>, InitramfsError> {
         w.file("/bin/busybox", 0o755, &busybox)?;
         w.symlink("/bin/sh", "busybox")?;
         w.file(GUEST_SYSCOST, 0o755, &syscost)?;
-        for (p, bytes) in libs.iter().zip(&lib_bytes) {
-            if let Some(parent) = Path::new(&p.guest).parent() {
-                dir(&mut w, &parent.to_string_lossy())?;
-            }
-            w.file(&p.guest, 0o755, bytes)?;
-        }
         if let Some(cfg) = &config {
             w.file("/boot/kernel.config", 0o644, cfg)?;
         }
@@ -307,7 +235,7 @@ pub fn build(c: &Contents, out: &Path) -> Result<Vec<Placed>, InitramfsError> {
         path: out.to_path_buf(),
         source,
     })?;
-    Ok(libs)
+    Ok(())
 }
 
 #[cfg(test)]
@@ -331,8 +259,8 @@ mod tests {
         assert!(arm.contains(">/dev/ttyAMA0") && arm.contains("echo 1 > /proc/sys/kernel/printk"));
     }
 
-    /// A static executable (what issue 16's musl build gives): an ELF64 header and one
-    /// PT_LOAD, no interpreter, no dynamic section.
+    /// A static executable (what the musl build gives): an ELF64 header and one PT_LOAD, no
+    /// interpreter, no dynamic section.
     fn static_elf(machine: u16) -> Vec<u8> {
         let mut b = vec![0u8; 0x40 + 56];
         b[..4].copy_from_slice(b"\x7fELF");
@@ -349,35 +277,41 @@ mod tests {
     }
 
     #[test]
-    fn a_static_binary_needs_nothing_copied() {
+    fn a_static_binary_of_the_guests_architecture_is_accepted() {
         let dir = tempfile::tempdir().unwrap();
         for arch in Arch::ALL {
             let p = dir.path().join(arch.name());
             std::fs::write(&p, static_elf(arch.elf_machine())).unwrap();
-            assert_eq!(shared_objects(&p, arch, &[]).unwrap(), vec![]);
+            assert!(check_static(&p, arch).is_ok(), "{arch}");
+            for other in Arch::ALL.into_iter().filter(|&o| o != arch) {
+                assert!(matches!(
+                    check_static(&p, other),
+                    Err(InitramfsError::WrongArch { .. })
+                ));
+            }
         }
     }
 
     #[test]
-    fn this_binary_resolves_its_libraries() {
-        let exe = std::env::current_exe().unwrap();
+    fn a_dynamic_syscost_is_refused_with_the_command_that_builds_the_static_one() {
         let Some(arch) = Arch::host() else { return };
-        let libs = shared_objects(&exe, arch, &arch.system_lib_dirs()).unwrap();
-        assert!(
-            libs.iter().any(|p| p.guest.starts_with("/lib/libc.so")),
-            "{libs:?}"
-        );
-        assert!(
-            libs.iter().any(|p| p.guest.contains("ld-linux")),
-            "{libs:?}"
-        );
+        let exe = std::env::current_exe().unwrap();
+        // The test binary is linked like the workspace's default build.
+        match check_static(&exe, arch) {
+            Ok(()) => assert!(cfg!(target_env = "musl"), "a glibc test binary passed"),
+            Err(e) => {
+                let e = e.to_string();
+                assert!(e.contains("dynamically linked"), "{e}");
+                assert!(e.contains(arch.rust_target()), "{e}");
+            }
+        }
         let other = if arch == Arch::X86_64 {
             Arch::Aarch64
         } else {
             Arch::X86_64
         };
         assert!(matches!(
-            shared_objects(&exe, other, &[]),
+            check_static(&exe, other),
             Err(InitramfsError::WrongArch { .. })
         ));
     }

@@ -1,6 +1,7 @@
 //! `syscost lab` and `syscost lab-matrix` end to end: real kernels booted in QEMU (TCG).
 //! They need QEMU and the lab cache (scripts/test-tools, scripts/lab-kernels x86_64:5.10
-//! aarch64:6.12; the matrix also the arm64 build, scripts/build-aarch64), so they are ignored
+//! aarch64:6.12; and the static debug builds the guests run, `cargo build -p syscost --target
+//! x86_64-unknown-linux-musl --target aarch64-unknown-linux-musl`), so they are ignored
 //! by default; CI runs them. The cache is found as `syscost lab` finds it.
 
 use crate::common::*;
@@ -80,7 +81,7 @@ fn lab(args: &[&str]) -> std::process::Output {
 }
 
 #[test]
-#[ignore = "needs qemu-system-x86 (scripts/test-tools) and the 5.10 kernel (scripts/lab-kernels x86_64:5.10)"]
+#[ignore = "needs qemu-system-x86 (scripts/test-tools), the 5.10 kernel (scripts/lab-kernels x86_64:5.10) and the static build (cargo build -p syscost --target x86_64-unknown-linux-musl)"]
 fn a_bzimage_given_by_path_is_measured_and_marked_emulated() {
     let _g = one_guest();
     let _m = measuring();
@@ -164,7 +165,7 @@ fn failing_lab(tmp: &Path, extra: &[&str], limit: Duration) -> (Option<i32>, Str
 }
 
 #[test]
-#[ignore = "needs qemu-system-x86 (scripts/test-tools) and the 5.10 kernel (scripts/lab-kernels x86_64:5.10)"]
+#[ignore = "needs qemu-system-x86 (scripts/test-tools), the 5.10 kernel (scripts/lab-kernels x86_64:5.10) and the static build (cargo build -p syscost --target x86_64-unknown-linux-musl)"]
 fn a_kernel_that_panics_is_reported_with_its_console() {
     let _g = one_guest();
     let _m = measuring();
@@ -182,7 +183,7 @@ fn a_kernel_that_panics_is_reported_with_its_console() {
 }
 
 #[test]
-#[ignore = "needs qemu-system-x86 (scripts/test-tools) and the 5.10 kernel (scripts/lab-kernels x86_64:5.10)"]
+#[ignore = "needs qemu-system-x86 (scripts/test-tools), the 5.10 kernel (scripts/lab-kernels x86_64:5.10) and the static build (cargo build -p syscost --target x86_64-unknown-linux-musl)"]
 fn a_kernel_that_does_not_reach_init_in_time_is_stopped() {
     let _g = one_guest();
     let _m = measuring();
@@ -203,7 +204,7 @@ fn a_kernel_that_does_not_reach_init_in_time_is_stopped() {
 }
 
 #[test]
-#[ignore = "needs qemu-system-x86 and -arm (scripts/test-tools), the kernels (scripts/lab-kernels x86_64:5.10 aarch64:6.12) and the arm64 build (scripts/build-aarch64 --debug)"]
+#[ignore = "needs qemu-system-x86 and -arm (scripts/test-tools), the kernels (scripts/lab-kernels x86_64:5.10 aarch64:6.12) and the static builds (cargo build -p syscost --target x86_64-unknown-linux-musl --target aarch64-unknown-linux-musl)"]
 fn the_matrix_of_5_10_x86_64_and_6_12_arm64_has_no_findings() {
     // A guest is one busy host thread, like any neighbour: it measures nothing on the host.
     let _g = one_guest();
