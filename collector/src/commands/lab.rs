@@ -122,7 +122,12 @@ fn guest_binary(arch: Arch, given: &[PathBuf]) -> Result<PathBuf, Error> {
         {
             target = target.parent()?;
         }
-        Some(target.join(arch.rust_target()).join(profile).join("syscost"))
+        Some(
+            target
+                .join(arch.rust_target())
+                .join(profile)
+                .join("syscost"),
+        )
     });
     match candidate {
         Some(c) if c.is_file() => Ok(c),

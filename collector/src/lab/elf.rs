@@ -176,7 +176,10 @@ mod tests {
         assert_eq!(elf.machine, want);
         if cfg!(target_env = "musl") {
             // The static build: nothing for a loader to do.
-            assert!(elf.interpreter.is_none() && elf.needed.is_empty(), "{elf:?}");
+            assert!(
+                elf.interpreter.is_none() && elf.needed.is_empty(),
+                "{elf:?}"
+            );
             return;
         }
         // Built against glibc: an interpreter and libc among the needed libraries.

@@ -543,6 +543,7 @@ mod tests {
             p90_ns: None,
             outliers: None,
             preempted: None,
+            retaken: None,
             overhead: None,
             throughput_mops: None,
             verification: None,

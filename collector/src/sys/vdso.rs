@@ -147,10 +147,17 @@ impl Image {
             let shndx = u16::from_ne_bytes(sym[6..8].try_into().ok()?);
             let value = u64::from_ne_bytes(sym[8..16].try_into().ok()?) as usize;
             let s = self.bytes(strtab + name_off, name.len() + 1)?;
-            (sym[4] & 0xf == STT_FUNC && shndx != 0 && &s[..name.len()] == name && s[name.len()] == 0)
+            (sym[4] & 0xf == STT_FUNC
+                && shndx != 0
+                && &s[..name.len()] == name
+                && s[name.len()] == 0)
                 .then(|| value.wrapping_add(self.bias))
         };
-        let table = table.unwrap_or(if gnu.is_some() { Table::Gnu } else { Table::Sysv });
+        let table = table.unwrap_or(if gnu.is_some() {
+            Table::Gnu
+        } else {
+            Table::Sysv
+        });
         match table {
             Table::Gnu => {
                 let t = gnu?;
@@ -206,8 +213,9 @@ impl Image {
 
 /// The GNU hash (`dl_new_hash`).
 fn gnu_hash(name: &[u8]) -> u32 {
-    name.iter()
-        .fold(5381u32, |h, &c| h.wrapping_mul(33).wrapping_add(u32::from(c)))
+    name.iter().fold(5381u32, |h, &c| {
+        h.wrapping_mul(33).wrapping_add(u32::from(c))
+    })
 }
 
 /// The SysV ELF hash.
