@@ -52,6 +52,8 @@ pub struct HeadSettings {
     pub syscalls_per_op: Option<u32>,
     #[serde(default)]
     pub operation: Option<String>,
+    #[serde(default)]
+    pub sample_ms: Option<f64>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -179,6 +181,7 @@ impl Head {
             probe: &self.settings.syscall,
             per_op: self.settings.syscalls_per_op,
             operation: self.settings.operation.as_deref(),
+            sample_ms: self.settings.sample_ms,
             arch: &c.arch,
             cpu_model: c.cpu.model_name.as_deref(),
             cpu_family: c.cpu.family.as_deref(),

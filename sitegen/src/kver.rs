@@ -42,6 +42,37 @@ impl Ord for Base {
     }
 }
 
+impl Base {
+    /// Where this version goes on a chart's x axis: one unit per upstream release, so that the
+    /// distance between two versions is the number of releases between them and missing
+    /// releases show as gaps. 3.0 is 0; a major version ends where it ended (3.19, 4.20, 5.19,
+    /// 6.19), a later one is assumed to have 20 releases too; 2.6.N is N − 40. Release
+    /// candidates sit in the second half of the interval before their release (`-rc1` at
+    /// −0.45, `-rc9` and later at −0.05), stable updates in the first four tenths after it
+    /// (6.8.1 just after 6.8, 6.8.N approaching 6.8 + 0.4), approximate versions just before
+    /// what they name: the same order as [`Ord`].
+    pub fn axis_position(&self) -> f64 {
+        let at = |i: usize| f64::from(self.parts.get(i).copied().unwrap_or(0));
+        let major = self.parts.first().copied().unwrap_or(0);
+        let (release, stable) = match major {
+            0..=2 if self.parts.get(1) == Some(&6) => (at(2) - 40.0, at(3)),
+            0..=2 => (-41.0, 0.0),
+            3 => (at(1), at(2)),
+            4 => (20.0 + at(1), at(2)),
+            5 => (41.0 + at(1), at(2)),
+            m => (61.0 + 20.0 * f64::from(m - 6) + at(1), at(2)),
+        };
+        match (self.rc, self.approx) {
+            (Some(0), true) => release - 0.5,
+            (Some(rc), approx) => {
+                release - 0.5 + 0.05 * f64::from(rc.min(9)) - if approx { 0.01 } else { 0.0 }
+            }
+            (None, true) => release - 0.02,
+            (None, false) => release + 0.4 * stable / (stable + 10.0),
+        }
+    }
+}
+
 impl PartialOrd for Base {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
@@ -240,6 +271,40 @@ mod tests {
         ];
         for w in order.windows(2) {
             assert!(v(w[0]) < v(w[1]), "{} < {}", w[0], w[1]);
+        }
+    }
+
+    #[test]
+    fn axis_positions_count_releases_and_keep_the_order() {
+        let pos = |s: &str| v(s).base.unwrap().axis_position();
+        // One unit per release, across major versions.
+        assert_eq!(pos("3.19") + 1.0, pos("4.0"));
+        assert_eq!(pos("4.20") + 1.0, pos("5.0"));
+        assert_eq!(pos("5.19") + 1.0, pos("6.0"));
+        assert_eq!(pos("6.19") + 1.0, pos("7.0"));
+        assert_eq!(pos("2.6.39") + 1.0, pos("3.0"));
+        assert_eq!(pos("6.18") - pos("6.8"), 10.0);
+        let order = [
+            "2.6.32",
+            "3.0",
+            "5.19.17",
+            "≈6.0-rc",
+            "6.0-rc1",
+            "6.0-rc7",
+            "6.0-rc12",
+            "≈6.0",
+            "6.0",
+            "6.0.1",
+            "6.0.19",
+            "6.0.200",
+            "6.1-rc1",
+            "6.1",
+            "6.10",
+            "7.0",
+        ];
+        for w in order.windows(2) {
+            assert!(v(w[0]) < v(w[1]), "{} < {}", w[0], w[1]);
+            assert!(pos(w[0]) < pos(w[1]), "{} before {}", w[0], w[1]);
         }
     }
 

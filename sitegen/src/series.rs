@@ -60,6 +60,9 @@ pub struct SeriesInput<'a> {
     pub probe: &'a str,
     pub per_op: Option<u32>,
     pub operation: Option<&'a str>,
+    /// The intended length of one sample: a median of 2 ms samples holds the interrupts and
+    /// host noise that 0.25 ms samples mostly miss, so it is part of the method.
+    pub sample_ms: Option<f64>,
     pub arch: &'a str,
     pub cpu_model: Option<&'a str>,
     pub cpu_family: Option<&'a str>,
@@ -90,6 +93,7 @@ impl<'a> SeriesInput<'a> {
             probe: &r.settings.syscall,
             per_op: r.settings.syscalls_per_op,
             operation: r.settings.operation.as_deref(),
+            sample_ms: r.settings.sample_ms,
             arch: &c.arch,
             cpu_model: c.cpu.model_name.as_deref(),
             cpu_family: c.cpu.family.as_deref(),
@@ -174,7 +178,10 @@ pub fn series_key(i: &SeriesInput) -> SeriesKey {
 
 fn method_label(i: &SeriesInput) -> String {
     let base = match i.method {
-        Method::Interleaved => "interleaved rounds".to_string(),
+        Method::Interleaved => match i.sample_ms {
+            Some(ms) => format!("interleaved rounds of {ms} ms samples"),
+            None => "interleaved rounds".to_string(),
+        },
         Method::Sequential => "sequential (the kernel benchmark's method)".to_string(),
         Method::External => {
             let mut s = format!(
@@ -528,6 +535,7 @@ mod tests {
             probe: "getpid",
             per_op: Some(1),
             operation: None,
+            sample_ms: Some(0.25),
             arch: "x86_64",
             cpu_model: Some("AMD  EPYC 7B13 "),
             cpu_family: Some("25"),
@@ -585,6 +593,10 @@ mod tests {
             },
             SeriesInput {
                 probe: "getpgid",
+                ..input(&m)
+            },
+            SeriesInput {
+                sample_ms: Some(2.0),
                 ..input(&m)
             },
             SeriesInput {

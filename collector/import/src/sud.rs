@@ -29,15 +29,42 @@ use syscost_record::{Overhead, RecordBuilder, ScenarioResult};
 enum Ev {
     Calibrating(Option<u64>),
     /// `Err`: why the count cannot be what the benchmark printed.
-    Iterations(Result<u64, String>),
+    Iterations(Result<u64, Refused>),
     /// `Err`: the line is there but its value cannot be a time in ns (why). It still takes
     /// its place, so that the timing with dispatch on is never read as the native one.
-    Avg(Result<u64, String>),
+    Avg(Result<u64, Refused>),
     Caught(String),
     Counts(String, String),
     Overhead(f64, i64),
     /// A kselftest runner line (the whole line).
     Runner(RunnerLine),
+}
+
+/// Why the number of an `Iterations` or `Avg` line cannot be what the benchmark printed.
+#[derive(Debug, Clone, PartialEq)]
+enum Refused {
+    /// `test iterations = 0`.
+    NoCalls,
+    /// `Avg syscall time 0ns`.
+    ZeroTime,
+    /// A whole number in another unit than ns (the unit as written).
+    NotNs(u64, String),
+    /// The count is no whole number: as written, and why (see [`whole_number`]).
+    Count(String, &'static str),
+    /// The time is no whole number: as written, and why.
+    Time(String, &'static str),
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::NoCalls => write!(f, "0 calls time nothing"),
+            Refused::ZeroTime => write!(f, "0 ns per call is less than any system call takes"),
+            Refused::NotNs(n, unit) => write!(f, "{n}{unit} is not a time in ns"),
+            Refused::Count(n, why) => write!(f, "{n} iterations {why}"),
+            Refused::Time(n, why) => write!(f, "{n} ns {why}"),
+        }
+    }
 }
 
 /// The kselftest test whose output this parser reads.
@@ -65,22 +92,20 @@ fn events(t: &str) -> Vec<(usize, Ev)> {
     });
     scan("test iterations = ", &|r| {
         Some(Ev::Iterations(match whole_number(r) {
-            Ok((0, _)) => Err("0 calls time nothing".into()),
+            Ok((0, _)) => Err(Refused::NoCalls),
             Ok((n, _)) => Ok(n),
-            Err((n, why)) => Err(format!("{n} iterations {why}")),
+            Err((n, why)) => Err(Refused::Count(n, why)),
         }))
     });
     scan("Avg syscall time ", &|r| {
         Some(Ev::Avg(match whole_number(r) {
-            Ok((0, rest)) if rest.starts_with("ns") => {
-                Err("0 ns per call is less than any system call takes".into())
-            }
+            Ok((0, rest)) if rest.starts_with("ns") => Err(Refused::ZeroTime),
             Ok((n, rest)) if rest.starts_with("ns") => Ok(n),
-            Ok((n, rest)) => Err(format!(
-                "{n}{} is not a time in ns",
-                rest.split_whitespace().next().unwrap_or("")
+            Ok((n, rest)) => Err(Refused::NotNs(
+                n,
+                rest.split_whitespace().next().unwrap_or("").to_string(),
             )),
-            Err((n, why)) => Err(format!("{n} ns {why}")),
+            Err((n, why)) => Err(Refused::Time(n, why)),
         }))
     });
     scan("Caught sys_", &|r| {
@@ -204,10 +229,14 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
                 Ev::Calibrating(s) => run.calibration_s = s,
                 Ev::Iterations(Ok(n)) => run.iterations = Some(n),
                 Ev::Avg(Ok(n)) => run.avgs.push(Some(n)),
-                Ev::Iterations(Err(why)) => run.refused.push((line.no, line.text.to_string(), why)),
+                Ev::Iterations(Err(why)) => {
+                    run.refused
+                        .push((line.no, line.text.to_string(), why.to_string()))
+                }
                 Ev::Avg(Err(why)) => {
                     run.avgs.push(None);
-                    run.refused.push((line.no, line.text.to_string(), why));
+                    run.refused
+                        .push((line.no, line.text.to_string(), why.to_string()));
                 }
                 Ev::Caught(s) => run.caught = Some(s),
                 Ev::Counts(a, b) => run.counts = Some((a, b)),
@@ -412,6 +441,25 @@ mod tests {
         assert_eq!(out.refused.len(), 1, "{:?}", out.refused);
         assert_eq!(out.refused[0].line, 3);
         assert_eq!(out.refused[0].why, "1e308 ns is not a whole number");
+    }
+
+    #[test]
+    fn refused_numbers_say_why() {
+        let why = |line: &str| match &events(line)[0].1 {
+            Ev::Iterations(Err(w)) | Ev::Avg(Err(w)) => w.to_string(),
+            other => panic!("{line}: {other:?}"),
+        };
+        assert_eq!(why("test iterations = 0"), "0 calls time nothing");
+        assert_eq!(why("test iterations = -5"), "-5 iterations is negative");
+        assert_eq!(
+            why("Avg syscall time 0ns."),
+            "0 ns per call is less than any system call takes"
+        );
+        assert_eq!(why("Avg syscall time 134us."), "134us. is not a time in ns");
+        assert_eq!(
+            why("Avg syscall time 1.5ns."),
+            "1.5 ns is not a whole number"
+        );
     }
 
     #[test]

@@ -30,7 +30,7 @@ pub const TIME_MIN_NS: f64 = 0.01;
 pub const BUDGET_MAX_S: f64 = 86_400.0;
 /// Longest run, s (a week: a day's budget, or a long published benchmark session).
 pub const DURATION_MAX_S: f64 = 7.0 * 86_400.0;
-/// Longest sample, ms (a minute; syscost's are 2 ms).
+/// Longest sample, ms (a minute; syscost's are 0.25 ms).
 pub const SAMPLE_MAX_MS: f64 = 60_000.0;
 /// Highest load average accepted (far above any machine's).
 pub const LOADAVG_MAX: f64 = 1e6;

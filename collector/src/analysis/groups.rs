@@ -25,7 +25,7 @@
 use super::{estimates, Series};
 use crate::engine::driver::{Group, Judge, Need, Slot};
 use crate::scenarios::{baseline::REPLICAS, Scenario};
-use crate::stats::{per_round, Summary};
+use crate::stats::{median_and_ci, per_round};
 use syscost_record::{
     EstimateId, GroupSummary, KernelExpectation, KernelScenario, QuantityKind, Target,
 };
@@ -207,18 +207,20 @@ impl Comparisons {
 
     /// The quantity's summary from the rounds so far; None when one of its inputs was not
     /// measured. Computed as the record computes it.
-    fn summary(&self, q: Quantity, series: &Series) -> Option<Summary> {
-        match q {
+    /// The quantity's median and CI (computed by selection: this runs between rounds).
+    fn summary(&self, q: Quantity, series: &Series) -> Option<Centre> {
+        let values = match q {
             Quantity::Overhead { me, base } => {
-                let d = per_round(&[series.by_index(me)?, series.by_index(base)?], |x| {
+                per_round(&[series.by_index(me)?, series.by_index(base)?], |x| {
                     x[0] - x[1]
-                });
-                Summary::of(&d)
+                })
             }
-            Quantity::Estimate(e) => Summary::of(&estimates::per_round_values(series, e)?.0),
-            Quantity::Median(i) => Summary::of(&flat(series.by_index(i)?)),
-            Quantity::Untimed(i) => Summary::of(&flat(series.untimed(i)?)),
-        }
+            Quantity::Estimate(e) => estimates::per_round_values(series, e)?.0,
+            Quantity::Median(i) => flat(series.by_index(i)?),
+            Quantity::Untimed(i) => flat(series.untimed(i)?),
+        };
+        let (median, ci) = median_and_ci(&values)?;
+        Some(Centre { median, ci })
     }
 
     /// The half-width asked of a quantity whose median is `median` (and, for an overhead, whose
@@ -236,7 +238,7 @@ impl Comparisons {
     fn base_median(&self, q: Quantity, series: &Series) -> Option<f64> {
         match q {
             Quantity::Overhead { base, .. } => {
-                Summary::of(&flat(series.by_index(base)?)).map(|s| s.median)
+                median_and_ci(&flat(series.by_index(base)?)).map(|(m, _)| m)
             }
             _ => None,
         }
@@ -244,7 +246,7 @@ impl Comparisons {
 
     fn native_median(&self, series: &Series) -> Option<f64> {
         let v = flat(series.by_index(self.native?)?);
-        Summary::of(&v).map(|s| s.median)
+        median_and_ci(&v).map(|(m, _)| m)
     }
 
     /// The baseline of `group` when it is measured but nothing is compared with it any more
@@ -341,7 +343,7 @@ impl Judge for Comparisons {
         if worst.is_none() {
             let own = self
                 .orphan(group, &series)
-                .and_then(|b| Summary::of(&flat(series.by_index(b)?)));
+                .and_then(|b| self.summary(Quantity::Median(b), &series));
             if let Some(s) = own {
                 let Some((lo, hi)) = s.ci else {
                     return Need::Unknown;
@@ -351,6 +353,12 @@ impl Judge for Comparisons {
         }
         worst.map_or(Need::Nothing, Need::Ratio)
     }
+}
+
+/// A median and its CI.
+struct Centre {
+    median: f64,
+    ci: Option<(f64, f64)>,
 }
 
 fn flat(v: &[Option<f64>]) -> Vec<f64> {

@@ -12,11 +12,16 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 use syscost_record::{canonical_path_for, Environment, RunRecord, Status};
 
-/// Intended length of one sample: long enough that the clock read (~30 ns) and the wake-up of
-/// the worker are noise, short enough for hundreds of rounds in a 30 s budget.
-pub const SAMPLE_MS: f64 = 2.0;
+/// Intended length of one sample. Short, because a paired difference is only as good as its
+/// members are close in time: the noise of a VM or a shared host drifts over milliseconds, so
+/// the shorter a round, the more of it cancels. On a 2-vCPU KVM guest, default runs at 0.25 ms
+/// gave CI half-widths 2.5–20× narrower than at 2 ms (entry ±1.5 vs ±4.8 ns, medians of 10 and
+/// 20 runs; README, "The default run, repeated"), 0.5 and 1 ms in between. Still long enough
+/// that the clock reads (~30 ns) are noise: ~1,600 getpid calls a sample. A system-wide BPF
+/// scenario's samples are lengthened by their own rule (`engine::worker::stretch`).
+pub const SAMPLE_MS: f64 = 0.25;
 
-/// Smallest budget accepted, s: each scenario needs a fork, its setup and a few 2 ms
+/// Smallest budget accepted, s: each scenario needs a fork, its setup and a few
 /// calibration samples before its first sample counts, so below this not even one scenario
 /// measures anything.
 pub const MIN_BUDGET_S: f64 = 0.1;

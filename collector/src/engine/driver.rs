@@ -31,7 +31,7 @@ use syscost_record::{Status, StopReason};
 
 /// Longest wait for the workers' exit when a run ends: a worker holding BPF links takes up to
 /// about 0.3 s on the reference VM (the links are released on the way out).
-const REAP_BOUND: Duration = Duration::from_secs(3);
+pub const REAP_BOUND: Duration = Duration::from_secs(3);
 
 #[derive(Debug, Clone)]
 pub struct Options {

@@ -178,18 +178,21 @@ fn parse_reply(m: Message) -> Result<Reply, WorkerError> {
     })
 }
 
-/// Longest sample of a system-wide scenario, in units of the intended sample duration.
-pub const MAX_STRETCH: u64 = 16;
+/// Longest sample of a system-wide scenario, ns. Absolute, not a multiple of the intended sample:
+/// an attach cycle (~70 ms for a tracepoint) costs the same whatever the sample length, and the
+/// long sample is bracketed by its baseline (ABA), which cancels drift across it.
+pub const MAX_STRETCHED_NS: u64 = 32_000_000;
 /// A system-wide scenario's samples are lengthened until its attach cycle is at most this
 /// fraction of the sample.
 pub const MAX_CYCLE_SHARE: f64 = 0.1;
 
 /// How many times longer than calibrated a system-wide scenario's sample must be for an attach
 /// cycle of `cycle_ns` (measured around a sample of `timed_ns`) to be at most
-/// [`MAX_CYCLE_SHARE`] of it; between 1 and [`MAX_STRETCH`].
+/// [`MAX_CYCLE_SHARE`] of it; at least 1, and no longer than [`MAX_STRETCHED_NS`] a sample.
 pub fn stretch(cycle_ns: u64, timed_ns: u64) -> u64 {
     let want = cycle_ns as f64 * (1.0 - MAX_CYCLE_SHARE) / MAX_CYCLE_SHARE;
-    ((want / timed_ns.max(1) as f64).ceil() as u64).clamp(1, MAX_STRETCH)
+    let most = (MAX_STRETCHED_NS / timed_ns.max(1)).max(1);
+    ((want / timed_ns.max(1) as f64).ceil() as u64).clamp(1, most)
 }
 
 /// Calibration: [`calibrate_loop`], then, for a system-wide scenario, one real sample at that
@@ -381,12 +384,15 @@ mod tests {
 
     #[test]
     fn system_wide_samples_stretch_until_the_cycle_is_a_tenth() {
-        // A cycle of a tenth of nine samples' worth: nine times the sample, at most 16.
+        // A cycle of a tenth of nine samples' worth: nine times the sample, at most 32 ms.
         assert_eq!(stretch(0, 2_000_000), 1);
         assert_eq!(stretch(200_000, 2_000_000), 1);
         assert_eq!(stretch(500_000, 2_000_000), 3);
         assert_eq!(stretch(2_000_000, 2_000_000), 9);
-        assert_eq!(stretch(100_000_000, 2_000_000), MAX_STRETCH);
+        assert_eq!(stretch(100_000_000, 2_000_000), 16);
+        // The cap is a length, not a factor: a shorter sample may stretch further.
+        assert_eq!(stretch(100_000_000, 250_000), 128);
+        assert_eq!(stretch(100_000_000, 64_000_000), 1);
         for (cycle, timed) in [(300_000u64, 2_000_000u64), (1_500_000, 2_000_000)] {
             let k = stretch(cycle, timed);
             let share = cycle as f64 / (cycle as f64 + (k * timed) as f64);

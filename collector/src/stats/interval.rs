@@ -13,7 +13,33 @@ pub fn median_ci(sorted: &[f64], confidence: f64) -> Option<(f64, f64)> {
 }
 
 /// Largest 1-based rank l with 2·P(B ≤ l−1) ≤ 1 − confidence, B ~ Bin(n, ½).
+///
+/// The walk costs O(n); the engine asks for the same n for every quantity of a group between
+/// two rounds, so the last few answers are kept (per thread).
 pub fn lower_rank(n: usize, confidence: f64) -> Option<usize> {
+    use std::cell::RefCell;
+    const KEPT: usize = 8;
+    type Kept = [(usize, u64, Option<usize>); KEPT];
+    thread_local! {
+        static LAST: RefCell<(Kept, usize)> = const { RefCell::new(([(0, 0, None); KEPT], 0)) };
+    }
+    let key = (n, confidence.to_bits());
+    if let Some(hit) = LAST.with_borrow(|(kept, _)| {
+        kept.iter()
+            .find(|e| (e.0, e.1) == key && e.0 != 0)
+            .map(|e| e.2)
+    }) {
+        return hit;
+    }
+    let l = lower_rank_walk(n, confidence);
+    LAST.with_borrow_mut(|(kept, next)| {
+        kept[*next] = (key.0, key.1, l);
+        *next = (*next + 1) % KEPT;
+    });
+    l
+}
+
+fn lower_rank_walk(n: usize, confidence: f64) -> Option<usize> {
     let alpha_half = (1.0 - confidence) / 2.0;
     if n == 0 {
         return None;

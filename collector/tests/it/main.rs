@@ -16,7 +16,10 @@ mod import_hostile;
 mod intercept;
 mod lab;
 mod layers;
-mod peak;
+/// Peak memory of the commands the tests run, measured from a fresh copy of this binary.
+mod peak {
+    syscost_testkit::peak_spawner!();
+}
 mod repository;
 mod run;
 mod selfcheck;

@@ -6,21 +6,52 @@ use crate::common;
 use common::*;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
+use syscost::engine::driver::MIN_ROUNDS;
 use syscost_record::{validate, Status, StopReason, Verdict};
 
 const CORE: &str = "null,native,native.personality,seccomp.bitmap.*,seccomp.full.*,seccomp.depth.*,seccomp.profile.*,sud.*";
 
+/// The core suite, with a budget that bought every comparison group its warm-up rounds (those
+/// its intervals are made from): 6 s, doubled while the record says a group had fewer. A
+/// loaded machine gives fewer rounds a second — at a load of 13, 6 s once gave the kernel's
+/// group 7 and the SUD groups 1, and 12 s every group 10 or more. Every run, whatever rounds it
+/// got, is valid and keeps its budget.
+fn core_suite_with_warm_groups() -> (syscost_record::RunRecord, f64) {
+    let mut budget = 6.0_f64;
+    loop {
+        let (r, out) = run_json(&["--budget", &budget.to_string(), "--only", CORE]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(validate(&r).is_empty(), "{:?}", validate(&r));
+        assert_budget_kept(&r, budget);
+        let cold: Vec<(&str, u64)> = r
+            .summary
+            .groups
+            .iter()
+            .filter(|g| g.rounds < MIN_ROUNDS as u64)
+            .map(|g| (g.id.as_str(), g.rounds))
+            .collect();
+        if cold.is_empty() {
+            return (r, budget);
+        }
+        eprintln!("{budget} s left groups short of their warm-up rounds: {cold:?}");
+        assert!(
+            budget < 24.0,
+            "{budget} s left groups short of their {MIN_ROUNDS} warm-up rounds: {cold:?}; \
+             1-minute load {:?} — too busy a machine to test intervals",
+            r.environment.incidental.loadavg_end
+        );
+        budget *= 2.0;
+    }
+}
+
 #[test]
 fn core_suite_measures_every_scenario_with_intervals() {
     let _m = measuring();
-    let budget = 6.0;
-    let (r, out) = run_json(&["--budget", "6", "--only", CORE]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(validate(&r).is_empty(), "{:?}", validate(&r));
+    let (r, budget) = core_suite_with_warm_groups();
     for id in [
         "null",
         "native",
@@ -85,16 +116,9 @@ fn core_suite_measures_every_scenario_with_intervals() {
             "total_approx_full4"
         ]
     );
-    // The budget is a promise.
-    assert!(
-        r.summary.duration_s.unwrap() <= budget * 1.05,
-        "ran {:?} s on a {budget} s budget",
-        r.summary.duration_s
-    );
     // Every reported difference has a target, measured by a group that holds its inputs.
     let groups = &r.summary.groups;
-    let kernel = groups.iter().find(|g| g.id == "kernel").unwrap();
-    assert!(kernel.rounds >= 10, "{kernel:?}");
+    assert!(groups.iter().any(|g| g.id == "kernel"), "{groups:?}");
     for id in ["entry", "per_filter.last2", "depth.per_filter"] {
         let t = r.summary.targets.iter().find(|t| t.id == id).unwrap();
         assert!(t.half_width_ns.is_some() && t.target_ns >= 0.5, "{t:?}");
@@ -107,11 +131,9 @@ fn core_suite_measures_every_scenario_with_intervals() {
         .unwrap();
     let g = groups.iter().find(|g| g.id == sud.group).unwrap();
     assert_eq!(g.members, ["native", "sud.allow"]);
-    // Rounds of all groups add up, and took no more than the run.
+    // Rounds of all groups add up (their time, to no more than the run: assert_budget_kept).
     let sum: u64 = groups.iter().map(|g| g.rounds).sum();
     assert_eq!(sum, r.summary.rounds);
-    let spent: f64 = groups.iter().map(|g| g.duration_s).sum();
-    assert!(spent <= r.summary.duration_s.unwrap());
     // Environment and settings are recorded.
     let env = &r.environment.comparability;
     assert_eq!(env.arch, std::env::consts::ARCH);
@@ -153,27 +175,25 @@ fn tiny_budgets_are_respected_and_loose_targets_stop_early() {
         let b: f64 = budget.parse().unwrap();
         let out = syscost(&["run", "--json", "--budget", budget, "--only", CORE]);
         let err = String::from_utf8_lossy(&out.stderr);
-        // Setting up 21 scenarios may take all of half a second on a loaded machine: then no
-        // round completes, and that is a usage error, not an empty record.
-        if b < 1.0 && out.status.code() == Some(2) {
+        // Setting up and calibrating 21 scenarios may take all of a tiny budget on a loaded
+        // machine (all of 1.5 s in one of six runs at a load of 12): then no round completes,
+        // and that is a usage error, not an empty record.
+        if out.status.code() == Some(2) {
             assert!(err.contains("spent before the first round"), "{err}");
             assert!(out.stdout.is_empty());
             continue;
         }
         let r: syscost_record::RunRecord = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("no record ({e}): {err}"));
-        assert!(
-            r.summary.duration_s.unwrap() <= b * 1.05,
-            "{:?} s on a {b} s budget",
-            r.summary.duration_s
-        );
+        assert_budget_kept(&r, b);
         assert_eq!(r.summary.stop_reason, StopReason::Budget);
         // Whatever was measured says how precise it is; nothing claims a CI it does not have.
         assert!(validate(&r).is_empty(), "{:?}", validate(&r));
     }
+    let budget = 30.0;
     let (r, _) = run_json(&[
         "--budget",
-        "30",
+        &budget.to_string(),
         "--target-ci",
         "25",
         "--only",
@@ -181,17 +201,31 @@ fn tiny_budgets_are_respected_and_loose_targets_stop_early() {
     ]);
     assert_eq!(r.summary.stop_reason, StopReason::Target);
     assert!(r.summary.target_reached);
-    // The target is on what is reported: sud.allow's overhead, within 25 % of native.
+    // The target is on what is reported: sud.allow's overhead, within 25 % of native. The
+    // record keeps a median and its interval to two significant digits of the half-width (the
+    // targets as judged): its figures differ from the judged ones by less than a tenth of
+    // their half-width — which a loaded machine makes wide.
     let t = &r.summary.targets;
     assert_eq!(t.len(), 1, "{t:?}");
     assert_eq!((t[0].id.as_str(), t[0].met), ("sud.allow", true));
-    let native = result(&r, "native").median_ns.unwrap();
-    assert!(t[0].target_ns >= 0.25 * native * 0.999, "{t:?}");
-    let o = result(&r, "sud.allow").overhead.clone().unwrap();
-    assert!((o.ci_high_ns.unwrap() - o.ci_low_ns.unwrap()) / 2.0 <= t[0].target_ns);
+    assert!(t[0].half_width_ns.unwrap() <= t[0].target_ns, "{t:?}");
+    let half = |lo: Option<f64>, hi: Option<f64>| (hi.unwrap() - lo.unwrap()) / 2.0;
+    let x = result(&r, "native");
+    let (native, native_half) = (x.median_ns.unwrap(), half(x.ci_low_ns, x.ci_high_ns));
     assert!(
-        r.summary.duration_s.unwrap() < 15.0,
-        "took {:?} s",
+        t[0].target_ns >= 0.25 * (native - native_half / 10.0),
+        "{t:?}, native {native} ± {native_half}"
+    );
+    let o = result(&r, "sud.allow").overhead.clone().unwrap();
+    let o_half = half(o.ci_low_ns, o.ci_high_ns);
+    assert!(
+        (o_half - t[0].half_width_ns.unwrap()).abs() <= o_half / 10.0,
+        "{t:?}, overhead ± {o_half}"
+    );
+    // Early: well before the budget (0.5 s of its 30 at a load of 11).
+    assert!(
+        r.summary.duration_s.unwrap() < budget / 2.0,
+        "took {:?} s of {budget}",
         r.summary.duration_s
     );
 }
@@ -442,7 +476,7 @@ fn a_hung_worker_is_killed_and_recorded() {
         wait_until(5.0, || !alive(victim)),
         "hung worker left behind"
     );
-    assert!(r.summary.duration_s.unwrap() <= 4.0 * 1.05);
+    assert_budget_kept(&r, 4.0);
 }
 
 #[test]

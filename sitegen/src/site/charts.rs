@@ -139,9 +139,10 @@ pub fn chart_for(
     let links = Links;
     let drawn = t.lines.len().min(MAX_LINES);
     let desc = format!(
-        "{} in ns per operation over {} kernel versions ({} to {}), {} series{}. The same numbers are in the table next to the chart.",
+        "{} in ns per operation over {} kernel version{} ({} to {}), {} series{}. The same numbers are in the table next to the chart.",
         label,
         t.kernels.len(),
+        if t.kernels.len() == 1 { "" } else { "s" },
         t.kernels.first().map(String::as_str).unwrap_or("-"),
         t.kernels.last().map(String::as_str).unwrap_or("-"),
         drawn,
@@ -196,7 +197,7 @@ pub fn chart_for(
             .enumerate()
             .map(|(i, (s, n, _))| LegendItem {
                 marker: legend_marker(i),
-                label: format!("{} ({} runs)", s.label(), n),
+                label: format!("{} ({n} run{})", s.label(), if *n == 1 { "" } else { "s" }),
                 href: Some(format!("{root}{}", links.series(s))),
             })
             .collect(),

@@ -1,11 +1,14 @@
 //! What only a browser can show: the pages load in headless Chromium with their stylesheet
 //! applied and their charts laid out, the optional table sorter (`static/sort.js`) runs without
-//! an error and really sorts a table when a header is clicked.
+//! an error and really sorts a table when a header is clicked, no page scrolls sideways at
+//! 400 px, chart text is drawn at 11 CSS px or more, and axe-core finds no violation on any page
+//! kind, at 1,200 and 400 px and in the dark colour scheme.
 //!
 //! A harness page written into the built site loads the pages in iframes (`file://`, same
-//! origin thanks to `--allow-file-access-from-files`), inspects them, clicks a header and writes
-//! what it found into its own DOM, which `--dump-dom` prints once every frame has loaded. Script
-//! errors reach Chromium's log on stderr, which is read after the browser has exited.
+//! origin thanks to `--allow-file-access-from-files`), inspects them, clicks a header, runs
+//! axe-core in each and writes what it found into its own DOM, which `--dump-dom` prints once
+//! every frame has loaded and every audit has ended. Script errors reach Chromium's log on
+//! stderr, which is read after the browser has exited.
 
 use crate::common::*;
 use serde_json::Value;
@@ -15,8 +18,11 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 const CHROMIUM: &str = "/usr/bin/chromium";
-/// A stuck browser fails the test instead of hanging it (a normal run takes a few seconds).
-const DEADLINE: Duration = Duration::from_secs(120);
+/// A stuck browser fails the test instead of hanging it (the whole test, two browser runs with
+/// 45 audits, took 94–111 s on two shared CPUs).
+const DEADLINE: Duration = Duration::from_secs(600);
+/// axe-core as scripts/test-tools installs it (the version and its checksum are pinned there).
+const AXE: &str = "/usr/local/share/syscost-test-tools/axe-core-4.14.1/axe.min.js";
 /// Logged by the harness itself: proves that console messages do reach stderr, so that the
 /// absence of any other message means something.
 const CANARY: &str = "syscost-harness-canary";
@@ -29,8 +35,26 @@ const HARNESS: &str = r#"<!doctype html>
 <script>
 console.error("CANARY");
 var PAGES = PAGE_LIST;
-var results = { pages: {}, narrow: {} };
+// "light": every page at 1,200 and at 400 px, inspected, audited, a table sorted; "dark":
+// every page at 1,200 px, audited only (the colours of the dark theme).
+var MODE = "THEME";
+var AXE = new URL("axe.min.js", location.href).href;
+var results = { mode: MODE, dark: matchMedia("(prefers-color-scheme: dark)").matches,
+  pages: {}, narrow: {}, axe: {}, done: false };
 var each = Array.prototype.map;
+var pending = 0;
+
+// The smallest chart text as drawn: its font size times the scale from SVG units to CSS px.
+function chartText(d, w) {
+  var min = null;
+  each.call(d.querySelectorAll("svg.chart text"), function (t) {
+    var m = t.getScreenCTM();
+    if (!m) return;
+    var px = parseFloat(w.getComputedStyle(t).fontSize) * Math.sqrt(m.a * m.a + m.b * m.b);
+    if (min === null || px < min) min = px;
+  });
+  return min;
+}
 
 function facts(d, w) {
   var h1 = d.querySelector("main h1");
@@ -42,6 +66,7 @@ function facts(d, w) {
     // Only a browser that loaded and applied style.css computes this.
     header_border: header ? w.getComputedStyle(header).borderBottomStyle : null,
     sortable: d.querySelectorAll("table.sortable").length,
+    chart_text: chartText(d, w),
     charts: each.call(d.querySelectorAll("svg.chart"), function (svg) {
       var uses = svg.querySelectorAll("use");
       // A marker is drawn only if its <use> resolved to the definition it points at.
@@ -79,36 +104,62 @@ function sortCheck(d, header) {
   return out;
 }
 
-// Runs in each frame's load event: its deferred scripts have run, and the harness's own load
-// event (after which the DOM is dumped) waits for every frame.
-// At a phone's width: the page must not scroll sideways, and chart text (11 px in the SVG's
-// own units) must not be scaled below 11 CSS px.
+// At a phone's width: the page must not scroll sideways, and chart text must not be scaled
+// below 11 CSS px.
 function narrow(d, w) {
-  var scales = each.call(d.querySelectorAll("svg.chart"), function (svg) {
-    return svg.getBoundingClientRect().width / svg.viewBox.baseVal.width;
-  });
   return {
     scroll_width: d.documentElement.scrollWidth,
     inner_width: w.innerWidth,
-    chart_scale: scales.length ? Math.min.apply(null, scales) : null
+    chart_text: chartText(d, w)
   };
 }
 
+// axe-core in the frame, on its whole document; the violations, each with its nodes' targets.
+function audit(f, key) {
+  pending++;
+  var d = f.contentDocument, w = f.contentWindow;
+  var done = function (found) { results.axe[key] = found; pending--; finish(); };
+  var s = d.createElement("script");
+  s.onload = function () {
+    w.axe.run(d, { resultTypes: ["violations"] }).then(function (r) {
+      done(r.violations.map(function (v) {
+        return {
+          id: v.id, impact: v.impact, help: v.help,
+          nodes: v.nodes.map(function (n) {
+            return n.target.join(" ") + ": " + (n.failureSummary || "").replace(/\s+/g, " ");
+          })
+        };
+      }));
+    }, function (e) { done({ error: String(e) }); });
+  };
+  s.onerror = function () { done({ error: "axe.min.js did not load" }); };
+  s.src = AXE;
+  d.head.appendChild(s);
+}
+
+var frames = 0, loadedFrames = 0;
+function finish() {
+  results.done = pending === 0 && loadedFrames === frames;
+  dump();
+}
+
+// Runs in each frame's load event: its deferred scripts (the sorter) have run.
 function loaded(f) {
   var page = f.getAttribute("data-page");
-  if (f.hasAttribute("data-narrow")) {
-    try { results.narrow[page] = narrow(f.contentDocument, f.contentWindow); }
-    catch (e) { results.narrow[page] = { error: String(e) }; }
-    dump();
-    return;
-  }
+  var narrowFrame = f.hasAttribute("data-narrow");
   try {
-    results.pages[page] = facts(f.contentDocument, f.contentWindow);
-    if (f.hasAttribute("data-sort")) results.sort = sortCheck(f.contentDocument, f.getAttribute("data-sort"));
+    if (narrowFrame) {
+      results.narrow[page] = narrow(f.contentDocument, f.contentWindow);
+    } else {
+      results.pages[page] = facts(f.contentDocument, f.contentWindow);
+      if (f.hasAttribute("data-sort")) results.sort = sortCheck(f.contentDocument, f.getAttribute("data-sort"));
+    }
+    audit(f, page + (narrowFrame ? " at 400 px" : " at 1200 px"));
   } catch (e) {
-    results.pages[page] = { error: String(e) };
+    (narrowFrame ? results.narrow : results.pages)[page] = { error: String(e) };
   }
-  dump();
+  loadedFrames++;
+  finish();
 }
 
 function dump() {
@@ -118,23 +169,22 @@ function dump() {
   document.getElementById("results").textContent = text;
 }
 
-PAGES.forEach(function (p) {
+function frame(p, width, isNarrow) {
   var f = document.createElement("iframe");
   f.setAttribute("data-page", p[0]);
-  if (p[1]) f.setAttribute("data-sort", p[1]);
-  f.style.width = "1200px";
+  if (p[1] && !isNarrow && MODE === "light") f.setAttribute("data-sort", p[1]);
+  if (isNarrow) f.setAttribute("data-narrow", "");
+  f.style.width = width + "px";
   f.style.height = "900px";
   f.onload = function () { loaded(f); };
   f.src = p[0];
+  frames++;
   document.body.appendChild(f);
-  var n = document.createElement("iframe");
-  n.setAttribute("data-page", p[0]);
-  n.setAttribute("data-narrow", "");
-  n.style.width = "400px";
-  n.style.height = "900px";
-  n.onload = function () { loaded(n); };
-  n.src = p[0];
-  document.body.appendChild(n);
+}
+
+PAGES.forEach(function (p) {
+  frame(p, 1200, false);
+  if (MODE === "light") frame(p, 400, true);
 });
 </script>
 </body></html>
@@ -146,8 +196,12 @@ struct Dump {
     stderr: String,
 }
 
-/// Loads `page` in headless Chromium and returns the DOM after load and the browser's log.
-fn dump_dom(page: &Path, scratch: &Path) -> Dump {
+/// Loads `page` in headless Chromium, in the dark colour scheme when `dark`, and returns the
+/// DOM and the browser's log. The DOM is dumped once the page and its frames have loaded and
+/// nothing is left to run (virtual time: the audits' promises and timers run to their end
+/// however slow the machine, and the harness says whether they all finished).
+fn dump_dom(page: &Path, scratch: &Path, dark: bool) -> Dump {
+    let scratch = scratch.join(if dark { "dark" } else { "light" });
     let profile = scratch.join("profile");
     std::fs::create_dir_all(&profile).unwrap();
     // Files, not pipes: helper processes that outlive the browser cannot block a reader.
@@ -166,8 +220,10 @@ fn dump_dom(page: &Path, scratch: &Path) -> Dump {
             "--enable-logging=stderr",
             "--v=0",
             "--window-size=1280,1024",
+            "--virtual-time-budget=600000",
             "--dump-dom",
         ])
+        .args(dark.then_some("--force-dark-mode"))
         .arg(format!("--user-data-dir={}", profile.display()))
         .arg(format!("file://{}", page.display()))
         .stdin(Stdio::null())
@@ -318,28 +374,85 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         ("submit.html", None, String::new()),
     ];
     let list: Vec<(&str, Option<&str>)> = pages.iter().map(|(p, s, _)| (*p, *s)).collect();
-    let harness = HARNESS
-        .replace("CANARY", CANARY)
-        .replace("PAGE_LIST", &serde_json::to_string(&list).unwrap());
-    let harness_path = site.join("browser-harness.html");
-    std::fs::write(&harness_path, harness).unwrap();
-
-    let dump = dump_dom(&harness_path, tmp.path());
-    let found = results(&dump.dom);
-
-    // No script error (nor any other message) on any page; the canary shows the log works.
-    let console: Vec<&str> = dump
-        .stderr
-        .lines()
-        .filter(|l| l.contains(":CONSOLE"))
-        .collect();
     assert!(
-        console.iter().any(|l| l.contains(CANARY)),
-        "console messages do not reach the log, so errors could not be seen:\n{}",
-        dump.stderr
+        Path::new(AXE).exists(),
+        "{AXE} is not installed; scripts/test-tools installs it"
     );
-    let others: Vec<&&str> = console.iter().filter(|l| !l.contains(CANARY)).collect();
-    assert!(others.is_empty(), "console messages: {others:#?}");
+    // Beside the harness, so that every page (same origin) can load it.
+    std::fs::copy(AXE, site.join("axe.min.js")).unwrap();
+    let inspect = |theme: &str| -> Value {
+        let harness = HARNESS
+            .replace("CANARY", CANARY)
+            .replace("THEME", theme)
+            .replace("PAGE_LIST", &serde_json::to_string(&list).unwrap());
+        let harness_path = site.join(format!("browser-harness-{theme}.html"));
+        std::fs::write(&harness_path, harness).unwrap();
+        let dump = dump_dom(&harness_path, tmp.path(), theme == "dark");
+        // No script error (nor any other message) on any page; the canary shows the log works.
+        let console: Vec<&str> = dump
+            .stderr
+            .lines()
+            .filter(|l| l.contains(":CONSOLE"))
+            .collect();
+        assert!(
+            console.iter().any(|l| l.contains(CANARY)),
+            "console messages do not reach the log, so errors could not be seen:\n{}",
+            dump.stderr
+        );
+        let others: Vec<&&str> = console.iter().filter(|l| !l.contains(CANARY)).collect();
+        assert!(others.is_empty(), "{theme}: console messages: {others:#?}");
+        let found = results(&dump.dom);
+        assert_eq!(
+            found["dark"],
+            theme == "dark",
+            "{theme}: colour scheme not applied"
+        );
+        assert_eq!(
+            found["done"], true,
+            "{theme}: not every page was audited: {found}"
+        );
+        found
+    };
+    let found = inspect("light");
+    let dark = inspect("dark");
+
+    // axe-core finds nothing on any page kind: at both widths, in both colour schemes.
+    let mut violations = Vec::new();
+    for (theme, f, widths) in [
+        ("light", &found, &["1200", "400"][..]),
+        ("dark", &dark, &["1200"][..]),
+    ] {
+        for (page, _, _) in &pages {
+            for w in widths {
+                let key = format!("{page} at {w} px");
+                let a = &f["axe"][&key];
+                assert!(a.is_array(), "{theme}: {key} was not audited: {a}");
+                for v in a.as_array().unwrap() {
+                    violations.push(format!(
+                        "{theme}, {key}: {} ({}): {}\n    {}",
+                        v["id"].as_str().unwrap_or_default(),
+                        v["impact"].as_str().unwrap_or_default(),
+                        v["help"].as_str().unwrap_or_default(),
+                        v["nodes"]
+                            .as_array()
+                            .map(|n| n
+                                .iter()
+                                .take(6)
+                                .map(|x| x.as_str().unwrap_or_default())
+                                .collect::<Vec<_>>()
+                                .join("\n    "))
+                            .unwrap_or_default()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        violations.is_empty(),
+        "{} axe-core violations:\n{}",
+        violations.len(),
+        violations.join("\n")
+    );
 
     for (page, _, h1) in &pages {
         let f = &found["pages"][page];
@@ -350,6 +463,12 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         assert!(got.starts_with(h1.as_str()), "{page}: {got}");
         assert_eq!(f["footer"], true, "{page}: incomplete DOM");
         assert_eq!(f["header_border"], "solid", "{page}: style.css not applied");
+        if let Some(px) = f["chart_text"].as_f64() {
+            assert!(
+                px >= 10.999,
+                "{page}: chart text of {px} CSS px at 1,200 px"
+            );
+        }
     }
     // At 400 px no page scrolls sideways, and chart text is at least 11 CSS px.
     for (page, _, _) in &pages {
@@ -360,8 +479,8 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
             sw.is_some() && iw.is_some() && sw <= iw,
             "{page} scrolls sideways at 400 px: {n}"
         );
-        if let Some(s) = n["chart_scale"].as_f64() {
-            assert!(s >= 0.999, "{page}: chart text scaled to {s} at 400 px");
+        if let Some(px) = n["chart_text"].as_f64() {
+            assert!(px >= 10.999, "{page}: chart text of {px} CSS px at 400 px");
         }
     }
     // The architecture page's trends, and the run page's depth sweep.

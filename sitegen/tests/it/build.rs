@@ -12,7 +12,6 @@ const HOSTILE: &str = "<script>alert(1)</script>";
 
 /// The fixture data set, built once for all tests in this file.
 struct Fixture {
-    _tmp: tempfile::TempDir,
     data: std::path::PathBuf,
     site: std::path::PathBuf,
     old_id: String,
@@ -58,8 +57,8 @@ fn collected_series(plan: &Plan) -> Vec<RunRecord> {
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let tmp = tempfile::tempdir().unwrap();
-        let data = tmp.path().join("records");
+        let dir = fixture_dir("site-build");
+        let data = dir.join("records");
         // Enough synthetic runs to paginate the run list (200 per page).
         assert_eq!(syscost_site_bench::write(&data, 230, 3).unwrap(), 230);
 
@@ -224,7 +223,7 @@ fn fixture() -> &'static Fixture {
         std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
         std::fs::write(&broken, b"{ \"schema\": 1, ").unwrap();
 
-        let site = tmp.path().join("site");
+        let site = dir.join("site");
         let o = run(&[
             "build",
             "--data",
@@ -256,7 +255,6 @@ fn fixture() -> &'static Fixture {
             tcg_page: page(&tcg),
             data,
             site,
-            _tmp: tmp,
         }
     })
 }
@@ -464,6 +462,73 @@ fn indexes_paginate_and_pages_stay_bounded() {
     assert!(first.contains("href=\"../runs/page-2.html\" rel=\"next\""));
     for (page, html) in html_pages(&f.site) {
         assert!(html.len() < 2_000_000, "{page} is {} bytes", html.len());
+    }
+}
+
+/// What axe-core's landmark-unique rule asks, on every page of the fixture (the browser test
+/// audits one page of each kind; this covers the rest, paginated lists included): no two
+/// labelled regions or navigation landmarks of a page share a label.
+#[test]
+fn landmarks_of_a_page_have_labels_of_their_own() {
+    let f = fixture();
+    let mut pages = 0;
+    for (page, html) in html_pages(&f.site) {
+        let mut seen = std::collections::BTreeSet::new();
+        for tag in html.split('<').skip(1) {
+            let tag = &tag[..tag.find('>').unwrap_or(tag.len())];
+            let landmark = tag.starts_with("nav ") || tag.contains("role=\"region\"");
+            let Some(at) = tag.find("aria-label=\"").filter(|_| landmark) else {
+                continue;
+            };
+            let label = &tag[at + 12..];
+            let label = &label[..label.find('"').unwrap()];
+            let kind = if tag.starts_with("nav") {
+                "nav"
+            } else {
+                "region"
+            };
+            assert!(
+                seen.insert((kind, label.to_string())),
+                "{page}: two {kind} landmarks labelled {label:?}"
+            );
+        }
+        pages += 1;
+    }
+    assert!(pages > 100, "{pages} pages");
+}
+
+/// "1 runs", "1 identified machines": no page of the fixture counts one thing in the plural.
+#[test]
+fn one_is_never_counted_in_the_plural() {
+    let f = fixture();
+    let plurals = [
+        "runs",
+        "identified machines",
+        "machines",
+        "kernel versions",
+        "architectures",
+        "steps",
+        "samples",
+    ];
+    for (page, html) in html_pages(&f.site) {
+        for (at, _) in html.match_indices("1 ") {
+            let before = html[..at].chars().next_back();
+            if before.is_some_and(|c| c.is_ascii_digit() || c == '.' || c == ',') {
+                continue;
+            }
+            let rest = &html[at + 2..];
+            for p in plurals {
+                let word_end = rest
+                    .strip_prefix(p)
+                    .and_then(|r| r.chars().next())
+                    .is_some_and(|c| !c.is_alphanumeric());
+                assert!(
+                    !word_end,
+                    "{page}: \"1 {p}\" in …{}…",
+                    &html[at.saturating_sub(60)..(at + 40).min(html.len())]
+                );
+            }
+        }
     }
 }
 

@@ -25,6 +25,31 @@ pub fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
+/// An empty directory for a fixture that a file's tests share for the whole run of this test
+/// binary (built once, kept in a static). It is under the target's scratch directory, not the
+/// system's temporary one: a static is never dropped, so a `TempDir` held there stays behind
+/// after every run. Its name carries this process's id, so that two runs at once (nextest runs
+/// each test in a process of its own) never share one; the directories of runs that have
+/// ended are removed first.
+pub fn fixture_dir(name: &str) -> PathBuf {
+    let parent = Path::new(env!("CARGO_TARGET_TMPDIR")).join("fixtures");
+    std::fs::create_dir_all(&parent).unwrap();
+    let me = std::process::id();
+    for e in std::fs::read_dir(&parent).unwrap().flatten() {
+        let pid = e.file_name().to_str().and_then(|n| {
+            let (fixture, pid) = n.rsplit_once('.')?;
+            (fixture == name).then(|| pid.parse::<u32>().ok())?
+        });
+        if pid.is_some_and(|p| p == me || !Path::new(&format!("/proc/{p}")).exists()) {
+            // Another run may be removing it at the same time.
+            let _ = std::fs::remove_dir_all(e.path());
+        }
+    }
+    let dir = parent.join(format!("{name}.{me}"));
+    std::fs::create_dir(&dir).unwrap();
+    dir
+}
+
 /// A realistic, valid, non-synthetic record to start hand-made fixtures from.
 pub fn base_record(seed: u64) -> RunRecord {
     let mut r = syscost_site_bench::generate(1, seed)

@@ -5,7 +5,6 @@
 //! become markup; and the rest of the site must still be built (or, with `--strict`, nothing).
 
 use crate::common::*;
-use crate::peak::Ran;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
@@ -13,6 +12,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 use syscost_record::{with_id, RunRecord};
+use syscost_testkit::peak::Ran;
 
 /// Generous ceiling for a child's peak RSS: the data set holds a 100 MB file, so a process that
 /// read it whole would exceed this; a normal build of this data set needs a small fraction.
@@ -20,6 +20,8 @@ const RSS_LIMIT_KB: i64 = 64 * 1024;
 /// No command may take longer than this (a hang, not a slow machine: they take about a second).
 const TIMEOUT: Duration = Duration::from_secs(120);
 const HUGE_BYTES: usize = 100 * 1024 * 1024;
+/// Where the data set holds the file of [`HUGE_BYTES`].
+const HUGE: &str = "runs/x86_64/6.8.0/huge.json";
 
 fn corpus() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/hostile")
@@ -132,7 +134,7 @@ fn add_generated(data: &Path, outside: &Path, cases: &mut Vec<Case>) {
     };
 
     // 100 MB that would parse as a record: it must be refused by its size, not read whole.
-    let huge = runs.join("x86_64/6.8.0/huge.json");
+    let huge = data.join(HUGE);
     {
         use std::io::Write;
         let mut f = std::io::BufWriter::new(std::fs::File::create(&huge).unwrap());
@@ -143,10 +145,7 @@ fn add_generated(data: &Path, outside: &Path, cases: &mut Vec<Case>) {
         }
         f.write_all(b"\"]}").unwrap();
     }
-    cases.push(case(
-        "runs/x86_64/6.8.0/huge.json",
-        "a record may be at most 1 MiB",
-    ));
+    cases.push(case(HUGE, "a record may be at most 1 MiB"));
 
     // The published markup record again under another name.
     let markup = cases
@@ -204,7 +203,7 @@ fn synth_bytes(r: &RunRecord) -> Vec<u8> {
 }
 
 struct Fixture {
-    tmp: tempfile::TempDir,
+    dir: PathBuf,
     data: PathBuf,
     cases: Vec<Case>,
     good: Vec<String>,
@@ -215,17 +214,17 @@ struct Fixture {
 
 impl Fixture {
     fn site(&self) -> PathBuf {
-        self.tmp.path().join("site")
+        self.dir.join("site")
     }
 }
 
 fn fixture() -> &'static Fixture {
     static F: OnceLock<Fixture> = OnceLock::new();
     F.get_or_init(|| {
-        let tmp = tempfile::tempdir().unwrap();
-        let data = tmp.path().join("data");
-        let outside = tmp.path().join("outside");
-        let scratch = tmp.path().join("scratch");
+        let dir = fixture_dir("site-hostile");
+        let data = dir.join("data");
+        let outside = dir.join("outside");
+        let scratch = dir.join("scratch");
         std::fs::create_dir_all(&scratch).unwrap();
         let mut cases = lay_out_corpus(&data);
         // Ordinary records that must still make it into the site.
@@ -242,7 +241,7 @@ fn fixture() -> &'static Fixture {
         add_generated(&data, &outside, &mut cases);
         let d = data.as_os_str();
         let check = run_bounded(&[OsStr::new("check"), d], &scratch);
-        let site = tmp.path().join("site");
+        let site = dir.join("site");
         let build = run_bounded(
             &[
                 OsStr::new("build"),
@@ -255,7 +254,7 @@ fn fixture() -> &'static Fixture {
             ],
             &scratch,
         );
-        let strict_out = tmp.path().join("strict-site");
+        let strict_out = dir.join("strict-site");
         let strict = run_bounded(
             &[
                 OsStr::new("build"),
@@ -267,8 +266,10 @@ fn fixture() -> &'static Fixture {
             ],
             &scratch,
         );
+        // The 100 MB file has served: it is not kept for the rest of the run, nor after it.
+        std::fs::remove_file(data.join(HUGE)).unwrap();
         Fixture {
-            tmp,
+            dir,
             data,
             cases,
             good,
@@ -380,7 +381,7 @@ fn strict_build_fails_and_writes_nothing() {
     let f = fixture();
     assert_eq!(f.strict.code, Some(1), "{}", f.strict.stderr);
     assert!(f.strict.stderr.contains("nothing written"));
-    let leftovers: Vec<_> = std::fs::read_dir(f.tmp.path())
+    let leftovers: Vec<_> = std::fs::read_dir(&f.dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .filter(|n| n.contains("strict"))
@@ -391,7 +392,7 @@ fn strict_build_fails_and_writes_nothing() {
 #[test]
 fn nothing_lands_outside_the_output_directory() {
     let f = fixture();
-    let mut top: Vec<String> = std::fs::read_dir(f.tmp.path())
+    let mut top: Vec<String> = std::fs::read_dir(&f.dir)
         .unwrap()
         .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
         .collect();

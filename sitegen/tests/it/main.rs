@@ -2,7 +2,11 @@
 
 mod browser;
 mod build;
+mod charts;
 mod check;
 mod common;
 mod hostile;
-mod peak;
+/// Peak memory of the commands the tests run, measured from a fresh copy of this binary.
+mod peak {
+    syscost_testkit::peak_spawner!();
+}

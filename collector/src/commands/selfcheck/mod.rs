@@ -106,6 +106,37 @@ pub(crate) fn spread(v: &[f64]) -> String {
     format!("{med:.1} ({min:.1} – {max:.1}, sd {sd:.2})")
 }
 
+/// The machine a run was on, for the sentence above a table: "Linux 6.8.0 x86_64, its CPU,
+/// 2 logical CPUs, its hypervisor".
+pub(crate) fn machine(r: &RunRecord) -> String {
+    let c = &r.environment.comparability;
+    format!(
+        "Linux {} {}, {}, {}, {}",
+        c.kernel_release,
+        c.arch,
+        c.cpu.model_name.as_deref().unwrap_or("unknown CPU"),
+        c.cpu
+            .logical_cpus
+            .map_or("an unknown number of logical CPUs".into(), |n| format!(
+                "{n} logical CPUs"
+            )),
+        c.virtualization
+            .hypervisor
+            .as_deref()
+            .unwrap_or(&c.virtualization.kind)
+    )
+}
+
+/// Where a verdict is counted in a `[pass, fail, inconclusive, skip]` row.
+pub(crate) fn verdict_index(v: Verdict) -> usize {
+    match v {
+        Verdict::Pass => 0,
+        Verdict::Fail => 1,
+        Verdict::Inconclusive => 2,
+        Verdict::Skip => 3,
+    }
+}
+
 fn opt(v: Option<f64>) -> String {
     v.map_or("—".into(), |x| format!("{x:.2}"))
 }
@@ -127,13 +158,7 @@ impl MethodStats {
         self.per_filter.extend(estimate(r, "per_filter.last2"));
         self.bitmap_diff.extend(bitmap_diff(r));
         for e in &r.expectations {
-            let i = match e.verdict {
-                Verdict::Pass => 0,
-                Verdict::Fail => 1,
-                Verdict::Inconclusive => 2,
-                Verdict::Skip => 3,
-            };
-            self.verdicts[i] += 1;
+            self.verdicts[verdict_index(e.verdict)] += 1;
             if e.id == "bitmap1_approx_bitmap2" && e.verdict == Verdict::Fail {
                 self.bitmap_fails += 1;
             }
@@ -167,18 +192,7 @@ fn report(a: &SelfcheckArgs) -> Result<String, Error> {
             budget.clone(),
         ])?;
         if env_line.is_empty() {
-            let c = &r.environment.comparability;
-            env_line = format!(
-                "Linux {} {}, {}, {} logical CPUs, {}",
-                c.kernel_release,
-                c.arch,
-                c.cpu.model_name.as_deref().unwrap_or("unknown CPU"),
-                c.cpu.logical_cpus.unwrap_or(0),
-                c.virtualization
-                    .hypervisor
-                    .as_deref()
-                    .unwrap_or(&c.virtualization.kind)
-            );
+            env_line = machine(&r);
         }
         seq.add(&r, wall);
         let (r, wall) = run_json(&[

@@ -5,7 +5,7 @@
 //! kept to the budget — with the load average the runs saw, since a busy machine widens
 //! everything.
 
-use super::{run_json, spread, targets_met};
+use super::{machine, run_json, spread, targets_met, verdict_index};
 use crate::error::Error;
 use crate::stats;
 use std::fmt::Write as _;
@@ -103,7 +103,6 @@ fn render(records: &[(RunRecord, f64)], budget: f64) -> String {
     let Some((first, _)) = records.first() else {
         return "no runs\n".into();
     };
-    let c = &first.environment.comparability;
     let load = |r: &RunRecord, end: bool| {
         let i = &r.environment.incidental;
         if end { i.loadavg_end } else { i.loadavg_start }.map(|l| l[0])
@@ -117,16 +116,9 @@ fn render(records: &[(RunRecord, f64)], budget: f64) -> String {
     let _ = writeln!(
         out,
         "`syscost run --budget {budget}` (every other setting at its default), {n} runs one \
-         after the other, on Linux {} {}, {}, {} logical CPUs, {}; 1-minute load average \
-         {} over the runs (start and end of each).\n",
-        c.kernel_release,
-        c.arch,
-        c.cpu.model_name.as_deref().unwrap_or("unknown CPU"),
-        c.cpu.logical_cpus.unwrap_or(0),
-        c.virtualization
-            .hypervisor
-            .as_deref()
-            .unwrap_or(&c.virtualization.kind),
+         after the other, on {}; 1-minute load average {} over the runs (start and end of \
+         each).\n",
+        machine(first),
         range(&loads, 1)
     );
 
@@ -273,13 +265,4 @@ fn render(records: &[(RunRecord, f64)], budget: f64) -> String {
         }
     }
     out
-}
-
-fn verdict_index(v: Verdict) -> usize {
-    match v {
-        Verdict::Pass => 0,
-        Verdict::Fail => 1,
-        Verdict::Inconclusive => 2,
-        Verdict::Skip => 3,
-    }
 }

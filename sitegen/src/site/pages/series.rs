@@ -252,8 +252,9 @@ fn metric_page(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, t: &MetricTrend) -> Resu
     let svg = chart::trend_svg(&Trend {
         title: title.clone(),
         desc: format!(
-            "{label} in ns per operation over the {} kernel versions of series {}. The same numbers are in the table below.",
+            "{label} in ns per operation over the {} kernel version{} of series {}. The same numbers are in the table below.",
             s.versions.len(),
+            if s.versions.len() == 1 { "" } else { "s" },
             key.id()
         ),
         x: s.versions.iter().map(|v| v.0.clone()).collect(),

@@ -1,16 +1,59 @@
-//! Runs a command with a deadline and measures its peak RSS — its own, not this test binary's.
+//! Runs a command with a deadline and measures its peak RSS — its own, not the test binary's.
 //!
-//! Linux carries a process's memory high-water mark over `exec`: a child spawned by this test
+//! Linux carries a process's memory high-water mark over `exec`: a child spawned by a test
 //! binary (which holds other tests' fixtures, tens of megabytes) starts with the binary's mark
-//! and reports it as its own peak. So the command is started by a fresh copy of this binary
-//! ([`peak_spawner`]), which is small when it spawns, and which reports the command's `wait4`
-//! usage back through a file. The same file is in the collector's and the site's tests.
+//! and reports it as its own peak. So the command is started by a fresh copy of the test binary
+//! (the spawner), which is small when it spawns, and which reports the command's `wait4` usage
+//! back through a file.
+//!
+//! The spawner is a test of the binary that uses this module, run alone by the fresh copy; a
+//! test binary declares it, with the `run_measured` that goes through it, by expanding
+//! [`peak_spawner!`](crate::peak_spawner) in a module of its own:
+//!
+//! ```ignore
+//! mod peak {
+//!     syscost_testkit::peak_spawner!();
+//! }
+//! // … crate::peak::run_measured(program, args, scratch, timeout)
+//! ```
+//!
+//! Run as an ordinary test, the spawner checks the measurement itself instead.
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+/// Declares, in the module it is expanded in, the test `peak_spawner` (this binary's spawner,
+/// or the measurement's own test) and `run_measured(program, args, scratch, timeout)`, which
+/// runs a command through it (see [`run_measured`](crate::peak::run_measured)).
+#[macro_export]
+macro_rules! peak_spawner {
+    () => {
+        /// The spawner when this test binary runs as one; otherwise a test of the measurement.
+        #[test]
+        fn peak_spawner() {
+            $crate::peak::spawner(concat!(module_path!(), "::peak_spawner"));
+        }
+
+        /// Runs a command through this binary's spawner: see `syscost_testkit::peak`.
+        pub fn run_measured(
+            program: &::std::path::Path,
+            args: &[&::std::ffi::OsStr],
+            scratch: &::std::path::Path,
+            timeout: ::std::time::Duration,
+        ) -> $crate::peak::Ran {
+            $crate::peak::run_measured(
+                concat!(module_path!(), "::peak_spawner"),
+                program,
+                args,
+                scratch,
+                timeout,
+            )
+        }
+    };
+}
 
 /// Set, to the scratch directory, in the copy of the test binary that spawns the command.
 const SPAWNER: &str = "SYSCOST_TEST_PEAK_SPAWNER";
@@ -24,10 +67,21 @@ pub struct Ran {
     pub max_rss_kb: i64,
 }
 
+/// The spawner test's name as the test harness takes it: its path without the crate's name.
+fn test_name(spawner: &str) -> &str {
+    spawner.split_once("::").map_or(spawner, |(_, rest)| rest)
+}
+
 /// Runs `program args` with stdin closed and its output in files under `scratch` (no pipe can
-/// fill up); panics if it runs longer than `timeout` (killed: a hang) or dies of a signal (a
-/// crash).
-pub fn run_measured(program: &Path, args: &[&OsStr], scratch: &Path, timeout: Duration) -> Ran {
+/// fill up), through the spawner test at `spawner` (its full path, crate first); panics if it
+/// runs longer than `timeout` (killed: a hang) or dies of a signal (a crash).
+pub fn run_measured(
+    spawner: &str,
+    program: &Path,
+    args: &[&OsStr],
+    scratch: &Path,
+    timeout: Duration,
+) -> Ran {
     let mut spec = program.as_os_str().as_bytes().to_vec();
     for a in args {
         spec.push(0);
@@ -43,10 +97,7 @@ pub fn run_measured(program: &Path, args: &[&OsStr], scratch: &Path, timeout: Du
     let o = Command::new(std::env::current_exe().unwrap())
         .args([
             "--exact",
-            &format!(
-                "{}::peak_spawner",
-                module_path!().trim_start_matches("it::")
-            ),
+            test_name(spawner),
             "--nocapture",
             "--test-threads",
             "1",
@@ -81,10 +132,10 @@ fn read_lossy(p: &Path) -> String {
     String::from_utf8_lossy(&std::fs::read(p).unwrap()).into_owned()
 }
 
-/// The spawner when [`SPAWNER`] is set; otherwise a test of the measurement itself: with 100 MB
-/// of this process resident, a small command must still report a small peak.
-#[test]
-fn peak_spawner() {
+/// The body of the spawner test at `spawner`: spawns and reports when [`SPAWNER`] is set;
+/// otherwise checks the measurement: with 100 MB of this process resident, a small command
+/// must still report a small peak.
+pub fn spawner(spawner: &str) {
     let Some(scratch) = std::env::var_os(SPAWNER).map(PathBuf::from) else {
         let ballast = vec![1u8; 100 << 20];
         // Touched, so it is resident.
@@ -98,6 +149,7 @@ fn peak_spawner() {
         );
         let tmp = tempfile::tempdir().unwrap();
         let r = run_measured(
+            spawner,
             Path::new("/bin/sh"),
             &[OsStr::new("-c"), OsStr::new("echo ok")],
             tmp.path(),
