@@ -26,6 +26,12 @@ pub enum Command {
     List(ListArgs),
     /// Turn captured kernel benchmark logs into run records.
     Import(ImportArgs),
+    /// Boot a kernel in QEMU and measure it: `syscost run RUN-ARGS` inside the guest, the
+    /// record brought back and written like `run` does.
+    Lab(LabArgs),
+    /// Boot every cached kernel (scripts/lab-kernels) and check each scenario against its
+    /// kernel's version and configuration; prints the kernel × scenario table.
+    LabMatrix(LabMatrixArgs),
     /// Measure syscost's own measurements: kernel method vs ours, precision vs budget,
     /// harness overhead (several minutes; prints Markdown).
     Selfcheck(SelfcheckArgs),
@@ -166,4 +172,120 @@ pub struct ImportArgs {
     /// Where and how the source states these facts (a quote or the part of the message).
     #[arg(long, value_name = "TEXT")]
     pub stated_in: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ArchArg {
+    #[value(name = "x86_64")]
+    X86_64,
+    Aarch64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum AccelArg {
+    /// KVM when it works (a bounded probe), else TCG — and the run says so.
+    Auto,
+    Kvm,
+    /// QEMU's emulator: the record is marked qemu-tcg, never a measurement of hardware.
+    Tcg,
+}
+
+/// Where the record goes: the same choices as `run`.
+#[derive(Debug, Clone, Args)]
+pub struct OutputArgs {
+    /// Print the JSON record on stdout instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write the JSON record to this file (atomically).
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
+    /// Write the JSON record under DIR/runs/<arch>/<kernel>/<id>.json.
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+}
+
+/// How the guest is put together and booted (shared by `lab` and `lab-matrix`).
+#[derive(Debug, Clone, Args)]
+pub struct GuestArgs {
+    /// Accelerator: auto uses KVM when it works and falls back to TCG, saying so.
+    #[arg(long, value_enum, default_value_t = AccelArg::Auto)]
+    pub accel: AccelArg,
+    /// Virtual CPUs.
+    #[arg(long, default_value_t = 2)]
+    pub cpus: u32,
+    /// Guest memory, MiB.
+    #[arg(long, default_value_t = 1024)]
+    pub mem: u32,
+    /// The static syscost executable put into a guest of its architecture (read from its ELF
+    /// header; repeat for several). Default: this one when it is static and of the guest's
+    /// architecture, else target/<arch>-unknown-linux-musl/<profile>/syscost of this one's target
+    /// directory, as `cargo build -p syscost --target <arch>-unknown-linux-musl` builds it.
+    #[arg(long, value_name = "PATH")]
+    pub guest_binary: Vec<PathBuf>,
+    /// A static busybox for the guest's architecture (default: the lab cache's, from
+    /// scripts/lab-kernels, else /bin/busybox for this machine's architecture).
+    #[arg(long, value_name = "PATH")]
+    pub busybox: Option<PathBuf>,
+    /// Extra kernel command-line words (e.g. "mitigations=off").
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
+    pub append: String,
+    /// Seconds the kernel may take to start init (default: 60 under KVM, 300 under TCG, 600 for
+    /// an arm64 guest under TCG).
+    #[arg(long, value_name = "S")]
+    pub boot_timeout: Option<f64>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LabArgs {
+    /// The kernel image to boot (bzImage, vmlinuz, arm64 Image).
+    #[arg(long, value_name = "PATH")]
+    pub kernel: PathBuf,
+    /// The kernel's architecture (default: read from the image).
+    #[arg(long, value_enum)]
+    pub arch: Option<ArchArg>,
+    /// The kernel's configuration, put at /boot/config-<release> in the guest (default: a
+    /// config-* beside the image, or the .config of the build tree it is in).
+    #[arg(long, value_name = "PATH")]
+    pub config: Option<PathBuf>,
+    #[command(flatten)]
+    pub guest: GuestArgs,
+    /// Seconds the whole run may take, boot included (default: the boot limit + 3 × the
+    /// budget + 180).
+    #[arg(long, value_name = "S")]
+    pub timeout: Option<f64>,
+    /// Write the guest's whole console log to this file.
+    #[arg(long, value_name = "FILE")]
+    pub console: Option<PathBuf>,
+    #[command(flatten)]
+    pub out: OutputArgs,
+    /// Arguments of `syscost run` in the guest (after `--`): `-- --budget 20 --only 'bpf.*'`.
+    #[arg(last = true, value_name = "RUN-ARGS")]
+    pub run_args: Vec<String>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct LabMatrixArgs {
+    /// The lab cache (default: $SYSCOST_LAB_CACHE, else $XDG_CACHE_HOME/syscost, else
+    /// ~/.cache/syscost): boots every kernels/<arch>/<release>/vmlinuz-* in it.
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// Only these kernels: arch:version prefixes (`x86_64:5.10,aarch64:6.12`).
+    #[arg(long, value_delimiter = ',', value_name = "ARCH:VERSION")]
+    pub kernels: Vec<String>,
+    /// Budget of each guest's `syscost run`, seconds. Under TCG the whole default suite needs
+    /// about this much: half of it for the setups (thousands of stacked filters for
+    /// attach.stack.max), and at least two rounds (an attach cost needs a detach before it).
+    #[arg(long, default_value_t = 120.0)]
+    pub budget: f64,
+    #[command(flatten)]
+    pub guest: GuestArgs,
+    /// Save every guest's record under DIR/runs/<arch>/<kernel>/<id>.json.
+    #[arg(long, value_name = "DIR")]
+    pub save: Option<PathBuf>,
+    /// Write the table as Markdown to this file (atomically).
+    #[arg(long, value_name = "FILE")]
+    pub markdown: Option<PathBuf>,
+    /// Further arguments of each guest's `syscost run` (after `--`).
+    #[arg(last = true, value_name = "RUN-ARGS")]
+    pub run_args: Vec<String>,
 }

@@ -1,6 +1,7 @@
 //! The one place where the collector's failures become messages and exit codes.
 
 use crate::engine::PlanError;
+use crate::lab::LabError;
 use crate::report::json::WriteError;
 use std::path::PathBuf;
 
@@ -56,6 +57,11 @@ pub enum Error {
         error: serde_json::Error,
         stderr: String,
     },
+    #[error(transparent)]
+    Lab(#[from] LabError),
+    /// The matrix found cells whose cause is not the kernel (they have been printed).
+    #[error("{0} kernel × scenario cell(s) failed or disagree with their kernel (see the table)")]
+    MatrixFailed(usize),
     #[error("cannot save {path}: {source}")]
     Save {
         path: PathBuf,
@@ -73,6 +79,8 @@ impl Error {
         match self {
             Error::Argument(_) | Error::Plan(_) | Error::Destination(_) => EXIT_USAGE,
             Error::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_PIPE,
+            Error::Lab(LabError::UnknownImage(_) | LabError::ArchMismatch { .. }) => EXIT_USAGE,
+            Error::Lab(LabError::Interrupted) => EXIT_INTERRUPTED,
             Error::Interrupted { .. } | Error::InterruptedSequential => EXIT_INTERRUPTED,
             _ => EXIT_FAILED,
         }

@@ -10,6 +10,7 @@
 //! - [`analysis`]: samples → the record's numbers, the kernel benchmark's estimates and
 //!   expectations judged on intervals.
 //! - [`report`]: progress, the human table, the JSON record written atomically.
+//! - [`lab`]: boots a kernel in QEMU and brings the guest's record back.
 //! - [`commands`] (with [`cli`] and [`error`]): arguments in, exit codes out.
 
 pub mod analysis;
@@ -18,6 +19,7 @@ pub mod commands;
 pub mod engine;
 pub mod error;
 pub mod harness;
+pub mod lab;
 pub mod machine;
 pub mod report;
 pub mod scenarios;

@@ -23,8 +23,10 @@ struct Good {
     id: String,
 }
 
-/// Checks every file under `dir`. The directory must exist.
-pub fn check_dir(dir: &Path) -> Report {
+/// Checks every file under `dir`. The directory must exist. `allow_emulated` accepts records
+/// made under QEMU's TCG (`syscost lab` without KVM), which are refused otherwise: their times
+/// are an emulator's, and data/ collects measurements.
+pub fn check_dir(dir: &Path, allow_emulated: bool) -> Report {
     let scan = load::scan(dir);
     let mut issues = scan.issues;
     for rel in scan.unexpected {
@@ -70,6 +72,15 @@ pub fn check_dir(dir: &Path) -> Report {
                  tests and benchmarks and does not belong in data/"
                     .to_string(),
             ));
+        }
+        if rec.is_emulated() && !allow_emulated {
+            issues.push(issue(format!(
+                "is emulated: measured in a QEMU guest under TCG (environment.comparability.\
+                 virtualization.kind = \"{}\"), so its times are the emulator's, not any \
+                 CPU's; data/ holds measurements — run `syscost lab` under KVM, or accept it \
+                 knowingly with `syscost-site check --allow-emulated`",
+                syscost_record::VIRT_QEMU_TCG
+            )));
         }
         let mut problems = validate(&rec);
         problems.extend(names::problems(&rec));

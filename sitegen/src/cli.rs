@@ -50,5 +50,10 @@ pub enum Command {
         /// Data directory.
         #[arg(default_value = "data")]
         dir: PathBuf,
+        /// Accept records emulated under QEMU's TCG (`syscost lab` without KVM). They are
+        /// refused by default: their times are an emulator's. Accepted, they appear on their
+        /// own run and series pages only, never pooled with measurements.
+        #[arg(long)]
+        allow_emulated: bool,
     },
 }

@@ -57,7 +57,10 @@ pub fn run(cli: Cli) -> Result<(), CommandError> {
             base_url,
             data_url,
         }),
-        Command::Check { dir } => check(&dir),
+        Command::Check {
+            dir,
+            allow_emulated,
+        } => check(&dir, allow_emulated),
         Command::Migrate { dir } => migrate(&dir),
     }
 }
@@ -152,11 +155,11 @@ fn migrate(dir: &Path) -> Result<(), CommandError> {
     }
 }
 
-fn check(dir: &Path) -> Result<(), CommandError> {
+fn check(dir: &Path, allow_emulated: bool) -> Result<(), CommandError> {
     if !dir.is_dir() {
         return Err(CommandError::NotADirectory(dir.to_path_buf()));
     }
-    let report = crate::check::check_dir(dir);
+    let report = crate::check::check_dir(dir, allow_emulated);
     for w in &report.warnings {
         eprintln!("warning: {}/{w}", dir.display());
     }

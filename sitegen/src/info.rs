@@ -256,6 +256,9 @@ pub struct RunInfo {
     /// A maintainer has accepted the run (`data/triage.tsv`); until then the site labels it
     /// "unverified".
     pub accepted: bool,
+    /// Emulated (QEMU TCG, `syscost lab`): its times are an emulator's. Shown on its run page
+    /// and its own series (one virtualization kind), never pooled with measurements.
+    pub emulated: bool,
 }
 
 impl RunInfo {
@@ -298,6 +301,7 @@ impl RunInfo {
             quality: quality::assess(r),
             confidence: r.settings.confidence,
             accepted: false,
+            emulated: r.is_emulated(),
         }
     }
 
@@ -308,6 +312,12 @@ impl RunInfo {
     /// Low-quality runs are drawn hollow and kept out of headline medians and change detection.
     pub fn is_low(&self) -> bool {
         self.quality.is_low()
+    }
+
+    /// The runs of `idx` that measured hardware (or a VM on it): what the charts of the arch
+    /// and metric pages may draw side by side (an emulated run keeps its own series page).
+    pub fn measured(runs: &[RunInfo], idx: &[usize]) -> Vec<usize> {
+        idx.iter().copied().filter(|&i| !runs[i].emulated).collect()
     }
 
     /// Newest first: by date (undated last), then kernel, then id.

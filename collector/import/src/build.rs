@@ -162,6 +162,7 @@ pub fn skeleton(format: Format, syscall: &str) -> RecordBuilder {
             ..Default::default()
         },
         incidental: Default::default(),
+        lab: None,
     };
     // A published number is one measurement: no rounds, no interval, and the log seldom says
     // how long the benchmark ran (parsers set the duration when it does; otherwise absent).

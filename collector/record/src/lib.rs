@@ -214,7 +214,7 @@ pub struct Settings {
     pub skip: Vec<String>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Environment {
@@ -222,6 +222,66 @@ pub struct Environment {
     pub comparability: Comparability,
     /// Facts about the moment, not the machine's kind.
     pub incidental: Incidental,
+    /// How `syscost lab` ran the guest the record was measured in (absent for runs on the
+    /// machine itself). Under TCG, `comparability.virtualization.kind` is
+    /// [`VIRT_QEMU_TCG`]: the times are those of an emulator, not of any CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lab: Option<Lab>,
+}
+
+/// `comparability.virtualization.kind` of a run emulated by QEMU's TCG (`syscost lab` without
+/// KVM): not a measurement of any hardware, comparable only with other TCG runs.
+pub const VIRT_QEMU_TCG: &str = "qemu-tcg";
+
+/// The QEMU guest a `syscost lab` record was measured in, as the host started it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Lab {
+    /// The first line of `qemu-system-<arch> --version`.
+    pub qemu: String,
+    /// The accelerator the guest ran under.
+    pub accelerator: Accelerator,
+    /// QEMU's machine type (`-M`: `pc`, `virt`).
+    pub machine: String,
+    /// QEMU's CPU model (`-cpu`: `max`, `host`).
+    pub cpu_model: String,
+    /// Virtual CPUs (`-smp`).
+    pub vcpus: u32,
+    /// Guest memory, MiB (`-m`).
+    pub memory_mib: u32,
+    /// SHA-256 of the kernel image booted.
+    pub kernel_sha256: String,
+    /// SHA-256 of the kernel configuration given to the guest at `/boot/config-<release>`
+    /// (absent when none was given: then the guest's probe read none, unless the kernel has
+    /// /proc/config.gz).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_config_sha256: Option<String>,
+    /// Why `--accel auto` did not use KVM (absent when KVM ran, or TCG was asked for).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kvm_fallback: Option<String>,
+    /// Seconds from starting QEMU to the guest's init starting `syscost run`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub boot_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Accelerator {
+    /// Hardware virtualization: a real measurement of that guest, like any VM run.
+    Kvm,
+    /// QEMU's binary translator: emulated, not measured.
+    Tcg,
+}
+
+impl Accelerator {
+    pub fn name(self) -> &'static str {
+        match self {
+            Accelerator::Kvm => "kvm",
+            Accelerator::Tcg => "tcg",
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -284,7 +344,8 @@ pub struct Cpu {
 #[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(deny_unknown_fields)]
 pub struct Virtualization {
-    /// `bare-metal`, `vm`, or `unknown`.
+    /// `bare-metal`, `vm`, `unknown`, or [`VIRT_QEMU_TCG`] (emulated by QEMU's TCG under
+    /// `syscost lab`: never a measurement of hardware).
     pub kind: String,
     /// Hypervisor signature or name (KVM, Xen, Microsoft Hv, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -619,6 +680,15 @@ pub struct Expectation {
 }
 
 impl RunRecord {
+    /// Whether the numbers come from an emulator (QEMU TCG), not from any CPU.
+    pub fn is_emulated(&self) -> bool {
+        self.environment.comparability.virtualization.kind == VIRT_QEMU_TCG
+            || self
+                .environment
+                .lab
+                .as_ref()
+                .is_some_and(|l| l.accelerator == Accelerator::Tcg)
+    }
     pub fn result(&self, id: &str) -> Option<&ScenarioResult> {
         self.results.iter().find(|r| r.id == id)
     }

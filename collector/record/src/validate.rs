@@ -537,6 +537,21 @@ fn environment(c: &mut Checker, r: &RunRecord) {
             _ => {}
         }
     }
+    if let Some(lab) = &r.environment.lab {
+        lab_facts(c, lab);
+        let tcg = lab.accelerator == crate::Accelerator::Tcg;
+        if tcg != (env.virtualization.kind == crate::VIRT_QEMU_TCG) {
+            c.push(
+                format!("{p}.virtualization.kind"),
+                format!(
+                    "is {:?} for a lab run under {}: a TCG run is \"{}\" and only a TCG run is",
+                    env.virtualization.kind,
+                    lab.accelerator.name(),
+                    crate::VIRT_QEMU_TCG
+                ),
+            );
+        }
+    }
     // Empty is read as unknown.
     if !env.virtualization.kind.is_empty() {
         c.ident(
@@ -601,6 +616,49 @@ fn environment(c: &mut Checker, r: &RunRecord) {
         }
     }
     c.text_map(&format!("{p}.other"), &inc.other);
+}
+
+fn lab_facts(c: &mut Checker, lab: &crate::Lab) {
+    let p = "environment.lab";
+    for (name, v) in [
+        ("qemu", &lab.qemu),
+        ("machine", &lab.machine),
+        ("cpu_model", &lab.cpu_model),
+    ] {
+        c.text(&format!("{p}.{name}"), v);
+    }
+    c.opt_text(&format!("{p}.kvm_fallback"), &lab.kvm_fallback);
+    for (name, v) in [("vcpus", lab.vcpus), ("memory_mib", lab.memory_mib)] {
+        if v == 0 {
+            c.push(format!("{p}.{name}"), "must be at least 1");
+        }
+    }
+    c.count(
+        &format!("{p}.vcpus"),
+        Some(u64::from(lab.vcpus)),
+        u64::from(CPU_MAX + 1),
+    );
+    for (name, h) in [
+        ("kernel_sha256", Some(&lab.kernel_sha256)),
+        ("kernel_config_sha256", lab.kernel_config_sha256.as_ref()),
+    ] {
+        if let Some(h) = h {
+            if !is_hex(h, 64, 64) {
+                c.push(
+                    format!("{p}.{name}"),
+                    "must be 64 lower-case hex digits (a SHA-256)",
+                );
+            }
+        }
+    }
+    c.range(
+        &format!("{p}.boot_s"),
+        lab.boot_s,
+        0.0,
+        false,
+        DURATION_MAX_S,
+        " s",
+    );
 }
 
 fn summary(c: &mut Checker, r: &RunRecord) {

@@ -2,6 +2,8 @@
 //! [`crate::error::Error`]).
 
 pub mod import;
+pub mod lab;
+pub mod lab_matrix;
 pub mod list;
 pub mod run;
 pub mod selfcheck;
@@ -17,6 +19,8 @@ pub fn dispatch(command: &Command) -> Result<i32, Error> {
         Command::List(args) => list::run(args),
         Command::Import(args) => import::run(args),
         Command::Selfcheck(args) => selfcheck::run(args),
+        Command::Lab(args) => lab::run(args),
+        Command::LabMatrix(args) => lab_matrix::run(args),
     }
 }
 
@@ -26,6 +30,8 @@ pub fn name(command: &Command) -> &'static str {
         Command::Run(_) | Command::List(_) => "syscost",
         Command::Import(_) => "syscost import",
         Command::Selfcheck(_) => "syscost selfcheck",
+        Command::Lab(_) => "syscost lab",
+        Command::LabMatrix(_) => "syscost lab-matrix",
     }
 }
 

@@ -90,7 +90,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     affinity::keep_off(plan.cpu);
     let date = now_rfc3339();
     let mut env = machine::probe();
-    check_destinations(args, &env)?;
+    check_destinations(&Output::of(args), &env)?;
     let opts = driver::Options {
         started,
         budget: Duration::from_secs_f64(args.budget),
@@ -125,12 +125,29 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     }
     env.incidental.loadavg_end = machine::loadavg();
     let record = record::interleaved(&plan, &comparisons, &settings(args), env, date, &outcome);
-    emit(args, &record)
+    emit(&Output::of(args), &record)
+}
+
+/// Where a record goes (`--json`, `-o`, `--save`).
+pub struct Output {
+    pub json: bool,
+    pub output: Option<std::path::PathBuf>,
+    pub save: Option<std::path::PathBuf>,
+}
+
+impl Output {
+    fn of(args: &RunArgs) -> Output {
+        Output {
+            json: args.json,
+            output: args.output.clone(),
+            save: args.save.clone(),
+        }
+    }
 }
 
 /// Before anything is measured: every destination asked for can be written (the `--save`
 /// directory the record will go to is created), so a run is never measured only to be lost.
-fn check_destinations(args: &RunArgs, env: &Environment) -> Result<(), Error> {
+fn check_destinations(args: &Output, env: &Environment) -> Result<(), Error> {
     if let Some(path) = &args.output {
         json::check_writable_file(path).map_err(Error::Destination)?;
     }
@@ -160,7 +177,7 @@ fn rescue(record: &RunRecord, text: &str) {
 }
 
 /// Writes the record where the arguments say; Ok(0), or the scenarios that failed.
-fn emit(args: &RunArgs, record: &RunRecord) -> Result<i32, Error> {
+pub fn emit(args: &Output, record: &RunRecord) -> Result<i32, Error> {
     for p in syscost_record::validate(record) {
         eprintln!("syscost: warning: the record breaks its own rules: {p}");
     }
@@ -237,7 +254,7 @@ fn run_sequential(args: &RunArgs) -> Result<i32, Error> {
     affinity::keep_off(plan.cpu);
     let started = now_rfc3339();
     let mut env = machine::probe();
-    check_destinations(args, &env)?;
+    check_destinations(&Output::of(args), &env)?;
     let budget = Duration::from_secs_f64(args.budget);
     eprintln!(
         "syscost: sequential method (seccomp_benchmark's): {:.1} s, one timing per scenario",
@@ -249,5 +266,5 @@ fn run_sequential(args: &RunArgs) -> Result<i32, Error> {
     }
     env.incidental.loadavg_end = machine::loadavg();
     let record = record::sequential(&plan, &settings(args), env, started, &out);
-    emit(args, &record)
+    emit(&Output::of(args), &record)
 }

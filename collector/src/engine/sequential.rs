@@ -49,13 +49,7 @@ enum SequenceError {
 }
 
 fn now(clock: libc::clockid_t) -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: valid clock and pointer.
-    unsafe { libc::clock_gettime(clock, &mut ts) };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    crate::harness::clock::read(clock)
 }
 
 /// `syscall(nr)` through libc, as the kernel tool does (not the inlined instruction).

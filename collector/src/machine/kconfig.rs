@@ -3,6 +3,7 @@
 use flate2::read::GzDecoder;
 use std::collections::BTreeMap;
 use std::io::Read;
+use std::sync::OnceLock;
 
 /// Options (or prefixes, ending in `_`) worth recording.
 const RELEVANT: &[&str] = &[
@@ -26,6 +27,9 @@ const RELEVANT: &[&str] = &[
     "CONFIG_FUNCTION_TRACER",
     "CONFIG_DYNAMIC_FTRACE",
     "CONFIG_FPROBE",
+    "CONFIG_FUNCTION_ERROR_INJECTION",
+    "CONFIG_BPF_KPROBE_OVERRIDE",
+    "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS",
     "CONFIG_HZ",
     "CONFIG_PREEMPT",
     "CONFIG_PREEMPT_DYNAMIC",
@@ -62,17 +66,24 @@ fn wanted(name: &str) -> bool {
 
 /// Parses `CONFIG_X=y` / `# CONFIG_X is not set` lines, keeping the relevant ones.
 pub fn parse(text: &str) -> BTreeMap<String, String> {
+    let mut m = parse_all(text);
+    m.retain(|k, _| wanted(k));
+    m
+}
+
+/// Every option of a config text: `CONFIG_X=v` → v, `# CONFIG_X is not set` → "n".
+pub fn parse_all(text: &str) -> BTreeMap<String, String> {
     let mut m = BTreeMap::new();
-    for line in text.lines() {
-        let line = line.trim();
-        if let Some(rest) = line.strip_prefix("# ") {
-            if let Some(name) = rest.strip_suffix(" is not set") {
-                if wanted(name) {
-                    m.insert(name.to_string(), "n".to_string());
-                }
+    for line in text.lines().map(str::trim) {
+        if let Some(name) = line
+            .strip_prefix("# ")
+            .and_then(|r| r.strip_suffix(" is not set"))
+        {
+            if name.starts_with("CONFIG_") {
+                m.insert(name.to_string(), "n".to_string());
             }
         } else if let Some((k, v)) = line.split_once('=') {
-            if wanted(k) {
+            if k.starts_with("CONFIG_") {
                 m.insert(k.to_string(), v.trim_matches('"').to_string());
             }
         }
@@ -80,8 +91,9 @@ pub fn parse(text: &str) -> BTreeMap<String, String> {
     m
 }
 
-/// From /proc/config.gz, else /boot/config-<release>; empty when neither is readable.
-pub fn relevant(release: &str) -> BTreeMap<String, String> {
+/// The running kernel's config text: /proc/config.gz, else /boot/config-<release>; empty when
+/// neither is readable.
+fn text(release: &str) -> String {
     let mut text = String::new();
     let from_proc = std::fs::File::open("/proc/config.gz")
         .ok()
@@ -89,7 +101,47 @@ pub fn relevant(release: &str) -> BTreeMap<String, String> {
     if from_proc.is_none() {
         text = std::fs::read_to_string(format!("/boot/config-{release}")).unwrap_or_default();
     }
-    parse(&text)
+    text
+}
+
+/// The relevant options of the running kernel.
+pub fn relevant(release: &str) -> BTreeMap<String, String> {
+    parse(&text(release))
+}
+
+/// Every option of the running kernel's config (empty when it cannot be read); read once per
+/// process.
+pub fn running() -> &'static BTreeMap<String, String> {
+    static CONFIG: OnceLock<BTreeMap<String, String>> = OnceLock::new();
+    CONFIG.get_or_init(|| parse_all(&text(&super::uname().2)))
+}
+
+/// Whether the running kernel's config enables `name` (`y` or `m`); None when the config is
+/// unreadable. An option the config does not mention is not set (Kconfig lists an unset
+/// option only when it could have been chosen).
+pub fn enabled(name: &str) -> Option<bool> {
+    enabled_in(running(), name)
+}
+
+/// [`enabled`] for a parsed config (empty: unreadable).
+pub fn enabled_in(config: &BTreeMap<String, String>, name: &str) -> Option<bool> {
+    if config.is_empty() {
+        return None;
+    }
+    Some(config.get(name).is_some_and(|v| v == "y" || v == "m"))
+}
+
+/// (major, minor) of a kernel release ("6.18.44-fc-v669" → (6, 18)).
+pub fn version_of(release: &str) -> Option<(u32, u32)> {
+    let mut it = release.split(|c: char| !c.is_ascii_digit());
+    let major = it.next()?.parse().ok()?;
+    let minor = it.next()?.parse().ok()?;
+    Some((major, minor))
+}
+
+/// The running kernel's (major, minor).
+pub fn running_version() -> Option<(u32, u32)> {
+    version_of(&super::uname().2)
 }
 
 #[cfg(test)]
@@ -114,5 +166,17 @@ mod tests {
             Some("landlock,yama")
         );
         assert!(!m.contains_key("CONFIG_EXT4_FS"));
+        let all = parse_all("CONFIG_UPROBES=y\n# CONFIG_KPROBES is not set\nCONFIG_EXT4_FS=m\n");
+        assert_eq!(all.get("CONFIG_EXT4_FS").map(String::as_str), Some("m"));
+        assert_eq!(all.get("CONFIG_KPROBES").map(String::as_str), Some("n"));
+    }
+
+    #[test]
+    fn releases_parse() {
+        assert_eq!(version_of("6.18.44-fc-v669"), Some((6, 18)));
+        assert_eq!(version_of("5.4.0-150-generic"), Some((5, 4)));
+        assert_eq!(version_of("6.12.117+deb13-arm64"), Some((6, 12)));
+        assert_eq!(version_of("4.19"), Some((4, 19)));
+        assert_eq!(version_of("garbage"), None);
     }
 }

@@ -5,7 +5,7 @@
 //! kernels hide some of them.
 
 mod cpu;
-mod kconfig;
+pub mod kconfig;
 
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
@@ -15,9 +15,13 @@ use syscost_record::{Comparability, Environment, Incidental, Virtualization};
 
 /// Reads a small text file, trimmed; None if missing or unreadable.
 pub fn read_trim(path: impl AsRef<Path>) -> Option<String> {
+    // Device-tree properties (/sys/firmware/devicetree/base/model) end in a NUL.
     fs::read_to_string(path)
         .ok()
-        .map(|s| s.trim().to_string())
+        .map(|s| {
+            s.trim_matches(|c: char| c.is_whitespace() || c == '\0')
+                .to_string()
+        })
         .filter(|s| !s.is_empty())
 }
 
@@ -122,6 +126,7 @@ pub fn probe() -> Environment {
             loadavg_end: None,
             other: BTreeMap::new(),
         },
+        lab: None,
     }
 }
 

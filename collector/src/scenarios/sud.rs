@@ -11,6 +11,7 @@
 
 use super::{RunError, Scenario, SetupError};
 use crate::harness::{raw_syscall0, Batch, Probe, Syscall};
+use crate::machine::kconfig;
 use std::sync::atomic::{AtomicI64, AtomicU64, AtomicU8, Ordering};
 
 const PR_SET_SYSCALL_USER_DISPATCH: libc::c_int = 59;
@@ -208,15 +209,34 @@ fn enable_dispatch() -> Result<(), SetupError> {
     if rc != 0 {
         let err = std::io::Error::last_os_error();
         return Err(match err.raw_os_error() {
-            Some(libc::EINVAL) => SetupError::Unsupported(
-                "this kernel has no Syscall User Dispatch (prctl(PR_SET_SYSCALL_USER_DISPATCH) \
-                 returned EINVAL; it needs Linux ≥ 5.11 on an architecture with generic entry)"
-                    .into(),
-            ),
+            Some(libc::EINVAL) => SetupError::Unsupported(no_sud_reason(
+                kconfig::running_version(),
+                kconfig::enabled("CONFIG_GENERIC_ENTRY"),
+            )),
             _ => SetupError::Failed(format!("prctl(PR_SET_SYSCALL_USER_DISPATCH) failed: {err}")),
         });
     }
     Ok(())
+}
+
+/// Why prctl(PR_SET_SYSCALL_USER_DISPATCH) answered EINVAL, from the kernel's version and
+/// whether its config (None: unreadable) enables CONFIG_GENERIC_ENTRY: SUD came with Linux
+/// 5.11 and lives in the generic entry code, which an architecture selects (x86 since 5.9) or
+/// not (arm64 kernels of this era) — a symbol nobody selected is absent from the config.
+fn no_sud_reason(version: Option<(u32, u32)>, generic_entry: Option<bool>) -> String {
+    let why = match (version, generic_entry) {
+        (Some(v), _) if v < (5, 11) => format!("it needs Linux ≥ 5.11, this is {}.{}", v.0, v.1),
+        (_, Some(false)) => "it is part of the generic entry code (kernel/entry/), which this \
+                             kernel is not built with: CONFIG_GENERIC_ENTRY is not set in its \
+                             config (the architecture does not use it)"
+            .to_string(),
+        _ => "it needs Linux ≥ 5.11 built with the generic entry code (CONFIG_GENERIC_ENTRY)"
+            .to_string(),
+    };
+    format!(
+        "this kernel has no Syscall User Dispatch (prctl(PR_SET_SYSCALL_USER_DISPATCH) \
+         returned EINVAL): {why}"
+    )
 }
 
 pub struct Sud {

@@ -55,6 +55,8 @@ const CAUSES: &[&str] = &[
     "attach point does not exist",
     "was refused although this process is privileged",
     "fmod_ret makes the watched syscall fail",
+    "is not set in this kernel's config",
+    "is not modifiable",
 ];
 
 fn run_json(cmd: &mut Command) -> Value {

@@ -14,6 +14,7 @@ mod faults;
 mod import_cli;
 mod import_hostile;
 mod intercept;
+mod lab;
 mod layers;
 /// Peak memory of the commands the tests run, measured from a fresh copy of this binary.
 mod peak {

@@ -602,6 +602,7 @@ fn environment(m: &Machine, release: &str, seq: usize) -> Environment {
             loadavg_end: Some([1.0, 0.5, 0.4]),
             other: BTreeMap::new(),
         },
+        lab: None,
     }
 }
 

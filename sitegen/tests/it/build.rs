@@ -25,10 +25,12 @@ struct Fixture {
     mix: Vec<RunRecord>,
     sequential: Vec<RunRecord>,
     unknown_page: String,
+    tcg_page: String,
 }
 
-/// Runs in the fixture: synthetic, hand-made, the three series, the unknown import.
-const RUNS: usize = 230 + 4 + 3 * 8 + 1;
+/// Runs in the fixture: synthetic, hand-made, the three series, the unknown import, the
+/// measured and the emulated lab run.
+const RUNS: usize = 230 + 4 + 3 * 8 + 1 + 2;
 
 /// The versions of the comparability fixtures.
 const VERSIONS: &[&str] = &["6.4", "6.5", "6.6", "6.7", "6.8", "6.9", "6.10", "6.11"];
@@ -196,6 +198,26 @@ fn fixture() -> &'static Fixture {
         });
         save(&data, &unknown);
 
+        // The same machine measured, and emulated under TCG with a number no measurement has:
+        // the emulated one is on its own run and series pages, in no pooled view.
+        let lab = |seed, ns: f64| {
+            edited(base_record(seed), |r| {
+                r.environment.comparability.arch = "labarch".into();
+                r.environment.comparability.kernel_release = "6.1.0-50-amd64".into();
+                for x in &mut r.results {
+                    if let Some(o) = x.overhead.as_mut().filter(|_| x.id == "sud.block") {
+                        x.status = syscost_record::Status::Measured;
+                        o.median_ns = ns;
+                        o.ci_low_ns = Some(ns - 1.0);
+                        o.ci_high_ns = Some(ns + 1.0);
+                    }
+                }
+            })
+        };
+        save(&data, &lab(15, 3210.0));
+        let tcg = emulated(lab(16, 987654.0));
+        save(&data, &tcg);
+
         // A broken record: the default build goes on without it.
         let broken = data.join("runs/x86_64/6.8/0000000000000000.json");
         std::fs::create_dir_all(broken.parent().unwrap()).unwrap();
@@ -230,6 +252,7 @@ fn fixture() -> &'static Fixture {
             step,
             mix,
             sequential,
+            tcg_page: page(&tcg),
             data,
             site,
         }
@@ -404,6 +427,28 @@ fn imported_numbers_have_no_error_bars() {
     // Synthetic runs do draw their intervals.
     let x86 = read(&f.site, "arch/x86_64/index.html");
     assert!(x86.contains("class=\"eb"));
+}
+
+#[test]
+fn emulated_runs_are_never_pooled_with_measurements() {
+    let f = fixture();
+    let run = read(&f.site, &f.tcg_page);
+    assert!(run.contains("987,654"), "the run page shows its own number");
+    assert!(run.contains("qemu-tcg"));
+    for page in [
+        "arch/labarch/index.html",
+        "matrix/sud-block.html",
+        "metrics/sud-block.html",
+    ] {
+        let html = read(&f.site, page);
+        assert!(!html.contains("987,654"), "{page} pools the emulated run");
+    }
+    assert!(read(&f.site, "arch/labarch/index.html").contains("3,210"));
+    // Its own series (one virtualization kind) charts it.
+    let series = html_pages(&f.site)
+        .into_iter()
+        .find(|(p, h)| p.starts_with("series/") && h.contains("987,654"));
+    assert!(series.is_some_and(|(_, h)| !h.contains("3,210")));
 }
 
 #[test]

@@ -204,6 +204,31 @@ fn synthetic_records_do_not_belong_in_data() {
     assert!(!path.is_empty());
 }
 
+#[test]
+fn emulated_records_are_refused_unless_allowed() {
+    expect_problem(
+        |d| {
+            save(d, &emulated(base_record(6)));
+        },
+        "runs/",
+        "is emulated",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    save(&data, &emulated(base_record(6)));
+    let o = run(&["check", "--allow-emulated", data.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    // A lab record that claims TCG without saying so in its key breaks the record's rules.
+    let sneaky = edited(emulated(base_record(7)), |r| {
+        r.environment.comparability.virtualization.kind = "vm".into();
+    });
+    let (code, out) = check_with(|d| {
+        save(d, &sneaky);
+    });
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("virtualization.kind"), "{out}");
+}
+
 #[cfg(unix)]
 #[test]
 fn symlinks_are_refused_and_never_followed() {

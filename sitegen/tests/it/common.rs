@@ -62,6 +62,27 @@ pub fn base_record(seed: u64) -> RunRecord {
     with_id(r)
 }
 
+/// `r` as `syscost lab` leaves a run under QEMU's TCG: emulated, marked in its comparability
+/// key and its lab facts.
+pub fn emulated(r: RunRecord) -> RunRecord {
+    edited(r, |r| {
+        r.environment.comparability.virtualization.kind = syscost_record::VIRT_QEMU_TCG.into();
+        r.environment.comparability.virtualization.hypervisor = Some("QEMU TCG".into());
+        r.environment.lab = Some(syscost_record::Lab {
+            qemu: "QEMU emulator version 7.2.22".into(),
+            accelerator: syscost_record::Accelerator::Tcg,
+            machine: "pc".into(),
+            cpu_model: "max".into(),
+            vcpus: 2,
+            memory_mib: 1024,
+            kernel_sha256: "0".repeat(64),
+            kernel_config_sha256: None,
+            kvm_fallback: None,
+            boot_s: Some(12.0),
+        });
+    })
+}
+
 /// Applies `f`, then recomputes the id so the record stays self-consistent.
 pub fn edited(mut r: RunRecord, f: impl FnOnce(&mut RunRecord)) -> RunRecord {
     f(&mut r);

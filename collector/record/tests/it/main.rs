@@ -63,6 +63,7 @@ fn sample() -> RunRecord {
                 ..Default::default()
             },
             incidental: Incidental::default(),
+            lab: None,
         },
         summary: RunSummary {
             rounds: 300,

@@ -1,14 +1,10 @@
 //! What this host allows: privileges, kernel version and configuration, tracefs. Each check
 //! returns the reason a scenario is skipped, worded so the user knows what to change.
 
-use crate::machine;
+use crate::machine::kconfig;
 use crate::scenarios::SetupError;
-use flate2::read::GzDecoder;
-use std::collections::BTreeMap;
 use std::ffi::CStr;
-use std::io::Read;
 use std::path::Path;
-use std::sync::OnceLock;
 
 const CAP_SYS_ADMIN: u32 = 21;
 const CAP_PERFMON: u32 = 38;
@@ -77,6 +73,19 @@ pub enum HostError {
         VMLINUX_BTF
     )]
     NoBtf,
+    #[error(
+        "CONFIG_FUNCTION_ERROR_INJECTION is not set in this kernel's config: fmod_ret programs \
+         attach only to functions on the kernel's error-injection list, which is empty without \
+         it, or to security_* hooks, so no syscall's return can be modified (a kernel built \
+         with CONFIG_FUNCTION_ERROR_INJECTION=y allows its syscall wrappers)"
+    )]
+    NoErrorInjection,
+    #[error(
+        "CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS is not set in this kernel's config: a BPF \
+         trampoline (fentry/fexit/fmod_ret) is attached to a kernel function through an ftrace \
+         direct call, which this kernel cannot make (the kernel answers ENOTSUPP)"
+    )]
+    NoDirectCalls,
 }
 
 impl From<HostError> for SetupError {
@@ -85,56 +94,14 @@ impl From<HostError> for SetupError {
     }
 }
 
-/// The running kernel's (major, minor), from uname's release ("6.18.44-fc-v669" → (6, 18)).
+/// The running kernel's (major, minor).
 pub fn kernel_version() -> Option<(u32, u32)> {
-    parse_release(&machine::uname().2)
-}
-
-pub fn parse_release(release: &str) -> Option<(u32, u32)> {
-    let mut it = release.split(|c: char| !c.is_ascii_digit());
-    let major = it.next()?.parse().ok()?;
-    let minor = it.next()?.parse().ok()?;
-    Some((major, minor))
-}
-
-/// Kernel configuration options (`y`, `m`, `n`...) when /proc/config.gz or /boot/config-* is
-/// readable; read once per process.
-fn kconfig() -> &'static BTreeMap<String, String> {
-    static CONFIG: OnceLock<BTreeMap<String, String>> = OnceLock::new();
-    CONFIG.get_or_init(|| {
-        let mut text = String::new();
-        let from_proc = std::fs::File::open("/proc/config.gz")
-            .ok()
-            .and_then(|f| GzDecoder::new(f).read_to_string(&mut text).ok());
-        if from_proc.is_none() {
-            let release = machine::uname().2;
-            text = std::fs::read_to_string(format!("/boot/config-{release}")).unwrap_or_default();
-        }
-        parse_kconfig(&text)
-    })
-}
-
-/// `CONFIG_X=v` → v, `# CONFIG_X is not set` → "n".
-pub fn parse_kconfig(text: &str) -> BTreeMap<String, String> {
-    let mut m = BTreeMap::new();
-    for line in text.lines().map(str::trim) {
-        if let Some(name) = line
-            .strip_prefix("# ")
-            .and_then(|r| r.strip_suffix(" is not set"))
-        {
-            m.insert(name.to_string(), "n".to_string());
-        } else if let Some((k, v)) = line.split_once('=') {
-            if k.starts_with("CONFIG_") {
-                m.insert(k.to_string(), v.trim_matches('"').to_string());
-            }
-        }
-    }
-    m
+    kconfig::running_version()
 }
 
 /// `Some(false)` when the kernel config says the option is off, `None` when unknown.
-pub fn kconfig_enabled(name: &str) -> Option<bool> {
-    kconfig().get(name).map(|v| v == "y" || v == "m")
+fn kconfig_enabled(name: &str) -> Option<bool> {
+    kconfig::enabled(name)
 }
 
 #[repr(C)]
@@ -294,6 +261,22 @@ pub fn check_btf() -> Result<(), HostError> {
     Err(HostError::NoBtf)
 }
 
+/// A trampoline on a kernel function (an ftrace location) is an ftrace direct call.
+pub fn check_direct_calls() -> Result<(), HostError> {
+    if kconfig_enabled("CONFIG_DYNAMIC_FTRACE_WITH_DIRECT_CALLS") == Some(false) {
+        return Err(HostError::NoDirectCalls);
+    }
+    Ok(())
+}
+
+/// fmod_ret needs the error-injection list (or a security hook, which no probe syscall is).
+pub fn check_error_injection() -> Result<(), HostError> {
+    if kconfig_enabled("CONFIG_FUNCTION_ERROR_INJECTION") == Some(false) {
+        return Err(HostError::NoErrorInjection);
+    }
+    Ok(())
+}
+
 /// The active lockdown mode, when securityfs shows it ("integrity", "confidentiality").
 pub fn lockdown() -> Option<String> {
     let text = std::fs::read_to_string("/sys/kernel/security/lockdown").ok()?;
@@ -305,23 +288,6 @@ pub fn lockdown() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn releases_parse() {
-        assert_eq!(parse_release("6.18.44-fc-v669"), Some((6, 18)));
-        assert_eq!(parse_release("5.4.0-150-generic"), Some((5, 4)));
-        assert_eq!(parse_release("4.19"), Some((4, 19)));
-        assert_eq!(parse_release("garbage"), None);
-    }
-
-    #[test]
-    fn kernel_config_lines() {
-        let m =
-            parse_kconfig("CONFIG_UPROBES=y\n# CONFIG_KPROBES is not set\nCONFIG_LSM=\"a,b\"\n");
-        assert_eq!(m.get("CONFIG_UPROBES").map(String::as_str), Some("y"));
-        assert_eq!(m.get("CONFIG_KPROBES").map(String::as_str), Some("n"));
-        assert_eq!(m.get("CONFIG_LSM").map(String::as_str), Some("a,b"));
-    }
 
     #[test]
     fn capability_bits() {

@@ -143,6 +143,15 @@ impl Scenario for Probed {
             )
         };
         p.insert("attach".into(), attach);
+        if self.kind.is_trampoline() {
+            p.insert(
+                "reattach".into(),
+                "a kernel that cannot attach a detached trampoline program again (Linux < \
+                 5.13 answers ENOENT) gets it loaded afresh before each sample, untimed and \
+                 outside attach.bpf.*"
+                    .into(),
+            );
+        }
         p.insert(
             "filter".into(),
             "tgid: only the measuring worker's calls are counted".into(),

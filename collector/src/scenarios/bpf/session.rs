@@ -45,6 +45,12 @@ impl Driver {
 
 pub struct Session {
     loaded: Loaded,
+    /// What [`Loaded::load`] was given, to load the program afresh when the kernel cannot
+    /// re-attach it.
+    load_args: (Kind, Config, Vec<String>),
+    /// The program is loaded afresh for every sample: this kernel refuses to attach a
+    /// trampoline program a second time (Linux < 5.13 lets a TRACING program attach once).
+    pub reload_each: bool,
     target: Target,
     driver: Driver,
     /// The link of a program that stays attached (uprobes; see the module comment).
@@ -68,6 +74,8 @@ pub struct Session {
 pub enum SampleError {
     #[error("attaching the BPF program failed: {}", .0.with_log())]
     Attach(BpfError),
+    #[error("loading the BPF program afresh (this kernel cannot re-attach it) failed: {}", .0.with_log())]
+    Reload(BpfError),
     #[error(transparent)]
     Hits(#[from] HitsError),
     #[error("the program still ran for the worker's calls {0} ms after it was detached")]
@@ -169,7 +177,15 @@ fn preflight(kind: Kind, syscall: Syscall) -> Result<(), SetupError> {
         }
         Kind::Kprobe | Kind::Kretprobe => host::check_kprobes()?,
         Kind::KprobeMulti => host::check_fprobe()?,
-        Kind::Fentry | Kind::Fexit | Kind::Fmodret => host::check_btf()?,
+        Kind::Fentry | Kind::Fexit => {
+            host::check_btf()?;
+            host::check_direct_calls()?;
+        }
+        Kind::Fmodret => {
+            host::check_btf()?;
+            host::check_direct_calls()?;
+            host::check_error_injection()?;
+        }
         Kind::Uprobe | Kind::Uretprobe => host::check_uprobes()?,
         Kind::RawTp => {}
     }
@@ -199,6 +215,9 @@ fn load_error(kind: Kind, e: BpfError) -> SetupError {
                 kind.name()
             ))
         }
+        Some(libc::EINVAL) if kind == Kind::Fmodret && e.log.contains("is not modifiable") => {
+            unsupported(not_modifiable(&e))
+        }
         Some(
             libc::EINVAL | libc::EOPNOTSUPP | ENOTSUPP | libc::E2BIG | libc::ESRCH | libc::ENOENT,
         ) => {
@@ -216,6 +235,34 @@ fn load_error(kind: Kind, e: BpfError) -> SetupError {
         }
         _ => SetupError::Failed(e.with_log()),
     }
+}
+
+/// Why the verifier called the fmod_ret target "not modifiable": it is on neither the
+/// error-injection list nor a security hook. For an argument-less syscall the kernel's BTF may
+/// name its code only `__do_sys_<name>`, which is never on the list (the wrapper is).
+fn not_modifiable(e: &BpfError) -> String {
+    let func = e
+        .log
+        .split_whitespace()
+        .find(|w| w.ends_with("()"))
+        .map(|w| w.trim_end_matches("()").to_string());
+    let named = func.clone().unwrap_or_else(|| "its target".into());
+    let hint = match func.as_deref().and_then(|f| f.strip_prefix("__do_sys_")) {
+        Some(name) => format!(
+            "; the kernel's BTF names {name}'s code only {named} (the syscall wrapper {} that \
+             is on the list is absent from it: argument-less syscalls), so --syscall getpgid, \
+             the kernel benchmark's probe, whose wrapper {} is in the BTF, may allow it",
+            kernel_function(name),
+            kernel_function("getpgid")
+        ),
+        None => String::new(),
+    };
+    format!(
+        "the kernel refused the fmod_ret program: {named} is not modifiable (fmod_ret attaches \
+         only to functions on the kernel's error-injection list, or to security_* hooks){hint} \
+         [{}]",
+        e.with_log()
+    )
 }
 
 fn attach_error(kind: Kind, e: BpfError) -> SetupError {
@@ -267,6 +314,7 @@ impl Session {
             Vec::new()
         };
         let loaded = Loaded::load(kind, cfg, &trampoline).map_err(|e| load_error(kind, e))?;
+        let load_args = (kind, cfg, trampoline);
         let target = match kind {
             Kind::Tp => Target::Tracepoint(format!("sys_enter_{name}")),
             Kind::RawTp => Target::RawTracepoint("sys_enter"),
@@ -307,6 +355,8 @@ impl Session {
         };
         let mut s = Session {
             loaded,
+            load_args,
+            reload_each: false,
             target,
             driver,
             kept: None,
@@ -340,6 +390,13 @@ impl Session {
             s.kept = Some(s.attach().map_err(|e| attach_error(kind, e))?);
         }
         Ok(s)
+    }
+
+    /// Replaces the loaded program by a fresh load of the same one.
+    fn reload(&mut self) -> Result<(), SampleError> {
+        let (kind, cfg, targets) = &self.load_args;
+        self.loaded = Loaded::load(*kind, *cfg, targets).map_err(SampleError::Reload)?;
+        Ok(())
     }
 
     pub fn attach(&self) -> Result<Link, BpfError> {
@@ -400,8 +457,23 @@ impl Session {
         };
         self.settle_ns = detach_ns;
         let (_, stray) = self.count(|s| s.driver.run(1))?;
-        let t_attach = crate::harness::clock::now_ns();
-        let link = self.attach().map_err(SampleError::Attach)?;
+        if self.reload_each {
+            self.reload()?;
+        }
+        let mut t_attach = crate::harness::clock::now_ns();
+        let link = match self.attach() {
+            Ok(l) => l,
+            // A trampoline program that attached once and was detached: kernels before 5.13
+            // answer ENOENT (its target was released with the first link). Load it afresh,
+            // now and for every later sample (untimed, like the attach itself).
+            Err(e) if e.errno == Some(libc::ENOENT) && self.load_args.0.is_trampoline() => {
+                self.reload_each = true;
+                self.reload()?;
+                t_attach = crate::harness::clock::now_ns();
+                self.attach().map_err(SampleError::Attach)?
+            }
+            Err(e) => return Err(SampleError::Attach(e)),
+        };
         let attach_ns = crate::harness::clock::now_ns().saturating_sub(t_attach);
         let timed = self.count(|s| s.driver.run(iters));
         let t_detach = crate::harness::clock::now_ns();

@@ -39,6 +39,7 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
         Box::new(notif::Notif::new(syscall, false, false, cpus.clone())),
         Box::new(notif::Notif::new(syscall, true, false, cpus.clone())),
         Box::new(notif::Notif::new(syscall, false, true, cpus.clone())),
+        Box::new(notif::Notif::sync_wake(syscall, cpus.clone())),
         Box::new(log::Log::new(syscall)),
         Box::new(refused::Refused::trace(syscall)),
         Box::new(ptrace::Ptrace::new(syscall, false, false, cpus.clone())),

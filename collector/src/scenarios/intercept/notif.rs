@@ -4,12 +4,19 @@
 //! call). The supervisor is a thread of the worker started *before* the filter is attached, so
 //! it is not filtered itself; it runs on another CPU when there is one (see [`placement`]).
 //!
+//! `.sync_wake` sets SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP on the listener (Linux ≥ 6.6): each side
+//! then wakes the other on its own CPU when the woken task may run there (WF_CURRENT_CPU). Its
+//! supervisor may run on any CPU of the run, so the flag can do what it is for — turn the
+//! cross-CPU round trip into one on the loop's CPU — and the difference to
+//! `seccomp.user_notif` is what the flag saves.
+//!
 //! [`placement`]: super::placement
 
 use super::{action_filter, install, placement, Call, FAMILY};
 use crate::harness::{Batch, Probe, Syscall};
+use crate::machine::kconfig;
 use crate::scenarios::{RunError, Scenario, SetupError};
-use crate::sys::affinity::pinned_cpu;
+use crate::sys::affinity::{pin_to_cpus, pinned_cpu};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
@@ -25,10 +32,16 @@ struct Counters {
     send_errors: AtomicU64,
 }
 
+/// First kernel with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP.
+const SYNC_WAKE_SINCE: (u32, u32) = (6, 6);
+const SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP: u64 = 1;
+
 pub struct Notif {
     cont: bool,
     /// Supervisor forced onto the loop's CPU (the `.same_cpu` variant).
     same_cpu: bool,
+    /// Synchronous wake-ups on the listener, supervisor free to follow (`.sync_wake`).
+    sync_wake: bool,
     syscall: Syscall,
     cpus: Vec<u32>,
     probe: Option<Probe>,
@@ -40,6 +53,7 @@ impl Notif {
         Notif {
             cont,
             same_cpu,
+            sync_wake: false,
             syscall,
             cpus,
             probe: None,
@@ -47,8 +61,71 @@ impl Notif {
         }
     }
 
+    /// `seccomp.user_notif.sync_wake`: answered with a value, the listener woken synchronously.
+    pub fn sync_wake(syscall: Syscall, cpus: Vec<u32>) -> Notif {
+        Notif {
+            sync_wake: true,
+            ..Notif::new(syscall, false, false, cpus)
+        }
+    }
+
     fn per_op(&self) -> u64 {
         self.syscall.nrs().len() as u64
+    }
+
+    /// Where the supervisor thread may run: all CPUs of the run (`.sync_wake`), or one.
+    fn supervisor_cpus(&self, loop_cpu: u32) -> Vec<u32> {
+        if self.sync_wake {
+            self.cpus.clone()
+        } else {
+            vec![placement::interceptor_cpu(
+                &self.cpus,
+                loop_cpu,
+                self.same_cpu,
+            )]
+        }
+    }
+}
+
+/// Restricts the calling (supervisor) thread to `cpus`.
+fn place_supervisor(cpus: &[u32]) -> Result<(), SetupError> {
+    match cpus {
+        [cpu] => placement::pin("supervisor", *cpu).map_err(SetupError::failed),
+        _ => pin_to_cpus(cpus).map_err(|e| {
+            SetupError::Failed(format!(
+                "cannot let the supervisor run on CPUs {cpus:?}: {e}"
+            ))
+        }),
+    }
+}
+
+/// Sets SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP on a listener; Unsupported with the kernel's version
+/// when it is older than the flag.
+fn set_sync_wake(fd: i32) -> Result<(), SetupError> {
+    // SAFETY: the flags are passed by value, as SECCOMP_IOCTL_NOTIF_SET_FLAGS expects.
+    let rc = unsafe {
+        libc::ioctl(
+            fd,
+            libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS,
+            SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP,
+        )
+    };
+    if rc == 0 {
+        return Ok(());
+    }
+    let err = std::io::Error::last_os_error();
+    let version = kconfig::running_version();
+    match (err.raw_os_error(), version) {
+        (Some(libc::EINVAL), Some(v)) if v < SYNC_WAKE_SINCE => {
+            Err(SetupError::Unsupported(format!(
+                "SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP needs Linux ≥ {}.{}, this is {}.{} \
+                 (SECCOMP_IOCTL_NOTIF_SET_FLAGS answered EINVAL)",
+                SYNC_WAKE_SINCE.0, SYNC_WAKE_SINCE.1, v.0, v.1
+            )))
+        }
+        _ => Err(SetupError::Failed(format!(
+            "SECCOMP_IOCTL_NOTIF_SET_FLAGS(SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) failed: {err}"
+        ))),
     }
 }
 
@@ -102,6 +179,8 @@ impl Scenario for Notif {
         };
         if self.same_cpu {
             format!("{base}.same_cpu")
+        } else if self.sync_wake {
+            format!("{base}.sync_wake")
         } else {
             base.into()
         }
@@ -113,6 +192,8 @@ impl Scenario for Notif {
         let s = self.syscall.describe();
         if self.cont {
             format!("{s} under SECCOMP_RET_USER_NOTIF; the supervisor answers CONTINUE and the kernel runs the call")
+        } else if self.sync_wake {
+            format!("{s} under SECCOMP_RET_USER_NOTIF with SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP; the supervisor answers with the result")
         } else {
             format!("{s} under SECCOMP_RET_USER_NOTIF; the supervisor answers with the result")
         }
@@ -129,8 +210,19 @@ impl Scenario for Notif {
         );
         p.insert(
             "supervisor_cpu".into(),
-            placement::describe(&self.cpus, self.same_cpu).into(),
+            if self.sync_wake {
+                "any CPU of the run (not pinned): a synchronous wake-up brings it to the loop's"
+            } else {
+                placement::describe(&self.cpus, self.same_cpu)
+            }
+            .into(),
         );
+        if self.sync_wake {
+            p.insert(
+                "listener_flags".into(),
+                "SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP (Linux ≥ 6.6)".into(),
+            );
+        }
         p.insert(
             "answer".into(),
             if self.cont { "continue" } else { "value" }.into(),
@@ -149,16 +241,16 @@ impl Scenario for Notif {
         let probe = Probe::new(self.syscall)?;
         let loop_cpu = pinned_cpu()
             .ok_or_else(|| SetupError::Failed("the worker is not pinned to one CPU".into()))?;
-        let sup_cpu = placement::interceptor_cpu(&self.cpus, loop_cpu, self.same_cpu);
         let (fd_tx, fd_rx) = mpsc::channel::<i32>();
-        let (pin_tx, pin_rx) = mpsc::channel::<Result<(), placement::PinError>>();
+        let (pin_tx, pin_rx) = mpsc::channel::<Result<(), SetupError>>();
+        let sup_cpus = self.supervisor_cpus(loop_cpu);
         let counters = Arc::clone(&self.counters);
         let cont = self.cont;
         let sup_nrs = nrs.clone();
         std::thread::Builder::new()
             .name("notif-supervisor".into())
             .spawn(move || {
-                let _ = pin_tx.send(placement::pin("supervisor", sup_cpu));
+                let _ = pin_tx.send(place_supervisor(&sup_cpus));
                 if let Ok(fd) = fd_rx.recv() {
                     supervise(fd, sup_nrs, value, cont, &counters);
                 }
@@ -166,12 +258,14 @@ impl Scenario for Notif {
             .map_err(|e| SetupError::Failed(format!("cannot start the supervisor thread: {e}")))?;
         pin_rx
             .recv()
-            .map_err(|_| SetupError::Failed("the supervisor thread died".into()))?
-            .map_err(SetupError::failed)?;
+            .map_err(|_| SetupError::Failed("the supervisor thread died".into()))??;
         let fd = install(
             &action_filter(&nrs, libc::SECCOMP_RET_USER_NOTIF),
             libc::SECCOMP_FILTER_FLAG_NEW_LISTENER,
         )?;
+        if self.sync_wake {
+            set_sync_wake(fd as i32)?;
+        }
         fd_tx
             .send(fd as i32)
             .map_err(|_| SetupError::Failed("the supervisor thread died".into()))?;

@@ -262,6 +262,23 @@ impl Ptrace {
     }
 }
 
+/// The syscalls a clock read falls back to when the vDSO cannot serve it.
+const CLOCK_SYSCALLS: [libc::c_long; 2] = [libc::SYS_clock_gettime, libc::SYS_gettimeofday];
+
+/// Why SYSEMU cannot be timed on a machine whose clock reads are syscalls: the tracee's own
+/// clock reads would be skipped like the probe (a machine property, not a failure).
+fn no_vdso_clock() -> String {
+    let path = "/sys/devices/system/clocksource/clocksource0/current_clocksource";
+    let source = std::fs::read_to_string(path)
+        .map(|s| format!("clocksource '{}'", s.trim()))
+        .unwrap_or_else(|_| "the clocksource".into());
+    format!(
+        "this kernel's {source} has no vDSO mode, so every clock read is a syscall, which \
+         PTRACE_SYSEMU would skip like the probe and the batch could not be timed (a machine \
+         whose clocksource is tsc, kvm-clock or arch_sys_counter can run it)"
+    )
+}
+
 /// (op, syscall number) of the tracee's current stop.
 fn syscall_info(pid: libc::pid_t) -> Result<(u8, libc::c_long), PtraceError> {
     let mut info = SyscallInfo::default();
@@ -389,6 +406,9 @@ impl Scenario for Ptrace {
             Some(Shared::new().map_err(|e| SetupError::Failed(format!("mmap failed: {e}")))?);
         let b = self.batch(16).map_err(|e| match e {
             PtraceError::TraceMe(_) => SetupError::Unsupported(e.to_string()),
+            PtraceError::Unemulated(nr) if CLOCK_SYSCALLS.contains(&nr) => {
+                SetupError::Unsupported(no_vdso_clock())
+            }
             e => SetupError::failed(e),
         })?;
         if b.bad != 0 || b.verified != Some(16 * self.per_op()) {

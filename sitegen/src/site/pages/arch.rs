@@ -2,6 +2,7 @@
 //! series, and every metric it has.
 
 use crate::fmt::{self, root_of};
+use crate::info::RunInfo;
 use crate::metrics::METRICS;
 use crate::site::charts::{chart_for, has_metric, Chart, ChartSpec};
 use crate::site::ctx::Ctx;
@@ -63,10 +64,11 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     for (arch, idx) in &d.g.by_arch {
         let path = links.arch(arch);
         let root = root_of(&path);
+        let measured = RunInfo::measured(runs, idx);
         let charts = METRICS
             .iter()
             .zip(&d.headline)
-            .filter(|(_, m)| has_metric(runs, idx, **m))
+            .filter(|(_, m)| has_metric(runs, &measured, **m))
             .filter_map(|(h, m)| {
                 let spec = ChartSpec::of(
                     d.reg,
@@ -74,7 +76,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
                     format!("{} on {arch}", h.label),
                     h.slug.to_string(),
                 );
-                Some(chart_for(runs, &d.g, idx, spec, &root))
+                Some(chart_for(runs, &d.g, &measured, spec, &root))
             })
             .collect();
         let mut counts = vec![0usize; d.reg.len()];

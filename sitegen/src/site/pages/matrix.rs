@@ -102,6 +102,8 @@ fn arch_table(d: &Data, arch: &str, m: u32, root: &str) -> Option<MatrixArch> {
     let with: Vec<&SeriesRuns> =
         d.g.series_of(arch)
             .into_iter()
+            // An emulated series (its own virtualization kind) is never set beside hardware.
+            .filter(|s| s.runs.iter().all(|&i| !runs[i].emulated))
             .filter(|s| s.runs.iter().any(|&i| runs[i].values.get(m).is_some()))
             .collect();
     if with.is_empty() {

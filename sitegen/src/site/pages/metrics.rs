@@ -2,6 +2,7 @@
 //! estimate) with a chart per architecture, one line per series.
 
 use crate::fmt::{self, root_of};
+use crate::info::RunInfo;
 use crate::metrics::{headline_of, Kind, METRICS};
 use crate::site::charts::{chart_for, Chart, ChartSpec};
 use crate::site::ctx::Ctx;
@@ -95,10 +96,11 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             .g
             .by_arch
             .iter()
+            .map(|(arch, idx)| (arch, RunInfo::measured(runs, idx)))
             .filter(|(_, idx)| idx.iter().any(|&i| runs[i].values.get(m).is_some()))
             .map(|(arch, idx)| {
                 let spec = ChartSpec::of(d.reg, m, format!("{label} on {arch}"), fmt::slug(arch));
-                chart_for(runs, &d.g, idx, spec, &root)
+                chart_for(runs, &d.g, &idx, spec, &root)
             })
             .collect();
         let page = MetricPage {

@@ -1,0 +1,114 @@
+//! `syscost lab-matrix`: boots every cached kernel in turn (one guest at a time), runs the
+//! default suite in each, and judges every scenario against its kernel
+//! ([`crate::lab::matrix`]); prints the kernel × scenario table.
+
+use super::lab::{accel_of, boot_limit, cache_dir, check_run_args, contents, WorkDir};
+use crate::cli::LabMatrixArgs;
+use crate::error::Error;
+use crate::lab::matrix::{cached_kernels, Column, Matrix};
+use crate::lab::{self, Spec};
+use crate::report::json::{save_record, write_atomic};
+use crate::sys::signals;
+use std::time::{Duration, Instant};
+
+pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
+    let cache = args.cache.clone().or_else(cache_dir).ok_or_else(|| {
+        Error::Argument("no lab cache: give --cache, or set HOME or XDG_CACHE_HOME".into())
+    })?;
+    let mut kernels = cached_kernels(&cache);
+    if !args.kernels.is_empty() {
+        for spec in &args.kernels {
+            if !kernels.iter().any(|k| k.matches(spec)) {
+                return Err(Error::Argument(format!(
+                    "--kernels {spec}: no such kernel in {} (have: {}); fetch it with \
+                     scripts/lab-kernels {spec}",
+                    cache.display(),
+                    kernels
+                        .iter()
+                        .map(|k| format!("{}:{}", k.arch, k.release))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
+        kernels.retain(|k| args.kernels.iter().any(|s| k.matches(s)));
+    }
+    if kernels.is_empty() {
+        return Err(Error::Argument(format!(
+            "no kernels in {} (fetch them with scripts/lab-kernels)",
+            cache.join("kernels").display()
+        )));
+    }
+    let mut run_args = vec!["--budget".to_string(), args.budget.to_string()];
+    run_args.extend(args.run_args.iter().cloned());
+    let budget = check_run_args(&run_args)?;
+    let stop = signals::stop_flag();
+    let work = WorkDir::new("lab-matrix")?;
+    let started = Instant::now();
+    let mut columns = Vec::new();
+    for (i, k) in kernels.iter().enumerate() {
+        eprintln!(
+            "syscost lab-matrix: [{}/{}] {} ({})",
+            i + 1,
+            kernels.len(),
+            k.label(),
+            k.image.display()
+        );
+        let boot_timeout = boot_limit(&args.guest, k.arch)?;
+        let spec = Spec {
+            kernel: k.image.clone(),
+            arch: k.arch,
+            accel: accel_of(args.guest.accel),
+            config: k.config_path.clone(),
+            cpus: args.guest.cpus,
+            mem_mib: args.guest.mem,
+            boot_timeout,
+            timeout: boot_timeout + Duration::from_secs_f64(budget * 3.0 + 180.0),
+            contents: contents(k.arch, &args.guest, k.config_path.clone(), run_args.clone())?,
+            append: args.guest.append.clone(),
+            work_dir: work.0.join(format!("{}-{}", k.arch, k.release)),
+        };
+        let column = match lab::run(&spec, &stop, &mut |m| eprintln!("syscost lab-matrix: {m}")) {
+            Ok(o) => {
+                eprintln!(
+                    "syscost lab-matrix: {}: init after {}, done in {:.0} s",
+                    k.label(),
+                    o.boot_s.map_or("?".into(), |b| format!("{b:.1} s")),
+                    o.total_s
+                );
+                if let Some(dir) = &args.save {
+                    let (path, _) = save_record(dir, o.record.clone())?;
+                    eprintln!("syscost lab-matrix: record saved as {}", path.display());
+                }
+                Column::Ran {
+                    record: Box::new(o.record),
+                    boot_s: o.boot_s,
+                    total_s: o.total_s,
+                }
+            }
+            Err(lab::LabError::Interrupted) => return Err(lab::LabError::Interrupted.into()),
+            Err(e) => {
+                eprintln!("syscost lab-matrix: {}: {e}", k.label());
+                Column::NoRecord(e.to_string())
+            }
+        };
+        columns.push(column);
+    }
+    let matrix = Matrix { kernels, columns };
+    let text = matrix.markdown();
+    print!("{text}");
+    if let Some(path) = &args.markdown {
+        write_atomic(path, text.as_bytes())?;
+        eprintln!("syscost lab-matrix: table written to {}", path.display());
+    }
+    eprintln!(
+        "syscost lab-matrix: {} kernel(s) in {:.0} s",
+        matrix.kernels.len(),
+        started.elapsed().as_secs_f64()
+    );
+    let findings = matrix.findings().len();
+    if findings > 0 {
+        return Err(Error::MatrixFailed(findings));
+    }
+    Ok(0)
+}

@@ -1,0 +1,183 @@
+//! The guest architectures: how QEMU boots each, where its console is, and how to recognise its
+//! kernel images.
+
+use super::elf::{EM_AARCH64, EM_X86_64};
+use flate2::read::GzDecoder;
+use std::io::Read;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arch {
+    X86_64,
+    Aarch64,
+}
+
+impl Arch {
+    pub const ALL: [Arch; 2] = [Arch::X86_64, Arch::Aarch64];
+
+    /// `uname -m`'s name.
+    pub fn name(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64",
+            Arch::Aarch64 => "aarch64",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Option<Arch> {
+        match s {
+            "x86_64" | "amd64" => Some(Arch::X86_64),
+            "aarch64" | "arm64" => Some(Arch::Aarch64),
+            _ => None,
+        }
+    }
+
+    /// The architecture this syscost runs on.
+    pub fn host() -> Option<Arch> {
+        Arch::from_name(std::env::consts::ARCH)
+    }
+
+    pub fn qemu_binary(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "qemu-system-x86_64",
+            Arch::Aarch64 => "qemu-system-aarch64",
+        }
+    }
+
+    /// The Debian package providing [`Arch::qemu_binary`].
+    pub fn qemu_package(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "qemu-system-x86",
+            Arch::Aarch64 => "qemu-system-arm",
+        }
+    }
+
+    /// QEMU's machine type.
+    pub fn machine(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "pc",
+            Arch::Aarch64 => "virt",
+        }
+    }
+
+    /// The CPU model: everything TCG can emulate, or the host's own CPU under KVM. On arm64,
+    /// pointer authentication uses QEMU's own (fast) algorithm: the architected QARMA cipher
+    /// makes every signed return several times slower to emulate.
+    pub fn cpu_model(self, kvm: bool) -> &'static str {
+        match (self, kvm) {
+            (_, true) => "host",
+            (Arch::X86_64, false) => "max",
+            (Arch::Aarch64, false) => "max,pauth-impdef=on",
+        }
+    }
+
+    /// The kernel's name for the first serial port, the console.
+    pub fn console(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "ttyS0",
+            Arch::Aarch64 => "ttyAMA0",
+        }
+    }
+
+    /// Where the guest writes the record frame: a second serial port of its own on x86 (the
+    /// 8250 driver is built into every x86 kernel), the console on arm64 (`virt` has one
+    /// PL011, and virtio-console is a module in distribution kernels).
+    pub fn record_tty(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "ttyS1",
+            Arch::Aarch64 => "ttyAMA0",
+        }
+    }
+
+    pub fn record_on_console(self) -> bool {
+        self.record_tty() == self.console()
+    }
+
+    pub fn elf_machine(self) -> u16 {
+        match self {
+            Arch::X86_64 => EM_X86_64,
+            Arch::Aarch64 => EM_AARCH64,
+        }
+    }
+
+    /// Rust's target for the static build of syscost that the guest runs.
+    pub fn rust_target(self) -> &'static str {
+        match self {
+            Arch::X86_64 => "x86_64-unknown-linux-musl",
+            Arch::Aarch64 => "aarch64-unknown-linux-musl",
+        }
+    }
+}
+
+impl std::fmt::Display for Arch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The architecture of a kernel image, from its header: an x86 bzImage ("HdrS" at 0x202), an
+/// arm64 Image ("ARM\x64" at 0x38), gzip-compressed or inside an EFI zboot image (a PE file
+/// whose machine is arm64).
+pub fn detect_image(bytes: &[u8]) -> Option<Arch> {
+    if bytes.get(0x202..0x206) == Some(b"HdrS") {
+        return Some(Arch::X86_64);
+    }
+    if bytes.get(0x38..0x3c) == Some(b"ARM\x64") {
+        return Some(Arch::Aarch64);
+    }
+    if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut head = [0u8; 64];
+        let mut gz = GzDecoder::new(bytes);
+        if gz.read_exact(&mut head).is_ok() && &head[0x38..0x3c] == b"ARM\x64" {
+            return Some(Arch::Aarch64);
+        }
+        return None;
+    }
+    if bytes.starts_with(b"MZ") {
+        // PE: e_lfanew at 0x3c, then "PE\0\0" and the machine.
+        let pe = u32::from_le_bytes(bytes.get(0x3c..0x40)?.try_into().ok()?) as usize;
+        if bytes.get(pe..pe + 4) == Some(b"PE\0\0") {
+            let machine = u16::from_le_bytes(bytes.get(pe + 4..pe + 6)?.try_into().ok()?);
+            if machine == 0xaa64 {
+                return Some(Arch::Aarch64);
+            }
+            if machine == 0x8664 && bytes.get(0x202..0x206) == Some(b"HdrS") {
+                return Some(Arch::X86_64);
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    #[test]
+    fn recognises_kernel_images() {
+        let mut bz = vec![0u8; 0x400];
+        bz[0x202..0x206].copy_from_slice(b"HdrS");
+        assert_eq!(detect_image(&bz), Some(Arch::X86_64));
+        let mut image = vec![0u8; 0x100];
+        image[0x38..0x3c].copy_from_slice(b"ARM\x64");
+        assert_eq!(detect_image(&image), Some(Arch::Aarch64));
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        gz.write_all(&image).unwrap();
+        assert_eq!(detect_image(&gz.finish().unwrap()), Some(Arch::Aarch64));
+        let mut pe = vec![0u8; 0x100];
+        pe[..2].copy_from_slice(b"MZ");
+        pe[0x3c] = 0x80;
+        pe[0x80..0x84].copy_from_slice(b"PE\0\0");
+        pe[0x84..0x86].copy_from_slice(&0xaa64u16.to_le_bytes());
+        assert_eq!(detect_image(&pe), Some(Arch::Aarch64));
+        assert_eq!(detect_image(b"#!/bin/sh\necho not a kernel\n"), None);
+    }
+
+    #[test]
+    fn names_round_trip() {
+        for a in Arch::ALL {
+            assert_eq!(Arch::from_name(a.name()), Some(a));
+        }
+        assert_eq!(Arch::from_name("arm64"), Some(Arch::Aarch64));
+        assert_eq!(Arch::from_name("riscv64"), None);
+    }
+}

@@ -1,0 +1,408 @@
+//! `syscost lab`: boots a kernel in QEMU with a generated initramfs, runs `syscost run` inside,
+//! and brings the record back — the way to measure a kernel without installing it.
+//!
+//! - [`arch`]: per-architecture QEMU settings and kernel image recognition
+//! - [`initramfs`] (with [`cpio`], [`elf`]): the guest's root filesystem and its `/init`
+//! - [`frame`]: the record's framing and checksum on the serial line
+//! - [`qemu`]: the command line, and a watch loop that always ends with QEMU gone
+//! - [`facts`]: what the host adds to the guest's record (accelerator, QEMU, vCPUs)
+//! - [`matrix`]: judging a record against its kernel's version and configuration
+//!
+//! Under TCG the numbers are an emulator's: the record says so in its comparability key
+//! (`virtualization.kind = "qemu-tcg"`). Under KVM it is a real measurement of that guest.
+
+pub mod arch;
+pub mod cpio;
+pub mod elf;
+pub mod facts;
+pub mod frame;
+pub mod initramfs;
+pub mod matrix;
+pub mod qemu;
+
+pub use arch::Arch;
+
+use frame::FrameError;
+use initramfs::InitramfsError;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
+use std::time::Duration;
+use syscost_record::{Accelerator, RunRecord};
+
+/// Console lines an error shows.
+pub const TAIL_LINES: usize = 40;
+/// How long a kernel under KVM has to print its first console line before `auto` gives up on
+/// KVM (a healthy one does it in well under a second; nested KVM here hangs silently).
+pub const KVM_PROBE: Duration = Duration::from_secs(20);
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AccelChoice {
+    /// KVM when it works, else TCG (and the run says so).
+    Auto,
+    Kvm,
+    Tcg,
+}
+
+/// One lab run.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub kernel: PathBuf,
+    pub arch: Arch,
+    pub accel: AccelChoice,
+    pub config: Option<PathBuf>,
+    pub cpus: u32,
+    pub mem_mib: u32,
+    /// Init must start within this; the whole run must end within `timeout`.
+    pub boot_timeout: Duration,
+    pub timeout: Duration,
+    pub contents: initramfs::Contents,
+    pub append: String,
+    /// Where the initramfs and the logs are written (a fresh directory).
+    pub work_dir: PathBuf,
+}
+
+/// A finished lab run.
+#[derive(Debug)]
+pub struct Outcome {
+    /// The guest's record with the lab facts, its id recomputed.
+    pub record: RunRecord,
+    /// Exit status of `syscost run` in the guest (1: a scenario failed).
+    pub guest_exit: i32,
+    pub console: Vec<u8>,
+    pub accelerator: Accelerator,
+    pub boot_s: Option<f64>,
+    pub total_s: f64,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum LabError {
+    #[error("cannot read the kernel image {}: {source}", path.display())]
+    Kernel {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(
+        "{} is not a kernel image syscost recognises (an x86 bzImage or an arm64 Image, \
+         plain, gzip or EFI zboot); give its architecture with --arch",
+        .0.display()
+    )]
+    UnknownImage(PathBuf),
+    #[error("{} is an {image} kernel, and --arch says {asked}", path.display())]
+    ArchMismatch {
+        path: PathBuf,
+        image: Arch,
+        asked: Arch,
+    },
+    #[error(
+        "cannot run {binary}: {source} (install {package}: scripts/lab-tools, or apt-get \
+         install {package})"
+    )]
+    NoQemu {
+        binary: &'static str,
+        package: &'static str,
+        source: std::io::Error,
+    },
+    #[error("--accel kvm: KVM cannot be used: {0}")]
+    KvmUnavailable(String),
+    #[error(transparent)]
+    Initramfs(#[from] InitramfsError),
+    #[error("cannot prepare {}: {source}", path.display())]
+    WorkDir {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("cannot start {binary}: {source}")]
+    Spawn {
+        binary: &'static str,
+        source: std::io::Error,
+    },
+    #[error("{binary} exited ({status}) before the kernel printed anything:\n{log}")]
+    QemuFailed {
+        binary: &'static str,
+        status: String,
+        log: String,
+    },
+    #[error("the kernel panicked {seconds:.0} s after QEMU started; its console ends:\n{tail}")]
+    Panic { seconds: f64, tail: String },
+    #[error("{what} within {seconds:.0} s; QEMU was stopped; the console ends:\n{tail}")]
+    Hang {
+        what: String,
+        seconds: f64,
+        tail: String,
+    },
+    #[error(
+        "the guest stopped ({status}) {seconds:.0} s after QEMU started without sending a \
+         record; the console ends:\n{tail}"
+    )]
+    Ended {
+        status: String,
+        seconds: f64,
+        tail: String,
+    },
+    #[error("{error}; the console ends:\n{tail}")]
+    Frame { error: FrameError, tail: String },
+    #[error(
+        "`syscost run` in the guest exited with status {exit} and wrote no record; the console \
+         ends:\n{tail}"
+    )]
+    GuestRun { exit: i32, tail: String },
+    #[error("the guest's record is not a run record: {0}")]
+    Record(serde_json::Error),
+    #[error("interrupted; QEMU was stopped and no record was written")]
+    Interrupted,
+}
+
+fn sha256_file(path: &Path) -> Result<String, std::io::Error> {
+    let bytes = std::fs::read(path)?;
+    Ok(Sha256::digest(&bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect())
+}
+
+/// Checks that `path` is a kernel of `asked` (or tells its architecture when None).
+pub fn image_arch(path: &Path, asked: Option<Arch>) -> Result<Arch, LabError> {
+    let bytes = std::fs::read(path).map_err(|source| LabError::Kernel {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    match (arch::detect_image(&bytes), asked) {
+        (Some(image), Some(asked)) if image != asked => Err(LabError::ArchMismatch {
+            path: path.to_path_buf(),
+            image,
+            asked,
+        }),
+        (Some(a), _) | (None, Some(a)) => Ok(a),
+        (None, None) => Err(LabError::UnknownImage(path.to_path_buf())),
+    }
+}
+
+/// A kernel configuration beside an image: `config-<suffix>` for `vmlinuz-<suffix>` (a
+/// distribution's /boot), the only `config-*` there, or the `.config` of the build tree an
+/// `arch/<arch>/boot/bzImage` or `vmlinux` lies in.
+pub fn config_beside(image: &Path) -> Option<PathBuf> {
+    let dir = image.parent()?;
+    let name = image.file_name()?.to_string_lossy().into_owned();
+    for prefix in ["vmlinuz-", "vmlinux-", "bzImage-", "Image-"] {
+        if let Some(suffix) = name.strip_prefix(prefix) {
+            let c = dir.join(format!("config-{suffix}"));
+            if c.is_file() {
+                return Some(c);
+            }
+        }
+    }
+    let configs: Vec<PathBuf> = std::fs::read_dir(dir)
+        .ok()?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.is_file()
+                && p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("config-"))
+        })
+        .collect();
+    if configs.len() == 1 {
+        return configs.into_iter().next();
+    }
+    image
+        .ancestors()
+        .skip(1)
+        .take(4)
+        .map(|d| d.join(".config"))
+        .find(|c| c.is_file())
+}
+
+/// Boots `spec`'s kernel, runs syscost in it and returns its record with the lab facts. `say`
+/// gets what the user should know on the way (the accelerator, a fallback to TCG).
+pub fn run(
+    spec: &Spec,
+    stop: &AtomicBool,
+    say: &mut dyn FnMut(String),
+) -> Result<Outcome, LabError> {
+    let arch = spec.arch;
+    let qemu_version = qemu::version(arch).map_err(|source| LabError::NoQemu {
+        binary: arch.qemu_binary(),
+        package: arch.qemu_package(),
+        source,
+    })?;
+    let kernel_sha256 = sha256_file(&spec.kernel).map_err(|source| LabError::Kernel {
+        path: spec.kernel.clone(),
+        source,
+    })?;
+    let config_sha256 = match &spec.config {
+        Some(c) => Some(sha256_file(c).map_err(|source| InitramfsError::Read {
+            path: c.clone(),
+            source,
+        })?),
+        None => None,
+    };
+    let wd = |source| LabError::WorkDir {
+        path: spec.work_dir.clone(),
+        source,
+    };
+    std::fs::create_dir_all(&spec.work_dir).map_err(wd)?;
+    let initrd = spec.work_dir.join("initramfs.cpio");
+    initramfs::build(&spec.contents, &initrd)?;
+
+    let mut kvm = match spec.accel {
+        AccelChoice::Tcg => false,
+        AccelChoice::Kvm => {
+            qemu::kvm_available(arch).map_err(LabError::KvmUnavailable)?;
+            true
+        }
+        AccelChoice::Auto => match qemu::kvm_available(arch) {
+            Ok(()) => true,
+            Err(why) => {
+                say(format!(
+                    "KVM is not available ({why}): running under TCG, emulated — the record \
+                     will say qemu-tcg and is no measurement of any CPU"
+                ));
+                false
+            }
+        },
+    };
+    let mut fallback = None;
+    loop {
+        let boot = qemu::Boot {
+            arch,
+            kvm,
+            cpus: spec.cpus,
+            mem_mib: spec.mem_mib,
+            kernel: spec.kernel.clone(),
+            initrd: initrd.clone(),
+            append: spec.append.clone(),
+            console_log: spec.work_dir.join("console.log"),
+            record_log: spec.work_dir.join("record.log"),
+            qemu_log: spec.work_dir.join("qemu.log"),
+        };
+        say(format!(
+            "booting {} under {} ({} {}, -cpu {}, {} vCPUs, {} MiB)",
+            spec.kernel.display(),
+            if kvm { "KVM" } else { "TCG" },
+            arch.qemu_binary(),
+            arch.machine(),
+            boot.cpu_model(),
+            spec.cpus,
+            spec.mem_mib
+        ));
+        let child = boot.spawn().map_err(|source| LabError::Spawn {
+            binary: arch.qemu_binary(),
+            source,
+        })?;
+        let probing = kvm && spec.accel == AccelChoice::Auto;
+        let limits = qemu::Limits {
+            life_sign_within: probing.then_some(KVM_PROBE),
+            boot: spec.boot_timeout,
+            total: spec.timeout,
+        };
+        let seen = qemu::watch(&boot, child, limits, stop);
+        let tail = || qemu::tail(&seen.console, TAIL_LINES);
+        // Under auto, KVM that does not boot is KVM that does not work here: try TCG.
+        let kvm_failed = match &seen.ending {
+            qemu::Ending::NoLifeSign => Some(format!(
+                "the kernel printed nothing within {} s under KVM (nested KVM can hang guests \
+                 silently)",
+                KVM_PROBE.as_secs()
+            )),
+            qemu::Ending::Exited(st) if seen.life_sign.is_none() => Some(format!(
+                "QEMU exited ({st}) under KVM: {}",
+                seen.qemu_log.trim()
+            )),
+            _ => None,
+        };
+        if probing {
+            if let Some(why) = kvm_failed {
+                say(format!(
+                    "KVM did not work: {why}; falling back to TCG — emulated, the record will \
+                     say qemu-tcg and is no measurement of any CPU"
+                ));
+                fallback = Some(why);
+                kvm = false;
+                continue;
+            }
+        }
+        let text = String::from_utf8_lossy(&seen.console);
+        let panicked = text.contains("Kernel panic - not syncing");
+        match seen.ending {
+            qemu::Ending::Record => {}
+            qemu::Ending::Interrupted => return Err(LabError::Interrupted),
+            _ if panicked => {
+                return Err(LabError::Panic {
+                    seconds: seen.elapsed,
+                    tail: tail(),
+                })
+            }
+            qemu::Ending::Exited(st) if seen.life_sign.is_none() => {
+                return Err(LabError::QemuFailed {
+                    binary: arch.qemu_binary(),
+                    status: st.to_string(),
+                    log: format!("{}\n{}", seen.qemu_log.trim(), tail()),
+                })
+            }
+            qemu::Ending::Exited(st) => {
+                return Err(LabError::Ended {
+                    status: st.to_string(),
+                    seconds: seen.elapsed,
+                    tail: tail(),
+                })
+            }
+            qemu::Ending::NoLifeSign | qemu::Ending::TimedOut => {
+                let what = if seen.life_sign.is_none() {
+                    "the kernel printed nothing on its console".to_string()
+                } else if seen.init.is_none() {
+                    format!(
+                        "the kernel did not start init (boot limit {} s)",
+                        spec.boot_timeout.as_secs()
+                    )
+                } else if seen.done.is_none() {
+                    "syscost run in the guest did not finish".to_string()
+                } else {
+                    "the guest did not send its record".to_string()
+                };
+                return Err(LabError::Hang {
+                    what,
+                    seconds: seen.elapsed,
+                    tail: tail(),
+                });
+            }
+        }
+        let framed = frame::decode(&seen.record).map_err(|error| LabError::Frame {
+            error,
+            tail: tail(),
+        })?;
+        if framed.body.is_empty() {
+            return Err(LabError::GuestRun {
+                exit: framed.exit,
+                tail: tail(),
+            });
+        }
+        let record: RunRecord = serde_json::from_slice(&framed.body).map_err(LabError::Record)?;
+        let accelerator = if kvm {
+            Accelerator::Kvm
+        } else {
+            Accelerator::Tcg
+        };
+        let boot_s = seen.init;
+        let lab = syscost_record::Lab {
+            qemu: qemu_version,
+            accelerator,
+            machine: arch.machine().to_string(),
+            cpu_model: boot.cpu_model().to_string(),
+            vcpus: spec.cpus,
+            memory_mib: spec.mem_mib,
+            kernel_sha256,
+            kernel_config_sha256: config_sha256,
+            kvm_fallback: fallback,
+            boot_s: boot_s.map(|b| (b * 10.0).round() / 10.0),
+        };
+        return Ok(Outcome {
+            record: facts::apply(record, lab),
+            guest_exit: framed.exit,
+            console: seen.console,
+            accelerator,
+            boot_s,
+            total_s: seen.elapsed,
+        });
+    }
+}

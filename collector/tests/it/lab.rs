@@ -1,0 +1,253 @@
+//! `syscost lab` and `syscost lab-matrix` end to end: real kernels booted in QEMU (TCG).
+//! They need QEMU and the lab cache (scripts/test-tools, scripts/lab-kernels x86_64:5.10
+//! aarch64:6.12; and the static debug builds the guests run, `cargo build -p syscost --target
+//! x86_64-unknown-linux-musl --target aarch64-unknown-linux-musl`), so they are ignored
+//! by default; CI runs them. The cache is found as `syscost lab` finds it.
+
+use crate::common::*;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+use syscost_record::{Accelerator, RunRecord, Status, VIRT_QEMU_TCG};
+
+const NEEDS: &str = "needs qemu-system-x86 (scripts/test-tools) and the 5.10 kernel \
+                     (scripts/lab-kernels x86_64:5.10)";
+
+/// A guest runs alone: an emulated kernel on a busy host fails its own boot-time checks, and a
+/// TCG guest keeps a host CPU busy for minutes, which broke the timing tests beside it on a
+/// 2-CPU machine (a measured result with too few samples for an interval, a hung worker's
+/// sample cut by the budget instead).
+fn one_guest() -> std::sync::RwLockWriteGuard<'static, ()> {
+    alone()
+}
+
+fn cache() -> PathBuf {
+    let var = |k: &str| {
+        std::env::var_os(k)
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+    };
+    var("SYSCOST_LAB_CACHE")
+        .or_else(|| var("XDG_CACHE_HOME").map(|d| d.join("syscost")))
+        .or_else(|| var("HOME").map(|h| h.join(".cache/syscost")))
+        .expect("HOME is set")
+}
+
+/// The cached kernel of `arch` whose release starts with `version.` (image, config).
+fn kernel(arch: &str, version: &str) -> (PathBuf, PathBuf) {
+    let dir = cache().join("kernels").join(arch);
+    let found = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e} ({NEEDS})", dir.display()))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .find(|r| r.starts_with(&format!("{version}.")))
+        .unwrap_or_else(|| panic!("no {arch} {version} kernel in {} ({NEEDS})", dir.display()));
+    let d = dir.join(&found);
+    (
+        d.join(format!("vmlinuz-{found}")),
+        d.join(format!("config-{found}")),
+    )
+}
+
+/// Processes whose command line mentions `needle` (a QEMU left behind would).
+fn processes_mentioning(needle: &str) -> Vec<u32> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Ok(pid) = e.file_name().to_string_lossy().parse::<u32>() else {
+            continue;
+        };
+        if let Ok(cmd) = std::fs::read(format!("/proc/{pid}/cmdline")) {
+            if String::from_utf8_lossy(&cmd).contains(needle) {
+                out.push(pid);
+            }
+        }
+    }
+    out
+}
+
+/// A copy of the 5.10 image named as a kernel build leaves it (no config beside it), in a
+/// directory whose path no other process names.
+fn bzimage(tmp: &Path) -> (PathBuf, PathBuf) {
+    let (image, config) = kernel("x86_64", "5.10");
+    let path = tmp.join("arch/x86/boot/bzImage");
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::copy(image, &path).unwrap();
+    (path, config)
+}
+
+fn lab(args: &[&str]) -> std::process::Output {
+    let mut all = vec!["lab"];
+    all.extend_from_slice(args);
+    Command::new(bin()).args(all).output().unwrap()
+}
+
+#[test]
+#[ignore = "needs qemu-system-x86 (scripts/test-tools), the 5.10 kernel (scripts/lab-kernels x86_64:5.10) and the static build (cargo build -p syscost --target x86_64-unknown-linux-musl)"]
+fn a_bzimage_given_by_path_is_measured_and_marked_emulated() {
+    let _g = one_guest();
+    let tmp = tempfile::tempdir().unwrap();
+    let (image, config) = bzimage(tmp.path());
+    let o = lab(&[
+        "--kernel",
+        image.to_str().unwrap(),
+        "--config",
+        config.to_str().unwrap(),
+        "--accel",
+        "tcg",
+        "--json",
+        "--",
+        "--budget",
+        "6",
+        "--only",
+        "sud.*,seccomp.user_notif.sync_wake,seccomp.errno",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    let r: RunRecord = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("no record ({e}), status {:?}:\n{err}", o.status));
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    let c = &r.environment.comparability;
+    assert!(
+        c.kernel_release.starts_with("5.10."),
+        "{}",
+        c.kernel_release
+    );
+    assert_eq!(c.virtualization.kind, VIRT_QEMU_TCG);
+    assert!(r.is_emulated());
+    let l = r.environment.lab.as_ref().expect("lab facts");
+    assert_eq!(l.accelerator, Accelerator::Tcg);
+    assert_eq!((l.vcpus, l.machine.as_str()), (2, "pc"));
+    assert!(l.qemu.starts_with("QEMU emulator version"), "{}", l.qemu);
+    assert!(l.kernel_config_sha256.is_some() && l.boot_s.is_some());
+    // The config reached the guest's probe at /boot/config-<release>.
+    assert_eq!(
+        c.kernel_config.get("CONFIG_SECCOMP").map(String::as_str),
+        Some("y")
+    );
+    assert!(err.contains("TCG"), "{err}");
+    // What the kernel cannot do is skipped with its version; what it can is measured.
+    for id in ["sud.allow", "sud.block", "seccomp.user_notif.sync_wake"] {
+        let x = result(&r, id);
+        assert_eq!(x.status, Status::Skipped, "{id}: {:?}", x.reason);
+    }
+    assert!(result(&r, "sud.allow")
+        .reason
+        .as_deref()
+        .is_some_and(|s| s.contains("5.11, this is 5.10")));
+    assert!(result(&r, "seccomp.user_notif.sync_wake")
+        .reason
+        .as_deref()
+        .is_some_and(|s| s.contains("6.6, this is 5.10")));
+    assert_eq!(result(&r, "seccomp.errno").status, Status::Measured);
+    // The record came back whole: its id is its content, and it keeps the record's rules.
+    assert_eq!(syscost_record::with_id(r.clone()).id, r.id);
+    assert!(
+        syscost_record::validate(&r).is_empty(),
+        "{:?}",
+        syscost_record::validate(&r)
+    );
+}
+
+/// Runs `syscost lab` expected to fail: (exit code, stderr, seconds), and checks that no QEMU
+/// it started is left.
+fn failing_lab(tmp: &Path, extra: &[&str], limit: Duration) -> (Option<i32>, String, f64) {
+    let (image, _) = bzimage(tmp);
+    let mut args = vec!["--kernel", image.to_str().unwrap(), "--accel", "tcg"];
+    args.extend_from_slice(extra);
+    args.extend(["--", "--budget", "2", "--only", "native"]);
+    let t0 = Instant::now();
+    let o = lab(&args);
+    let took = t0.elapsed();
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(took < limit, "took {took:?}:\n{err}");
+    let left = processes_mentioning(&tmp.to_string_lossy());
+    assert!(left.is_empty(), "left running: {left:?}\n{err}");
+    (o.status.code(), err, took.as_secs_f64())
+}
+
+#[test]
+#[ignore = "needs qemu-system-x86 (scripts/test-tools), the 5.10 kernel (scripts/lab-kernels x86_64:5.10) and the static build (cargo build -p syscost --target x86_64-unknown-linux-musl)"]
+fn a_kernel_that_panics_is_reported_with_its_console() {
+    let _g = one_guest();
+    let tmp = tempfile::tempdir().unwrap();
+    // No init: the kernel panics once it has nothing to run.
+    let (code, err, _) = failing_lab(
+        tmp.path(),
+        &["--append", "rdinit=/no-such-init"],
+        Duration::from_secs(300),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("the kernel panicked"), "{err}");
+    assert!(err.contains("Kernel panic - not syncing"), "{err}");
+    assert!(!err.contains("record written"), "{err}");
+}
+
+#[test]
+#[ignore = "needs qemu-system-x86 (scripts/test-tools), the 5.10 kernel (scripts/lab-kernels x86_64:5.10) and the static build (cargo build -p syscost --target x86_64-unknown-linux-musl)"]
+fn a_kernel_that_does_not_reach_init_in_time_is_stopped() {
+    let _g = one_guest();
+    let tmp = tempfile::tempdir().unwrap();
+    // Under TCG the kernel needs ~10 s to start init: 3 s is a hang to the lab.
+    let (code, err, took) = failing_lab(
+        tmp.path(),
+        &["--boot-timeout", "3"],
+        Duration::from_secs(60),
+    );
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("did not start init") || err.contains("printed nothing"),
+        "{err}"
+    );
+    assert!(err.contains("QEMU was stopped"), "{err}");
+    assert!(took >= 3.0, "{took}");
+}
+
+#[test]
+#[ignore = "needs qemu-system-x86 and -arm (scripts/test-tools), the kernels (scripts/lab-kernels x86_64:5.10 aarch64:6.12) and the static builds (cargo build -p syscost --target x86_64-unknown-linux-musl --target aarch64-unknown-linux-musl)"]
+fn the_matrix_of_5_10_x86_64_and_6_12_arm64_has_no_findings() {
+    let _g = one_guest();
+    let tmp = tempfile::tempdir().unwrap();
+    let md = tmp.path().join("matrix.md");
+    let o = Command::new(bin())
+        .args([
+            "lab-matrix",
+            "--accel",
+            "tcg",
+            "--kernels",
+            "x86_64:5.10,aarch64:6.12",
+            "--budget",
+            CI_BUDGET,
+            "--markdown",
+            md.to_str().unwrap(),
+            "--",
+        ])
+        .args(CI_RUN_ARGS)
+        .output()
+        .unwrap();
+    let table = String::from_utf8_lossy(&o.stdout);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(0), "{table}\n{err}");
+    assert_eq!(std::fs::read_to_string(&md).unwrap(), table);
+    let row = |id: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(&format!("| `{id}` |")))
+            .unwrap_or_else(|| panic!("no row {id}:\n{table}"))
+            .to_string()
+    };
+    assert_eq!(
+        row("sud.block"),
+        "| `sud.block` | skip: < 5.11 | skip: no GENERIC_ENTRY |"
+    );
+    assert_eq!(
+        row("seccomp.user_notif.sync_wake"),
+        "| `seccomp.user_notif.sync_wake` | skip: < 6.6 | measured |"
+    );
+    assert_eq!(row("bpf.fentry"), "| `bpf.fentry` | measured | measured |");
+    assert_eq!(row("bpf.kprobe"), "| `bpf.kprobe` | measured | measured |");
+}
+
+/// What CI's matrix runs: a budget the two guests fit in, and the attach costs left out (their
+/// setups — thousands of stacked filters — and one attach per sample need several times the
+/// budget under TCG; the full matrix, scripts/lab-matrix, runs them).
+pub const CI_BUDGET: &str = "40";
+pub const CI_RUN_ARGS: &[&str] = &["--skip", "attach.*"];
