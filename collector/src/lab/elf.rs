@@ -19,7 +19,34 @@ const DT_STRTAB: u64 = 5;
 #[error("{}: {reason}", path.display())]
 pub struct ElfError {
     pub path: PathBuf,
-    pub reason: String,
+    pub reason: Malformed,
+}
+
+/// What is wrong with the bytes (or the file).
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum Malformed {
+    #[error("cannot read it: {0}")]
+    Unreadable(String),
+    #[error("not an ELF file")]
+    NotElf,
+    #[error("not a 64-bit little-endian ELF file")]
+    Not64BitLittleEndian,
+    #[error("truncated at byte {0}")]
+    Truncated(usize),
+    #[error("offset {0} does not fit this machine")]
+    Offset(u64),
+    #[error("string offset {0} is past the end of the file")]
+    StringPastEnd(usize),
+    #[error("string at {0} is not terminated")]
+    Unterminated(usize),
+    #[error("string at {0} is not UTF-8")]
+    NotUtf8(usize),
+    #[error("program header entries of {0} bytes")]
+    HeaderSize(usize),
+    #[error("the dynamic section has no string table")]
+    NoStringTable,
+    #[error("the string table lies in no loaded segment")]
+    StringTableUnmapped,
 }
 
 /// What the initramfs needs to know about one ELF file.
@@ -42,7 +69,7 @@ pub fn machine_name(m: u16) -> String {
 pub fn read(path: &Path) -> Result<Elf, ElfError> {
     let bytes = std::fs::read(path).map_err(|e| ElfError {
         path: path.to_path_buf(),
-        reason: format!("cannot read it: {e}"),
+        reason: Malformed::Unreadable(e.to_string()),
     })?;
     parse(&bytes).map_err(|reason| ElfError {
         path: path.to_path_buf(),
@@ -50,39 +77,37 @@ pub fn read(path: &Path) -> Result<Elf, ElfError> {
     })
 }
 
-fn u16_at(b: &[u8], off: usize) -> Result<u16, String> {
+fn u16_at(b: &[u8], off: usize) -> Result<u16, Malformed> {
     b.get(off..off + 2)
         .map(|s| u16::from_le_bytes([s[0], s[1]]))
-        .ok_or_else(|| format!("truncated at byte {off}"))
+        .ok_or(Malformed::Truncated(off))
 }
 
-fn u32_at(b: &[u8], off: usize) -> Result<u32, String> {
+fn u32_at(b: &[u8], off: usize) -> Result<u32, Malformed> {
     b.get(off..off + 4)
         .and_then(|s| s.try_into().ok())
         .map(u32::from_le_bytes)
-        .ok_or_else(|| format!("truncated at byte {off}"))
+        .ok_or(Malformed::Truncated(off))
 }
 
-fn u64_at(b: &[u8], off: usize) -> Result<u64, String> {
+fn u64_at(b: &[u8], off: usize) -> Result<u64, Malformed> {
     b.get(off..off + 8)
         .and_then(|s| s.try_into().ok())
         .map(u64::from_le_bytes)
-        .ok_or_else(|| format!("truncated at byte {off}"))
+        .ok_or(Malformed::Truncated(off))
 }
 
-fn usize_of(v: u64) -> Result<usize, String> {
-    usize::try_from(v).map_err(|_| format!("offset {v} does not fit this machine"))
+fn usize_of(v: u64) -> Result<usize, Malformed> {
+    usize::try_from(v).map_err(|_| Malformed::Offset(v))
 }
 
-fn c_string(b: &[u8], off: usize) -> Result<String, String> {
-    let rest = b
-        .get(off..)
-        .ok_or_else(|| format!("string offset {off} is past the end of the file"))?;
+fn c_string(b: &[u8], off: usize) -> Result<String, Malformed> {
+    let rest = b.get(off..).ok_or(Malformed::StringPastEnd(off))?;
     let end = rest
         .iter()
         .position(|&c| c == 0)
-        .ok_or_else(|| format!("string at {off} is not terminated"))?;
-    String::from_utf8(rest[..end].to_vec()).map_err(|_| format!("string at {off} is not UTF-8"))
+        .ok_or(Malformed::Unterminated(off))?;
+    String::from_utf8(rest[..end].to_vec()).map_err(|_| Malformed::NotUtf8(off))
 }
 
 struct Segment {
@@ -93,19 +118,19 @@ struct Segment {
 }
 
 /// Parses an ELF64 little-endian image.
-pub fn parse(b: &[u8]) -> Result<Elf, String> {
+pub fn parse(b: &[u8]) -> Result<Elf, Malformed> {
     if b.get(..4) != Some(b"\x7fELF") {
-        return Err("not an ELF file".into());
+        return Err(Malformed::NotElf);
     }
     if b.get(4) != Some(&2) || b.get(5) != Some(&1) {
-        return Err("not a 64-bit little-endian ELF file".into());
+        return Err(Malformed::Not64BitLittleEndian);
     }
     let machine = u16_at(b, 0x12)?;
     let phoff = usize_of(u64_at(b, 0x20)?)?;
     let phentsize = u16_at(b, 0x36)? as usize;
     let phnum = u16_at(b, 0x38)? as usize;
     if phentsize < 56 && phnum > 0 {
-        return Err(format!("program header entries of {phentsize} bytes"));
+        return Err(Malformed::HeaderSize(phentsize));
     }
     let mut segments = Vec::with_capacity(phnum);
     for i in 0..phnum {
@@ -137,14 +162,14 @@ pub fn parse(b: &[u8]) -> Result<Elf, String> {
             .iter()
             .find(|e| e.0 == DT_STRTAB)
             .map(|e| e.1)
-            .ok_or("the dynamic section has no string table")?;
+            .ok_or(Malformed::NoStringTable)?;
         // DT_STRTAB is an address: find the loaded segment holding it.
         let strtab = segments
             .iter()
             .filter(|s| s.kind == PT_LOAD)
             .find(|s| strtab_vaddr >= s.vaddr && strtab_vaddr < s.vaddr + s.filesz)
             .map(|s| strtab_vaddr - s.vaddr + s.offset)
-            .ok_or("the string table lies in no loaded segment")?;
+            .ok_or(Malformed::StringTableUnmapped)?;
         let strtab = usize_of(strtab)?;
         for (tag, val) in entries {
             let s = || c_string(b, strtab + usize_of(val)?);
@@ -195,10 +220,16 @@ mod tests {
 
     #[test]
     fn refuses_what_is_not_elf64_le() {
-        assert_eq!(parse(b"#!/bin/sh\n").unwrap_err(), "not an ELF file");
-        assert!(parse(b"\x7fELF\x01\x01").unwrap_err().contains("64-bit"));
+        assert_eq!(parse(b"#!/bin/sh\n").unwrap_err(), Malformed::NotElf);
+        assert_eq!(
+            parse(b"\x7fELF\x01\x01").unwrap_err(),
+            Malformed::Not64BitLittleEndian
+        );
         let mut truncated = b"\x7fELF\x02\x01\x01".to_vec();
         truncated.resize(0x14, 0);
-        assert!(parse(&truncated).unwrap_err().contains("truncated"));
+        assert!(matches!(
+            parse(&truncated).unwrap_err(),
+            Malformed::Truncated(_)
+        ));
     }
 }
