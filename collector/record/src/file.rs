@@ -97,14 +97,14 @@ impl Text {
             None => Text::Lit(s.to_string()),
         }
     }
-    fn resolve(self) -> Result<String, String> {
+    fn resolve(self) -> Result<String, RowError> {
         match self {
             Text::Lit(s) => Ok(s),
             Text::Ref(i) => dictionary()
                 .texts
                 .get(i as usize)
                 .cloned()
-                .ok_or_else(|| format!("text {i} is not in the dictionary of schema 3")),
+                .ok_or(RowError::UnknownText(i)),
         }
     }
 }
@@ -160,13 +160,13 @@ impl Params {
             None => Params::Map(p.iter().map(|(k, v)| (k.clone(), Text::of(v))).collect()),
         })
     }
-    fn resolve(self) -> Result<BTreeMap<String, String>, String> {
+    fn resolve(self) -> Result<BTreeMap<String, String>, RowError> {
         match self {
             Params::Ref(i) => dictionary()
                 .params
                 .get(i as usize)
                 .cloned()
-                .ok_or_else(|| format!("parameters {i} are not in the dictionary of schema 3")),
+                .ok_or(RowError::UnknownParams(i)),
             Params::Map(m) => m.into_iter().map(|(k, v)| Ok((k, v.resolve()?))).collect(),
         }
     }
@@ -413,7 +413,7 @@ impl ResultRow {
         )
     }
 
-    fn into_model(self) -> Result<ScenarioResult, String> {
+    fn into_model(self) -> Result<ScenarioResult, RowError> {
         let ResultRow(id, family, description, status, reason, stats, ov, tp, ver, params) = self;
         let mut r = ScenarioResult::new(&id, &family.resolve()?, &description.resolve()?, status);
         r.reason = reason.map(Text::resolve).transpose()?;
@@ -443,14 +443,12 @@ impl ResultRow {
             }),
             Some(ThroughputCell::Derived) => Some(
                 crate::precision::derived_throughput(r.median_ns, r.ci_low_ns, r.ci_high_ns)
-                    .ok_or_else(|| {
-                        format!("result {id}: a derived throughput needs a positive median")
-                    })?,
+                    .ok_or_else(|| RowError::DerivedThroughput(id.clone()))?,
             ),
         };
         r.verification = ver
             .map(|VerificationRow(what, expected, observed)| {
-                Ok::<_, String>(Verification {
+                Ok::<_, RowError>(Verification {
                     what: what.resolve()?,
                     expected,
                     observed,
@@ -475,7 +473,7 @@ impl EstimateRow {
             e.origin,
         )
     }
-    fn into_model(self) -> Result<Estimate, String> {
+    fn into_model(self) -> Result<Estimate, RowError> {
         let EstimateRow(id, label, formula, m, lo, hi, samples, origin) = self;
         Ok(Estimate {
             id,
@@ -507,7 +505,7 @@ impl ExpectationRow {
             e.kernel_verdict,
         )
     }
-    fn into_model(self) -> Result<Expectation, String> {
+    fn into_model(self) -> Result<Expectation, RowError> {
         let ExpectationRow(id, label, relation, lhs, rhs, dm, dlo, dhi, tol, sys, v, kv) = self;
         Ok(Expectation {
             id,
@@ -538,7 +536,7 @@ impl TargetRow {
             t.group.clone(),
         )
     }
-    fn into_model(self) -> Result<Target, String> {
+    fn into_model(self) -> Result<Target, RowError> {
         let TargetRow(quantity, id, median_ns, half_width_ns, target_ns, met, group) = self;
         Ok(Target {
             quantity,
@@ -556,7 +554,7 @@ impl GroupRow {
     fn of(g: &GroupSummary) -> GroupRow {
         GroupRow(g.id.clone(), g.members.clone(), g.rounds, g.duration_s)
     }
-    fn into_model(self) -> Result<GroupSummary, String> {
+    fn into_model(self) -> Result<GroupSummary, RowError> {
         let GroupRow(id, members, rounds, duration_s) = self;
         Ok(GroupSummary {
             id,
@@ -592,11 +590,36 @@ impl<'de, R: Deserialize<'de>, O: Deserialize<'de>> Deserialize<'de> for Cell<R,
     }
 }
 
+/// Why a row of the file form cannot become its record type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum RowError {
+    UnknownText(u32),
+    UnknownParams(u32),
+    DerivedThroughput(String),
+}
+
+impl std::fmt::Display for RowError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RowError::UnknownText(i) => write!(f, "text {i} is not in the dictionary of schema 3"),
+            RowError::UnknownParams(i) => {
+                write!(f, "parameters {i} are not in the dictionary of schema 3")
+            }
+            RowError::DerivedThroughput(id) => {
+                write!(
+                    f,
+                    "result {id}: a derived throughput needs a positive median"
+                )
+            }
+        }
+    }
+}
+
 /// Reads a list whose elements are rows or objects, naming the element a bad row is at.
 fn list<'de, D, R, O>(
     d: D,
     what: &str,
-    conv: impl Fn(R) -> Result<O, String>,
+    conv: impl Fn(R) -> Result<O, RowError>,
 ) -> Result<Vec<O>, D::Error>
 where
     D: Deserializer<'de>,

@@ -104,7 +104,7 @@ pub enum LabError {
         source: std::io::Error,
     },
     #[error("--accel kvm: KVM cannot be used: {0}")]
-    KvmUnavailable(String),
+    KvmUnavailable(qemu::NoKvm),
     #[error(transparent)]
     Initramfs(#[from] InitramfsError),
     #[error("cannot prepare {}: {source}", path.display())]

@@ -361,21 +361,27 @@ pub fn tail(console: &[u8], n: usize) -> String {
         .join("\n")
 }
 
+/// Why KVM cannot be used for a guest.
+#[derive(Debug, thiserror::Error)]
+pub enum NoKvm {
+    #[error("the guest is {guest} and this machine is {}", std::env::consts::ARCH)]
+    OtherArch { guest: Arch },
+    #[error("/dev/kvm: {0}")]
+    Device(#[source] std::io::Error),
+}
+
 /// Whether KVM can be asked for at all: the guest is this machine's architecture and /dev/kvm
 /// opens for reading and writing. Err says why not.
-pub fn kvm_available(arch: Arch) -> Result<(), String> {
+pub fn kvm_available(arch: Arch) -> Result<(), NoKvm> {
     if Arch::host() != Some(arch) {
-        return Err(format!(
-            "the guest is {arch} and this machine is {}",
-            std::env::consts::ARCH
-        ));
+        return Err(NoKvm::OtherArch { guest: arch });
     }
     fs::OpenOptions::new()
         .read(true)
         .write(true)
         .open("/dev/kvm")
         .map(|_| ())
-        .map_err(|e| format!("/dev/kvm: {e}"))
+        .map_err(NoKvm::Device)
 }
 
 #[cfg(test)]
