@@ -96,8 +96,10 @@ fn a_bzimage_given_by_path_is_measured_and_marked_emulated() {
         "tcg",
         "--json",
         "--",
+        // Setup may take half the budget: under TCG on a loaded host 3 s was once too little
+        // for these workers to answer, and the skips then gave that reason instead.
         "--budget",
-        "6",
+        "12",
         "--only",
         "sud.*,seccomp.user_notif.sync_wake,seccomp.errno",
     ]);
@@ -129,14 +131,13 @@ fn a_bzimage_given_by_path_is_measured_and_marked_emulated() {
         let x = result(&r, id);
         assert_eq!(x.status, Status::Skipped, "{id}: {:?}", x.reason);
     }
-    assert!(result(&r, "sud.allow")
-        .reason
-        .as_deref()
-        .is_some_and(|s| s.contains("5.11, this is 5.10")));
-    assert!(result(&r, "seccomp.user_notif.sync_wake")
-        .reason
-        .as_deref()
-        .is_some_and(|s| s.contains("6.6, this is 5.10")));
+    for (id, why) in [
+        ("sud.allow", "5.11, this is 5.10"),
+        ("seccomp.user_notif.sync_wake", "6.6, this is 5.10"),
+    ] {
+        let reason = result(&r, id).reason.as_deref().unwrap_or_default();
+        assert!(reason.contains(why), "{id}: {reason}");
+    }
     assert_eq!(result(&r, "seccomp.errno").status, Status::Measured);
     // The record came back whole: its id is its content, and it keeps the record's rules.
     assert_eq!(syscost_record::with_id(r.clone()).id, r.id);
