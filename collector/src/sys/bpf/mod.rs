@@ -305,8 +305,8 @@ impl Program {
             return Err(io::Error::last_os_error());
         }
         Ok(Link {
-            _link: link,
-            _event: Some(event),
+            link,
+            event: Some(event),
         })
     }
 
@@ -319,8 +319,8 @@ impl Program {
             pad: 0,
         };
         Ok(Link {
-            _link: Some(bpf_fd(BPF_RAW_TRACEPOINT_OPEN, &mut a)?),
-            _event: None,
+            link: Some(bpf_fd(BPF_RAW_TRACEPOINT_OPEN, &mut a)?),
+            event: None,
         })
     }
 
@@ -335,8 +335,8 @@ impl Program {
             ..Default::default()
         };
         Ok(Link {
-            _link: Some(bpf_fd(BPF_LINK_CREATE, &mut a)?),
-            _event: None,
+            link: Some(bpf_fd(BPF_LINK_CREATE, &mut a)?),
+            event: None,
         })
     }
 }
@@ -363,11 +363,25 @@ struct LinkCreateAttr {
     cookies: u64,
 }
 
-/// An attached program: dropping it detaches (the link first, then the perf event it was on).
+/// An attached program: dropping it detaches.
 #[derive(Debug)]
 pub struct Link {
-    _link: Option<OwnedFd>,
-    _event: Option<OwnedFd>,
+    link: Option<OwnedFd>,
+    event: Option<OwnedFd>,
+}
+
+impl Drop for Link {
+    /// As libbpf: the perf event is disabled and its descriptor closed first, then the link,
+    /// whose release frees both. Closing the link first waits for the kernel twice (the
+    /// program's removal, then the event's), with the event still enabled in between.
+    fn drop(&mut self) {
+        if let Some(event) = self.event.take() {
+            // SAFETY: ioctl on our own perf descriptor, no argument.
+            unsafe { libc::ioctl(event.as_raw_fd(), perf::PERF_EVENT_IOC_DISABLE as _, 0) };
+            drop(event);
+        }
+        drop(self.link.take());
+    }
 }
 
 #[repr(C)]

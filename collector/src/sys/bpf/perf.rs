@@ -13,6 +13,7 @@ const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
 const ATTR_SIZE: u32 = 72;
 
 pub const PERF_EVENT_IOC_ENABLE: libc::c_ulong = 0x2400;
+pub const PERF_EVENT_IOC_DISABLE: libc::c_ulong = 0x2401;
 pub const PERF_EVENT_IOC_SET_BPF: libc::c_ulong = 0x4004_2408;
 
 /// `struct perf_event_attr` up to `config2`.
@@ -69,14 +70,15 @@ fn open(attr: &Attr, pid: i32) -> io::Result<OwnedFd> {
     Ok(unsafe { OwnedFd::from_raw_fd(fd as i32) })
 }
 
-/// The tracepoint event with tracefs id `id` (events/<category>/<name>/id), system-wide.
+/// The tracepoint event with tracefs id `id` (events/<category>/<name>/id), system-wide. A
+/// counting event (no sample period), as libbpf opens it: the program is all it is for, and a
+/// sampling event left without its program (while a detach is under way) would take a sample
+/// of every hit on its CPU.
 pub fn tracepoint(id: u64) -> io::Result<OwnedFd> {
     let attr = Attr {
         type_: PERF_TYPE_TRACEPOINT,
         size: ATTR_SIZE,
         config: id,
-        sample_period: 1,
-        wakeup_events: 1,
         ..Attr::default()
     };
     open(&attr, -1)
