@@ -34,8 +34,8 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
-    /// Writes a page many runs link to, unless another run already did: true if this call
-    /// claimed `path` (and wrote it with what `make` renders).
+    /// Writes a page many runs link to at `path`, with what `make` renders, unless another run
+    /// already did.
     pub fn shared_page(
         &self,
         path: &str,

@@ -546,8 +546,8 @@ fn facts<'a>(rows: impl IntoIterator<Item = (&'a str, String)>) -> Vec<(String, 
         .collect()
 }
 
-/// This run's own facts: when it ran, under what load, how long and why it stopped, and where
-/// its log is. What it shares with other runs of its machine is on its [`EnvPage`].
+/// This run's own facts: under what load it ran, how long and why it stopped, its log and
+/// whatever else its source recorded. What it shares with other runs of its machine is on its [`EnvPage`].
 fn own_facts(r: &RunRecord, info: &RunInfo) -> Vec<(String, String)> {
     let inc = &r.environment.incidental;
     let sm = &r.summary;
@@ -597,6 +597,10 @@ fn own_facts(r: &RunRecord, info: &RunInfo) -> Vec<(String, String)> {
         ("log SHA-256", opt(&src.text_sha256)),
         ("note", opt(&src.note)),
     ])
+    .into_iter()
+    // What else the source recorded (an import's calibration time, its totals) is the run's.
+    .chain(inc.other.iter().map(|(k, v)| (k.clone(), v.clone())))
+    .collect()
 }
 
 /// What a run shares with the other runs of its machine, usually: the machine's facts beyond
@@ -669,7 +673,6 @@ fn shared_facts(r: &RunRecord, info: &RunInfo) -> Vec<(String, String)> {
         ("schema", r.schema.to_string()),
     ]);
     rows.retain(|(_, v)| v != " /  / ");
-    rows.extend(inc.other.iter().map(|(k, v)| (k.clone(), v.clone())));
     rows
 }
 
