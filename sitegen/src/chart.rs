@@ -717,61 +717,91 @@ fn series(s: &mut String, sc: &Scale, cid: &str, li: usize, line: &Line, approx:
             r#"<path class="join" d="{dashed}" fill="none" stroke-width="1.2" opacity="0.7"/>"#
         );
     }
+    let mut marks = Marks::default();
     for (i, p) in line.points.iter().enumerate() {
         let Some(p) = p else { continue };
-        point_at(s, &sc.y, cid, li, sc.xs[i] + dx, p);
+        marks.add(&sc.y, cid, li, sc.xs[i] + dx, p);
     }
+    marks.finish(s);
     s.push_str("</g>");
 }
 
-/// A point's error bar (with caps; dashed when it spans several runs, dotted when its runs are
-/// of low quality) and its marker, hollow for a number without a confidence interval or made
-/// only of low-quality runs. An end of the bar beyond the axis stops at the edge with an
-/// arrowhead instead of a cap, its title giving the bound.
-fn point_at(s: &mut String, ys: &YScale, cid: &str, li: usize, x: f64, p: &Point) {
-    if let (Some((a, b)), false) = (p.interval, p.kind == IntervalKind::None) {
-        let class = match (p.kind == IntervalKind::Span, p.low) {
-            (_, true) => "eb low",
-            (true, false) => "eb span",
-            (false, false) => "eb",
-        };
-        let ((ya, ca), (yb, cb)) = (ys.at(a), ys.at(b));
-        let mut d = format!("M{} {}V{}", D1(x), D1(ya), D1(yb));
-        for (y, clip) in [(ya, ca), (yb, cb)] {
-            if clip == Clip::In {
-                let _ = write!(d, "M{} {}h6", D1(x - 3.0), D1(y));
+/// The error bars and markers of one series: each kind of bar (one run's interval, the span of
+/// several, low quality) is one path, clipped ends and markers follow, so a series of 160
+/// points is a few elements and markers, not 320 elements (bars were half of a metric page).
+#[derive(Default)]
+struct Marks {
+    /// `d` of the plain, span and low-quality bars.
+    bars: [String; 3],
+    /// Arrowheads of interval ends beyond the axis, with their titles.
+    clips: String,
+    uses: String,
+}
+
+impl Marks {
+    /// A point's error bar (with caps; dashed when it spans several runs, dotted when its runs
+    /// are of low quality) and its marker, hollow for a number without a confidence interval
+    /// or made only of low-quality runs. An end of the bar beyond the axis stops at the edge
+    /// with an arrowhead instead of a cap, its title giving the bound.
+    fn add(&mut self, ys: &YScale, cid: &str, li: usize, x: f64, p: &Point) {
+        if let (Some((a, b)), false) = (p.interval, p.kind == IntervalKind::None) {
+            let d = &mut self.bars[match (p.kind == IntervalKind::Span, p.low) {
+                (_, true) => 2,
+                (true, false) => 1,
+                (false, false) => 0,
+            }];
+            let ((ya, ca), (yb, cb)) = (ys.at(a), ys.at(b));
+            // From the lower end (its cap drawn first, then back to the bar's x) to the upper.
+            if ca == Clip::In {
+                let _ = write!(d, "M{} {}h6m-3 0", D1(x - 3.0), D1(ya));
+            } else {
+                let _ = write!(d, "M{} {}", D1(x), D1(ya));
+            }
+            let _ = write!(d, "V{}", D1(yb));
+            if cb == Clip::In {
+                d.push_str("m-3 0h6");
+            }
+            for (v, y, clip) in [(a, ya, ca), (b, yb, cb)] {
+                let dir = match clip {
+                    Clip::In => continue,
+                    Clip::Below => -1.0,
+                    Clip::Above => 1.0,
+                };
+                let _ = write!(
+                    self.clips,
+                    r#"<path class="clip" fill="{}" d="M{} {}l-4 {}h8z"><title>interval {} to {} ns, beyond the axis</title></path>"#,
+                    PALETTE[li % PALETTE.len()],
+                    D1(x),
+                    D1(y),
+                    D1(7.0 * dir),
+                    if dir > 0.0 { "up" } else { "down" },
+                    esc(&ns(v))
+                );
             }
         }
-        let _ = write!(s, r#"<path class="{class}" d="{d}"/>"#);
-        for (v, y, clip) in [(a, ya, ca), (b, yb, cb)] {
-            let dir = match clip {
-                Clip::In => continue,
-                Clip::Below => -1.0,
-                Clip::Above => 1.0,
-            };
-            let _ = write!(
-                s,
-                r#"<path class="clip" fill="{}" d="M{} {}l-4 {}h8z"><title>interval {} to {} ns, beyond the axis</title></path>"#,
-                PALETTE[li % PALETTE.len()],
-                D1(x),
-                D1(y),
-                D1(7.0 * dir),
-                if dir > 0.0 { "up" } else { "down" },
-                esc(&ns(v))
-            );
-        }
+        let kind = if p.kind == IntervalKind::None || p.low {
+            'h'
+        } else {
+            'm'
+        };
+        let _ = write!(
+            self.uses,
+            r##"<use href="#{cid}-{kind}{li}" x="{}" y="{}"/>"##,
+            D1(x),
+            D1(ys.y(p.median))
+        );
     }
-    let kind = if p.kind == IntervalKind::None || p.low {
-        'h'
-    } else {
-        'm'
-    };
-    let _ = write!(
-        s,
-        r##"<use href="#{cid}-{kind}{li}" x="{}" y="{}"/>"##,
-        D1(x),
-        D1(ys.y(p.median))
-    );
+
+    /// The bars under the markers.
+    fn finish(self, s: &mut String) {
+        for (class, d) in ["eb", "eb span", "eb low"].iter().zip(&self.bars) {
+            if !d.is_empty() {
+                let _ = write!(s, r#"<path class="{class}" d="{d}"/>"#);
+            }
+        }
+        s.push_str(&self.clips);
+        s.push_str(&self.uses);
+    }
 }
 
 /// One series of a depth sweep: its points (number of filters, overhead) and, when the record
@@ -866,9 +896,11 @@ pub fn sweep_svg(t: &Sweep) -> Option<String> {
                 ys.y(a + b * nmax)
             );
         }
+        let mut marks = Marks::default();
         for (n, p) in &line.points {
-            point_at(&mut s, &ys, &cid, li, xf(*n), p);
+            marks.add(&ys, &cid, li, xf(*n), p);
         }
+        marks.finish(&mut s);
         s.push_str("</g>");
     }
     s.push_str("</svg>");
@@ -977,7 +1009,9 @@ mod tests {
             y_label: "ns".into(),
         };
         let svg = sweep_svg(&t).unwrap();
-        assert_eq!(svg.matches("class=\"eb\"").count(), 6);
+        // The six bars are one path, each with its two caps.
+        assert_eq!(svg.matches("class=\"eb\"").count(), 1);
+        assert_eq!(svg.matches("h6").count(), 12);
         assert_eq!(svg.matches("class=\"fit\"").count(), 1);
         assert!(svg.contains(">32</text>") && svg.contains(">16</text>"));
         let one = Sweep {

@@ -27,6 +27,7 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("metric.html", include_str!("../templates/metric.html")),
     ("matrix.html", include_str!("../templates/matrix.html")),
     ("run.html", include_str!("../templates/run.html")),
+    ("env.html", include_str!("../templates/env.html")),
     ("page.html", include_str!("../templates/page.html")),
     ("feed.xml", include_str!("../templates/feed.xml")),
 ];

@@ -4,6 +4,8 @@ use super::error::BuildError;
 use crate::out::Staging;
 use crate::render::Renderer;
 use serde::Serialize;
+use std::collections::HashSet;
+use std::sync::Mutex;
 
 /// Renders templates into the staging directory. Only shared references: every thread can
 /// have its own copy.
@@ -15,6 +17,9 @@ pub struct Ctx<'a> {
     pub(super) data_url: Option<&'a str>,
     /// This program's identity ([`crate::out::Key::of_program`]), part of every page's inputs.
     pub(super) program: [u8; 16],
+    /// The pages many runs share (their machine and settings), claimed by the first worker
+    /// that needs one, so each is written once.
+    pub(super) shared: &'a Mutex<HashSet<String>>,
 }
 
 impl Ctx<'_> {
@@ -29,6 +34,24 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
+    /// Writes a page many runs link to at `path`, with what `make` renders, unless another run
+    /// already did.
+    pub fn shared_page(
+        &self,
+        path: &str,
+        make: impl FnOnce() -> Result<String, BuildError>,
+    ) -> Result<(), BuildError> {
+        let first = self
+            .shared
+            .lock()
+            .map(|mut s| s.insert(path.to_string()))
+            .unwrap_or(false);
+        if first {
+            self.out.write(path, make()?.as_bytes())?;
+        }
+        Ok(())
+    }
+
     /// Renders `template` with `ctx` and writes it at the site path `path`.
     pub fn page<T: Serialize>(
         &self,

@@ -71,9 +71,9 @@ pub struct Report {
 }
 
 /// The HTML page of one record, optionally compared with an earlier run (as the previous
-/// version's run, or as the machine's previous run when it is on the same version), exactly as
-/// `build` renders it. For the fuzz targets and tests; the record is assumed to have passed
-/// `validate`.
+/// version's run, or as the machine's previous run when it is on the same version), followed
+/// by the page of its machine and settings, exactly as `build` renders them. For the fuzz
+/// targets and tests; the record is assumed to have passed `validate`.
 pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<String, RenderError> {
     let renderer = Renderer::new()?;
     let mut reg = Registry::default();
@@ -84,8 +84,17 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
         prev_version: prev.as_ref().filter(|_| same.is_none()),
         same_version: same,
     };
-    let page = pages::run::build(rec, &info, &cmp, &reg, &Links, &format!("{}.json", rec.id));
-    renderer.render("run.html", &page)
+    let env = pages::run::environment(rec, &info);
+    let page = pages::run::build(
+        rec,
+        &info,
+        &cmp,
+        &reg,
+        &Links,
+        &format!("{}.json", rec.id),
+        &env,
+    );
+    Ok(renderer.render("run.html", &page)? + &renderer.render("env.html", &env)?)
 }
 
 /// What the index pages are written from: the run summaries, their metrics and groups, and the
@@ -146,11 +155,13 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         })
         .collect();
     let staging = Staging::new(&opts.out)?;
+    let shared = std::sync::Mutex::default();
     let ctx = Ctx {
         renderer: &renderer,
         out: &staging,
         data_url: opts.data_url.as_deref().map(|u| u.trim_end_matches('/')),
         program: crate::out::Key::of_program().bytes(),
+        shared: &shared,
     };
     let mut tm = Timings::default();
     let mut t = Instant::now();

@@ -276,10 +276,16 @@ fn second_pass_one(
         id(cmp.prev_version).as_bytes(),
         id(cmp.same_version).as_bytes(),
     ]);
+    // What the run shares with others of its machine is one page for all of them, written
+    // whether or not the run page itself is rendered again (its name is its content's hash).
+    let env = run::environment(&rec, &info);
+    let renderer = w.ctx.renderer;
+    w.ctx
+        .shared_page(&env.path(), || Ok(renderer.render("env.html", &env)?))?;
     let tm = &mut w.out.timings;
     tm.page += lap(&mut t);
     if !w.ctx.out.reuse(&rel, key)? {
-        let page = run::build(&rec, &info, &cmp, &w.reg, &Links, &raw);
+        let page = run::build(&rec, &info, &cmp, &w.reg, &Links, &raw, &env);
         let html = w.ctx.renderer.render("run.html", &page)?;
         w.out.timings.render += lap(&mut t);
         w.ctx.out.write_keyed(&rel, key, html.as_bytes())?;

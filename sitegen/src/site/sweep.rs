@@ -1,14 +1,14 @@
 //! The depth sweep: `seccomp.depth.N` (N uncacheable filters) drawn as N against its overhead
 //! over `native`, with intervals and the fitted line `depth.entry + depth.per_filter × N`, for
-//! one run (its page) or for each series on one kernel version (the kernel's page).
+//! each series on one kernel version (the kernel's page; a run page has the numbers only).
 
 use super::rows::{point_cell, Cell};
 use crate::chart::{legend_marker, sweep_svg, Sweep, SweepLine, MAX_LINES};
 use crate::fmt;
 use crate::info::RunInfo;
-use crate::metrics::{aggregate, median_of, usable_point, Kind, Point, Registry, Val};
+use crate::metrics::{median_of, usable_point, Kind, Point, Registry, Val};
 use serde::Serialize;
-use syscost_record::{EstimateId, RunRecord, Status};
+use syscost_record::EstimateId;
 
 const PREFIX: &str = "seccomp.depth.";
 const BASELINE: &str = "native";
@@ -117,48 +117,6 @@ fn block(title: String, desc: String, per_op: &str, lines: Vec<Data>) -> Option<
         title,
         hidden,
     })
-}
-
-/// The sweep of one run, from its record.
-pub fn of_record(r: &RunRecord, per_op: &str) -> Option<SweepBlock> {
-    let mut points: Vec<(u32, Point)> = r
-        .results
-        .iter()
-        .filter(|x| x.status == Status::Measured)
-        .filter_map(|x| {
-            let n = depth(&x.id)?;
-            let o = x.overhead.as_ref().filter(|o| o.vs == BASELINE)?;
-            let p = aggregate(&[Val {
-                median: o.median_ns,
-                lo: o.ci_low_ns,
-                hi: o.ci_high_ns,
-            }])?;
-            p.median.is_finite().then_some((n, p))
-        })
-        .collect();
-    points.sort_by_key(|p| p.0);
-    let est = |id: EstimateId| r.estimate(id.id()).map(|e| e.median_ns);
-    let fit = est(EstimateId::DepthEntry).zip(est(EstimateId::DepthPerFilter));
-    block(
-        format!("Depth sweep of run {}", r.id),
-        format!(
-            "seccomp.depth.N: overhead over native against the number of uncacheable filters N, {} depths, with {} and the fitted line.",
-            points.len(),
-            if points.iter().any(|p| p.1.interval.is_some()) {
-                "95% intervals"
-            } else {
-                "no intervals"
-            }
-        ),
-        per_op,
-        vec![Data {
-            label: "this run".to_string(),
-            head: "this run".to_string(),
-            href: None,
-            points,
-            fit,
-        }],
-    )
 }
 
 /// The registry ids of the depth overheads (with their N) and of the two fit estimates.

@@ -348,7 +348,8 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     };
     let (series, series_metric) = (first("series", false), first("series", true));
     let (metric, matrix) = (first("metrics", false), first("matrix", false));
-    let pages: [(&str, Option<&str>, String); 15] = [
+    let env = first("env", false);
+    let pages: [(&str, Option<&str>, String); 16] = [
         (
             "index.html",
             None,
@@ -358,6 +359,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         ("kernels/6.8/index.html", None, "Linux 6.8".into()),
         ("arch/x86_64/index.html", None, "x86_64".into()),
         (run_page.as_str(), None, format!("Run {}", rec.id)),
+        (env.as_str(), None, "Machine and settings".into()),
         (
             "changes/index.html",
             None,
@@ -483,15 +485,22 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
             assert!(px >= 10.999, "{page}: chart text of {px} CSS px at 400 px");
         }
     }
-    // The architecture page's trends, and the run page's depth sweep.
+    // The architecture page's trends, and the kernel page's depth sweep (a run page has its
+    // numbers only).
     let arch = &found["pages"]["arch/x86_64/index.html"];
     let mut charts = arch["charts"].as_array().expect("charts").clone();
     assert!(!charts.is_empty(), "no chart on the architecture page");
-    let sweep = found["pages"][run_page.as_str()]["charts"]
+    let sweep = found["pages"]["kernels/6.8/index.html"]["charts"]
         .as_array()
         .expect("charts")
         .clone();
-    assert_eq!(sweep.len(), 1, "no depth sweep on the run page");
+    assert!(!sweep.is_empty(), "no depth sweep on the kernel page");
+    let on_run = &found["pages"][run_page.as_str()]["charts"];
+    assert_eq!(
+        on_run.as_array().map(Vec::len),
+        Some(0),
+        "a chart on the run page"
+    );
     charts.extend(sweep);
     for c in &charts {
         assert!(

@@ -205,3 +205,12 @@ pub fn broken_links(site: &Path) -> Vec<String> {
     }
     broken
 }
+
+/// The site path of the machine-and-settings page a run page links to.
+pub fn env_of(run_page: &str) -> String {
+    let at = run_page
+        .find("env/")
+        .expect("a link to the machine and settings page");
+    let end = at + run_page[at..].find('"').expect("the end of the link");
+    run_page[at..end].to_string()
+}

@@ -1,5 +1,6 @@
-//! The page of one run: everything in the record, readable, its quality, its depth sweep,
-//! and the comparison with the nearest runs of its series.
+//! The page of one run: its numbers, its quality and the comparison with the nearest runs of
+//! its series; and the page of what many runs share (the machine, the settings, the skipped
+//! scenarios), said once for all of them.
 
 use crate::changes::{difference, Difference};
 use crate::fmt::{self, ns, opt_interval, opt_ns};
@@ -8,7 +9,6 @@ use crate::metrics::Kind;
 use crate::metrics::Registry;
 use crate::site::links::Links;
 use crate::site::rows::{quality_badge, Badge};
-use crate::site::sweep::{self, SweepBlock};
 use serde::Serialize;
 use syscost_record::{
     Estimate, EstimateOrigin, Expectation, Method, RunRecord, ScenarioResult, Source, SourceKind,
@@ -16,9 +16,11 @@ use syscost_record::{
 };
 
 /// A run's page: its numbers, compactly. Prose that is the same for every run of a scenario
-/// (descriptions, parameters, formulas) is on the metric pages and in the raw record, not
-/// repeated on 100,000 run pages; the environment beyond what decides comparability is in the
-/// raw record.
+/// (descriptions, parameters, formulas) is on the metric pages and in the raw record, how to
+/// read the page is on the methodology page, and what the runs of one machine share (its
+/// facts, the settings, the skipped scenarios and why) is on their shared [`EnvPage`]: none
+/// of it is repeated on 100,000 run pages. The depth sweep is drawn on the kernel page; its
+/// numbers are the `seccomp.depth.N` rows and the `depth.*` estimates.
 #[derive(Serialize)]
 pub struct RunPage {
     root: String,
@@ -44,6 +46,7 @@ pub struct RunPage {
     series_id: String,
     series_href: Option<String>,
     raw_href: String,
+    env_href: String,
     per_op: String,
     confidence: String,
     any_ci: bool,
@@ -55,12 +58,14 @@ pub struct RunPage {
     estimates: Vec<EstimateRow>,
     expectations: Vec<ExpectationRow>,
     verdict_counts: String,
-    skipped: Vec<SkippedGroup>,
-    sweep: Option<SweepBlock>,
+    /// Failed scenarios with their reasons (a failure is this run's, so it is said here).
+    failed: Vec<SkippedGroup>,
+    /// How many were skipped; which and why is on the shared page.
+    skipped: usize,
     compares: Vec<CompareHead>,
     no_compare: String,
+    /// This run's own facts; what it shares with others is on its [`EnvPage`].
     facts: Vec<(String, String)>,
-    provenance: Vec<(String, String)>,
     stated: Vec<(String, String)>,
     source_url: String,
     source_link: bool,
@@ -104,8 +109,8 @@ pub struct CompareHead {
 #[derive(Serialize)]
 struct EstimateRow {
     id: String,
+    /// Median and CI in one cell.
     median: String,
-    ci: String,
     origin: &'static str,
 }
 
@@ -114,20 +119,80 @@ struct ExpectationRow {
     label: String,
     lhs: String,
     rhs: String,
+    /// The paired difference and its CI in one cell.
     diff: String,
-    diff_ci: String,
     tolerance: String,
     verdict: &'static str,
     kernel_verdict: &'static str,
 }
 
 /// Scenarios skipped or failed for one reason.
-#[derive(Serialize)]
+#[derive(Serialize, PartialEq)]
 struct SkippedGroup {
-    status: &'static str,
-    status_class: &'static str,
     reason: String,
     ids: String,
+}
+
+/// What the runs of one machine share, said once: the machine's facts as measured, how the
+/// runs were taken, and the scenarios they skipped with the reasons. Its name is a hash of its
+/// content, so every run whose shared facts are identical links to the same page, and a page
+/// never changes under a link.
+#[derive(Serialize)]
+pub struct EnvPage {
+    root: String,
+    title: String,
+    id: String,
+    arch: String,
+    cpu: String,
+    virt: String,
+    facts: Vec<(String, String)>,
+    skipped: Vec<SkippedGroup>,
+}
+
+impl EnvPage {
+    /// Its site path.
+    pub fn path(&self) -> String {
+        format!("env/{}.html", self.id)
+    }
+}
+
+/// The shared page of a run (see [`EnvPage`]).
+pub fn environment(r: &RunRecord, info: &RunInfo) -> EnvPage {
+    use sha2::{Digest, Sha256};
+    let c = &r.environment.comparability;
+    let mut page = EnvPage {
+        root: "../".to_string(),
+        title: String::new(),
+        id: String::new(),
+        arch: c.arch.clone(),
+        cpu: info.series.cpu.clone(),
+        virt: info.series.virt.clone(),
+        facts: shared_facts(r, info),
+        skipped: groups(r, Status::Skipped),
+    };
+    let mut h = Sha256::new();
+    for part in [&page.arch, &page.cpu, &page.virt] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    for (k, v) in &page.facts {
+        h.update(k.as_bytes());
+        h.update([1]);
+        h.update(v.as_bytes());
+        h.update([0]);
+    }
+    for g in &page.skipped {
+        h.update(g.ids.as_bytes());
+        h.update([1]);
+        h.update(g.reason.as_bytes());
+        h.update([0]);
+    }
+    page.id = h.finalize()[..6]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    page.title = format!("Machine and settings {}", page.id);
+    page
 }
 
 pub fn verdict_name(v: Verdict) -> &'static str {
@@ -219,6 +284,7 @@ pub fn build(
     reg: &Registry,
     links: &Links,
     raw_href: &str,
+    env: &EnvPage,
 ) -> RunPage {
     let root = fmt::root_of(&format!("{}.html", info.page));
     let c = &r.environment.comparability;
@@ -329,6 +395,7 @@ pub fn build(
         series_id: info.series.id(),
         series_href: placed.then(|| format!("{root}{}", links.series(&info.series))),
         raw_href: raw_href.to_string(),
+        env_href: format!("{root}{}", env.path()),
         per_op: info.series.unit(),
         any_ci: measured.iter().any(|x| x.ci_low_ns.is_some())
             || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
@@ -343,12 +410,15 @@ pub fn build(
         estimates,
         expectations: r.expectations.iter().map(expectation_row).collect(),
         verdict_counts: verdict_counts(r),
-        skipped: skipped_groups(r),
-        sweep: sweep::of_record(r, &info.series.unit()),
+        failed: groups(r, Status::Failed),
+        skipped: r
+            .results
+            .iter()
+            .filter(|x| x.status == Status::Skipped)
+            .count(),
         compares,
         no_compare: no_compare.to_string(),
-        facts: facts_of(r, info, &conf),
-        provenance: provenance(r),
+        facts: own_facts(r, info),
         stated: stated(r),
         // Only plain web links become clickable; anything else (javascript:, data:) stays text.
         source_link: source_url.starts_with("https://") || source_url.starts_with("http://"),
@@ -376,17 +446,19 @@ fn most_common<'a>(xs: impl Iterator<Item = &'a str>) -> String {
         .unwrap_or_default()
 }
 
+/// A median and its interval in one cell (the sorter reads the leading number).
+fn with_ci(m: Option<f64>, lo: Option<f64>, hi: Option<f64>) -> String {
+    let mut s = opt_ns(m);
+    let ci = opt_interval(lo, hi);
+    if !ci.is_empty() {
+        s.push(' ');
+        s.push_str(&ci);
+    }
+    s
+}
+
 fn result_row(res: &ScenarioResult, baseline: &str, usual: &str) -> ResultRow {
     let o = res.overhead.as_ref();
-    let with_ci = |m: Option<f64>, lo: Option<f64>, hi: Option<f64>| {
-        let mut s = opt_ns(m);
-        let ci = opt_interval(lo, hi);
-        if !ci.is_empty() {
-            s.push(' ');
-            s.push_str(&ci);
-        }
-        s
-    };
     ResultRow {
         id: match o {
             Some(o) if o.vs != baseline => format!("{} − {}", res.id, o.vs),
@@ -408,27 +480,18 @@ fn result_row(res: &ScenarioResult, baseline: &str, usual: &str) -> ResultRow {
     }
 }
 
-/// Skipped and failed scenarios grouped by their reason (one reason often covers several: the
-/// BPF program and its attach cost).
-fn skipped_groups(r: &RunRecord) -> Vec<SkippedGroup> {
+/// The scenarios of one status (skipped, failed) grouped by their reason (one reason often
+/// covers several: the BPF program and its attach cost).
+fn groups(r: &RunRecord, status: Status) -> Vec<SkippedGroup> {
     let mut out: Vec<SkippedGroup> = Vec::new();
-    for res in r.results.iter().filter(|x| x.status != Status::Measured) {
-        let (status, status_class) = match res.status {
-            Status::Failed => ("failed", "fail"),
-            _ => ("skipped", "skip"),
-        };
+    for res in r.results.iter().filter(|x| x.status == status) {
         let reason = opt(&res.reason);
-        match out
-            .iter_mut()
-            .find(|g| g.status == status && g.reason == reason)
-        {
+        match out.iter_mut().find(|g| g.reason == reason) {
             Some(g) => {
                 g.ids.push_str(", ");
                 g.ids.push_str(&res.id);
             }
             None => out.push(SkippedGroup {
-                status,
-                status_class,
                 reason,
                 ids: res.id.clone(),
             }),
@@ -440,8 +503,7 @@ fn skipped_groups(r: &RunRecord) -> Vec<SkippedGroup> {
 fn estimate_row(e: &Estimate) -> EstimateRow {
     EstimateRow {
         id: e.id.clone(),
-        median: ns(e.median_ns),
-        ci: opt_interval(e.ci_low_ns, e.ci_high_ns),
+        median: with_ci(Some(e.median_ns), e.ci_low_ns, e.ci_high_ns),
         origin: match e.origin {
             None => "",
             Some(EstimateOrigin::Printed) => "printed by the log",
@@ -458,8 +520,7 @@ fn expectation_row(e: &Expectation) -> ExpectationRow {
         label: e.label.clone(),
         lhs: ns(e.lhs_ns),
         rhs: ns(e.rhs_ns),
-        diff: opt_ns(e.diff_median_ns),
-        diff_ci: opt_interval(e.diff_ci_low_ns, e.diff_ci_high_ns),
+        diff: with_ci(e.diff_median_ns, e.diff_ci_low_ns, e.diff_ci_high_ns),
         tolerance: ns(e.tolerance_ns),
         verdict: verdict_name(e.verdict),
         kernel_verdict: verdict_name(e.kernel_verdict),
@@ -485,49 +546,18 @@ fn facts<'a>(rows: impl IntoIterator<Item = (&'a str, String)>) -> Vec<(String, 
         .collect()
 }
 
-/// The environment and settings that a reader of the numbers needs, in one table: what decides
-/// comparability beyond the lead line, the moment, and how the run was taken. The kernel
-/// command line, configuration and mitigation texts are in the raw record.
-fn facts_of(r: &RunRecord, info: &RunInfo, conf: &str) -> Vec<(String, String)> {
-    let c = &r.environment.comparability;
-    let cpu = &c.cpu;
+/// This run's own facts: under what load it ran, how long and why it stopped, its log and
+/// whatever else its source recorded. What it shares with other runs of its machine is on its [`EnvPage`].
+fn own_facts(r: &RunRecord, info: &RunInfo) -> Vec<(String, String)> {
     let inc = &r.environment.incidental;
-    let s = &r.settings;
     let sm = &r.summary;
-    let num = |x: Option<u32>| x.map(|x| x.to_string()).unwrap_or_default();
+    let src = &r.source;
     let load = |l: &Option<[f64; 3]>| {
         l.map(|a| format!("{:.2} {:.2} {:.2}", a[0], a[1], a[2]))
             .unwrap_or_default()
     };
-    let mut rows = facts([
+    facts([
         ("upstream base", info.kbase.clone()),
-        ("microcode", opt(&cpu.microcode)),
-        (
-            "logical CPUs / cores / SMT",
-            format!(
-                "{} / {} / {}",
-                num(cpu.logical_cpus),
-                num(cpu.physical_cores),
-                cpu.smt
-                    .map(|x| if x { "on" } else { "off" })
-                    .unwrap_or_default()
-            ),
-        ),
-        (
-            "CPU vulnerabilities",
-            info.series.mitigations.replace('\n', "; "),
-        ),
-        ("cost-relevant boot parameters", info.series.flags.clone()),
-        (
-            "BPF JIT enable / harden",
-            match (&c.bpf_jit_enable, &c.bpf_jit_harden) {
-                (None, None) => String::new(),
-                (a, b) => format!("{} / {}", opt(a), opt(b)),
-            },
-        ),
-        ("machine", opt(&inc.machine_hash)),
-        ("clock source", opt(&inc.clocksource)),
-        ("CPU governor", opt(&inc.governor)),
         ("load average at start / end", {
             let (a, b) = (load(&inc.loadavg_start), load(&inc.loadavg_end));
             if a.is_empty() && b.is_empty() {
@@ -536,25 +566,6 @@ fn facts_of(r: &RunRecord, info: &RunInfo, conf: &str) -> Vec<(String, String)> 
                 format!("{a} / {b}")
             }
         }),
-        ("confidence", conf.to_string()),
-        (
-            "budget / CI target",
-            match (s.budget_s, s.target_ci_pct) {
-                (None, None) => String::new(),
-                (b, t) => format!(
-                    "{} / {}",
-                    b.map(|b| format!("{b} s")).unwrap_or_default(),
-                    t.map(|t| format!("±{t} %")).unwrap_or_default()
-                ),
-            },
-        ),
-        ("pinned CPU", num(s.cpu)),
-        (
-            "sample length",
-            s.sample_ms.map(|b| format!("{b} ms")).unwrap_or_default(),
-        ),
-        ("only", s.only.join(", ")),
-        ("skip", s.skip.join(", ")),
         (
             "rounds, duration",
             // Absent, not zero: most imported logs never say how long they ran.
@@ -583,9 +594,85 @@ fn facts_of(r: &RunRecord, info: &RunInfo, conf: &str) -> Vec<(String, String)> 
                 _ => String::new(),
             },
         ),
+        ("log SHA-256", opt(&src.text_sha256)),
+        ("note", opt(&src.note)),
+    ])
+    .into_iter()
+    // What else the source recorded (an import's calibration time, its totals) is the run's.
+    .chain(inc.other.iter().map(|(k, v)| (k.clone(), v.clone())))
+    .collect()
+}
+
+/// What a run shares with the other runs of its machine, usually: the machine's facts beyond
+/// the lead line (what decides comparability, and what was incidental), the settings, and the
+/// tool. The kernel command line, configuration and mitigation texts are in the raw record.
+fn shared_facts(r: &RunRecord, info: &RunInfo) -> Vec<(String, String)> {
+    let c = &r.environment.comparability;
+    let cpu = &c.cpu;
+    let inc = &r.environment.incidental;
+    let s = &r.settings;
+    let src = &r.source;
+    let num = |x: Option<u32>| x.map(|x| x.to_string()).unwrap_or_default();
+    let method = match src.method {
+        Method::Interleaved => "interleaved rounds, paired differences",
+        Method::Sequential => "sequential (the kernel seccomp_benchmark method)",
+        Method::External => "as done by the imported tool",
+    };
+    let mut rows = facts([
+        ("microcode", opt(&cpu.microcode)),
+        (
+            "logical CPUs / cores / SMT",
+            format!(
+                "{} / {} / {}",
+                num(cpu.logical_cpus),
+                num(cpu.physical_cores),
+                cpu.smt
+                    .map(|x| if x { "on" } else { "off" })
+                    .unwrap_or_default()
+            ),
+        ),
+        (
+            "CPU vulnerabilities",
+            info.series.mitigations.replace('\n', "; "),
+        ),
+        ("cost-relevant boot parameters", info.series.flags.clone()),
+        (
+            "BPF JIT enable / harden",
+            match (&c.bpf_jit_enable, &c.bpf_jit_harden) {
+                (None, None) => String::new(),
+                (a, b) => format!("{} / {}", opt(a), opt(b)),
+            },
+        ),
+        ("machine", opt(&inc.machine_hash)),
+        ("clock source", opt(&inc.clocksource)),
+        ("CPU governor", opt(&inc.governor)),
+        ("confidence", format!("{}%", s.confidence * 100.0)),
+        (
+            "budget / CI target",
+            match (s.budget_s, s.target_ci_pct) {
+                (None, None) => String::new(),
+                (b, t) => format!(
+                    "{} / {}",
+                    b.map(|b| format!("{b} s")).unwrap_or_default(),
+                    t.map(|t| format!("±{t} %")).unwrap_or_default()
+                ),
+            },
+        ),
+        ("pinned CPU", num(s.cpu)),
+        (
+            "sample length",
+            s.sample_ms.map(|b| format!("{b} ms")).unwrap_or_default(),
+        ),
+        ("only", s.only.join(", ")),
+        ("skip", s.skip.join(", ")),
+        ("source", provenance_text(src)),
+        ("tool", src.tool.clone()),
+        ("commit", opt(&src.commit)),
+        ("method", method.to_string()),
+        ("log format", opt(&src.format)),
+        ("schema", r.schema.to_string()),
     ]);
     rows.retain(|(_, v)| v != " /  / ");
-    rows.extend(inc.other.iter().map(|(k, v)| (k.clone(), v.clone())));
     rows
 }
 
@@ -639,25 +726,5 @@ fn stated(r: &RunRecord) -> Vec<(String, String)> {
         ("machine", opt(&st.machine)),
         ("date", opt(&st.date)),
         ("where the source says so", opt(&st.stated_in)),
-    ])
-}
-
-fn provenance(r: &RunRecord) -> Vec<(String, String)> {
-    let src = &r.source;
-    let method = match src.method {
-        Method::Interleaved => "interleaved rounds, paired differences",
-        Method::Sequential => "sequential (the kernel seccomp_benchmark method)",
-        Method::External => "as done by the imported tool",
-    };
-    facts([
-        ("source", provenance_text(src)),
-        ("tool", src.tool.clone()),
-        ("commit", opt(&src.commit)),
-        ("method", method.to_string()),
-        ("log format", opt(&src.format)),
-        ("log SHA-256", opt(&src.text_sha256)),
-        ("date", opt(&src.date)),
-        ("note", opt(&src.note)),
-        ("schema", r.schema.to_string()),
     ])
 }
