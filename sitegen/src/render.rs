@@ -10,6 +10,7 @@ use serde::Serialize;
 
 const TEMPLATES: &[(&str, &str)] = &[
     ("base.html", include_str!("../templates/base.html")),
+    ("short.html", include_str!("../templates/short.html")),
     ("macros.html", include_str!("../templates/macros.html")),
     ("home.html", include_str!("../templates/home.html")),
     ("runs.html", include_str!("../templates/runs.html")),
