@@ -6,6 +6,7 @@
 //! it in its series, whose compact summaries are at hand) and keeps a compact [`RunInfo`] for
 //! the index pages. Memory therefore grows with the number of runs only through the summaries.
 
+mod cache;
 mod charts;
 mod ctx;
 mod error;
@@ -67,6 +68,8 @@ pub struct Report {
     pub data_missing: bool,
     /// False when `--strict` refused to publish.
     pub written: bool,
+    /// Records summarised from the previous build's summary cache, not read.
+    pub cached: usize,
     pub stats: Stats,
 }
 
@@ -156,18 +159,22 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     let mut t = Instant::now();
     let (triage, triage_issues) = crate::triage::read(&opts.data);
     warnings.extend(triage_issues);
-    let entries = first_pass(scan.records, &mut rejected);
+    let summaries = crate::out::summaries_path(&opts.out);
+    let cache = cache::Cache::read(&summaries, &ctx.program);
+    tm.cache = lap(&mut t);
+    let entries = first_pass(scan.records, &ctx.program, &cache, &mut rejected);
     tm.first_pass = lap(&mut t);
     let pass_opts = PassOptions {
         strict: opts.strict,
         triage: &triage,
+        cache: &cache,
     };
-    let (infos, registry) = match second_pass(&entries, &ctx, &pass_opts) {
-        Ok(pass) => {
-            rejected.extend(pass.rejected);
-            warnings.extend(pass.warnings);
+    let pass = match second_pass(&entries, &ctx, &pass_opts) {
+        Ok(mut pass) => {
+            rejected.append(&mut pass.rejected);
+            warnings.append(&mut pass.warnings);
             tm.add(&pass.timings);
-            (pass.infos, pass.registry)
+            pass
         }
         Err(e) => {
             staging.discard();
@@ -175,12 +182,15 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         }
     };
     // The index pages need only the summaries.
+    let cached = entries.iter().filter(|e| e.is_cached()).count();
     drop(entries);
+    drop(cache);
+    let (infos, registry) = (&pass.infos, &pass.registry);
     let mut t = Instant::now();
     let data = Data {
         rejected: rejected.len(),
         base_url: opts.base_url.as_deref(),
-        ..Data::new(&infos, &registry)
+        ..Data::new(infos, registry)
     };
     tm.analysis = lap(&mut t);
     if let Err(e) = index_pages(ctx, &data) {
@@ -217,11 +227,23 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         warnings,
         data_missing,
         written: false,
+        cached,
         stats: staging.stats(),
     };
     if opts.strict && !report.rejected.is_empty() {
         staging.discard();
         return Ok(report);
+    }
+    let entries = cache::Entries {
+        infos,
+        keys: &pass.keys,
+        calls: &pass.calls,
+        spellings: &pass.spellings,
+        reg: registry,
+    };
+    if let Err(e) = cache::write(&summaries, &ctx.program, &entries) {
+        staging.discard();
+        return Err(crate::out::OutputError::Write(summaries, e).into());
     }
     report.stats = staging.commit()?;
     report.written = true;
