@@ -5,6 +5,7 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::sync::Arc;
 use syscost_record::{EstimateId, RunRecord, Status};
 
 /// Which number of a scenario or estimate a metric is.
@@ -376,7 +377,10 @@ impl Builder {
     fn finish(self) -> (Values, Vec<u32>) {
         (
             Values {
-                ids: self.ids.into(),
+                shape: Arc::new(Shape {
+                    ids: self.ids.into(),
+                    pos: Box::new([]),
+                }),
                 vals: self.vals.into(),
             },
             self.calls,
@@ -406,9 +410,39 @@ impl Packed {
 /// renumbered and sorted by metric id.
 #[derive(Debug, Clone, Default)]
 pub struct Values {
-    ids: Box<[u32]>,
+    /// Which metrics the run has: shared by the runs that have the same ones once renumbered
+    /// (most runs of one engine do), so a chart's lookups over thousands of runs meet one table.
+    shape: Arc<Shape>,
     vals: Box<[Packed]>,
 }
+
+#[derive(Debug, Default)]
+struct Shape {
+    ids: Box<[u32]>,
+    /// Once sorted: metric id → position in `ids` (`u32::MAX`: absent), when that table is
+    /// not much larger than `ids`; otherwise ids are searched.
+    pos: Box<[u32]>,
+}
+
+impl Shape {
+    fn sorted(ids: Box<[u32]>) -> Shape {
+        let end = ids.last().map_or(0, |&m| m as usize + 1);
+        let pos: Box<[u32]> = if end <= 4 * ids.len() + 64 {
+            let mut pos = vec![u32::MAX; end];
+            for (i, &m) in ids.iter().enumerate() {
+                pos[m as usize] = i as u32;
+            }
+            pos.into_boxed_slice()
+        } else {
+            Box::new([])
+        };
+        Shape { ids, pos }
+    }
+}
+
+/// The shapes of renumbered values, shared.
+#[derive(Default)]
+pub struct Shapes(HashMap<Box<[u32]>, Arc<Shape>>);
 
 impl Values {
     /// Reads every measured scenario's median and overhead and every estimate of `r`, interning
@@ -506,10 +540,10 @@ impl Values {
         calls: &[u32],
         key_of: impl Fn(u32) -> Option<u32>,
     ) -> Vec<(u32, [f64; 3])> {
-        let mut out = Vec::with_capacity(self.ids.len());
-        let mut given = vec![false; self.ids.len()];
+        let mut out = Vec::with_capacity(self.vals.len());
+        let mut given = vec![false; self.vals.len()];
         for (i, &c) in calls.iter().enumerate() {
-            let Some(j) = key_of(c).and_then(|id| self.ids.binary_search(&id).ok()) else {
+            let Some(j) = key_of(c).and_then(|id| self.shape.ids.binary_search(&id).ok()) else {
                 continue;
             };
             if !given[j] {
@@ -522,7 +556,13 @@ impl Values {
 
     /// Renumbers with a worker's map from [`Registry::merge`] and sorts by the new ids.
     pub fn renumber(&mut self, map: &[u32]) {
+        self.renumber_shared(map, &mut Shapes::default());
+    }
+
+    /// [`Values::renumber`], sharing the list of ids with the runs in `shapes` that have it.
+    pub fn renumber_shared(&mut self, map: &[u32], shapes: &mut Shapes) {
         let mut pairs: Vec<(u32, Packed)> = self
+            .shape
             .ids
             .iter()
             .zip(self.vals.iter())
@@ -534,36 +574,51 @@ impl Values {
             })
             .collect();
         pairs.sort_by_key(|p| p.0);
-        self.ids = pairs.iter().map(|p| p.0).collect();
+        let ids: Box<[u32]> = pairs.iter().map(|p| p.0).collect();
         self.vals = pairs.iter().map(|p| p.1).collect();
+        self.shape = match shapes.0.get(&ids) {
+            Some(s) => Arc::clone(s),
+            None => {
+                let s = Arc::new(Shape::sorted(ids.clone()));
+                shapes.0.insert(ids, Arc::clone(&s));
+                s
+            }
+        };
     }
 
     /// The value of metric `id` (after [`Values::renumber`]).
     pub fn get(&self, id: u32) -> Option<Val> {
-        self.ids.binary_search(&id).ok().map(|i| self.vals[i].val())
+        let at = if self.shape.pos.is_empty() {
+            self.shape.ids.binary_search(&id).ok()?
+        } else {
+            *self.shape.pos.get(id as usize)? as usize
+        };
+        self.vals.get(at).map(|v| v.val())
     }
 
     /// The value of metric `id` in any order (while the run pages are written).
     pub fn find(&self, id: u32) -> Option<Val> {
-        self.ids
+        self.shape
+            .ids
             .iter()
             .position(|&x| x == id)
             .map(|i| self.vals[i].val())
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (u32, Val)> + '_ {
-        self.ids
+        self.shape
+            .ids
             .iter()
             .zip(self.vals.iter())
             .map(|(&i, v)| (i, v.val()))
     }
 
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.vals.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.vals.is_empty()
     }
 }
 

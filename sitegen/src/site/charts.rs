@@ -50,7 +50,8 @@ impl ChartSpec {
 
 fn trend(runs: &[RunInfo], g: &Groups, idx: &[usize], m: u32) -> TrendData {
     type Cells = BTreeMap<u32, Vec<(Val, bool)>>;
-    let mut cells: BTreeMap<&Arc<SeriesKey>, Cells> = BTreeMap::new();
+    // By series rank: the order of the keys, without comparing them.
+    let mut cells: BTreeMap<u32, (&Arc<SeriesKey>, Cells)> = BTreeMap::new();
     let mut labels: BTreeMap<u32, &str> = BTreeMap::new();
     for &i in idx {
         let r = &runs[i];
@@ -60,8 +61,9 @@ fn trend(runs: &[RunInfo], g: &Groups, idx: &[usize], m: u32) -> TrendData {
         if let Some(v) = r.values.get(m) {
             labels.entry(k).or_insert(g.versions[k as usize].as_str());
             cells
-                .entry(&r.series)
-                .or_default()
+                .entry(g.series_rank[i])
+                .or_insert_with(|| (&r.series, Cells::new()))
+                .1
                 .entry(k)
                 .or_default()
                 .push((v, r.is_low()));
@@ -69,7 +71,7 @@ fn trend(runs: &[RunInfo], g: &Groups, idx: &[usize], m: u32) -> TrendData {
     }
     let keys: Vec<&u32> = labels.keys().collect();
     let mut lines: Vec<(Arc<SeriesKey>, usize, Vec<Option<Point>>)> = cells
-        .into_iter()
+        .into_values()
         .map(|(s, per_k)| {
             let n = per_k.values().map(Vec::len).sum();
             let pts = keys

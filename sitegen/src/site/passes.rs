@@ -661,9 +661,10 @@ pub fn second_pass(
     spellings.sort_by_key(|(n, _)| *n);
     out.spellings = spellings.into_iter().map(|(_, s)| s).collect();
     let mut infos = Vec::new();
+    let mut shapes = crate::metrics::Shapes::default();
     for ((part, map), sp_map) in parts.into_iter().zip(&maps).zip(&sp_maps) {
         for (i, mut a) in part {
-            a.info.values.renumber(map);
+            a.info.values.renumber_shared(map, &mut shapes);
             for c in a.calls.iter_mut() {
                 *c = sp_map.get(*c as usize).copied().unwrap_or(u32::MAX);
             }
