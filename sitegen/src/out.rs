@@ -23,6 +23,11 @@ pub const MANIFEST: &str = ".syscost-manifest";
 
 const CHECKSUM: &str = "/checksum/";
 
+/// Manifest lines of the groups of pages made from one set of inputs (`/group/KEY TAB the
+/// pages, space-separated`): when a rebuild's inputs of a group are the same, the group's pages
+/// are the previous build's and none of them is made again.
+const GROUP: &str = "/group/";
+
 /// Where the summary cache of the site at `out` is kept (`site::cache`): beside it, not in it,
 /// since it is not part of what is published.
 pub fn summaries_path(out: &Path) -> PathBuf {
@@ -287,6 +292,62 @@ impl Staging {
             }
         }
         Ok(kept)
+    }
+
+    /// Links the previous build's pages of the group made from the inputs `key`, if it had such
+    /// a group and every page of it can be linked; true if so (the caller need not make them).
+    /// Otherwise the caller makes them and says which they were with [`Staging::group_made`].
+    pub fn reuse_group(&self, key: Key) -> Result<bool, OutputError> {
+        let name = format!("{GROUP}{}", key.text('g'));
+        let Some(list) = self.prev.get(&name) else {
+            return Ok(false);
+        };
+        let mut linked: Vec<(&str, &String)> = Vec::new();
+        let mut ok = true;
+        for rel in list.split(' ').filter(|r| !r.is_empty()) {
+            let Some(hash) = self.prev.get(rel) else {
+                ok = false;
+                break;
+            };
+            self.mkdir_for(rel)?;
+            if !self.link_previous(rel, hash) {
+                ok = false;
+                break;
+            }
+            linked.push((rel, hash));
+        }
+        if !ok {
+            // Only the links just made in the staging directory go; the previous site is intact.
+            for (rel, _) in linked {
+                let _ = fs::remove_file(self.tmp.join(rel));
+            }
+            return Ok(false);
+        }
+        for (rel, hash) in linked {
+            let len = fs::metadata(self.tmp.join(rel)).map_or(0, |m| m.len());
+            if let Ok(mut st) = self.stats.lock() {
+                st.not_rendered += 1;
+            }
+            self.record(rel, hash.clone(), len);
+        }
+        if let Ok(mut m) = self.manifest.lock() {
+            m.push((name, list.clone()));
+        }
+        Ok(true)
+    }
+
+    /// Says which pages the group made from the inputs `key` has (see [`Staging::reuse_group`]).
+    pub fn group_made(&self, key: Key, rels: &[String]) {
+        // A name that could not be read back as one is never reused: its group is made again.
+        if rels
+            .iter()
+            .any(|r| r.is_empty() || r.contains([' ', '\t', '\n']))
+        {
+            return;
+        }
+        if let Ok(mut m) = self.manifest.lock() {
+            m.push((format!("{GROUP}{}", key.text('g')), rels.join(" ")));
+        }
     }
 
     /// As [`Staging::reuse`], for a file that is copied rather than rendered.

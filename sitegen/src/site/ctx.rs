@@ -15,6 +15,8 @@ pub struct Ctx<'a> {
     pub(super) data_url: Option<&'a str>,
     /// This program's identity ([`crate::out::Key::of_program`]), part of every page's inputs.
     pub(super) program: [u8; 16],
+    /// While a group of pages is made ([`Ctx::group`]): the pages written.
+    pub(super) made: Option<&'a std::sync::Mutex<Vec<String>>>,
 }
 
 impl Ctx<'_> {
@@ -37,6 +39,37 @@ impl Ctx<'_> {
         ctx: &T,
     ) -> Result<(), BuildError> {
         let html = self.renderer.render(template, ctx)?;
-        Ok(self.out.write(path, html.as_bytes())?)
+        self.out.write(path, html.as_bytes())?;
+        if let Some(made) = self.made {
+            if let Ok(mut m) = made.lock() {
+                m.push(path.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes a group of pages with `f` (every page through [`Ctx::page`]), unless the previous
+    /// build made the group from the same inputs: `key` must cover everything its pages are
+    /// made from (this program is added here).
+    pub fn group(
+        &self,
+        key: &[&[u8]],
+        f: impl FnOnce(&mut Ctx<'_>) -> Result<(), BuildError>,
+    ) -> Result<(), BuildError> {
+        let mut parts: Vec<&[u8]> = vec![&self.program];
+        parts.extend_from_slice(key);
+        let key = crate::out::Key::of(&parts);
+        if self.out.reuse_group(key)? {
+            return Ok(());
+        }
+        let made = std::sync::Mutex::new(Vec::new());
+        let mut sub = Ctx {
+            made: Some(&made),
+            ..*self
+        };
+        f(&mut sub)?;
+        let made = made.into_inner().unwrap_or_default();
+        self.out.group_made(key, &made);
+        Ok(())
     }
 }

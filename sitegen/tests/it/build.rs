@@ -1288,10 +1288,12 @@ fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
         .filter(|p| p.starts_with("runs/") && p.matches('/').count() == 3 && p.ends_with(".html"))
         .collect();
     assert_eq!(old_runs.len(), 40, "{old_runs:?}");
-    assert!(
-        out.contains(&format!("({} pages not rendered", old_runs.len())),
-        "{out}"
-    );
+    // The run pages, and the series and kernel pages (whose runs are the same).
+    let not_rendered = |out: &str| -> usize {
+        let n = out.split(" pages not rendered").next().unwrap();
+        n.rsplit('(').next().unwrap().parse().unwrap()
+    };
+    assert!(not_rendered(&out) > old_runs.len(), "{out}");
 
     // One more run, on a machine and architecture of its own.
     let new = edited(base_record(77), |r| {
@@ -1322,10 +1324,7 @@ fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
             || *p == "arch/index.html"),
         "{changed:?}"
     );
-    assert!(
-        out.contains(&format!("({} pages not rendered", old_runs.len())),
-        "{out}"
-    );
+    assert!(not_rendered(&out) >= old_runs.len(), "{out}");
     // And the result is the site a build from scratch gives.
     let fresh = tmp.path().join("fresh");
     let o = run(&[
