@@ -30,11 +30,14 @@ impl MetricTrend {
     }
 }
 
+/// Per version of a series: (value, low quality) of each run, oldest first.
+type Slots = Vec<Vec<(Val, bool)>>;
+
 /// Every metric of a series, in registry order.
 pub fn series_trends(runs: &[RunInfo], s: &SeriesRuns) -> Vec<MetricTrend> {
     // metric → per version: (value, low quality) of each run, oldest first.
     // Indexed by metric id (a registry has a few hundred), in id order as the map was.
-    let mut per: Vec<Option<Vec<Vec<(Val, bool)>>>> = Vec::new();
+    let mut per: Vec<Option<Slots>> = Vec::new();
     for (vi, (_, idx)) in s.versions.iter().enumerate() {
         for &i in idx {
             let r = &runs[i];

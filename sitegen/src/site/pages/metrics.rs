@@ -148,7 +148,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
 }
 
 /// Metrics whose charts are made together (see [`write`]).
-const BATCH: usize = 32;
+const BATCH: usize = 8;
 
 fn metric_label(d: &Data, m: u32) -> String {
     let k = d.reg.key(m);
