@@ -93,7 +93,7 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
     }
     let s = &report.stats;
     out(format_args!(
-        "built {}: {} ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB); {} written, the others as the previous build left them ({} pages not rendered: their inputs are unchanged)",
+        "built {}: {} ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB); {} written, the others as the previous build left them ({} pages not rendered: their inputs are unchanged; {} records summarised from the previous build's cache, not read)",
         opts.out.display(),
         count(report.runs, "run", "runs"),
         count(report.arches, "architecture", "architectures"),
@@ -118,7 +118,8 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
         s.largest_page_path,
         s.largest_page as f64 / 1e3,
         s.written,
-        s.not_rendered
+        s.not_rendered,
+        report.cached
     ))
 }
 

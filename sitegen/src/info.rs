@@ -2,10 +2,10 @@
 //! memory while the full records are read one at a time.
 
 use crate::kver::KernelVersion;
-use crate::metrics::{Registry, Values};
+use crate::metrics::{Registry, Spellings, Values};
 use crate::quality::{self, Quality};
 use crate::series::{self, SeriesInput, SeriesKey, Unplaced, GENERATION_KEY};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
 use syscost_record::{Method, RunRecord, SourceKind};
@@ -229,8 +229,9 @@ pub fn record_series(r: &RunRecord) -> SeriesKey {
     series::series_key(&SeriesInput::of(r))
 }
 
-/// One accepted run, as the index pages see it.
-#[derive(Debug, Clone)]
+/// One accepted run, as the index pages see it. What is made from the record alone is kept in
+/// the summary cache between builds (`site::cache`); the rest is set by each build.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct RunInfo {
     pub id: String,
     pub arch: String,
@@ -249,16 +250,23 @@ pub struct RunInfo {
     /// Path of the run page relative to the site root, without extension.
     pub page: String,
     /// Path of the record file relative to the data directory.
+    #[serde(skip)]
     pub record_rel: String,
+    /// Cached apart: its metric ids are the build's own.
+    #[serde(skip)]
     pub values: Values,
     pub quality: Quality,
     pub confidence: f64,
     /// A maintainer has accepted the run (`data/triage.tsv`); until then the site labels it
     /// "unverified".
+    #[serde(skip)]
     pub accepted: bool,
     /// Emulated (QEMU TCG, `syscost lab`): its times are an emulator's. Shown on its run page
     /// and its own series (one virtualization kind), never pooled with measurements.
     pub emulated: bool,
+    /// Site path of the page of what the run shares with its machine's other runs, named by
+    /// that content's hash: set by the build, which makes that page (`site::pages::run`).
+    pub env_page: String,
 }
 
 impl RunInfo {
@@ -269,6 +277,17 @@ impl RunInfo {
         reg: &mut Registry,
         series: Option<&Arc<SeriesKey>>,
     ) -> RunInfo {
+        RunInfo::from_record_spelled(r, reg, series, None).0
+    }
+
+    /// As [`RunInfo::from_record`], and the spellings of the metric keys met, noted in `sp`.
+    pub fn from_record_spelled(
+        r: &RunRecord,
+        reg: &mut Registry,
+        series: Option<&Arc<SeriesKey>>,
+        sp: Option<&mut Spellings>,
+    ) -> (RunInfo, Vec<u32>) {
+        let (values, calls) = Values::read_spelled(r, reg, sp);
         let c = &r.environment.comparability;
         let kernel = record_kernel(r);
         let page = r.canonical_path();
@@ -278,7 +297,7 @@ impl RunInfo {
             Some(s) if **s == key => Arc::clone(s),
             _ => Arc::new(key),
         };
-        RunInfo {
+        let info = RunInfo {
             record_rel: format!("{page}.json"),
             id: r.id.clone(),
             arch: c.arch.trim().to_string(),
@@ -297,12 +316,14 @@ impl RunInfo {
             method: r.source.method,
             tool: r.source.tool.clone(),
             page,
-            values: Values::read(r, reg),
+            values,
             quality: quality::assess(r),
             confidence: r.settings.confidence,
             accepted: false,
             emulated: r.is_emulated(),
-        }
+            env_page: String::new(),
+        };
+        (info, calls)
     }
 
     pub fn is_placed(&self) -> bool {

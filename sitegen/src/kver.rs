@@ -7,12 +7,13 @@
 //! is near (`≈5.7-rc < 5.7-rc1`, `≈6.1 < 6.1`) and never shares a point, a page or a
 //! comparison with a version that was measured.
 
+use serde::{Deserialize, Serialize};
 use std::cmp::Ordering;
 use std::fmt;
 
 /// The upstream base of a kernel release: numeric components (trailing zeros trimmed, so
 /// `6.8.0` equals `6.8`) and an optional release-candidate number.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Base {
     parts: Vec<u32>,
     /// `Some(0)` only for an approximate `-rc` ("some release candidate of 5.9").
@@ -101,7 +102,7 @@ impl fmt::Display for Base {
 
 /// A parsed `uname -r`: the upstream base, or the raw string when it does not start with a
 /// version number at all (those sort after every real version, by text).
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct KernelVersion {
     pub base: Option<Base>,
     pub release: String,

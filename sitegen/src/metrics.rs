@@ -5,10 +5,13 @@
 
 use std::cmp::Ordering;
 use std::collections::HashMap;
+use std::sync::Arc;
 use syscost_record::{EstimateId, RunRecord, Status};
 
 /// Which number of a scenario or estimate a metric is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub enum Kind {
     /// `results[id].median_ns`: what one operation costs in that scenario.
     Median,
@@ -293,6 +296,98 @@ impl Val {
     }
 }
 
+/// How a record met a metric key: the key and the texts its [`MetricMeta`] merges. The summary
+/// cache keeps each run's spellings, so that a run read from it interns exactly what its
+/// record would (the smallest text wins, so a removed run's text must leave with it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Spelling {
+    pub kind: Kind,
+    pub id: String,
+    pub vs: String,
+    pub family: String,
+    pub description: String,
+}
+
+/// The spellings one worker met, numbered in the order met.
+#[derive(Debug, Default)]
+pub struct Spellings {
+    pub list: Vec<Spelling>,
+    /// Registry id → the spellings of that key (almost always one).
+    by_key: Vec<Vec<u32>>,
+}
+
+impl Spellings {
+    fn note(
+        &mut self,
+        key: Option<u32>,
+        kind: Kind,
+        id: &str,
+        vs: &str,
+        family: &str,
+        description: &str,
+    ) -> u32 {
+        let add = |list: &mut Vec<Spelling>| {
+            list.push(Spelling {
+                kind,
+                id: id.to_string(),
+                vs: vs.to_string(),
+                family: family.to_string(),
+                description: description.to_string(),
+            });
+            (list.len() - 1) as u32
+        };
+        // A key past MAX_METRICS has no registry id: its spelling is not shared.
+        let Some(k) = key.map(|k| k as usize) else {
+            return add(&mut self.list);
+        };
+        if self.by_key.len() <= k {
+            self.by_key.resize_with(k + 1, Vec::new);
+        }
+        let list = &self.list;
+        let known = self.by_key[k].iter().copied().find(|&s| {
+            let s = &list[s as usize];
+            s.family == family && s.description == description
+        });
+        known.unwrap_or_else(|| {
+            let s = add(&mut self.list);
+            self.by_key[k].push(s);
+            s
+        })
+    }
+}
+
+/// Values and spellings as a run's keys are met.
+#[derive(Default)]
+struct Builder {
+    ids: Vec<u32>,
+    vals: Vec<Packed>,
+    calls: Vec<u32>,
+}
+
+impl Builder {
+    fn push(&mut self, key: Option<u32>, v: Val) {
+        if let Some(id) = key {
+            if v.finite() && !self.ids.contains(&id) {
+                self.ids.push(id);
+                self.vals.push(Packed::of(v));
+            }
+        }
+    }
+
+    fn finish(self) -> (Values, Vec<u32>) {
+        (
+            Values {
+                shape: Arc::new(Shape {
+                    ids: self.ids.into(),
+                    pos: Box::new([]),
+                }),
+                vals: self.vals.into(),
+            },
+            self.calls,
+        )
+    }
+}
+
 /// A [`Val`] in 24 bytes: NaN stands for an absent bound (real bounds are never NaN).
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct Packed([f64; 3]);
@@ -315,71 +410,159 @@ impl Packed {
 /// renumbered and sorted by metric id.
 #[derive(Debug, Clone, Default)]
 pub struct Values {
-    ids: Box<[u32]>,
+    /// Which metrics the run has: shared by the runs that have the same ones once renumbered
+    /// (most runs of one engine do), so a chart's lookups over thousands of runs meet one table.
+    shape: Arc<Shape>,
     vals: Box<[Packed]>,
 }
+
+#[derive(Debug, Default)]
+struct Shape {
+    ids: Box<[u32]>,
+    /// Once sorted: metric id → position in `ids` (`u32::MAX`: absent), when that table is
+    /// not much larger than `ids`; otherwise ids are searched.
+    pos: Box<[u32]>,
+}
+
+impl Shape {
+    fn sorted(ids: Box<[u32]>) -> Shape {
+        let end = ids.last().map_or(0, |&m| m as usize + 1);
+        let pos: Box<[u32]> = if end <= 4 * ids.len() + 64 {
+            let mut pos = vec![u32::MAX; end];
+            for (i, &m) in ids.iter().enumerate() {
+                pos[m as usize] = i as u32;
+            }
+            pos.into_boxed_slice()
+        } else {
+            Box::new([])
+        };
+        Shape { ids, pos }
+    }
+}
+
+/// The shapes of renumbered values, shared.
+#[derive(Default)]
+pub struct Shapes(HashMap<Box<[u32]>, Arc<Shape>>);
 
 impl Values {
     /// Reads every measured scenario's median and overhead and every estimate of `r`, interning
     /// their keys in `reg`. Numbers that are not finite are left out.
     pub fn read(r: &RunRecord, reg: &mut Registry) -> Values {
-        let mut ids = Vec::new();
-        let mut vals = Vec::new();
-        let mut push = |id: Option<u32>, v: Val| {
-            if let Some(id) = id {
-                if v.finite() && !ids.contains(&id) {
-                    ids.push(id);
-                    vals.push(Packed::of(v));
-                }
+        Values::read_spelled(r, reg, None).0
+    }
+
+    /// As [`Values::read`], and with `sp` the spelling of each key met, in order (what
+    /// [`Values::replay`] needs to intern exactly what reading the record did).
+    pub fn read_spelled(
+        r: &RunRecord,
+        reg: &mut Registry,
+        mut sp: Option<&mut Spellings>,
+    ) -> (Values, Vec<u32>) {
+        let mut b = Builder::default();
+        let mut meet = |kind: Kind, id: &str, vs: &str, family: &str, desc: &str, v: Val| {
+            let k = reg.intern(kind, id, vs, family, desc);
+            if let Some(sp) = sp.as_deref_mut() {
+                b.calls.push(sp.note(k, kind, id, vs, family, desc));
             }
+            b.push(k, v);
         };
         for x in &r.results {
             if x.status != Status::Measured {
                 continue;
             }
             if let Some(m) = x.median_ns {
-                let k = reg.intern(Kind::Median, &x.id, "", &x.family, &x.description);
-                push(
-                    k,
-                    Val {
-                        median: m,
-                        lo: x.ci_low_ns,
-                        hi: x.ci_high_ns,
-                    },
-                );
+                let v = Val {
+                    median: m,
+                    lo: x.ci_low_ns,
+                    hi: x.ci_high_ns,
+                };
+                meet(Kind::Median, &x.id, "", &x.family, &x.description, v);
             }
             if let Some(o) = &x.overhead {
-                let k = reg.intern(Kind::Overhead, &x.id, &o.vs, &x.family, &x.description);
-                push(
-                    k,
-                    Val {
-                        median: o.median_ns,
-                        lo: o.ci_low_ns,
-                        hi: o.ci_high_ns,
-                    },
-                );
+                let v = Val {
+                    median: o.median_ns,
+                    lo: o.ci_low_ns,
+                    hi: o.ci_high_ns,
+                };
+                meet(Kind::Overhead, &x.id, &o.vs, &x.family, &x.description, v);
             }
         }
         for e in &r.estimates {
-            let k = reg.intern(Kind::Estimate, &e.id, "", "estimate", &e.label);
-            push(
-                k,
-                Val {
-                    median: e.median_ns,
-                    lo: e.ci_low_ns,
-                    hi: e.ci_high_ns,
-                },
-            );
+            let v = Val {
+                median: e.median_ns,
+                lo: e.ci_low_ns,
+                hi: e.ci_high_ns,
+            };
+            meet(Kind::Estimate, &e.id, "", "estimate", &e.label, v);
         }
-        Values {
-            ids: ids.into(),
-            vals: vals.into(),
+        b.finish()
+    }
+
+    /// The values of a run read before, from the spellings it met (`calls`, indices into
+    /// `table`) and its values (`(index into calls, [median, lo, hi])`, NaN for an absent
+    /// bound), interning in `reg` and noting in `sp` exactly what [`Values::read_spelled`] did.
+    /// `None` if an index is out of range.
+    pub fn replay(
+        calls: &[u32],
+        table: &[Spelling],
+        vals: &[(u32, [f64; 3])],
+        reg: &mut Registry,
+        sp: &mut Spellings,
+    ) -> Option<(Values, Vec<u32>)> {
+        // Checked before anything is interned: a bad entry leaves no trace in `reg`.
+        let in_order = vals.windows(2).all(|w| w[0].0 < w[1].0);
+        let calls_ok = calls.iter().all(|&c| (c as usize) < table.len());
+        if !in_order || !calls_ok || vals.last().is_some_and(|v| v.0 as usize >= calls.len()) {
+            return None;
         }
+        let mut b = Builder::default();
+        let mut next = vals.iter().peekable();
+        for (i, &c) in calls.iter().enumerate() {
+            let s = table.get(c as usize)?;
+            let k = reg.intern(s.kind, &s.id, &s.vs, &s.family, &s.description);
+            b.calls
+                .push(sp.note(k, s.kind, &s.id, &s.vs, &s.family, &s.description));
+            if let Some(&&(at, v)) = next.peek() {
+                if at as usize == i {
+                    next.next();
+                    b.push(k, Packed(v).val());
+                }
+            }
+        }
+        Some(b.finish())
+    }
+
+    /// For the summary cache: each value as `(index into calls, [median, lo, hi])`, where
+    /// `calls` are the spellings the run met and `key_of` gives a spelling's metric id (the
+    /// first call of each id carries its value).
+    pub fn by_call(
+        &self,
+        calls: &[u32],
+        key_of: impl Fn(u32) -> Option<u32>,
+    ) -> Vec<(u32, [f64; 3])> {
+        let mut out = Vec::with_capacity(self.vals.len());
+        let mut given = vec![false; self.vals.len()];
+        for (i, &c) in calls.iter().enumerate() {
+            let Some(j) = key_of(c).and_then(|id| self.shape.ids.binary_search(&id).ok()) else {
+                continue;
+            };
+            if !given[j] {
+                given[j] = true;
+                out.push((i as u32, self.vals[j].0));
+            }
+        }
+        out
     }
 
     /// Renumbers with a worker's map from [`Registry::merge`] and sorts by the new ids.
     pub fn renumber(&mut self, map: &[u32]) {
+        self.renumber_shared(map, &mut Shapes::default());
+    }
+
+    /// [`Values::renumber`], sharing the list of ids with the runs in `shapes` that have it.
+    pub fn renumber_shared(&mut self, map: &[u32], shapes: &mut Shapes) {
         let mut pairs: Vec<(u32, Packed)> = self
+            .shape
             .ids
             .iter()
             .zip(self.vals.iter())
@@ -391,36 +574,51 @@ impl Values {
             })
             .collect();
         pairs.sort_by_key(|p| p.0);
-        self.ids = pairs.iter().map(|p| p.0).collect();
+        let ids: Box<[u32]> = pairs.iter().map(|p| p.0).collect();
         self.vals = pairs.iter().map(|p| p.1).collect();
+        self.shape = match shapes.0.get(&ids) {
+            Some(s) => Arc::clone(s),
+            None => {
+                let s = Arc::new(Shape::sorted(ids.clone()));
+                shapes.0.insert(ids, Arc::clone(&s));
+                s
+            }
+        };
     }
 
     /// The value of metric `id` (after [`Values::renumber`]).
     pub fn get(&self, id: u32) -> Option<Val> {
-        self.ids.binary_search(&id).ok().map(|i| self.vals[i].val())
+        let at = if self.shape.pos.is_empty() {
+            self.shape.ids.binary_search(&id).ok()?
+        } else {
+            *self.shape.pos.get(id as usize)? as usize
+        };
+        self.vals.get(at).map(|v| v.val())
     }
 
     /// The value of metric `id` in any order (while the run pages are written).
     pub fn find(&self, id: u32) -> Option<Val> {
-        self.ids
+        self.shape
+            .ids
             .iter()
             .position(|&x| x == id)
             .map(|i| self.vals[i].val())
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (u32, Val)> + '_ {
-        self.ids
+        self.shape
+            .ids
             .iter()
             .zip(self.vals.iter())
             .map(|(&i, v)| (i, v.val()))
     }
 
     pub fn len(&self) -> usize {
-        self.ids.len()
+        self.vals.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.ids.is_empty()
+        self.vals.is_empty()
     }
 }
 

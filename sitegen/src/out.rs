@@ -16,14 +16,23 @@ use std::sync::Mutex;
 /// Present in every generated site; only a directory carrying it is ever deleted or replaced.
 pub const MARKER: &str = ".syscost-site";
 
-/// Every file of the site with the hash it was written under: `path TAB hash` lines, sorted;
-/// and the records found valid, as [`VALID`] lines.
+/// Every file of the site with the hash it was written under: `path TAB hash` lines, sorted,
+/// and a last line with a hash of the others ([`CHECKSUM`]): a manifest that was cut short or
+/// edited is not used (the rebuild writes every file).
 pub const MANIFEST: &str = ".syscost-manifest";
 
-/// Manifest lines of the records a build found valid and in their file form (by a hash of
-/// the program and the record's bytes): a rebuild need not validate them again, since a
-/// record's validity depends on nothing else (its dates only grow older).
-const VALID: &str = "/valid/";
+const CHECKSUM: &str = "/checksum/";
+
+/// Manifest lines of the groups of pages made from one set of inputs (`/group/KEY TAB the
+/// pages, space-separated`): when a rebuild's inputs of a group are the same, the group's pages
+/// are the previous build's and none of them is made again.
+const GROUP: &str = "/group/";
+
+/// Where the summary cache of the site at `out` is kept (`site::cache`): beside it, not in it,
+/// since it is not part of what is published.
+pub fn summaries_path(out: &Path) -> PathBuf {
+    sibling(out, "summaries")
+}
 
 /// A 128-bit hash of some bytes, for telling whether a file or a page's inputs changed between
 /// two builds. Not a security boundary (the site is rebuilt from data anyone can read): two
@@ -89,6 +98,39 @@ impl Key {
     fn text(&self, kind: char) -> String {
         format!("{kind}{:016x}{:016x}", self.0, self.1)
     }
+}
+
+/// A [`Key`] of bytes given piece by piece (what a streamed file is hashed with).
+pub struct Streamed([std::hash::DefaultHasher; 2]);
+
+impl Default for Streamed {
+    fn default() -> Streamed {
+        use std::hash::Hasher;
+        let salted = |salt: u8| {
+            let mut h = std::hash::DefaultHasher::new();
+            h.write_u8(salt);
+            h
+        };
+        Streamed([salted(1), salted(2)])
+    }
+}
+
+impl Streamed {
+    pub fn update(&mut self, bytes: &[u8]) {
+        use std::hash::Hasher;
+        for h in &mut self.0 {
+            h.write(bytes);
+        }
+    }
+
+    pub fn key(&self) -> Key {
+        use std::hash::Hasher;
+        Key(self.0[0].finish(), self.0[1].finish())
+    }
+}
+
+fn manifest_checksum(body: &str) -> String {
+    format!("{CHECKSUM}\t{}\n", Key::of(&[body.as_bytes()]).text('m'))
 }
 
 /// What can go wrong with the output directory; every variant names the path.
@@ -162,7 +204,11 @@ fn read_manifest(out: &Path) -> HashMap<String, String> {
     let Ok(text) = fs::read_to_string(out.join(MANIFEST)) else {
         return HashMap::new();
     };
-    text.lines()
+    let body = match text.rfind(CHECKSUM) {
+        Some(i) if text[i..] == manifest_checksum(&text[..i]) => &text[..i],
+        _ => return HashMap::new(),
+    };
+    body.lines()
         .filter_map(|l| l.split_once('\t'))
         .map(|(p, h)| (p.to_string(), h.to_string()))
         .collect()
@@ -239,15 +285,79 @@ impl Staging {
     /// if it was (the caller need not render it). Otherwise the caller renders the page and
     /// passes it to [`Staging::write_keyed`] with the same key.
     pub fn reuse(&self, rel: &str, key: Key) -> Result<bool, OutputError> {
+        let kept = self.keep(rel, key)?;
+        if kept {
+            if let Ok(mut st) = self.stats.lock() {
+                st.not_rendered += 1;
+            }
+        }
+        Ok(kept)
+    }
+
+    /// Links the previous build's pages of the group made from the inputs `key`, if it had such
+    /// a group and every page of it can be linked; true if so (the caller need not make them).
+    /// Otherwise the caller makes them and says which they were with [`Staging::group_made`].
+    pub fn reuse_group(&self, key: Key) -> Result<bool, OutputError> {
+        let name = format!("{GROUP}{}", key.text('g'));
+        let Some(list) = self.prev.get(&name) else {
+            return Ok(false);
+        };
+        let mut linked: Vec<(&str, &String)> = Vec::new();
+        let mut ok = true;
+        for rel in list.split(' ').filter(|r| !r.is_empty()) {
+            let Some(hash) = self.prev.get(rel) else {
+                ok = false;
+                break;
+            };
+            self.mkdir_for(rel)?;
+            if !self.link_previous(rel, hash) {
+                ok = false;
+                break;
+            }
+            linked.push((rel, hash));
+        }
+        if !ok {
+            // Only the links just made in the staging directory go; the previous site is intact.
+            for (rel, _) in linked {
+                let _ = fs::remove_file(self.tmp.join(rel));
+            }
+            return Ok(false);
+        }
+        for (rel, hash) in linked {
+            let len = fs::metadata(self.tmp.join(rel)).map_or(0, |m| m.len());
+            if let Ok(mut st) = self.stats.lock() {
+                st.not_rendered += 1;
+            }
+            self.record(rel, hash.clone(), len);
+        }
+        if let Ok(mut m) = self.manifest.lock() {
+            m.push((name, list.clone()));
+        }
+        Ok(true)
+    }
+
+    /// Says which pages the group made from the inputs `key` has (see [`Staging::reuse_group`]).
+    pub fn group_made(&self, key: Key, rels: &[String]) {
+        // A name that could not be read back as one is never reused: its group is made again.
+        if rels
+            .iter()
+            .any(|r| r.is_empty() || r.contains([' ', '\t', '\n']))
+        {
+            return;
+        }
+        if let Ok(mut m) = self.manifest.lock() {
+            m.push((format!("{GROUP}{}", key.text('g')), rels.join(" ")));
+        }
+    }
+
+    /// As [`Staging::reuse`], for a file that is copied rather than rendered.
+    pub fn keep(&self, rel: &str, key: Key) -> Result<bool, OutputError> {
         let hash = key.text('i');
         self.mkdir_for(rel)?;
         if !self.link_previous(rel, &hash) {
             return Ok(false);
         }
         let len = fs::metadata(self.tmp.join(rel)).map_or(0, |m| m.len());
-        if let Ok(mut st) = self.stats.lock() {
-            st.not_rendered += 1;
-        }
         self.record(rel, hash, len);
         Ok(true)
     }
@@ -260,22 +370,6 @@ impl Staging {
         self.count_written();
         self.record(rel, key.text('i'), bytes.len() as u64);
         Ok(())
-    }
-
-    /// Whether the previous build found the record with these bytes valid and in its file form
-    /// (`key`: this program and the bytes); [`Staging::remember_valid`] says so for the next.
-    pub fn was_valid(&self, key: Key) -> bool {
-        let k = key.text('v');
-        self.prev
-            .get(&format!("{VALID}{k}"))
-            .is_some_and(|h| *h == k)
-    }
-
-    pub fn remember_valid(&self, key: Key) {
-        let k = key.text('v');
-        if let Ok(mut m) = self.manifest.lock() {
-            m.push((format!("{VALID}{k}"), k));
-        }
     }
 
     /// Hard-links the previous build's `rel` into the staging directory when the manifest has
@@ -340,16 +434,13 @@ impl Staging {
         struct Counting<W> {
             inner: W,
             n: u64,
-            h: [std::hash::DefaultHasher; 2],
+            h: Streamed,
         }
         impl<W: Write> Write for Counting<W> {
             fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-                use std::hash::Hasher;
                 let k = self.inner.write(buf)?;
                 self.n += k as u64;
-                for h in &mut self.h {
-                    h.write(&buf[..k]);
-                }
+                self.h.update(&buf[..k]);
                 Ok(k)
             }
             fn flush(&mut self) -> std::io::Result<()> {
@@ -361,23 +452,14 @@ impl Staging {
             fs::create_dir_all(parent).map_err(at(OutputError::CreateDir, parent))?;
         }
         let file = fs::File::create(&path).map_err(at(OutputError::Write, &path))?;
-        let salted = |salt: u8| {
-            use std::hash::Hasher;
-            let mut h = std::hash::DefaultHasher::new();
-            h.write_u8(salt);
-            h
-        };
         let mut w = Counting {
             inner: std::io::BufWriter::with_capacity(1 << 16, file),
             n: 0,
-            h: [salted(1), salted(2)],
+            h: Streamed::default(),
         };
         fill(&mut w).map_err(at(OutputError::Write, &path))?;
         w.flush().map_err(at(OutputError::Write, &path))?;
-        let hash = {
-            use std::hash::Hasher;
-            Key(w.h[0].finish(), w.h[1].finish()).text('s')
-        };
+        let hash = w.h.key().text('s');
         drop(w);
         // An export is streamed (it grows with the runs, so it is never held whole): when it
         // comes out as it was, the previous build's file takes the place of the new one.
@@ -407,7 +489,8 @@ impl Staging {
         let stats = self.stats();
         let mut m = self.manifest.lock().map(|m| m.clone()).unwrap_or_default();
         m.sort();
-        let text: String = m.iter().map(|(p, h)| format!("{p}\t{h}\n")).collect();
+        let mut text: String = m.iter().map(|(p, h)| format!("{p}\t{h}\n")).collect();
+        text += &manifest_checksum(&text);
         let path = self.tmp.join(MANIFEST);
         fs::write(&path, text).map_err(at(OutputError::Write, &path))?;
         remove_ours(&self.old)?;

@@ -16,7 +16,7 @@
 //! - **not assessed**: the record has no per-sample counts and no intervals (imported logs,
 //!   the sequential method).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use syscost_record::{RunRecord, Status};
 
 /// Share of preempted baseline samples above which a run is low quality. The collector warns
@@ -26,7 +26,7 @@ pub const PREEMPTED_LIMIT: f64 = 0.20;
 /// Median CI half-width, in multiples of the target, above which a run is only fair.
 pub const CI_FACTOR: f64 = 2.0;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Grade {
     Good,
@@ -57,7 +57,7 @@ impl Grade {
 }
 
 /// Preempted samples out of all samples, of the scenarios counted.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Share {
     pub preempted: u64,
     pub samples: u64,
@@ -72,7 +72,7 @@ impl Share {
 }
 
 /// CI half-widths reached, in percent of the median.
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct CiReach {
     /// The run's target half-width (percent), when it had one.
     pub target_pct: Option<f64>,
@@ -83,14 +83,14 @@ pub struct CiReach {
     pub widest_pct: f64,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Load {
     /// 1-minute load average at the start.
     pub start: f64,
     pub cpus: Option<u32>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Quality {
     pub grade: Grade,
     pub preempted: Option<Share>,

@@ -13,7 +13,9 @@ use crate::kver::KernelVersion;
 
 /// Everything that changes what a number means. Two runs belong to one series exactly when
 /// their keys are equal. Each field is already normalised (see [`series_key`]).
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(
+    Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
 pub struct SeriesKey {
     /// `uname -m`.
     pub arch: String,
@@ -491,7 +493,7 @@ fn hex(bytes: &[u8]) -> String {
 }
 
 /// Why a run cannot be put on the kernel-version axis.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize)]
 pub enum Unplaced {
     #[error("the architecture is not recorded")]
     Arch,

@@ -48,28 +48,57 @@ impl ChartSpec {
     }
 }
 
+/// One run's value in a chart.
+#[derive(Clone, Copy)]
+pub struct Dot<'a> {
+    /// Its series' rank in [`Groups::series_rank`] (the order of the keys) and its key.
+    pub rank: u32,
+    pub series: &'a Arc<SeriesKey>,
+    /// Its version, as an index into [`Groups::versions`].
+    pub version: u32,
+    pub val: Val,
+    pub low: bool,
+}
+
+impl<'a> Dot<'a> {
+    /// Run `i`'s value `v`, if the run is placed.
+    pub fn of(runs: &'a [RunInfo], g: &Groups, i: usize, v: Val) -> Option<Dot<'a>> {
+        Some(Dot {
+            rank: g.series_rank[i],
+            series: &runs[i].series,
+            version: g.version_of[i]?,
+            val: v,
+            low: runs[i].is_low(),
+        })
+    }
+}
+
 fn trend(runs: &[RunInfo], g: &Groups, idx: &[usize], m: u32) -> TrendData {
+    let dots = idx
+        .iter()
+        .filter_map(|&i| runs[i].values.get(m).and_then(|v| Dot::of(runs, g, i, v)));
+    trend_of_dots(g, dots)
+}
+
+fn trend_of_dots<'a>(g: &Groups, dots: impl Iterator<Item = Dot<'a>>) -> TrendData {
     type Cells = BTreeMap<u32, Vec<(Val, bool)>>;
-    let mut cells: BTreeMap<&Arc<SeriesKey>, Cells> = BTreeMap::new();
+    // By series rank: the order of the keys, without comparing them.
+    let mut cells: BTreeMap<u32, (&Arc<SeriesKey>, Cells)> = BTreeMap::new();
     let mut labels: BTreeMap<u32, &str> = BTreeMap::new();
-    for &i in idx {
-        let r = &runs[i];
-        let Some(k) = g.version_of[i] else {
-            continue;
-        };
-        if let Some(v) = r.values.get(m) {
-            labels.entry(k).or_insert(g.versions[k as usize].as_str());
-            cells
-                .entry(&r.series)
-                .or_default()
-                .entry(k)
-                .or_default()
-                .push((v, r.is_low()));
-        }
+    for d in dots {
+        let k = d.version;
+        labels.entry(k).or_insert(g.versions[k as usize].as_str());
+        cells
+            .entry(d.rank)
+            .or_insert_with(|| (d.series, Cells::new()))
+            .1
+            .entry(k)
+            .or_default()
+            .push((d.val, d.low));
     }
     let keys: Vec<&u32> = labels.keys().collect();
     let mut lines: Vec<(Arc<SeriesKey>, usize, Vec<Option<Point>>)> = cells
-        .into_iter()
+        .into_values()
         .map(|(s, per_k)| {
             let n = per_k.values().map(Vec::len).sum();
             let pts = keys
@@ -128,14 +157,24 @@ pub fn chart_for(
     spec: ChartSpec,
     root: &str,
 ) -> Chart {
+    let t = trend(runs, g, idx, spec.metric);
+    chart_of(t, spec, root)
+}
+
+/// [`chart_for`] of values gathered beforehand (the metric pages gather many metrics' values
+/// in one pass over an architecture's runs).
+pub fn chart_of_dots(g: &Groups, dots: &[Dot], spec: ChartSpec, root: &str) -> Chart {
+    chart_of(trend_of_dots(g, dots.iter().copied()), spec, root)
+}
+
+fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
     let ChartSpec {
-        metric: m,
+        metric: _,
         label,
         short,
         title,
         anchor,
     } = spec;
-    let t = trend(runs, g, idx, m);
     let links = Links;
     let drawn = t.lines.len().min(MAX_LINES);
     let desc = format!(

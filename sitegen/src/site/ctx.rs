@@ -20,6 +20,8 @@ pub struct Ctx<'a> {
     /// The pages many runs share (their machine and settings), claimed by the first worker
     /// that needs one, so each is written once.
     pub(super) shared: &'a Mutex<HashSet<String>>,
+    /// While a group of pages is made ([`Ctx::group`]): the pages written.
+    pub(super) made: Option<&'a std::sync::Mutex<Vec<String>>>,
 }
 
 impl Ctx<'_> {
@@ -34,22 +36,13 @@ impl Ctx<'_> {
 }
 
 impl Ctx<'_> {
-    /// Writes a page many runs link to at `path`, with what `make` renders, unless another run
-    /// already did.
-    pub fn shared_page(
-        &self,
-        path: &str,
-        make: impl FnOnce() -> Result<String, BuildError>,
-    ) -> Result<(), BuildError> {
-        let first = self
-            .shared
+    /// Whether the caller is the first of this build to claim `path`, a page many runs link to
+    /// (the one that makes or keeps it).
+    pub fn claim_shared(&self, path: &str) -> bool {
+        self.shared
             .lock()
             .map(|mut s| s.insert(path.to_string()))
-            .unwrap_or(false);
-        if first {
-            self.out.write(path, make()?.as_bytes())?;
-        }
-        Ok(())
+            .unwrap_or(false)
     }
 
     /// Renders `template` with `ctx` and writes it at the site path `path`.
@@ -60,6 +53,37 @@ impl Ctx<'_> {
         ctx: &T,
     ) -> Result<(), BuildError> {
         let html = self.renderer.render(template, ctx)?;
-        Ok(self.out.write(path, html.as_bytes())?)
+        self.out.write(path, html.as_bytes())?;
+        if let Some(made) = self.made {
+            if let Ok(mut m) = made.lock() {
+                m.push(path.to_string());
+            }
+        }
+        Ok(())
+    }
+
+    /// Makes a group of pages with `f` (every page through [`Ctx::page`]), unless the previous
+    /// build made the group from the same inputs: `key` must cover everything its pages are
+    /// made from (this program is added here).
+    pub fn group(
+        &self,
+        key: &[&[u8]],
+        f: impl FnOnce(&mut Ctx<'_>) -> Result<(), BuildError>,
+    ) -> Result<(), BuildError> {
+        let mut parts: Vec<&[u8]> = vec![&self.program];
+        parts.extend_from_slice(key);
+        let key = crate::out::Key::of(&parts);
+        if self.out.reuse_group(key)? {
+            return Ok(());
+        }
+        let made = std::sync::Mutex::new(Vec::new());
+        let mut sub = Ctx {
+            made: Some(&made),
+            ..*self
+        };
+        f(&mut sub)?;
+        let made = made.into_inner().unwrap_or_default();
+        self.out.group_made(key, &made);
+        Ok(())
     }
 }

@@ -32,6 +32,9 @@ pub struct Groups {
     pub version_of: Vec<Option<u32>>,
     /// The version labels in ascending order.
     pub versions: Vec<String>,
+    /// Each placed run's series as its rank in `by_series`' order (`u32::MAX` if unplaced), so
+    /// that charts group runs without comparing keys.
+    pub series_rank: Vec<u32>,
 }
 
 impl Groups {
@@ -46,6 +49,7 @@ impl Groups {
             by_series: BTreeMap::new(),
             version_of: vec![None; runs.len()],
             versions: Vec::new(),
+            series_rank: vec![u32::MAX; runs.len()],
         };
         let mut versions: BTreeMap<&Arc<SeriesKey>, BTreeMap<KernelVersion, Vec<usize>>> =
             BTreeMap::new();
@@ -93,6 +97,11 @@ impl Groups {
             g.versions.push(label.clone());
             for &i in idx {
                 g.version_of[i] = Some(vi as u32);
+            }
+        }
+        for (rank, s) in g.by_series.values().enumerate() {
+            for &i in &s.runs {
+                g.series_rank[i] = rank as u32;
             }
         }
         g.newest = newest;

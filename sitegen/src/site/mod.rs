@@ -6,6 +6,7 @@
 //! it in its series, whose compact summaries are at hand) and keeps a compact [`RunInfo`] for
 //! the index pages. Memory therefore grows with the number of runs only through the summaries.
 
+mod cache;
 mod charts;
 mod ctx;
 mod error;
@@ -67,6 +68,8 @@ pub struct Report {
     pub data_missing: bool,
     /// False when `--strict` refused to publish.
     pub written: bool,
+    /// Records summarised from the previous build's summary cache, not read.
+    pub cached: usize,
     pub stats: Stats,
 }
 
@@ -114,6 +117,21 @@ pub struct Data<'a> {
     /// Records that could not be used.
     pub rejected: usize,
     pub base_url: Option<&'a str>,
+    /// What every page made from a group of runs also depends on: the metrics with their names
+    /// and descriptions (merged over all runs), the headline ids and the confidence label.
+    pub shared: [u8; 16],
+}
+
+/// The inputs of a group of pages made from some runs and [`Data::shared`]: the runs' ids
+/// (content hashes, so their summaries) and acceptance, in the order given.
+pub fn runs_key(runs: &[RunInfo], idx: &[usize]) -> Vec<u8> {
+    let mut v = Vec::with_capacity(idx.len() * 18);
+    for &i in idx {
+        v.extend_from_slice(runs[i].id.as_bytes());
+        v.push(u8::from(runs[i].accepted));
+        v.push(0);
+    }
+    v
 }
 
 impl<'a> Data<'a> {
@@ -127,16 +145,32 @@ impl<'a> Data<'a> {
                 .or_insert_with(Vec::new)
                 .push(i);
         }
+        let conf = confidence_label(runs);
+        let headline: Vec<Option<u32>> = METRICS.iter().map(|m| reg.find_key(&m.key())).collect();
+        let mut shared = Vec::new();
+        for m in reg.ids() {
+            let (k, meta) = (reg.key(m), reg.meta(m));
+            for t in [k.id.as_str(), &k.vs, &meta.family, &meta.description] {
+                shared.extend_from_slice(&(t.len() as u64).to_le_bytes());
+                shared.extend_from_slice(t.as_bytes());
+            }
+            shared.push(k.kind as u8);
+        }
+        for h in &headline {
+            shared.extend_from_slice(&h.map_or(u64::MAX, u64::from).to_le_bytes());
+        }
+        shared.extend_from_slice(conf.as_bytes());
         Data {
             changes,
             series_changes,
             g,
             runs,
             reg,
-            conf: confidence_label(runs),
-            headline: METRICS.iter().map(|m| reg.find_key(&m.key())).collect(),
+            conf,
+            headline,
             rejected: 0,
             base_url: None,
+            shared: crate::out::Key::of(&[&shared]).bytes(),
         }
     }
 }
@@ -162,23 +196,28 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         data_url: opts.data_url.as_deref().map(|u| u.trim_end_matches('/')),
         program: crate::out::Key::of_program().bytes(),
         shared: &shared,
+        made: None,
     };
     let mut tm = Timings::default();
     let mut t = Instant::now();
     let (triage, triage_issues) = crate::triage::read(&opts.data);
     warnings.extend(triage_issues);
-    let entries = first_pass(scan.records, &mut rejected);
+    let summaries = crate::out::summaries_path(&opts.out);
+    let cache = cache::Cache::read(&summaries, &ctx.program);
+    tm.cache = lap(&mut t);
+    let entries = first_pass(scan.records, &ctx.program, &cache, &mut rejected);
     tm.first_pass = lap(&mut t);
     let pass_opts = PassOptions {
         strict: opts.strict,
         triage: &triage,
+        cache: &cache,
     };
-    let (infos, registry) = match second_pass(&entries, &ctx, &pass_opts) {
-        Ok(pass) => {
-            rejected.extend(pass.rejected);
-            warnings.extend(pass.warnings);
+    let pass = match second_pass(&entries, &ctx, &pass_opts) {
+        Ok(mut pass) => {
+            rejected.append(&mut pass.rejected);
+            warnings.append(&mut pass.warnings);
             tm.add(&pass.timings);
-            (pass.infos, pass.registry)
+            pass
         }
         Err(e) => {
             staging.discard();
@@ -186,12 +225,15 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         }
     };
     // The index pages need only the summaries.
+    let cached = entries.iter().filter(|e| e.is_cached()).count();
     drop(entries);
+    drop(cache);
+    let (infos, registry) = (&pass.infos, &pass.registry);
     let mut t = Instant::now();
     let data = Data {
         rejected: rejected.len(),
         base_url: opts.base_url.as_deref(),
-        ..Data::new(&infos, &registry)
+        ..Data::new(infos, registry)
     };
     tm.analysis = lap(&mut t);
     if let Err(e) = index_pages(ctx, &data) {
@@ -228,11 +270,23 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         warnings,
         data_missing,
         written: false,
+        cached,
         stats: staging.stats(),
     };
     if opts.strict && !report.rejected.is_empty() {
         staging.discard();
         return Ok(report);
+    }
+    let entries = cache::Entries {
+        infos,
+        keys: &pass.keys,
+        calls: &pass.calls,
+        spellings: &pass.spellings,
+        reg: registry,
+    };
+    if let Err(e) = cache::write(&summaries, &ctx.program, &entries) {
+        staging.discard();
+        return Err(crate::out::OutputError::Write(summaries, e).into());
     }
     report.stats = staging.commit()?;
     report.written = true;

@@ -4,6 +4,7 @@
 //! nearest earlier kernel version of its series, and the machine's previous run on the same
 //! version).
 
+use super::cache::Cache;
 use super::ctx::Ctx;
 use super::error::BuildError;
 use super::links::Links;
@@ -12,7 +13,7 @@ use super::parallel::{jobs, par_map};
 use crate::info::{Head, RunInfo};
 use crate::kver::KernelVersion;
 use crate::load::{self, Candidate, Issue, RecordError};
-use crate::metrics::Registry;
+use crate::metrics::{Registry, Spelling, Spellings, Values};
 use crate::out::Key;
 use crate::series::SeriesKey;
 use crate::triage::Triage;
@@ -22,7 +23,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 use syscost_record::{
     canonical_json, canonical_path_for, is_file_form, to_file_json, validate, validate_canonical,
-    Problem, SourceKind,
+    Problem, RunRecord, SourceKind,
 };
 
 /// A series' runs form a chain ordered by kernel version and time; a run that cannot be placed
@@ -43,15 +44,46 @@ pub struct Entry {
     /// Not at the path its arch, kernel and id give: of two copies of one record, the one at
     /// its canonical path is used (false sorts first).
     misplaced: bool,
+    /// This program and the file's bytes: the record's key in the summary cache.
+    key: Key,
+    /// The summary cache has the record: it need not be read again.
+    cached: bool,
 }
 
-/// Reads the light [`Head`] of one candidate: enough to place it in its machine's chain.
-fn head_entry(cand: Candidate) -> Result<Entry, Issue> {
+/// Reads the light [`Head`] of one candidate: enough to place it in its machine's chain. A
+/// record the summary cache has is placed by its cached summary.
+fn head_entry(cand: Candidate, program: &[u8; 16], cache: &Cache) -> Result<Entry, Issue> {
     let reject = |why: RecordError| Issue {
         path: cand.rel.clone(),
         message: why.to_string(),
     };
     let bytes = load::read_limited(&cand.abs).map_err(reject)?;
+    let key = Key::of(&[program, &bytes]);
+    let known = cache.peek(&key, |i| {
+        let chain = match i.placed {
+            Ok(()) => Chain::Series(Box::new((*i.series).clone())),
+            Err(_) => Chain::Alone(i.id.clone()),
+        };
+        (
+            chain,
+            i.date.clone(),
+            i.kernel.clone(),
+            i.id.clone(),
+            i.page.clone(),
+        )
+    });
+    if let Some((chain, date, kernel, id, page)) = known {
+        return Ok(Entry {
+            chain,
+            misplaced: cand.rel.strip_suffix(".json") != Some(page.as_str()),
+            date,
+            kernel,
+            id,
+            cand,
+            key,
+            cached: true,
+        });
+    }
     let head: Head = match crate::info::read_head(&bytes) {
         Ok(h) => h,
         Err(e) => {
@@ -76,14 +108,27 @@ fn head_entry(cand: Candidate) -> Result<Entry, Issue> {
         kernel: head.kernel(),
         id: head.id,
         cand,
+        key,
+        cached: false,
     })
+}
+
+impl Entry {
+    pub fn is_cached(&self) -> bool {
+        self.cached
+    }
 }
 
 /// Places every candidate in its chain, on all cores. Duplicates are not judged here: a
 /// broken file may claim any id, so only validated records can be duplicates of each other.
-pub fn first_pass(cands: Vec<Candidate>, rejected: &mut Vec<Issue>) -> Vec<Entry> {
+pub fn first_pass(
+    cands: Vec<Candidate>,
+    program: &[u8; 16],
+    cache: &Cache,
+    rejected: &mut Vec<Issue>,
+) -> Vec<Entry> {
     let mut entries = Vec::with_capacity(cands.len());
-    for r in par_map(cands, jobs(), head_entry) {
+    for r in par_map(cands, jobs(), |c| head_entry(c, program, cache)) {
         match r {
             Ok(e) => entries.push(e),
             Err(i) => rejected.push(i),
@@ -108,6 +153,7 @@ pub fn first_pass(cands: Vec<Candidate>, rejected: &mut Vec<Issue>) -> Vec<Entry
 /// Where build time goes, printed with `SYSCOST_SITE_TIMINGS=1` (for the benchmark).
 #[derive(Default, Clone, Copy)]
 pub struct Timings {
+    pub cache: Duration,
     pub first_pass: Duration,
     read_parse: Duration,
     validate: Duration,
@@ -129,7 +175,8 @@ impl Timings {
 
     pub fn print(&self) {
         eprintln!(
-            "timings: first pass {:.2}s, read+parse {:.2}s, validate {:.2}s, page data {:.2}s, render {:.2}s, write {:.2}s, groups and changes {:.2}s, index pages {:.2}s",
+            "timings: summary cache {:.2}s, first pass {:.2}s, read+parse {:.2}s, validate {:.2}s, page data {:.2}s, render {:.2}s, write {:.2}s, groups and changes {:.2}s, index pages {:.2}s",
+            self.cache.as_secs_f64(),
             self.first_pass.as_secs_f64(),
             self.read_parse.as_secs_f64(),
             self.validate.as_secs_f64(),
@@ -175,84 +222,148 @@ struct Worker<'a> {
     ctx: &'a Ctx<'a>,
     opts: &'a PassOptions<'a>,
     reg: Registry,
+    sp: Spellings,
     out: Share,
 }
 
-/// Reads, validates and renders one run; the inner `Err` is the reason it was left out.
+/// One accepted run as the second pass has it.
+struct Got {
+    info: RunInfo,
+    /// The spellings of the metric keys it met (the worker's).
+    calls: Vec<u32>,
+    /// The record, when it was read (a cached run is read only if its page must be rendered).
+    rec: Option<RunRecord>,
+    /// What is published, when it was read.
+    canonical: Option<Vec<u8>>,
+    /// This program and the published bytes: the page's input, and for a record in its file
+    /// form its key in the summary cache.
+    content: Key,
+    /// In its file form, so cached for the next build.
+    cacheable: bool,
+}
+
+/// A run from the summary cache, its metric keys interned as reading its record would.
+fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Option<Got> {
+    if !e.cached {
+        return None;
+    }
+    let cache = w.opts.cache;
+    let hit = cache.take(&e.key)?;
+    let (values, calls) = Values::replay(
+        &hit.calls,
+        &cache.spellings,
+        &hit.values,
+        &mut w.reg,
+        &mut w.sp,
+    )?;
+    let mut info = hit.info;
+    info.values = values;
+    // Runs of one series share their key.
+    if let Some(s) = series.filter(|s| **s == info.series) {
+        info.series = Arc::clone(s);
+    }
+    Some(Got {
+        info,
+        calls,
+        rec: None,
+        canonical: None,
+        content: e.key,
+        cacheable: true,
+    })
+}
+
+/// Reads, validates and summarises one record (in full); the `Err` is why it was left out.
+fn from_record(
+    e: &Entry,
+    w: &mut Worker,
+    series: Option<&Arc<SeriesKey>>,
+) -> Result<Got, Rejection> {
+    let tm = &mut w.out.timings;
+    let mut t = Instant::now();
+    let bytes = load::read_limited(&e.cand.abs)?;
+    let rec = load::parse_record(&bytes)?;
+    tm.read_parse += lap(&mut t);
+    // One serialisation serves the content id and the file-form check.
+    let json = canonical_json(&rec);
+    let mut problems = validate_canonical(&rec, &json);
+    // A name the site uses for its own pages would make a directory collide with a page.
+    problems.extend(crate::names::problems(&rec));
+    tm.validate += lap(&mut t);
+    if !problems.is_empty() {
+        return Err(Rejection::Invalid(problems));
+    }
+    // What is published is the file form (of the record's schema), which is what the content
+    // id covers: a file in another form is published in the form syscost writes.
+    let in_form = match rec.schema {
+        1 => is_file_form(&rec, &bytes),
+        _ => bytes.strip_suffix(b"\n") == Some(json.as_bytes()),
+    };
+    let (canonical, content) = if in_form {
+        (bytes, e.key)
+    } else {
+        let c = to_file_json(&rec).into_bytes();
+        let k = Key::of(&[&w.ctx.program, &c]);
+        (c, k)
+    };
+    let (mut info, calls) = RunInfo::from_record_spelled(&rec, &mut w.reg, series, Some(&mut w.sp));
+    info.env_page = run::environment(&rec, &info).path();
+    Ok(Got {
+        info,
+        calls,
+        rec: Some(rec),
+        canonical: Some(canonical),
+        content,
+        cacheable: in_form,
+    })
+}
+
+/// Summarises one run (from the summary cache or its record) and renders its page unless the
+/// previous build's is still right; the inner `Err` is the reason it was left out.
 fn second_pass_one(
     e: &Entry,
     w: &mut Worker,
     cmp: ChainCmp,
     series: Option<&Arc<SeriesKey>>,
-) -> Result<Result<RunInfo, Rejection>, BuildError> {
-    let tm = &mut w.out.timings;
+) -> Result<Result<Accepted, Rejection>, BuildError> {
+    let got = match from_cache(e, w, series) {
+        Some(g) => g,
+        None => match from_record(e, w, series) {
+            Ok(g) => g,
+            Err(why) => return Ok(Err(why)),
+        },
+    };
     let mut t = Instant::now();
-    let read = load::read_limited(&e.cand.abs).and_then(|b| Ok((load::parse_record(&b)?, b)));
-    let (rec, bytes) = match read {
-        Ok(x) => x,
-        Err(m) => return Ok(Err(m.into())),
-    };
-    tm.read_parse += lap(&mut t);
-    // A record the previous build of this program found valid, with these very bytes, is.
-    let valid_key = Key::of(&[&w.ctx.program, b"valid", &bytes]);
-    let known_valid = w.ctx.out.was_valid(valid_key);
-    // One serialisation serves the content id and the file-form check.
-    let json = if known_valid {
-        String::new()
-    } else {
-        canonical_json(&rec)
-    };
-    let mut problems = if known_valid {
-        Vec::new()
-    } else {
-        validate_canonical(&rec, &json)
-    };
-    // A name the site uses for its own pages would make a directory collide with a page.
-    if !known_valid {
-        problems.extend(crate::names::problems(&rec));
-    }
-    tm.validate += lap(&mut t);
-    if !problems.is_empty() {
-        return Ok(Err(Rejection::Invalid(problems)));
-    }
+    let Got {
+        mut info,
+        calls,
+        mut rec,
+        mut canonical,
+        content,
+        cacheable,
+    } = got;
     // Generated data is labelled on every page it appears on; a strict (production) build
     // refuses it, as `check` does.
-    if w.opts.strict && rec.source.kind == SourceKind::Synthetic {
+    if w.opts.strict && info.kind == SourceKind::Synthetic {
         return Ok(Err(Rejection::Synthetic));
     }
-    let want = rec.canonical_path();
+    let want = format!("{}.json", info.page);
     if e.cand.rel != want {
         w.out.warnings.push(Issue {
             path: e.cand.rel.clone(),
             message: format!("should be stored as {want}; published under that name"),
         });
     }
-    // What is published is the file form (of the record's schema), which is what the content
-    // id covers: a file in another form is published in the form syscost writes.
-    let in_form = known_valid
-        || match rec.schema {
-            1 => is_file_form(&rec, &bytes),
-            _ => bytes.strip_suffix(b"\n") == Some(json.as_bytes()),
-        };
-    if in_form {
-        w.ctx.out.remember_valid(valid_key);
-    } else {
+    if !cacheable {
         w.out.warnings.push(Issue {
             path: e.cand.rel.clone(),
             message: "is not in the form syscost writes; its canonical form is published"
                 .to_string(),
         });
     }
-    let canonical = if in_form {
-        bytes
-    } else {
-        to_file_json(&rec).into_bytes()
-    };
-    let mut info = RunInfo::from_record(&rec, &mut w.reg, series);
-    info.accepted = w.opts.triage.accepts(&rec.id);
+    info.accepted = w.opts.triage.accepts(&info.id);
     info.record_rel.clone_from(&e.cand.rel);
     let infos = &w.out.infos;
-    let pick = |i: Option<usize>| i.map(|i| &infos[i].1);
+    let pick = |i: Option<usize>| i.map(|i| &infos[i].1.info);
     let cmp = Comparisons {
         prev_version: pick(cmp.choose_prev(infos, &info)),
         same_version: pick(cmp.choose_same(infos, &info)),
@@ -271,33 +382,75 @@ fn second_pass_one(
         &w.ctx.program,
         rel.as_bytes(),
         raw.as_bytes(),
-        &canonical,
+        &content.bytes(),
         &[u8::from(info.accepted)],
         id(cmp.prev_version).as_bytes(),
         id(cmp.same_version).as_bytes(),
     ]);
-    // What the run shares with others of its machine is one page for all of them, written
-    // whether or not the run page itself is rendered again (its name is its content's hash).
-    let env = run::environment(&rec, &info);
-    let renderer = w.ctx.renderer;
-    w.ctx
-        .shared_page(&env.path(), || Ok(renderer.render("env.html", &env)?))?;
-    let tm = &mut w.out.timings;
-    tm.page += lap(&mut t);
+    // A cached run's record is read only when something must be made from it.
+    let read = |rec: &mut Option<RunRecord>, canonical: &mut Option<Vec<u8>>| {
+        if canonical.is_none() {
+            let bytes = load::read_limited(&e.cand.abs)?;
+            *rec = Some(load::parse_record(&bytes)?);
+            *canonical = Some(bytes);
+        }
+        Ok::<_, RecordError>(())
+    };
+    w.out.timings.page += lap(&mut t);
+    // What the run shares with others of its machine is one page for all of them, named by its
+    // content's hash: made by the first run of the build that links it, unless the previous
+    // build of this program left it.
+    let env_key = Key::of(&[&w.ctx.program, info.env_page.as_bytes()]);
+    if w.ctx.claim_shared(&info.env_page) && !w.ctx.out.reuse(&info.env_page, env_key)? {
+        if let Err(why) = read(&mut rec, &mut canonical) {
+            return Ok(Err(why.into()));
+        }
+        if let Some(rec) = &rec {
+            let env = run::environment(rec, &info);
+            let html = w.ctx.renderer.render("env.html", &env)?;
+            w.ctx
+                .out
+                .write_keyed(&info.env_page, env_key, html.as_bytes())?;
+        }
+    }
     if !w.ctx.out.reuse(&rel, key)? {
-        let page = run::build(&rec, &info, &cmp, &w.reg, &Links, &raw, &env);
-        let html = w.ctx.renderer.render("run.html", &page)?;
-        w.out.timings.render += lap(&mut t);
-        w.ctx.out.write_keyed(&rel, key, html.as_bytes())?;
+        if let Err(why) = read(&mut rec, &mut canonical) {
+            return Ok(Err(why.into()));
+        }
+        if let Some(rec) = &rec {
+            let env = run::environment(rec, &info);
+            let page = run::build(rec, &info, &cmp, &w.reg, &Links, &raw, &env);
+            let html = w.ctx.renderer.render("run.html", &page)?;
+            w.out.timings.render += lap(&mut t);
+            w.ctx.out.write_keyed(&rel, key, html.as_bytes())?;
+        }
     }
     if w.ctx.data_url.is_none() {
-        w.ctx
-            .out
-            .write(&format!("{}.json", info.page), &canonical)?;
+        let json_rel = format!("{}.json", info.page);
+        if !w.ctx.out.keep(&json_rel, content)? {
+            if let Err(why) = read(&mut rec, &mut canonical) {
+                return Ok(Err(why.into()));
+            }
+            if let Some(c) = &canonical {
+                w.ctx.out.write_keyed(&json_rel, content, c)?;
+            }
+        }
     }
-    let tm = &mut w.out.timings;
-    tm.write += lap(&mut t);
-    Ok(Ok(info))
+    w.out.timings.write += lap(&mut t);
+    Ok(Ok(Accepted {
+        info,
+        key: cacheable.then_some(content),
+        calls: calls.into(),
+    }))
+}
+
+/// One accepted run and what the next build's summary cache needs of it.
+struct Accepted {
+    info: RunInfo,
+    /// Its cache key; none for a record not in its file form.
+    key: Option<Key>,
+    /// The spellings of its metric keys (the worker's until merged).
+    calls: Box<[u32]>,
 }
 
 /// The runs of a chain a new run can be compared with, as indices into the worker's accepted
@@ -311,9 +464,9 @@ struct ChainCmp<'a> {
 impl ChainCmp<'_> {
     /// The nearest earlier version's run to compare with: the same machine's if there is one,
     /// a run of good enough quality before a low one, the latest before the earlier.
-    fn choose_prev(&self, infos: &[(usize, RunInfo)], this: &RunInfo) -> Option<usize> {
-        let same = |i: &usize| this.machine.is_some() && infos[*i].1.machine == this.machine;
-        let ok = |i: &usize| !infos[*i].1.is_low();
+    fn choose_prev(&self, infos: &[(usize, Accepted)], this: &RunInfo) -> Option<usize> {
+        let same = |i: &usize| this.machine.is_some() && infos[*i].1.info.machine == this.machine;
+        let ok = |i: &usize| !infos[*i].1.info.is_low();
         let latest = |f: &dyn Fn(&usize) -> bool| self.prev.iter().rev().copied().find(|i| f(i));
         latest(&|i| same(i) && ok(i))
             .or_else(|| latest(&same))
@@ -322,13 +475,13 @@ impl ChainCmp<'_> {
     }
 
     /// The same machine's previous run on this version.
-    fn choose_same(&self, infos: &[(usize, RunInfo)], this: &RunInfo) -> Option<usize> {
+    fn choose_same(&self, infos: &[(usize, Accepted)], this: &RunInfo) -> Option<usize> {
         this.machine.as_ref()?;
         self.cur
             .iter()
             .rev()
             .copied()
-            .find(|&i| infos[i].1.machine == this.machine)
+            .find(|&i| infos[i].1.info.machine == this.machine)
     }
 }
 
@@ -352,6 +505,8 @@ pub struct PassOptions<'a> {
     /// `--strict`: synthetic records are refused, not published.
     pub strict: bool,
     pub triage: &'a Triage,
+    /// The previous build's summaries.
+    pub cache: &'a Cache,
 }
 
 /// What the second pass produced.
@@ -361,6 +516,11 @@ pub struct Rendered {
     pub infos: Vec<RunInfo>,
     /// Every metric met, in display order.
     pub registry: Registry,
+    /// For the next build's summary cache, per run: its key (none when not cacheable) and the
+    /// spellings of its metric keys (indices into `spellings`).
+    pub keys: Vec<Option<Key>>,
+    pub calls: Vec<Box<[u32]>>,
+    pub spellings: Vec<Spelling>,
     /// Records left out, with why.
     pub rejected: Vec<Issue>,
     /// Problems that did not stop a record from being used.
@@ -371,7 +531,7 @@ pub struct Rendered {
 /// One worker's share of [`Rendered`]; accepted runs carry their entry index.
 #[derive(Default)]
 struct Share {
-    infos: Vec<(usize, RunInfo)>,
+    infos: Vec<(usize, Accepted)>,
     rejected: Vec<Issue>,
     warnings: Vec<Issue>,
     timings: Timings,
@@ -403,11 +563,12 @@ fn render_chains(
     chains: &[Range<usize>],
     ctx: &Ctx,
     opts: &PassOptions,
-) -> Result<(Share, Registry), BuildError> {
+) -> Result<(Share, Registry, Spellings), BuildError> {
     let mut w = Worker {
         ctx,
         opts,
         reg: Registry::default(),
+        sp: Spellings::default(),
         out: Share::default(),
     };
     for chain in chains {
@@ -452,7 +613,7 @@ fn render_chains(
                 Ok(info) => {
                     kept.insert(e.id.as_str(), e.cand.rel.as_str());
                     if matches!(e.chain, Chain::Series(_)) {
-                        series = Some(Arc::clone(&info.series));
+                        series = Some(Arc::clone(&info.info.series));
                         if chained {
                             cur.push(w.out.infos.len());
                         }
@@ -463,7 +624,7 @@ fn render_chains(
             }
         }
     }
-    Ok((w.out, w.reg))
+    Ok((w.out, w.reg, w.sp))
 }
 
 /// Renders every run page. Chains (a machine's runs in time order) are independent, so they
@@ -475,7 +636,7 @@ pub fn second_pass(
     opts: &PassOptions,
 ) -> Result<Rendered, BuildError> {
     let work = assign_chains(entries, jobs());
-    let shares: Vec<Result<(Share, Registry), BuildError>> = std::thread::scope(|s| {
+    let shares: Vec<Result<(Share, Registry, Spellings), BuildError>> = std::thread::scope(|s| {
         let handles: Vec<_> = work
             .iter()
             .map(|w| s.spawn(|| render_chains(entries, w, ctx, opts)))
@@ -488,25 +649,52 @@ pub fn second_pass(
     let mut out = Rendered::default();
     let mut parts = Vec::new();
     let mut regs = Vec::new();
+    let mut sps = Vec::new();
     for share in shares {
-        let (share, reg) = share?;
+        let (share, reg, sp) = share?;
         parts.push(share.infos);
         regs.push(reg);
+        sps.push(sp);
         out.rejected.extend(share.rejected);
         out.warnings.extend(share.warnings);
         out.timings.add(&share.timings);
     }
     // One registry in display order, whichever worker met which metric first.
     let (registry, maps) = Registry::merge(regs);
+    // One table of spellings, each worker's numbers mapped onto it.
+    let mut table: std::collections::HashMap<Spelling, u32> = std::collections::HashMap::new();
+    let sp_maps: Vec<Vec<u32>> = sps
+        .into_iter()
+        .map(|sp| {
+            sp.list
+                .into_iter()
+                .map(|s| {
+                    let n = table.len() as u32;
+                    *table.entry(s).or_insert(n)
+                })
+                .collect()
+        })
+        .collect();
+    let mut spellings: Vec<(u32, Spelling)> = table.into_iter().map(|(s, n)| (n, s)).collect();
+    spellings.sort_by_key(|(n, _)| *n);
+    out.spellings = spellings.into_iter().map(|(_, s)| s).collect();
     let mut infos = Vec::new();
-    for (part, map) in parts.into_iter().zip(&maps) {
-        for (i, mut info) in part {
-            info.values.renumber(map);
-            infos.push((i, info));
+    let mut shapes = crate::metrics::Shapes::default();
+    for ((part, map), sp_map) in parts.into_iter().zip(&maps).zip(&sp_maps) {
+        for (i, mut a) in part {
+            a.info.values.renumber_shared(map, &mut shapes);
+            for c in a.calls.iter_mut() {
+                *c = sp_map.get(*c as usize).copied().unwrap_or(u32::MAX);
+            }
+            infos.push((i, a));
         }
     }
     infos.sort_by_key(|(i, _)| *i);
-    out.infos = infos.into_iter().map(|(_, r)| r).collect();
+    for (_, a) in infos {
+        out.infos.push(a.info);
+        out.keys.push(a.key);
+        out.calls.push(a.calls);
+    }
     out.registry = registry;
     Ok(out)
 }

@@ -6,7 +6,6 @@ use crate::changes::{self, Pair, VersionPoint};
 use crate::info::RunInfo;
 use crate::metrics::{usable_point, Point, Val};
 use crate::series::SeriesKey;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// One metric of one series over the series' versions.
@@ -31,24 +30,31 @@ impl MetricTrend {
     }
 }
 
+/// Per version of a series: (value, low quality) of each run, oldest first.
+type Slots = Vec<Vec<(Val, bool)>>;
+
 /// Every metric of a series, in registry order.
 pub fn series_trends(runs: &[RunInfo], s: &SeriesRuns) -> Vec<MetricTrend> {
     // metric → per version: (value, low quality) of each run, oldest first.
-    let mut per: BTreeMap<u32, Vec<Vec<(Val, bool)>>> = BTreeMap::new();
+    // Indexed by metric id (a registry has a few hundred), in id order as the map was.
+    let mut per: Vec<Option<Slots>> = Vec::new();
     for (vi, (_, idx)) in s.versions.iter().enumerate() {
         for &i in idx {
             let r = &runs[i];
             for (m, v) in r.values.iter() {
-                let slots = per
-                    .entry(m)
-                    .or_insert_with(|| vec![Vec::new(); s.versions.len()]);
-                slots[vi].push((v, r.is_low()));
+                let m = m as usize;
+                if per.len() <= m {
+                    per.resize_with(m + 1, || None);
+                }
+                per[m].get_or_insert_with(|| vec![Vec::new(); s.versions.len()])[vi]
+                    .push((v, r.is_low()));
             }
         }
     }
     let approx = approximate(s);
     per.into_iter()
-        .map(|(metric, slots)| trend_of(metric, &slots, &approx))
+        .enumerate()
+        .filter_map(|(metric, slots)| Some(trend_of(metric as u32, &slots?, &approx)))
         .collect()
 }
 

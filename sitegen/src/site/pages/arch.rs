@@ -9,7 +9,7 @@ use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
 use crate::site::groups::{kernel_count, machines};
 use crate::site::links::Links;
-use crate::site::Data;
+use crate::site::{runs_key, Data};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -59,59 +59,66 @@ pub fn series_rows(d: &Data, arch: &str, root: &str) -> Vec<SeriesRow> {
 }
 
 pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
-    let links = Links;
-    let runs = d.runs;
     for (arch, idx) in &d.g.by_arch {
-        let path = links.arch(arch);
-        let root = root_of(&path);
-        let measured = RunInfo::measured(runs, idx);
-        let charts = METRICS
-            .iter()
-            .zip(&d.headline)
-            .filter(|(_, m)| has_metric(runs, &measured, **m))
-            .filter_map(|(h, m)| {
-                let spec = ChartSpec::of(
-                    d.reg,
-                    (*m)?,
-                    format!("{} on {arch}", h.label),
-                    h.slug.to_string(),
-                );
-                Some(chart_for(runs, &d.g, &measured, spec, &root))
-            })
-            .collect();
-        let mut counts = vec![0usize; d.reg.len()];
-        for &i in idx {
-            for (m, _) in runs[i].values.iter() {
-                counts[m as usize] += 1;
-            }
-        }
-        let metrics = d
-            .reg
-            .ids()
-            .filter(|&m| counts[m as usize] > 0)
-            .map(|m| MetricLink {
-                label: d.reg.key(m).label(),
-                href: format!(
-                    "{root}{}#{}",
-                    links.metric(&d.reg.key(m).slug()),
-                    fmt::slug(arch)
-                ),
-                runs: counts[m as usize],
-            })
-            .collect();
-        let page = ArchPage {
-            title: arch.clone(),
-            arch: arch.clone(),
-            runs: idx.len(),
-            machines: machines(runs, idx),
-            kernels: kernel_count(runs, idx).words(),
-            confidence: d.conf.clone(),
-            charts,
-            series: series_rows(d, arch, &root),
-            metrics,
-            root,
-        };
-        ctx.page(&path, "arch.html", &page)?;
+        // An architecture's page is made from its runs (its series and their steps too).
+        let runs = runs_key(d.runs, idx);
+        let key: [&[u8]; 4] = [b"arch", &d.shared, arch.as_bytes(), &runs];
+        ctx.group(&key, |ctx| page(ctx, d, arch, idx))?;
     }
     Ok(())
+}
+
+fn page(ctx: &mut Ctx, d: &Data, arch: &str, idx: &[usize]) -> Result<(), BuildError> {
+    let links = Links;
+    let runs = d.runs;
+    let path = links.arch(arch);
+    let root = root_of(&path);
+    let measured = RunInfo::measured(runs, idx);
+    let charts = METRICS
+        .iter()
+        .zip(&d.headline)
+        .filter(|(_, m)| has_metric(runs, &measured, **m))
+        .filter_map(|(h, m)| {
+            let spec = ChartSpec::of(
+                d.reg,
+                (*m)?,
+                format!("{} on {arch}", h.label),
+                h.slug.to_string(),
+            );
+            Some(chart_for(runs, &d.g, &measured, spec, &root))
+        })
+        .collect();
+    let mut counts = vec![0usize; d.reg.len()];
+    for &i in idx {
+        for (m, _) in runs[i].values.iter() {
+            counts[m as usize] += 1;
+        }
+    }
+    let metrics = d
+        .reg
+        .ids()
+        .filter(|&m| counts[m as usize] > 0)
+        .map(|m| MetricLink {
+            label: d.reg.key(m).label(),
+            href: format!(
+                "{root}{}#{}",
+                links.metric(&d.reg.key(m).slug()),
+                fmt::slug(arch)
+            ),
+            runs: counts[m as usize],
+        })
+        .collect();
+    let page = ArchPage {
+        title: arch.to_string(),
+        arch: arch.to_string(),
+        runs: idx.len(),
+        machines: machines(runs, idx),
+        kernels: kernel_count(runs, idx).words(),
+        confidence: d.conf.clone(),
+        charts,
+        series: series_rows(d, arch, &root),
+        metrics,
+        root,
+    };
+    ctx.page(&path, "arch.html", &page)
 }

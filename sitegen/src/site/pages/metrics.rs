@@ -4,7 +4,7 @@
 use crate::fmt::{self, root_of};
 use crate::info::RunInfo;
 use crate::metrics::{headline_of, Kind, METRICS};
-use crate::site::charts::{chart_for, Chart, ChartSpec};
+use crate::site::charts::{chart_of_dots, Chart, ChartSpec, Dot};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
 use crate::site::links::Links;
@@ -86,41 +86,43 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     };
     ctx.page("metrics/index.html", "metrics.html", &index)?;
 
-    for m in d.reg.ids().filter(|&m| counts[m as usize] > 0) {
-        let k = d.reg.key(m);
-        let h = headline_of(k);
-        let label = h.map(|h| h.label.to_string()).unwrap_or_else(|| k.label());
-        let path = links.metric(&k.slug());
-        let root = root_of(&path);
-        let charts = d
-            .g
-            .by_arch
+    // A chart per architecture on every metric page. Each architecture's runs are gone
+    // through once for a batch of metrics, gathering their values, rather than once per chart
+    // (thousands of runs, each looked up again for every metric); the batch bounds the memory.
+    let shown: Vec<u32> = d.reg.ids().filter(|&m| counts[m as usize] > 0).collect();
+    let arches: Vec<(&String, Vec<usize>)> =
+        d.g.by_arch
             .iter()
             .map(|(arch, idx)| (arch, RunInfo::measured(runs, idx)))
-            .filter(|(_, idx)| idx.iter().any(|&i| runs[i].values.get(m).is_some()))
-            .map(|(arch, idx)| {
-                let spec = ChartSpec::of(d.reg, m, format!("{label} on {arch}"), fmt::slug(arch));
-                chart_for(runs, &d.g, &idx, spec, &root)
-            })
             .collect();
-        let page = MetricPage {
-            title: label.clone(),
-            label,
-            source: k.source(),
-            description: match k.kind {
-                Kind::Overhead => format!(
-                    "{} — paired against {} in every round",
-                    d.reg.meta(m).description,
-                    k.vs
-                ),
-                _ => d.reg.meta(m).description.clone(),
-            },
-            matrix_href: h.map(|h| format!("{root}{}", links.matrix(h.slug))),
-            confidence: d.conf.clone(),
-            charts,
-            root,
-        };
-        ctx.page(&path, "metric.html", &page)?;
+    for batch in shown.chunks(BATCH) {
+        let mut charts: Vec<Vec<Chart>> = batch.iter().map(|_| Vec::new()).collect();
+        let ids = batch[0]..=batch[batch.len() - 1];
+        for (arch, idx) in &arches {
+            let mut dots: Vec<Vec<Dot>> = batch.iter().map(|_| Vec::new()).collect();
+            for &i in idx {
+                for (m, v) in runs[i].values.iter() {
+                    if !ids.contains(&m) {
+                        continue;
+                    }
+                    if let Ok(j) = batch.binary_search(&m) {
+                        dots[j].extend(Dot::of(runs, &d.g, i, v));
+                    }
+                }
+            }
+            for ((&m, dots), charts) in batch.iter().zip(&dots).zip(&mut charts) {
+                if dots.is_empty() {
+                    continue;
+                }
+                let title = format!("{} on {arch}", metric_label(d, m));
+                let spec = ChartSpec::of(d.reg, m, title, fmt::slug(arch));
+                let root = root_of(&links.metric(&d.reg.key(m).slug()));
+                charts.push(chart_of_dots(&d.g, dots, spec, &root));
+            }
+        }
+        for (&m, charts) in batch.iter().zip(charts) {
+            metric_page(ctx, d, m, charts)?;
+        }
     }
     // Headline pages exist even before any run has their metric: other pages link to them.
     for (h, m) in METRICS.iter().zip(&d.headline) {
@@ -143,4 +145,39 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         ctx.page(&path, "metric.html", &page)?;
     }
     Ok(())
+}
+
+/// Metrics whose charts are made together (see [`write`]).
+const BATCH: usize = 8;
+
+fn metric_label(d: &Data, m: u32) -> String {
+    let k = d.reg.key(m);
+    headline_of(k).map_or_else(|| k.label(), |h| h.label.to_string())
+}
+
+fn metric_page(ctx: &mut Ctx, d: &Data, m: u32, charts: Vec<Chart>) -> Result<(), BuildError> {
+    let links = Links;
+    let k = d.reg.key(m);
+    let h = headline_of(k);
+    let label = metric_label(d, m);
+    let path = links.metric(&k.slug());
+    let root = root_of(&path);
+    let page = MetricPage {
+        title: label.clone(),
+        label,
+        source: k.source(),
+        description: match k.kind {
+            Kind::Overhead => format!(
+                "{} — paired against {} in every round",
+                d.reg.meta(m).description,
+                k.vs
+            ),
+            _ => d.reg.meta(m).description.clone(),
+        },
+        matrix_href: h.map(|h| format!("{root}{}", links.matrix(h.slug))),
+        confidence: d.conf.clone(),
+        charts,
+        root,
+    };
+    ctx.page(&path, "metric.html", &page)
 }

@@ -136,11 +136,20 @@ fn has_page(d: &Data, s: &SeriesRuns, metric: u32) -> bool {
 /// Writes the pages of every `parts`-th series starting at `part`, so the work can be shared.
 pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), BuildError> {
     for s in d.g.by_series.values().skip(part).step_by(parts.max(1)) {
-        let trends = series_trends(d.runs, s);
-        overview(ctx, d, s, &trends)?;
-        for t in trends.iter().filter(|t| has_page(d, s, t.metric)) {
-            metric_page(ctx, d, s, t)?;
-        }
+        // A series' pages are made from its runs alone (its steps are found from them too).
+        let runs = crate::site::runs_key(d.runs, &s.runs);
+        let id = s.key.id();
+        let key: [&[u8]; 4] = [b"series", &d.shared, id.as_bytes(), &runs];
+        ctx.group(&key, |ctx| series_pages(ctx, d, s))?;
+    }
+    Ok(())
+}
+
+fn series_pages(ctx: &mut Ctx, d: &Data, s: &SeriesRuns) -> Result<(), BuildError> {
+    let trends = series_trends(d.runs, s);
+    overview(ctx, d, s, &trends)?;
+    for t in trends.iter().filter(|t| has_page(d, s, t.metric)) {
+        metric_page(ctx, d, s, t)?;
     }
     Ok(())
 }
