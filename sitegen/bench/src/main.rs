@@ -19,16 +19,30 @@ struct Measure {
     max_rss_mb: f64,
 }
 
+/// Why a measurement was not made.
+#[derive(Debug, thiserror::Error)]
+enum BenchError {
+    #[error("cannot start a measured child ({0:?}): {1}")]
+    Spawn(Vec<String>, std::io::Error),
+    #[error("the measured child {0:?} failed (wait status {1})")]
+    Child(Vec<String>, i32),
+    #[error("cannot put the held-back record back at {0}: {1}")]
+    Restore(PathBuf, std::io::Error),
+}
+
 /// Runs this binary with `args` as a child and measures it.
-fn child(args: &[&str]) -> Result<Measure, String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+fn child(args: &[&str]) -> Result<Measure, BenchError> {
+    let owned = || args.iter().map(|a| a.to_string()).collect::<Vec<_>>();
     let start = Instant::now();
-    let c = Command::new(exe)
-        .arg("--child")
-        .args(args)
-        .stdout(std::process::Stdio::null())
-        .spawn()
-        .map_err(|e| e.to_string())?;
+    let c = std::env::current_exe()
+        .and_then(|exe| {
+            Command::new(exe)
+                .arg("--child")
+                .args(args)
+                .stdout(std::process::Stdio::null())
+                .spawn()
+        })
+        .map_err(|e| BenchError::Spawn(owned(), e))?;
     let pid = c.id() as libc::pid_t;
     let mut status = 0;
     // SAFETY: plain syscall on our own child; rusage is a valid out-pointer.
@@ -36,7 +50,7 @@ fn child(args: &[&str]) -> Result<Measure, String> {
     let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
     let wall_s = start.elapsed().as_secs_f64();
     if r != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        return Err(format!("child {args:?} failed (status {status})"));
+        return Err(BenchError::Child(owned(), status));
     }
     let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     Ok(Measure {
@@ -49,16 +63,17 @@ fn child(args: &[&str]) -> Result<Measure, String> {
 
 /// The best of `repeat` runs; `before` runs ahead of each (a build from scratch removes the
 /// site first, or the builds after the first would be incremental).
-fn best(args: &[&str], repeat: usize, before: &dyn Fn()) -> Result<Measure, String> {
-    let mut best: Option<Measure> = None;
-    for _ in 0..repeat.max(1) {
+fn best(args: &[&str], repeat: usize, before: &dyn Fn()) -> Result<Measure, BenchError> {
+    before();
+    let mut best = child(args)?;
+    for _ in 1..repeat {
         before();
         let m = child(args)?;
-        if best.as_ref().is_none_or(|b| m.wall_s < b.wall_s) {
-            best = Some(m);
+        if m.wall_s < best.wall_s {
+            best = m;
         }
     }
-    best.ok_or_else(|| "no measurement".to_string())
+    Ok(best)
 }
 
 /// Moves the last record file (in path order) of `data` into `work`; returns where it was and
@@ -297,7 +312,7 @@ fn bench(args: Bench) -> i32 {
         let load = loadavg();
         let d = data.to_string_lossy().into_owned();
         let s = site.to_string_lossy().into_owned();
-        let run = || -> Result<(Measure, Measure, Measure, u64), String> {
+        let run = || -> Result<(Measure, Measure, Measure, u64), BenchError> {
             let floor = best(&["parse", "--data", &d], reps, &|| {})?;
             let mut args = vec!["build", "--data", &d, "--out", &s];
             if !copy_records {
@@ -308,7 +323,7 @@ fn bench(args: Bench) -> i32 {
                 let _ = std::fs::remove_file(&summaries);
             })?;
             let before = inodes(&site);
-            std::fs::rename(&aside, &held).map_err(|e| e.to_string())?;
+            std::fs::rename(&aside, &held).map_err(|e| BenchError::Restore(held.clone(), e))?;
             let one_more = child(&args)?;
             let after = inodes(&site);
             let rewritten = after
