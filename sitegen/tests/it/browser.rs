@@ -313,13 +313,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         r.environment.comparability.kernel_release = "6.8.0-45-generic".into();
     });
     save(&data, &rec);
-    let o = run(&[
-        "build",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        site.to_str().unwrap(),
-    ]);
+    let o = build_site(&data, &site);
     assert!(o.status.success(), "{}", stderr(&o));
 
     let run_page = rec.canonical_path().replace(".json", ".html");

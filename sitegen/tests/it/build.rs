@@ -587,13 +587,7 @@ fn empty_and_missing_data_build_a_site_that_says_so() {
             "site-{}",
             data.file_name().unwrap().to_string_lossy()
         ));
-        let o = run(&[
-            "build",
-            "--data",
-            data.to_str().unwrap(),
-            "--out",
-            site.to_str().unwrap(),
-        ]);
+        let o = build_site(&data, &site);
         assert!(o.status.success(), "{}", stderr(&o));
         assert!(read(&site, "index.html").contains("No runs yet"));
         assert!(broken_links(&site).is_empty());
@@ -957,13 +951,7 @@ fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
         save(&data, r);
     }
     let site = tmp.path().join("site");
-    let o = run(&[
-        "build",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        site.to_str().unwrap(),
-    ]);
+    let o = build_site(&data, &site);
     assert!(o.status.success(), "{}", stderr(&o));
     let page = read(&site, &page_of(&rs[1]));
     assert!(page.contains("<span class=\"badge q-low\""));
@@ -1028,13 +1016,7 @@ fn stated_kernels_place_imports_and_approximate_ones_stay_apart() {
         save(&data, r);
     }
     let site = tmp.path().join("site");
-    let o = run(&[
-        "build",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        site.to_str().unwrap(),
-    ]);
+    let o = build_site(&data, &site);
     assert!(o.status.success(), "{}", stderr(&o));
     let out = stdout(&o);
     assert!(
@@ -1269,13 +1251,7 @@ fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
     assert_eq!(syscost_site_bench::write(&data, 40, 21).unwrap(), 40);
     let site = tmp.path().join("site");
     let build = || {
-        let o = run(&[
-            "build",
-            "--data",
-            data.to_str().unwrap(),
-            "--out",
-            site.to_str().unwrap(),
-        ]);
+        let o = build_site(&data, &site);
         assert!(o.status.success(), "{}", stderr(&o));
         stdout(&o)
     };
@@ -1334,13 +1310,7 @@ fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
     assert!(not_rendered(&out) >= old_runs.len(), "{out}");
     // And the result is the site a build from scratch gives.
     let fresh = tmp.path().join("fresh");
-    let o = run(&[
-        "build",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        fresh.to_str().unwrap(),
-    ]);
+    let o = build_site(&data, &fresh);
     assert!(o.status.success(), "{}", stderr(&o));
     assert_eq!(tree(&fresh), tree(&site));
 }
@@ -1363,13 +1333,7 @@ fn an_incremental_build_is_the_build_from_scratch() {
     let misplaced = base_record(42);
     save_at(&data.join("runs/elsewhere.json"), &misplaced);
     let build = |out: &Path| {
-        let o = run(&[
-            "build",
-            "--data",
-            data.to_str().unwrap(),
-            "--out",
-            out.to_str().unwrap(),
-        ]);
+        let o = build_site(&data, out);
         assert!(o.status.success(), "{}", stderr(&o));
         (stdout(&o), stderr(&o))
     };

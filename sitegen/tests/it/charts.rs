@@ -92,13 +92,7 @@ fn fifty_versions_and_ten_series_stay_readable() {
         save(&data, r);
     }
     let site = tmp.path().join("site");
-    let o = run(&[
-        "build",
-        "--data",
-        data.to_str().unwrap(),
-        "--out",
-        site.to_str().unwrap(),
-    ]);
+    let o = build_site(&data, &site);
     assert!(o.status.success(), "{}", stderr(&o));
 
     let page = std::fs::read_to_string(site.join("arch/x86_64/index.html")).unwrap();

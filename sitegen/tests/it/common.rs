@@ -17,6 +17,18 @@ pub fn run(args: &[&str]) -> Output {
         .expect("run syscost-site")
 }
 
+/// `syscost-site build --data DATA --out OUT`.
+pub fn build_site(data: &std::path::Path, out: &std::path::Path) -> Output {
+    Command::new(bin())
+        .arg("build")
+        .arg("--data")
+        .arg(data)
+        .arg("--out")
+        .arg(out)
+        .output()
+        .expect("run syscost-site")
+}
+
 pub fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
