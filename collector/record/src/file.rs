@@ -1,4 +1,4 @@
-//! The file form of schema 3: the record's lists as rows, and the tool's texts by reference.
+//! The file form of schemas 3 and 4: the record's lists as rows, and the tool's texts by reference.
 //!
 //! A default run's record was ~80 KB of JSON, and most of it was not its numbers: every
 //! scenario, estimate and target repeated its field names (~13 KB), and every scenario carried
@@ -18,7 +18,11 @@
 //!
 //! The dictionary of schema 3 is frozen (a test pins its hash): a record refers to it by
 //! position, so changing it would change what old records say. New texts go into the
-//! dictionary of a new schema version.
+//! dictionary of a new schema version: schema 4 appends the texts written since 3's froze
+//! (`dictionary4.json`, frozen too), so an index of schema 3 means the same in 4, and writes a
+//! target's group or a group's member that is the row's own id as `0`. A file is written with
+//! the dictionary of its schema only; a file of schema 3 that uses an index of 4 is not in its
+//! schema's file form (`is_file_form`) and is refused as such.
 //!
 //! Reading accepts both rows and objects in every list, so schema 1 and 2 records (objects)
 //! still read with the same types; the file-form check (`is_file_form`) then holds each record
@@ -37,6 +41,9 @@ use std::sync::OnceLock;
 
 /// The texts and parameter maps schema 3 refers to by index.
 const DICTIONARY: &str = include_str!("dictionary.json");
+/// What schema 4 appends to them: the texts of a default run and of the importers' formats
+/// written since schema 3's froze. Appended, so an index of schema 3 means the same in 4.
+const DICTIONARY_4: &str = include_str!("dictionary4.json");
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -50,37 +57,57 @@ pub(crate) struct Dictionary {
     params: Vec<BTreeMap<String, String>>,
     text_ix: HashMap<String, u32>,
     params_ix: HashMap<BTreeMap<String, String>, u32>,
+    /// How many texts and maps are schema 3's (the rest are schema 4's).
+    schema3: (usize, usize),
 }
 
 pub(crate) fn dictionary() -> &'static Dictionary {
     static D: OnceLock<Dictionary> = OnceLock::new();
     D.get_or_init(|| {
         // Committed data, checked by the tests: failing here is a build defect.
-        let f: DictFile = serde_json::from_str(DICTIONARY).expect("dictionary.json parses");
-        let text_ix = (0u32..)
-            .zip(&f.texts)
-            .map(|(i, t)| (t.clone(), i))
-            .collect();
-        let params_ix = (0u32..)
-            .zip(&f.params)
-            .map(|(i, p)| (p.clone(), i))
-            .collect();
+        let three: DictFile = serde_json::from_str(DICTIONARY).expect("dictionary.json parses");
+        let four: DictFile = serde_json::from_str(DICTIONARY_4).expect("dictionary4.json parses");
+        let schema3 = (three.texts.len(), three.params.len());
+        let texts: Vec<String> = three.texts.into_iter().chain(four.texts).collect();
+        let params: Vec<_> = three.params.into_iter().chain(four.params).collect();
+        let text_ix = (0u32..).zip(&texts).map(|(i, t)| (t.clone(), i)).collect();
+        let params_ix = (0u32..).zip(&params).map(|(i, p)| (p.clone(), i)).collect();
         Dictionary {
-            texts: f.texts,
-            params: f.params,
+            texts,
+            params,
             text_ix,
             params_ix,
+            schema3,
         }
     })
 }
 
-/// The SHA-256 (hex) of the dictionary's bytes, for the test that keeps it frozen.
-pub fn dictionary_sha256() -> String {
+/// How much of the dictionary a schema's file form uses: (texts, parameter maps).
+fn in_force(form: u32) -> (usize, usize) {
+    let d = dictionary();
+    if form >= 4 {
+        (d.texts.len(), d.params.len())
+    } else {
+        d.schema3
+    }
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::{Digest, Sha256};
-    Sha256::digest(DICTIONARY.as_bytes())
+    Sha256::digest(bytes)
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
+}
+
+/// The SHA-256 (hex) of schema 3's dictionary, for the test that keeps it frozen.
+pub fn dictionary_sha256() -> String {
+    sha256_hex(DICTIONARY.as_bytes())
+}
+
+/// The SHA-256 (hex) of what schema 4 appends to it, frozen as well.
+pub fn dictionary4_sha256() -> String {
+    sha256_hex(DICTIONARY_4.as_bytes())
 }
 
 /// A text of a row: its index in the dictionary, or the text itself.
@@ -91,10 +118,11 @@ pub(crate) enum Text {
 }
 
 impl Text {
-    fn of(s: &str) -> Text {
+    /// The text as a file of schema `form` writes it.
+    fn of(s: &str, form: u32) -> Text {
         match dictionary().text_ix.get(s) {
-            Some(&i) => Text::Ref(i),
-            None => Text::Lit(s.to_string()),
+            Some(&i) if (i as usize) < in_force(form).0 => Text::Ref(i),
+            _ => Text::Lit(s.to_string()),
         }
     }
     fn resolve(self) -> Result<String, RowError> {
@@ -151,13 +179,17 @@ pub(crate) enum Params {
 }
 
 impl Params {
-    fn of(p: &BTreeMap<String, String>) -> Option<Params> {
+    fn of(p: &BTreeMap<String, String>, form: u32) -> Option<Params> {
         if p.is_empty() {
             return None;
         }
         Some(match dictionary().params_ix.get(p) {
-            Some(&i) => Params::Ref(i),
-            None => Params::Map(p.iter().map(|(k, v)| (k.clone(), Text::of(v))).collect()),
+            Some(&i) if (i as usize) < in_force(form).1 => Params::Ref(i),
+            _ => Params::Map(
+                p.iter()
+                    .map(|(k, v)| (k.clone(), Text::of(v, form)))
+                    .collect(),
+            ),
         })
     }
     fn resolve(self) -> Result<BTreeMap<String, String>, RowError> {
@@ -211,6 +243,66 @@ impl<'de> Deserialize<'de> for Params {
                     out.insert(k, v);
                 }
                 Ok(Params::Map(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// A scenario id in a row that is often the row's own id (a target's group, a member of a
+/// group): from schema 4 written `0` when it is, else as it is.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Name {
+    Own,
+    Is(String),
+}
+
+impl Name {
+    fn of(name: &str, own: &str, form: u32) -> Name {
+        if form >= 4 && name == own {
+            Name::Own
+        } else {
+            Name::Is(name.to_string())
+        }
+    }
+    fn resolve(self, own: &str) -> String {
+        match self {
+            Name::Own => own.to_string(),
+            Name::Is(s) => s,
+        }
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Name::Own => s.serialize_u8(0),
+            Name::Is(n) => s.serialize_str(n),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
+        struct V;
+        impl Visitor<'_> for V {
+            type Value = Name;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a scenario id, or 0 for the row's own id")
+            }
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Name, E> {
+                match v {
+                    0 => Ok(Name::Own),
+                    _ => Err(E::custom(format_args!(
+                        "{v}: a name is an id, or 0 for the row's own"
+                    ))),
+                }
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Name, E> {
+                Ok(Name::Is(v.to_string()))
+            }
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Name, E> {
+                Ok(Name::Is(v))
             }
         }
         d.deserialize_any(V)
@@ -349,18 +441,18 @@ pub(crate) struct ExpectationRow(
     Verdict,
 );
 
-/// quantity, id, median, half-width, target, met, group.
+/// quantity, id, median, half-width, target, met, group (schema 4: `0` when it is the id).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct TargetRow(QuantityKind, String, f64, Option<f64>, f64, bool, String);
+pub(crate) struct TargetRow(QuantityKind, String, f64, Option<f64>, f64, bool, Name);
 
-/// id, members, rounds, duration.
+/// id, members (schema 4: `0` for the group's own id), rounds, duration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct GroupRow(String, Vec<String>, u64, f64);
+pub(crate) struct GroupRow(String, Vec<Name>, u64, f64);
 
 impl ResultRow {
-    fn of(r: &ScenarioResult) -> ResultRow {
+    fn of(r: &ScenarioResult, form: u32) -> ResultRow {
         let stats = StatsRow(
             r.median_ns,
             r.ci_low_ns,
@@ -388,10 +480,10 @@ impl ResultRow {
         });
         ResultRow(
             r.id.clone(),
-            Text::of(&r.family),
-            Text::of(&r.description),
+            Text::of(&r.family, form),
+            Text::of(&r.description, form),
             r.status,
-            r.reason.as_deref().map(Text::of),
+            r.reason.as_deref().map(|t| Text::of(t, form)),
             (stats != empty).then_some(stats),
             r.overhead.as_ref().map(|o| {
                 OverheadRow(
@@ -408,8 +500,8 @@ impl ResultRow {
             throughput,
             r.verification
                 .as_ref()
-                .map(|v| VerificationRow(Text::of(&v.what), v.expected, v.observed)),
-            Params::of(&r.params),
+                .map(|v| VerificationRow(Text::of(&v.what, form), v.expected, v.observed)),
+            Params::of(&r.params, form),
         )
     }
 
@@ -461,11 +553,11 @@ impl ResultRow {
 }
 
 impl EstimateRow {
-    fn of(e: &Estimate) -> EstimateRow {
+    fn of(e: &Estimate, form: u32) -> EstimateRow {
         EstimateRow(
             e.id.clone(),
-            Text::of(&e.label),
-            Text::of(&e.formula),
+            Text::of(&e.label, form),
+            Text::of(&e.formula, form),
             e.median_ns,
             e.ci_low_ns,
             e.ci_high_ns,
@@ -489,10 +581,10 @@ impl EstimateRow {
 }
 
 impl ExpectationRow {
-    fn of(e: &Expectation) -> ExpectationRow {
+    fn of(e: &Expectation, form: u32) -> ExpectationRow {
         ExpectationRow(
             e.id.clone(),
-            Text::of(&e.label),
+            Text::of(&e.label, form),
             e.relation,
             e.lhs_ns,
             e.rhs_ns,
@@ -525,7 +617,7 @@ impl ExpectationRow {
 }
 
 impl TargetRow {
-    fn of(t: &Target) -> TargetRow {
+    fn of(t: &Target, form: u32) -> TargetRow {
         TargetRow(
             t.quantity,
             t.id.clone(),
@@ -533,32 +625,33 @@ impl TargetRow {
             t.half_width_ns,
             t.target_ns,
             t.met,
-            t.group.clone(),
+            Name::of(&t.group, &t.id, form),
         )
     }
     fn into_model(self) -> Result<Target, RowError> {
         let TargetRow(quantity, id, median_ns, half_width_ns, target_ns, met, group) = self;
         Ok(Target {
             quantity,
+            group: group.resolve(&id),
             id,
             median_ns,
             half_width_ns,
             target_ns,
             met,
-            group,
         })
     }
 }
 
 impl GroupRow {
-    fn of(g: &GroupSummary) -> GroupRow {
-        GroupRow(g.id.clone(), g.members.clone(), g.rounds, g.duration_s)
+    fn of(g: &GroupSummary, form: u32) -> GroupRow {
+        let members = g.members.iter().map(|m| Name::of(m, &g.id, form));
+        GroupRow(g.id.clone(), members.collect(), g.rounds, g.duration_s)
     }
     fn into_model(self) -> Result<GroupSummary, RowError> {
         let GroupRow(id, members, rounds, duration_s) = self;
         Ok(GroupSummary {
+            members: members.into_iter().map(|m| m.resolve(&id)).collect(),
             id,
-            members,
             rounds,
             duration_s,
         })
@@ -601,9 +694,9 @@ enum RowError {
 impl std::fmt::Display for RowError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            RowError::UnknownText(i) => write!(f, "text {i} is not in the dictionary of schema 3"),
+            RowError::UnknownText(i) => write!(f, "text {i} is not in the dictionary"),
             RowError::UnknownParams(i) => {
-                write!(f, "parameters {i} are not in the dictionary of schema 3")
+                write!(f, "parameters {i} are not in the dictionary")
             }
             RowError::DerivedThroughput(id) => {
                 write!(
@@ -707,18 +800,18 @@ struct SummaryRows<'a> {
 
 impl Serialize for RunRecord {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        serialize_with_id(self, &self.id, s)
+        serialize_with_id(self, &self.id, self.schema, s)
     }
 }
 
-/// The record's JSON with `id` in place of its id (the content id is computed with it blank,
-/// without copying the record).
-pub(crate) fn json_with_id(r: &RunRecord, id: &str) -> String {
+/// The record's JSON in the file form of schema `form` (with `"schema": form`), with `id` in
+/// place of its id (the content id is computed with it blank, without copying the record).
+pub(crate) fn json_with_id(r: &RunRecord, id: &str, form: u32) -> String {
     let mut out = Vec::with_capacity(32 * 1024);
     let mut ser = serde_json::Serializer::new(&mut out);
     // Serialising plain data cannot fail (no maps with non-string keys), and serde_json
     // writes UTF-8.
-    if serialize_with_id(r, id, &mut ser).is_err() {
+    if serialize_with_id(r, id, form, &mut ser).is_err() {
         return String::new();
     }
     String::from_utf8(out).unwrap_or_default()
@@ -742,10 +835,15 @@ pub fn objects_json(r: &RunRecord) -> serde_json::Value {
     .unwrap_or_default()
 }
 
-fn serialize_with_id<S: Serializer>(r: &RunRecord, id: &str, s: S) -> Result<S::Ok, S::Error> {
-    if r.schema < 3 {
+fn serialize_with_id<S: Serializer>(
+    r: &RunRecord,
+    id: &str,
+    form: u32,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    if form < 3 {
         return Objects {
-            schema: r.schema,
+            schema: form,
             id,
             source: &r.source,
             settings: &r.settings,
@@ -760,7 +858,7 @@ fn serialize_with_id<S: Serializer>(r: &RunRecord, id: &str, s: S) -> Result<S::
     }
     let m = &r.summary;
     Rows {
-        schema: r.schema,
+        schema: form,
         id,
         source: &r.source,
         settings: &r.settings,
@@ -773,12 +871,14 @@ fn serialize_with_id<S: Serializer>(r: &RunRecord, id: &str, s: S) -> Result<S::
             worst_ci_pct: m.worst_ci_pct,
             worst_ci_id: m.worst_ci_id.as_deref(),
             ci_method: &m.ci_method,
-            targets: m.targets.iter().map(TargetRow::of).collect(),
-            groups: m.groups.iter().map(GroupRow::of).collect(),
+            targets: m.targets.iter().map(|t| TargetRow::of(t, form)).collect(),
+            groups: m.groups.iter().map(|g| GroupRow::of(g, form)).collect(),
         },
-        results: r.results.iter().map(ResultRow::of).collect(),
-        estimates: r.estimates.iter().map(EstimateRow::of).collect(),
-        expectations: r.expectations.iter().map(ExpectationRow::of).collect(),
+        results: r.results.iter().map(|x| ResultRow::of(x, form)).collect(),
+        estimates: r.estimates.iter().map(|e| EstimateRow::of(e, form)).collect(),
+        expectations: (r.expectations.iter())
+            .map(|e| ExpectationRow::of(e, form))
+            .collect(),
         notes: &r.notes,
     }
     .serialize(s)
@@ -804,7 +904,7 @@ impl schemars::JsonSchema for Text {
         or_index(
             "Text",
             serde_json::json!({"type": "string"}),
-            "A text, or its index in the dictionary of schema 3 (collector/record/src/dictionary.json, `texts`).",
+            "A text, or its index in the dictionary: schema 3's (collector/record/src/dictionary.json, `texts`), in schema 4 followed by dictionary4.json's.",
         )
     }
 }
@@ -818,8 +918,22 @@ impl schemars::JsonSchema for Params {
         or_index(
             "Params",
             serde_json::json!({"type": "object", "additionalProperties": {"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]}}),
-            "Scenario parameters (values: texts or their indices), or the index of the whole map in the dictionary of schema 3 (`params`).",
+            "Scenario parameters (values: texts or their indices), or the index of the whole map in the dictionary (`params`: schema 3's, in schema 4 followed by dictionary4.json's).",
         )
+    }
+}
+
+#[cfg(test)]
+impl schemars::JsonSchema for Name {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Name".into()
+    }
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let v = serde_json::json!({
+            "description": "A scenario id, or (schema 4) 0: the row's own id.",
+            "anyOf": [{"type": "string"}, {"const": 0}]
+        });
+        schemars::Schema::try_from(v).unwrap_or_default()
     }
 }
 
@@ -842,9 +956,10 @@ impl schemars::JsonSchema for ThroughputCell {
 mod tests {
     use super::*;
 
-    /// Records of schema 3 refer to the dictionary by position: it must never change.
+    /// Records refer to the dictionary by position: schema 3's and what schema 4 appends must
+    /// never change (a new text belongs to the dictionary of a new schema).
     #[test]
-    fn the_dictionary_of_schema_3_is_frozen() {
+    fn the_dictionaries_of_schemas_3_and_4_are_frozen() {
         let d = dictionary();
         assert!(!d.texts.is_empty() && !d.params.is_empty());
         assert_eq!(d.text_ix.len(), d.texts.len(), "texts are unique");
@@ -853,8 +968,14 @@ mod tests {
             d.params.len(),
             "parameter maps are unique"
         );
+        assert_eq!(d.schema3, (279, 57), "schema 3's dictionary");
+        assert!(d.texts.len() > d.schema3.0 && d.params.len() > d.schema3.1);
         assert_eq!(dictionary_sha256(), FROZEN, "dictionary.json changed");
+        assert_eq!(dictionary4_sha256(), FROZEN_4, "dictionary4.json changed");
+        assert_eq!(in_force(3), d.schema3);
+        assert_eq!(in_force(4), (d.texts.len(), d.params.len()));
     }
 
     const FROZEN: &str = "aa6b3ad0476902b7fd0ef93302dc594796d1f36d04d299c15d27939007850155";
+    const FROZEN_4: &str = "6ee4eca271a5f443bfffbae42cee0e146e0fee77850497ae586f217459518bad";
 }

@@ -4,9 +4,16 @@
 use crate::RunRecord;
 use sha2::{Digest, Sha256};
 
-/// The record serialised the one way ids are computed on: compact JSON in field order.
+/// The record serialised the one way its schema writes it: compact JSON in field order.
 pub fn canonical_json(record: &RunRecord) -> String {
-    crate::file::json_with_id(record, &record.id)
+    crate::file::json_with_id(record, &record.id, record.schema)
+}
+
+/// The form the content id is computed on: a record's own up to schema 3; from schema 4 on,
+/// schema 3's (`"schema":3`, its dictionary, every name spelled out). Schema 4 writes the same
+/// values smaller, so a record rewritten in it keeps its id, its file name and its page.
+fn id_form(schema: u32) -> u32 {
+    schema.min(3)
 }
 
 /// The record as a file holds it, and as the site publishes it: its canonical JSON on one line,
@@ -21,7 +28,8 @@ pub fn to_file_json(record: &RunRecord) -> String {
 
 /// A record of an older schema in the current one: its numbers rounded to the precision their
 /// intervals justify, the current schema version, and the content id of that content (a new
-/// id: the content changed). Migrating a current record changes nothing.
+/// id if the content changed, as from schema 1 or 2; from schema 3, which is already rounded,
+/// only the form changes and the id stays). Migrating a current record changes nothing.
 pub fn migrate(mut record: RunRecord) -> RunRecord {
     let before = record.clone();
     record.schema = crate::SCHEMA_VERSION;
@@ -44,15 +52,21 @@ pub fn is_file_form(record: &RunRecord, bytes: &[u8]) -> bool {
     bytes == to_file_json(record).as_bytes()
 }
 
-/// First 16 hex digits of SHA-256 over the canonical JSON with `id` set to "".
+/// First 16 hex digits of SHA-256 over the canonical JSON with `id` set to "" (from schema 4,
+/// schema 3's canonical JSON: [`id_form`]).
 pub fn content_id(record: &RunRecord) -> String {
-    let digest = Sha256::digest(crate::file::json_with_id(record, "").as_bytes());
+    let form = id_form(record.schema);
+    let digest = Sha256::digest(crate::file::json_with_id(record, "", form).as_bytes());
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
 /// [`content_id`] from the record's canonical JSON, without serialising it again: `id` is its
-/// second field, so the text with the id blank is a splice of this one.
+/// second field, so the text with the id blank is a splice of this one (up to schema 3; a
+/// later schema's id is of another form, serialised here).
 pub fn content_id_of_json(record: &RunRecord, canonical: &str) -> String {
+    if id_form(record.schema) != record.schema {
+        return content_id(record);
+    }
     let head = format!("{{\"schema\":{},\"id\":", record.schema);
     let quoted = serde_json::to_string(&record.id).unwrap_or_default();
     let Some(rest) = canonical

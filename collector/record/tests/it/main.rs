@@ -515,9 +515,9 @@ fn unknown_fields_and_duplicate_keys_are_refused() {
     assert!(text.ends_with("}\n") && text.lines().count() == 1);
 }
 
-/// The file form follows the schema: schema 3's rows on one line, schema 2's objects on one
-/// line, schema 1's pretty JSON (read and published as they are until migrated); none accepts
-/// another's.
+/// The file form follows the schema: schema 4's (and 3's) rows on one line, schema 2's objects
+/// on one line, schema 1's pretty JSON (read and published as they are until migrated); none
+/// accepts another's.
 #[test]
 fn the_file_form_is_the_one_of_the_records_schema() {
     let r = sample();
@@ -603,4 +603,63 @@ fn dictionary_texts_and_derived_throughputs_read_back_exactly() {
         e.contains("results[0]: text 4000000 is not in the dictionary"),
         "{e}"
     );
+}
+
+/// Schema 4 is schema 3's form with the texts written since 3's dictionary froze and a row's
+/// own id written `0`: a schema-3 record still reads and validates as it is, migrates to 4 with
+/// the same id (only the form changes), and a file of schema 3 may not use what only 4 has.
+#[test]
+fn schema_3_records_read_and_migrate_to_4_keeping_their_id() {
+    let mut r = sample();
+    // A text in schema 4's dictionary only, and a group named like the scenario it compares.
+    let text = "getpid RET_ALLOW 1 filter (bitmap)";
+    r.results[1].description = text.into();
+    r.summary.targets[0].group = "seccomp.bitmap.1".into();
+    r.summary.groups.push(GroupSummary {
+        id: "seccomp.bitmap.1".into(),
+        members: vec!["native".into(), "seccomp.bitmap.1".into()],
+        rounds: 10,
+        duration_s: 0.5,
+    });
+    let mut three = RunRecord { schema: 3, ..r };
+    round_to_intervals(&mut three);
+    let three = with_id(three);
+    let text3 = to_file_json(&three);
+    assert!(text3.starts_with("{\"schema\":3,") && text3.contains(text), "{text3}");
+    let back: RunRecord = serde_json::from_str(&text3).unwrap();
+    assert_eq!(back, three);
+    assert!(is_file_form(&back, text3.as_bytes()));
+    assert!(validate(&back).is_empty(), "{:?}", validate(&back));
+
+    let four = migrate(three.clone());
+    assert_eq!((four.schema, &four.id), (4, &three.id), "same content, same id");
+    assert_eq!(content_id(&four), four.id);
+    let text4 = to_file_json(&four);
+    assert!(text4.starts_with("{\"schema\":4,") && !text4.contains(text), "{text4}");
+    assert!(text4.contains("\"seccomp.bitmap.1\",[\"native\",0],"), "{text4}");
+    assert!(text4.contains("false,0]"), "the target's group: {text4}");
+    assert!(text4.len() < text3.len());
+    let back: RunRecord = serde_json::from_str(&text4).unwrap();
+    assert_eq!(back, four);
+    assert_eq!(to_file_json(&back), text4);
+    assert!(is_file_form(&back, text4.as_bytes()));
+    assert!(!is_file_form(&back, text3.as_bytes()));
+    assert!(validate(&back).is_empty(), "{:?}", validate(&back));
+    assert_eq!(
+        validate_canonical(&back, &canonical_json(&back)),
+        validate(&back)
+    );
+    assert_eq!(migrate(four.clone()), four, "migrating again changes nothing");
+
+    // Schema 3 read with schema 4's dictionary or `0`: the values read, the form is refused.
+    let mixed = text4.replacen("{\"schema\":4,", "{\"schema\":3,", 1);
+    let m: RunRecord = serde_json::from_str(&mixed).unwrap();
+    assert_eq!(m, three);
+    assert!(!is_file_form(&m, mixed.as_bytes()));
+    // Any other number where a name belongs is refused, naming it.
+    let bad = text4.replacen("[\"native\",0]", "[\"native\",7]", 1);
+    let e = serde_json::from_str::<RunRecord>(&bad)
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("7: a name is an id, or 0 for the row's own"), "{e}");
 }
