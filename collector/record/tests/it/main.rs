@@ -638,6 +638,9 @@ fn schema_3_records_read_and_migrate_to_4_keeping_their_id() {
     assert!(text4.starts_with("{\"schema\":4,") && !text4.contains(text), "{text4}");
     assert!(text4.contains("\"seccomp.bitmap.1\",[\"native\",0],"), "{text4}");
     assert!(text4.contains("false,0]"), "the target's group: {text4}");
+    // A whole number is written without `.0` (the same number).
+    assert!(text3.contains("\"budget_s\":30.0,"), "{text3}");
+    assert!(text4.contains("\"budget_s\":30,"), "{text4}");
     assert!(text4.len() < text3.len());
     let back: RunRecord = serde_json::from_str(&text4).unwrap();
     assert_eq!(back, four);
