@@ -38,8 +38,9 @@ pub enum Command {
         #[arg(long, value_name = "URL")]
         data_url: Option<String>,
     },
-    /// Rewrite the records of a data directory in the current schema and file form (ids
-    /// change once: the numbers are rounded to the precision their intervals justify).
+    /// Rewrite the records of a data directory in the current schema and file form (a schema
+    /// 1 or 2 record's id changes once, its numbers rounded to the precision their intervals
+    /// justify; a schema 3 record keeps its id).
     Migrate {
         /// Data directory.
         #[arg(default_value = "data")]

@@ -896,7 +896,11 @@ fn serialize_with_id<S: Serializer>(
             groups: m.groups.iter().map(|g| GroupRow::of(g, form)).collect(),
         },
         results: r.results.iter().map(|x| ResultRow::of(x, form)).collect(),
-        estimates: r.estimates.iter().map(|e| EstimateRow::of(e, form)).collect(),
+        estimates: r
+            .estimates
+            .iter()
+            .map(|e| EstimateRow::of(e, form))
+            .collect(),
         expectations: (r.expectations.iter())
             .map(|e| ExpectationRow::of(e, form))
             .collect(),

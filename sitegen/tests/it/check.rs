@@ -528,3 +528,50 @@ fn only_maintainers_change_the_triage_file() {
     std::fs::write(pr.join("runs/bad.json"), b"[]").unwrap();
     assert_eq!(run("OWNER").status.code(), Some(1));
 }
+
+/// `migrate`: a schema-3 record becomes schema 4 in place with its id (only the form changes);
+/// a schema-2 record's numbers are rounded, so it gets a new id and file and `triage.tsv`
+/// follows; the result checks clean, and a second run changes nothing.
+#[test]
+fn migrate_keeps_schema_3_ids_and_renames_older_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let three = edited(base_record(1), |r| r.schema = 3);
+    let two = edited(base_record(2), |r| {
+        r.schema = 2;
+        // A digit more than its interval justifies (the CI stays around it).
+        let m = r.results[0].median_ns.unwrap();
+        r.results[0].median_ns = Some(m + 1e-9);
+    });
+    let three_at = save(&data, &three);
+    let two_at = save(&data, &two);
+    assert!(std::fs::read_to_string(&three_at)
+        .unwrap()
+        .starts_with("{\"schema\":3,"));
+    let triage = format!("{}\taccepted\tone\n{}\taccepted\ttwo\n", three.id, two.id);
+    std::fs::write(data.join("triage.tsv"), &triage).unwrap();
+
+    let o = run(&["migrate", data.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    assert!(out.contains("2 record(s) migrated"), "{out}");
+    let text = std::fs::read_to_string(&three_at).unwrap();
+    let four: syscost_record::RunRecord = serde_json::from_str(&text).unwrap();
+    assert_eq!((four.schema, &four.id), (4, &three.id), "{out}");
+    assert!(!two_at.exists(), "{out}");
+    let line = out.lines().find(|l| l.starts_with(&two.id)).unwrap();
+    let new_id = line.split(' ').nth(3).unwrap();
+    assert_ne!(new_id, two.id);
+    assert_eq!(
+        std::fs::read_to_string(data.join("triage.tsv")).unwrap(),
+        format!("{}\taccepted\tone\n{new_id}\taccepted\ttwo\n", three.id)
+    );
+    let o = run(&["check", data.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stderr(&o), stdout(&o));
+    let o = run(&["migrate", data.to_str().unwrap()]);
+    assert!(
+        stdout(&o).contains("0 record(s) migrated, 2 already current"),
+        "{}",
+        stdout(&o)
+    );
+}

@@ -625,18 +625,31 @@ fn schema_3_records_read_and_migrate_to_4_keeping_their_id() {
     round_to_intervals(&mut three);
     let three = with_id(three);
     let text3 = to_file_json(&three);
-    assert!(text3.starts_with("{\"schema\":3,") && text3.contains(text), "{text3}");
+    assert!(
+        text3.starts_with("{\"schema\":3,") && text3.contains(text),
+        "{text3}"
+    );
     let back: RunRecord = serde_json::from_str(&text3).unwrap();
     assert_eq!(back, three);
     assert!(is_file_form(&back, text3.as_bytes()));
     assert!(validate(&back).is_empty(), "{:?}", validate(&back));
 
     let four = migrate(three.clone());
-    assert_eq!((four.schema, &four.id), (4, &three.id), "same content, same id");
+    assert_eq!(
+        (four.schema, &four.id),
+        (4, &three.id),
+        "same content, same id"
+    );
     assert_eq!(content_id(&four), four.id);
     let text4 = to_file_json(&four);
-    assert!(text4.starts_with("{\"schema\":4,") && !text4.contains(text), "{text4}");
-    assert!(text4.contains("\"seccomp.bitmap.1\",[\"native\",0],"), "{text4}");
+    assert!(
+        text4.starts_with("{\"schema\":4,") && !text4.contains(text),
+        "{text4}"
+    );
+    assert!(
+        text4.contains("\"seccomp.bitmap.1\",[\"native\",0],"),
+        "{text4}"
+    );
     assert!(text4.contains("false,0]"), "the target's group: {text4}");
     // A whole number is written without `.0` (the same number).
     assert!(text3.contains("\"budget_s\":30.0,"), "{text3}");
@@ -652,7 +665,11 @@ fn schema_3_records_read_and_migrate_to_4_keeping_their_id() {
         validate_canonical(&back, &canonical_json(&back)),
         validate(&back)
     );
-    assert_eq!(migrate(four.clone()), four, "migrating again changes nothing");
+    assert_eq!(
+        migrate(four.clone()),
+        four,
+        "migrating again changes nothing"
+    );
 
     // Schema 3 read with schema 4's dictionary or `0`: the values read, the form is refused.
     let mixed = text4.replacen("{\"schema\":4,", "{\"schema\":3,", 1);
@@ -664,5 +681,8 @@ fn schema_3_records_read_and_migrate_to_4_keeping_their_id() {
     let e = serde_json::from_str::<RunRecord>(&bad)
         .unwrap_err()
         .to_string();
-    assert!(e.contains("7: a name is an id, or 0 for the row's own"), "{e}");
+    assert!(
+        e.contains("7: a name is an id, or 0 for the row's own"),
+        "{e}"
+    );
 }
