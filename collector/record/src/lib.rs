@@ -41,9 +41,10 @@ use std::collections::BTreeMap;
 /// and publish as they are; [`migrate`] turns them into version 3.
 ///
 /// 4: schema 3's form with a larger dictionary (schema 3's, then the texts written since it
-/// froze, so an index of 3 means the same in 4), and a target's group or a group's member that
-/// is the row's own id written `0`. The content id is still computed on schema 3's form, so
-/// migrating a version 3 record keeps its id.
+/// froze, so an index of 3 means the same in 4), a target's group or a group's member that is
+/// the row's own id written `0`, whole numbers without `.0`. The content id is still computed
+/// on schema 3's form, so [`migrate`] turns a version 3 record into 4 with the same id (1 and
+/// 2 get a new one, as their numbers are rounded).
 pub const SCHEMA_VERSION: u32 = 4;
 
 /// The oldest version this build reads.
