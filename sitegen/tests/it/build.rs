@@ -542,8 +542,19 @@ fn one_is_never_counted_in_the_plural() {
 #[test]
 fn exports_list_every_run() {
     let f = fixture();
-    let idx: serde_json::Value = serde_json::from_str(&read(&f.site, "index.json")).unwrap();
-    assert_eq!(idx["runs"].as_array().unwrap().len(), RUNS);
+    let runs = index_runs(&f.site);
+    assert_eq!(runs.len(), RUNS);
+    // Headline metrics in the order of the index's `metrics`: [median, low, high] or null.
+    let metrics = json(&f.site, "index.json")["metrics"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(runs
+        .iter()
+        .all(|r| r["metrics"].as_array().unwrap().len() == metrics));
+    assert!(runs
+        .iter()
+        .any(|r| r["metrics"][0].as_array().is_some_and(|m| m.len() == 3)));
     let csv = read(&f.site, "runs.csv");
     assert_eq!(csv.lines().count(), RUNS + 1);
     assert!(csv.starts_with("id,date,kind,arch,"));
@@ -671,11 +682,30 @@ fn page_of(r: &RunRecord) -> String {
     r.canonical_path().replace(".json", ".html")
 }
 
+/// The runs of the JSON index, each row read by the index's `run_fields` as an object.
+fn index_runs(site: &Path) -> Vec<serde_json::Value> {
+    let idx = json(site, "index.json");
+    let fields = idx["run_fields"].as_array().expect("run_fields").clone();
+    idx["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|row| {
+            let row = row.as_array().expect("a run is a row");
+            assert_eq!(row.len(), fields.len(), "a row has every field");
+            let obj = fields
+                .iter()
+                .zip(row)
+                .map(|(k, v)| (k.as_str().unwrap().to_string(), v.clone()))
+                .collect();
+            serde_json::Value::Object(obj)
+        })
+        .collect()
+}
+
 /// Run id → series id, from the JSON index.
 fn series_of_runs(site: &Path) -> std::collections::BTreeMap<String, String> {
-    json(site, "index.json")["runs"]
-        .as_array()
-        .unwrap()
+    index_runs(site)
         .iter()
         .map(|r| {
             (
@@ -772,8 +802,7 @@ fn unplaced_runs_are_listed_but_never_counted_or_ordered() {
     let page = read(&f.site, &f.unknown_page);
     assert!(page.contains("Not placed on the kernel-version axis"));
     // In the exports, marked.
-    let idx = json(&f.site, "index.json");
-    let runs = idx["runs"].as_array().unwrap();
+    let runs = index_runs(&f.site);
     let unplaced: Vec<&serde_json::Value> = runs.iter().filter(|r| r["placed"] == false).collect();
     assert_eq!(unplaced.len(), 1);
     assert_eq!(
