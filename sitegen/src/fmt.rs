@@ -85,16 +85,47 @@ pub fn interval(lo: f64, hi: f64) -> String {
     s
 }
 
-pub fn opt_ns(x: Option<f64>) -> String {
-    x.map(ns).unwrap_or_default()
-}
-
-/// `lo`/`hi` as an interval, or empty when absent.
-pub fn opt_interval(lo: Option<f64>, hi: Option<f64>) -> String {
-    match (lo, hi) {
-        (Some(l), Some(h)) => interval(l, h),
-        _ => String::new(),
+/// A median (or a difference) in ns and its interval, in one cell: from 10,000 ns up in µs, ms
+/// or s, so the long tail of attach and interception costs does not print six to nine digits
+/// three times. The interval is in the median's unit; digits are the value's own (a record keeps
+/// whole ns above 100, so `1,653,000` is `1.653 ms`, never a rounded `1.65`).
+pub fn scaled(m: Option<f64>, ci: Option<(f64, f64)>) -> String {
+    let mut s = String::with_capacity(24);
+    let size = m.or(ci.map(|(l, h)| l.abs().max(h.abs()))).map(f64::abs);
+    let (div, unit) = match size {
+        Some(a) if a >= 1e9 => (1e9, " s"),
+        Some(a) if a >= 1e6 => (1e6, " ms"),
+        Some(a) if a >= 1e4 => (1e3, " µs"),
+        _ => (1.0, ""),
+    };
+    let num = |s: &mut String, x: f64| {
+        if div == 1.0 {
+            ns_into(s, x)
+        } else {
+            use std::fmt::Write;
+            // Shortest round-trip digits of the quotient: the record's own digits, as the
+            // division of a whole number by a power of ten is correctly rounded.
+            let _ = write!(s, "{}", x / div);
+        }
+    };
+    if let Some(m) = m {
+        num(&mut s, m);
+        s.push_str(unit);
     }
+    if let Some((l, h)) = ci {
+        if m.is_some() {
+            s.push(' ');
+        }
+        s.push('[');
+        num(&mut s, l);
+        s.push_str(", ");
+        num(&mut s, h);
+        s.push(']');
+        if m.is_none() {
+            s.push_str(unit);
+        }
+    }
+    s
 }
 
 pub fn pct(x: f64) -> String {
@@ -236,6 +267,25 @@ mod tests {
             ns(1e300)
         );
         assert_eq!(ns(f64::NAN), "—");
+    }
+
+    #[test]
+    fn large_values_are_scaled_with_their_own_digits() {
+        let c = |m: f64, l: f64, h: f64| scaled(Some(m), Some((l, h)));
+        assert_eq!(c(236.0, 232.0, 244.0), "236 [232, 244]");
+        assert_eq!(c(9_999.0, 9_800.0, 10_100.0), "9,999 [9,800, 10,100]");
+        assert_eq!(c(38_900.0, 37_800.0, 40_400.0), "38.9 µs [37.8, 40.4]");
+        assert_eq!(c(348_000.0, 251_000.0, 430_000.0), "348 µs [251, 430]");
+        assert_eq!(
+            c(1_700_000.0, 1_653_000.0, 1_771_000.0),
+            "1.7 ms [1.653, 1.771]"
+        );
+        assert_eq!(c(4_600_000.0, 100_000.0, 8_300_000.0), "4.6 ms [0.1, 8.3]");
+        assert_eq!(c(-250_000.0, -300_000.0, -1_000.0), "-250 µs [-300, -1]");
+        assert_eq!(c(2.5e9, 2.0e9, 3.0e9), "2.5 s [2, 3]");
+        assert_eq!(scaled(Some(1_850_000.0), None), "1.85 ms");
+        assert_eq!(scaled(None, Some((200_000.0, 300_000.0))), "[200, 300] µs");
+        assert_eq!(scaled(None, None), "");
     }
 
     #[test]

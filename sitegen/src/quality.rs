@@ -108,13 +108,9 @@ impl Quality {
         let mut out = Vec::new();
         if let Some(p) = &self.preempted {
             out.push(format!(
-                "another task shared the CPU in {:.1} % of the {} samples ({} of {}; limit {:.0} %)",
+                "preempted in {:.1} % of the {} samples ({} of {}; limit {:.0} %)",
                 p.fraction() * 100.0,
-                if p.baseline {
-                    "baseline scenarios'"
-                } else {
-                    "scenarios'"
-                },
+                if p.baseline { "baseline" } else { "scenarios'" },
                 p.preempted,
                 p.samples,
                 PREEMPTED_LIMIT * 100.0
@@ -123,7 +119,7 @@ impl Quality {
         if let Some(c) = &self.ci {
             match c.target_pct {
                 Some(t) => out.push(format!(
-                    "CI target ±{t} % reached by {} of {} scenarios; median ±{:.2} %, widest ±{:.2} %",
+                    "CI target ±{t} % met by {} of {}; CI median ±{:.2} %, widest ±{:.2} %",
                     c.within, c.of, c.median_pct, c.widest_pct
                 )),
                 None => out.push(format!(
@@ -134,10 +130,7 @@ impl Quality {
         }
         if let Some(l) = &self.load {
             out.push(match l.cpus {
-                Some(n) => format!(
-                    "load average {:.2} at the start on {n} logical CPUs",
-                    l.start
-                ),
+                Some(n) => format!("load average {:.2} at the start, {n} CPUs", l.start),
                 None => format!("load average {:.2} at the start", l.start),
             });
         }

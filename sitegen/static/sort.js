@@ -6,7 +6,9 @@
 (function () {
   var DATE = /^\d{4}-\d{2}-\d{2}(T[\d:.]+Z?)?$/;
   var VERSION = /^(\d+)\.(\d+)(?:\.(\d+))?(?:-rc(\d+))?([-+~][\w.+~-]*)?$/;
-  var NUMBER = /^[▲▼]?\s*([+\-\u2212]?[\d,]*\.?\d+(?:e[+\-]?\d+)?)/i;
+  var NUMBER = /^[▲▼]?\s*([+\-\u2212]?[\d,]*\.?\d+(?:e[+\-]?\d+)?)(?:\s*(ns|µs|us|ms|s)(?![a-z]))?/i;
+  // Times from 10,000 ns up are written in µs, ms or s: compare them in ns.
+  var SCALE = { ns: 1, "µs": 1e3, us: 1e3, ms: 1e6, s: 1e9 };
   function text(cell) { return cell ? cell.textContent.trim() : ""; }
   function version(t) {
     var v = VERSION.exec(t);
@@ -31,7 +33,7 @@
     if (versions) { var v = version(t); return [0, v[0], v[1]]; }
     if (DATE.test(t)) return [1, t, ""];
     var n = NUMBER.exec(t);
-    if (n) return [2, parseFloat(n[1].replace(/,/g, "").replace("\u2212", "-")), ""];
+    if (n) return [2, parseFloat(n[1].replace(/,/g, "").replace("\u2212", "-")) * (n[2] ? SCALE[n[2].toLowerCase()] : 1), ""];
     return [3, t.toLowerCase(), ""];
   }
   function cmp(a, b) {

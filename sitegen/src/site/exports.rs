@@ -62,32 +62,54 @@ fn all_series(runs: &[RunInfo]) -> BTreeMap<String, &SeriesKey> {
     runs.iter().map(|r| (r.series.id(), &*r.series)).collect()
 }
 
+/// The names of a run's row in `index.json`, in order (the index says them once, as a record
+/// of schema 3 does, rather than once per run: 100,000 runs would repeat them 100,000 times).
+const RUN_FIELDS: [&str; 14] = [
+    "id",
+    "record",
+    "kind",
+    "date",
+    "arch",
+    "kernel_release",
+    "kernel_base",
+    "series",
+    "placed",
+    "unplaced_reason",
+    "quality",
+    "machine",
+    "tool",
+    "metrics",
+];
+
+/// A run of the index, its fields in the order of [`RUN_FIELDS`]; its `metrics` are the
+/// headline metrics in the order of the index's `metrics`, `null` where the run has none.
 #[derive(Serialize)]
-struct RunOut<'a> {
-    id: &'a str,
+struct RunOut<'a>(
+    &'a str,
     /// The raw record: relative to `records_at` (the data directory's URL), or to the site.
-    record: String,
-    kind: &'static str,
-    date: Option<&'a str>,
-    arch: &'a str,
-    kernel_release: &'a str,
-    kernel_base: &'a str,
+    String,
+    &'static str,
+    Option<&'a str>,
+    &'a str,
+    &'a str,
+    &'a str,
     /// Id of the run's series, a key of the index's `series`.
-    series: String,
-    placed: bool,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    unplaced_reason: Option<String>,
-    quality: Grade,
-    machine: Option<&'a str>,
-    tool: &'a str,
-    metrics: BTreeMap<&'static str, MetricOut>,
-}
+    String,
+    bool,
+    Option<String>,
+    Grade,
+    Option<&'a str>,
+    &'a str,
+    Vec<Option<MetricOut>>,
+);
 
 #[derive(Serialize)]
 struct Index<'a> {
     generator: &'static str,
     record_schema: u32,
     metrics: Vec<(&'static str, &'static str)>,
+    /// The names of the fields of each row of `runs`.
+    run_fields: [&'static str; 14],
     /// Where `record` paths are relative to: the data directory's URL, or "" for the site root
     /// (the run's page is the record path with `.html` for `.json`).
     records_at: &'a str,
@@ -114,34 +136,33 @@ impl Serialize for Runs<'_> {
 }
 
 fn run_out<'a>(r: &'a RunInfo, headline: &[Option<u32>], linked: bool) -> RunOut<'a> {
-    RunOut {
-        id: &r.id,
+    RunOut(
+        &r.id,
         // A copied record sits beside its page, at the canonical name.
-        record: if linked {
+        if linked {
             r.record_rel.clone()
         } else {
             format!("{}.json", r.page)
         },
-        kind: kind_label(r.kind),
-        date: r.date.as_deref(),
-        arch: &r.arch,
-        kernel_release: &r.kernel.release,
-        kernel_base: &r.kbase,
-        series: r.series.id(),
-        placed: r.is_placed(),
-        unplaced_reason: r.placed.as_ref().err().map(|e| e.to_string()),
-        quality: r.quality.grade,
-        machine: r.machine.as_deref(),
-        tool: &r.tool,
-        metrics: METRICS
+        kind_label(r.kind),
+        r.date.as_deref(),
+        &r.arch,
+        &r.kernel.release,
+        &r.kbase,
+        r.series.id(),
+        r.is_placed(),
+        r.placed.as_ref().err().map(|e| e.to_string()),
+        r.quality.grade,
+        r.machine.as_deref(),
+        &r.tool,
+        headline
             .iter()
-            .zip(headline)
-            .filter_map(|(m, id)| {
+            .map(|id| {
                 id.and_then(|id| r.values.get(id))
-                    .map(|v| (m.slug, (v.median, v.lo, v.hi)))
+                    .map(|v| (v.median, v.lo, v.hi))
             })
             .collect(),
-    }
+    )
 }
 
 /// One CSV field. Text that a spreadsheet would run as a formula is prefixed with `'`.
@@ -318,6 +339,7 @@ pub fn all(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         generator: concat!("syscost-site ", env!("CARGO_PKG_VERSION")),
         record_schema: syscost_record::SCHEMA_VERSION,
         metrics: METRICS.iter().map(|m| (m.slug, m.label)).collect(),
+        run_fields: RUN_FIELDS,
         records_at: ctx.data_url.unwrap_or(""),
         series: all_series(d.runs)
             .into_iter()

@@ -360,7 +360,7 @@ fn home_shows_headlines_and_labels_synthetic_data() {
         .expect("a synthetic run page");
     assert!(run
         .1
-        .contains("generated for tests and benchmarks; its numbers measure nothing"));
+        .contains("title=\"generated for tests and benchmarks, not a measurement\""));
 }
 
 #[test]
@@ -368,7 +368,7 @@ fn run_page_compares_with_the_previous_run_of_the_machine() {
     let f = fixture();
     let html = read(&f.site, &f.new_page);
     assert!(
-        html.contains("The nearest earlier kernel version of this series, 6.8: this machine&#39;s latest run there"),
+        html.contains("Nearest earlier version, 6.8: this machine&#39;s latest run, <a"),
         "no comparison on {}",
         f.new_page
     );
@@ -437,7 +437,10 @@ fn imported_numbers_have_no_error_bars() {
 fn emulated_runs_are_never_pooled_with_measurements() {
     let f = fixture();
     let run = read(&f.site, &f.tcg_page);
-    assert!(run.contains("987,654"), "the run page shows its own number");
+    assert!(
+        run.contains("987.654 µs"),
+        "the run page shows its own number"
+    );
     assert!(run.contains("qemu-tcg"));
     for page in [
         "arch/labarch/index.html",
@@ -539,8 +542,19 @@ fn one_is_never_counted_in_the_plural() {
 #[test]
 fn exports_list_every_run() {
     let f = fixture();
-    let idx: serde_json::Value = serde_json::from_str(&read(&f.site, "index.json")).unwrap();
-    assert_eq!(idx["runs"].as_array().unwrap().len(), RUNS);
+    let runs = index_runs(&f.site);
+    assert_eq!(runs.len(), RUNS);
+    // Headline metrics in the order of the index's `metrics`: [median, low, high] or null.
+    let metrics = json(&f.site, "index.json")["metrics"]
+        .as_array()
+        .unwrap()
+        .len();
+    assert!(runs
+        .iter()
+        .all(|r| r["metrics"].as_array().unwrap().len() == metrics));
+    assert!(runs
+        .iter()
+        .any(|r| r["metrics"][0].as_array().is_some_and(|m| m.len() == 3)));
     let csv = read(&f.site, "runs.csv");
     assert_eq!(csv.lines().count(), RUNS + 1);
     assert!(csv.starts_with("id,date,kind,arch,"));
@@ -668,11 +682,30 @@ fn page_of(r: &RunRecord) -> String {
     r.canonical_path().replace(".json", ".html")
 }
 
+/// The runs of the JSON index, each row read by the index's `run_fields` as an object.
+fn index_runs(site: &Path) -> Vec<serde_json::Value> {
+    let idx = json(site, "index.json");
+    let fields = idx["run_fields"].as_array().expect("run_fields").clone();
+    idx["runs"]
+        .as_array()
+        .expect("runs")
+        .iter()
+        .map(|row| {
+            let row = row.as_array().expect("a run is a row");
+            assert_eq!(row.len(), fields.len(), "a row has every field");
+            let obj = fields
+                .iter()
+                .zip(row)
+                .map(|(k, v)| (k.as_str().unwrap().to_string(), v.clone()))
+                .collect();
+            serde_json::Value::Object(obj)
+        })
+        .collect()
+}
+
 /// Run id → series id, from the JSON index.
 fn series_of_runs(site: &Path) -> std::collections::BTreeMap<String, String> {
-    json(site, "index.json")["runs"]
-        .as_array()
-        .unwrap()
+    index_runs(site)
         .iter()
         .map(|r| {
             (
@@ -769,8 +802,7 @@ fn unplaced_runs_are_listed_but_never_counted_or_ordered() {
     let page = read(&f.site, &f.unknown_page);
     assert!(page.contains("Not placed on the kernel-version axis"));
     // In the exports, marked.
-    let idx = json(&f.site, "index.json");
-    let runs = idx["runs"].as_array().unwrap();
+    let runs = index_runs(&f.site);
     let unplaced: Vec<&serde_json::Value> = runs.iter().filter(|r| r["placed"] == false).collect();
     assert_eq!(unplaced.len(), 1);
     assert_eq!(
@@ -932,7 +964,7 @@ fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
     let f = fixture();
     // The fixture's synthetic-looking runs count no preemption: none is low.
     let html = read(&f.site, &page_of(&f.step[0]));
-    assert!(html.contains("Run quality:"));
+    assert!(html.contains("#run-quality\">Quality</a> good: "), "{html}");
     let runs = read(&f.site, "runs/index.html");
     assert!(runs.contains("class=\"badge q-"));
     // A low-quality run alone on a new version: hollow, not a headline, not compared.
@@ -1223,7 +1255,9 @@ fn runs_are_labelled_unverified_until_a_maintainer_accepts_them() {
         |r: &syscost_record::RunRecord| read(&site, &r.canonical_path().replace(".json", ".html"));
     assert!(!page(&seen).contains("badge unverified"));
     let p = page(&new);
-    assert!(p.contains("badge unverified") && p.contains("<strong>Unverified:</strong>"));
+    assert!(
+        p.contains("<a class=\"badge unverified\" href=\"../../../methodology.html#unverified\">")
+    );
     // The run lists show the label too, once per unverified run.
     let runs = read(&site, "runs/index.html");
     assert_eq!(runs.matches("badge unverified").count(), 1, "{runs}");

@@ -56,14 +56,6 @@ struct KernelSummary {
 }
 
 #[derive(Serialize)]
-struct KernelGroup {
-    arch: String,
-    arch_href: String,
-    machine: String,
-    rows: Vec<RunRow>,
-}
-
-#[derive(Serialize)]
 struct KernelPage {
     root: String,
     title: String,
@@ -77,14 +69,8 @@ struct KernelPage {
     summary: Vec<KernelSummary>,
     sweeps: Vec<SweepBlock>,
     nav: Pager,
-    groups: Vec<KernelGroup>,
-}
-
-fn machine_label(r: &RunInfo) -> String {
-    match &r.machine {
-        Some(m) => format!("machine {m}"),
-        None => "machine not identified".to_string(),
-    }
+    /// This page's runs, by architecture, then machine, newest first.
+    rows: Vec<RunRow>,
 }
 
 /// A series with its runs on one version.
@@ -229,7 +215,10 @@ fn version(
                 Vec::new()
             },
             nav: pager(n, pages, &root, |k| links.kernel_page(label, k)),
-            groups: machine_groups(d, chunk, &root),
+            rows: chunk
+                .iter()
+                .map(|&i| run_row(&d.runs[i], &d.headline, &root))
+                .collect(),
             root,
         };
         ctx.page(&path, "kernel.html", &page)?;
@@ -305,28 +294,4 @@ fn sweeps(
             )
         })
         .collect()
-}
-
-/// Consecutive runs of one architecture and machine become one group (the runs are sorted so).
-fn machine_groups(d: &Data, chunk: &[usize], root: &str) -> Vec<KernelGroup> {
-    let mut groups: Vec<KernelGroup> = Vec::new();
-    for &i in chunk {
-        let r = &d.runs[i];
-        let ml = machine_label(r);
-        let same = groups
-            .last()
-            .is_some_and(|gr| gr.arch == r.arch && gr.machine == ml);
-        if !same {
-            groups.push(KernelGroup {
-                arch: r.arch.clone(),
-                arch_href: format!("{root}{}", Links.arch(&r.arch)),
-                machine: ml,
-                rows: Vec::new(),
-            });
-        }
-        if let Some(gr) = groups.last_mut() {
-            gr.rows.push(run_row(r, &d.headline, root));
-        }
-    }
-    groups
 }

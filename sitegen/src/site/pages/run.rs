@@ -3,7 +3,7 @@
 //! scenarios), said once for all of them.
 
 use crate::changes::{difference, Difference};
-use crate::fmt::{self, ns, opt_interval, opt_ns};
+use crate::fmt::{self, ns};
 use crate::info::{kind_label, RunInfo};
 use crate::metrics::Kind;
 use crate::metrics::Registry;
@@ -222,12 +222,12 @@ fn earlier<'a>(info: &RunInfo, cmp: &Comparisons<'a>) -> Vec<(&'a RunInfo, Strin
     let mut out = Vec::new();
     if let Some(p) = cmp.prev_version {
         let what = format!(
-            "The nearest earlier kernel version of this series, {}: {}",
+            "Nearest earlier version, {}: {}",
             p.kbase,
             if p.machine.is_some() && p.machine == info.machine {
-                "this machine's latest run there"
+                "this machine's latest run"
             } else {
-                "the latest run there (this machine has none on it)"
+                "the latest run (none of this machine's)"
             }
         );
         out.push((p, what));
@@ -237,9 +237,9 @@ fn earlier<'a>(info: &RunInfo, cmp: &Comparisons<'a>) -> Vec<(&'a RunInfo, Strin
             "This machine's previous run on {}{}",
             info.kbase,
             if p.kernel.release == info.kernel.release {
-                " (the same kernel build)"
+                ", same build"
             } else {
-                " (another build of it)"
+                ", another build"
             }
         );
         out.push((p, what));
@@ -364,7 +364,7 @@ pub fn build(
             kernel: p.kernel.release.clone(),
             quality: quality_badge(p),
             counts: format!(
-                "{} higher, {} lower (intervals disjoint), {} without a resolved change",
+                "{} higher, {} lower (intervals disjoint), {} unresolved",
                 t[0], t[1], t[2]
             ),
             moved,
@@ -446,15 +446,9 @@ fn most_common<'a>(xs: impl Iterator<Item = &'a str>) -> String {
         .unwrap_or_default()
 }
 
-/// A median and its interval in one cell (the sorter reads the leading number).
+/// A median and its interval in one cell (the sorter reads the leading number and its unit).
 fn with_ci(m: Option<f64>, lo: Option<f64>, hi: Option<f64>) -> String {
-    let mut s = opt_ns(m);
-    let ci = opt_interval(lo, hi);
-    if !ci.is_empty() {
-        s.push(' ');
-        s.push_str(&ci);
-    }
-    s
+    fmt::scaled(m, lo.zip(hi))
 }
 
 fn result_row(res: &ScenarioResult, baseline: &str, usual: &str) -> ResultRow {
