@@ -10,6 +10,7 @@ use super::error::BuildError;
 use super::links::Links;
 use super::pages::run::{self, Comparisons};
 use super::parallel::{jobs, par_map};
+use super::timing::{Lap, Timings};
 use crate::info::{Head, RunInfo};
 use crate::kver::KernelVersion;
 use crate::load::{self, Candidate, Issue, RecordError};
@@ -20,7 +21,7 @@ use crate::triage::Triage;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use syscost_record::{
     canonical_json, canonical_path_for, is_file_form, to_file_json, validate, validate_canonical,
     Problem, RunRecord, SourceKind,
@@ -150,50 +151,28 @@ pub fn first_pass(
     entries
 }
 
-/// Where build time goes, printed with `SYSCOST_SITE_TIMINGS=1` (for the benchmark).
+/// Where a worker's time goes (see [`super::timing`]).
 #[derive(Default, Clone, Copy)]
-pub struct Timings {
-    pub cache: Duration,
-    pub first_pass: Duration,
+struct Parts {
     read_parse: Duration,
     validate: Duration,
+    summarise: Duration,
     page: Duration,
     render: Duration,
     write: Duration,
-    pub analysis: Duration,
-    pub indexes: Duration,
+    free: Duration,
 }
 
-impl Timings {
-    pub fn add(&mut self, o: &Timings) {
-        self.read_parse += o.read_parse;
-        self.validate += o.validate;
-        self.page += o.page;
-        self.render += o.render;
-        self.write += o.write;
+impl Parts {
+    fn report(&self, tm: &Timings) {
+        tm.part("read and parse", self.read_parse);
+        tm.part("validate", self.validate);
+        tm.part("summarise", self.summarise);
+        tm.part("run page data", self.page);
+        tm.part("render", self.render);
+        tm.part("write", self.write);
+        tm.part("free the record", self.free);
     }
-
-    pub fn print(&self) {
-        eprintln!(
-            "timings: summary cache {:.2}s, first pass {:.2}s, read+parse {:.2}s, validate {:.2}s, page data {:.2}s, render {:.2}s, write {:.2}s, groups and changes {:.2}s, index pages {:.2}s",
-            self.cache.as_secs_f64(),
-            self.first_pass.as_secs_f64(),
-            self.read_parse.as_secs_f64(),
-            self.validate.as_secs_f64(),
-            self.page.as_secs_f64(),
-            self.render.as_secs_f64(),
-            self.write.as_secs_f64(),
-            self.analysis.as_secs_f64(),
-            self.indexes.as_secs_f64()
-        );
-    }
-}
-
-pub fn lap(t: &mut Instant) -> Duration {
-    let now = Instant::now();
-    let d = now - *t;
-    *t = now;
-    d
 }
 
 /// Why a record was left out of the site.
@@ -233,6 +212,8 @@ struct Got {
     calls: Vec<u32>,
     /// The record, when it was read (a cached run is read only if its page must be rendered).
     rec: Option<RunRecord>,
+    /// What it shares with its machine's other runs, when the record was read.
+    env: Option<run::EnvPage>,
     /// What is published, when it was read.
     canonical: Option<Vec<u8>>,
     /// This program and the published bytes: the page's input, and for a record in its file
@@ -266,6 +247,7 @@ fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Opt
         info,
         calls,
         rec: None,
+        env: None,
         canonical: None,
         content: e.key,
         cacheable: true,
@@ -278,17 +260,17 @@ fn from_record(
     w: &mut Worker,
     series: Option<&Arc<SeriesKey>>,
 ) -> Result<Got, Rejection> {
-    let tm = &mut w.out.timings;
-    let mut t = Instant::now();
+    let tm = &mut w.out.parts;
+    let mut t = Lap::start();
     let bytes = load::read_limited(&e.cand.abs)?;
     let rec = load::parse_record(&bytes)?;
-    tm.read_parse += lap(&mut t);
+    tm.read_parse += t.lap();
     // One serialisation serves the content id and the file-form check.
     let json = canonical_json(&rec);
     let mut problems = validate_canonical(&rec, &json);
     // A name the site uses for its own pages would make a directory collide with a page.
     problems.extend(crate::names::problems(&rec));
-    tm.validate += lap(&mut t);
+    tm.validate += t.lap();
     if !problems.is_empty() {
         return Err(Rejection::Invalid(problems));
     }
@@ -306,11 +288,14 @@ fn from_record(
         (c, k)
     };
     let (mut info, calls) = RunInfo::from_record_spelled(&rec, &mut w.reg, series, Some(&mut w.sp));
-    info.env_page = run::environment(&rec, &info).path();
+    let env = run::environment(&rec, &info);
+    info.env_page = env.path();
+    tm.summarise += t.lap();
     Ok(Got {
         info,
         calls,
         rec: Some(rec),
+        env: Some(env),
         canonical: Some(canonical),
         content,
         cacheable: in_form,
@@ -332,11 +317,12 @@ fn second_pass_one(
             Err(why) => return Ok(Err(why)),
         },
     };
-    let mut t = Instant::now();
+    let mut t = Lap::start();
     let Got {
         mut info,
         calls,
         mut rec,
+        mut env,
         mut canonical,
         content,
         cacheable,
@@ -388,47 +374,53 @@ fn second_pass_one(
         id(cmp.same_version).as_bytes(),
     ]);
     // A cached run's record is read only when something must be made from it.
-    let read = |rec: &mut Option<RunRecord>, canonical: &mut Option<Vec<u8>>| {
+    let read = |rec: &mut Option<RunRecord>,
+                env: &mut Option<run::EnvPage>,
+                canonical: &mut Option<Vec<u8>>| {
         if canonical.is_none() {
             let bytes = load::read_limited(&e.cand.abs)?;
-            *rec = Some(load::parse_record(&bytes)?);
+            let r = load::parse_record(&bytes)?;
+            *env = Some(run::environment(&r, &info));
+            *rec = Some(r);
             *canonical = Some(bytes);
         }
         Ok::<_, RecordError>(())
     };
-    w.out.timings.page += lap(&mut t);
+    let parts = &mut w.out.parts;
+    parts.page += t.lap();
     // What the run shares with others of its machine is one page for all of them, named by its
     // content's hash: made by the first run of the build that links it, unless the previous
     // build of this program left it.
     let env_key = Key::of(&[&w.ctx.program, info.env_page.as_bytes()]);
     if w.ctx.claim_shared(&info.env_page) && !w.ctx.out.reuse(&info.env_page, env_key)? {
-        if let Err(why) = read(&mut rec, &mut canonical) {
+        if let Err(why) = read(&mut rec, &mut env, &mut canonical) {
             return Ok(Err(why.into()));
         }
-        if let Some(rec) = &rec {
-            let env = run::environment(rec, &info);
-            let html = w.ctx.renderer.render("env.html", &env)?;
+        if let Some(env) = &env {
+            let html = w.ctx.renderer.render("env.html", env)?;
+            parts.render += t.lap();
             w.ctx
                 .out
                 .write_keyed(&info.env_page, env_key, html.as_bytes())?;
+            parts.write += t.lap();
         }
     }
     if !w.ctx.out.reuse(&rel, key)? {
-        if let Err(why) = read(&mut rec, &mut canonical) {
+        if let Err(why) = read(&mut rec, &mut env, &mut canonical) {
             return Ok(Err(why.into()));
         }
-        if let Some(rec) = &rec {
-            let env = run::environment(rec, &info);
-            let page = run::build(rec, &info, &cmp, &w.reg, &Links, &raw, &env);
+        if let (Some(rec), Some(env)) = (&rec, &env) {
+            let page = run::build(rec, &info, &cmp, &w.reg, &Links, &raw, env);
+            parts.page += t.lap();
             let html = w.ctx.renderer.render("run.html", &page)?;
-            w.out.timings.render += lap(&mut t);
+            parts.render += t.lap();
             w.ctx.out.write_keyed(&rel, key, html.as_bytes())?;
         }
     }
     if w.ctx.data_url.is_none() {
         let json_rel = format!("{}.json", info.page);
         if !w.ctx.out.keep(&json_rel, content)? {
-            if let Err(why) = read(&mut rec, &mut canonical) {
+            if let Err(why) = read(&mut rec, &mut env, &mut canonical) {
                 return Ok(Err(why.into()));
             }
             if let Some(c) = &canonical {
@@ -436,7 +428,9 @@ fn second_pass_one(
             }
         }
     }
-    w.out.timings.write += lap(&mut t);
+    parts.write += t.lap();
+    drop((rec, env, canonical));
+    parts.free += t.lap();
     Ok(Ok(Accepted {
         info,
         key: cacheable.then_some(content),
@@ -507,6 +501,7 @@ pub struct PassOptions<'a> {
     pub triage: &'a Triage,
     /// The previous build's summaries.
     pub cache: &'a Cache,
+    pub timings: &'a Timings,
 }
 
 /// What the second pass produced.
@@ -525,7 +520,6 @@ pub struct Rendered {
     pub rejected: Vec<Issue>,
     /// Problems that did not stop a record from being used.
     pub warnings: Vec<Issue>,
-    pub timings: Timings,
 }
 
 /// One worker's share of [`Rendered`]; accepted runs carry their entry index.
@@ -534,7 +528,7 @@ struct Share {
     infos: Vec<(usize, Accepted)>,
     rejected: Vec<Issue>,
     warnings: Vec<Issue>,
-    timings: Timings,
+    parts: Parts,
 }
 
 /// The chains (ranges of consecutive entries with the same chain) spread over `jobs` workers:
@@ -624,6 +618,7 @@ fn render_chains(
             }
         }
     }
+    w.out.parts.report(opts.timings);
     Ok((w.out, w.reg, w.sp))
 }
 
@@ -657,12 +652,11 @@ pub fn second_pass(
         sps.push(sp);
         out.rejected.extend(share.rejected);
         out.warnings.extend(share.warnings);
-        out.timings.add(&share.timings);
     }
     // One registry in display order, whichever worker met which metric first.
     let (registry, maps) = Registry::merge(regs);
     // One table of spellings, each worker's numbers mapped onto it.
-    let mut table: std::collections::HashMap<Spelling, u32> = std::collections::HashMap::new();
+    let mut table: foldhash::HashMap<Spelling, u32> = foldhash::HashMap::default();
     let sp_maps: Vec<Vec<u32>> = sps
         .into_iter()
         .map(|sp| {
