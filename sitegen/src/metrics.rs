@@ -554,6 +554,19 @@ impl Values {
         out
     }
 
+    /// Holds the list of metric ids once for the runs in `shapes` that have the same one (in
+    /// the order met, before [`Values::renumber`]).
+    pub fn share(&mut self, shapes: &mut Shapes) {
+        match shapes.0.get(&self.shape.ids) {
+            Some(s) => self.shape = Arc::clone(s),
+            None => {
+                shapes
+                    .0
+                    .insert(self.shape.ids.clone(), Arc::clone(&self.shape));
+            }
+        }
+    }
+
     /// Renumbers with a worker's map from [`Registry::merge`] and sorts by the new ids.
     pub fn renumber(&mut self, map: &[u32]) {
         self.renumber_shared(map, &mut Shapes::default());

@@ -129,7 +129,7 @@ pub struct Entries<'a> {
     /// Per run: its key (none for a record not in its file form: it is read again, to be
     /// warned about again) and its spellings (indices into `spellings`).
     pub keys: &'a [Option<Key>],
-    pub calls: &'a [Box<[u32]>],
+    pub calls: &'a [std::sync::Arc<[u32]>],
     pub spellings: &'a [Spelling],
     pub reg: &'a Registry,
 }

@@ -14,7 +14,7 @@ use super::timing::{Lap, Timings};
 use crate::info::{Head, RunInfo};
 use crate::kver::KernelVersion;
 use crate::load::{self, Candidate, Issue, RecordError};
-use crate::metrics::{Registry, Spelling, Spellings, Values};
+use crate::metrics::{Registry, Shapes, Spelling, Spellings, Values};
 use crate::out::Key;
 use crate::series::SeriesKey;
 use crate::triage::Triage;
@@ -32,7 +32,8 @@ use syscost_record::{
 /// chain and a worker and are recognised as duplicates once validated).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Chain {
-    Series(Box<SeriesKey>),
+    /// Shared by the entries of one series (the key is large; there can be 100,000 entries).
+    Series(Arc<SeriesKey>),
     Alone(String),
 }
 
@@ -53,7 +54,12 @@ pub struct Entry {
 
 /// Reads the light [`Head`] of one candidate: enough to place it in its machine's chain. A
 /// record the summary cache has is placed by its cached summary.
-fn head_entry(cand: Candidate, program: &[u8; 16], cache: &Cache) -> Result<Entry, Issue> {
+fn head_entry(
+    cand: Candidate,
+    program: &[u8; 16],
+    cache: &Cache,
+    keys: &Keys,
+) -> Result<Entry, Issue> {
     let reject = |why: RecordError| Issue {
         path: cand.rel.clone(),
         message: why.to_string(),
@@ -62,7 +68,7 @@ fn head_entry(cand: Candidate, program: &[u8; 16], cache: &Cache) -> Result<Entr
     let key = Key::of(&[program, &bytes]);
     let known = cache.peek(&key, |i| {
         let chain = match i.placed {
-            Ok(()) => Chain::Series(Box::new((*i.series).clone())),
+            Ok(()) => Chain::Series(keys.share(&i.series)),
             Err(_) => Chain::Alone(i.id.clone()),
         };
         (
@@ -97,7 +103,7 @@ fn head_entry(cand: Candidate, program: &[u8; 16], cache: &Cache) -> Result<Entr
         }
     };
     let chain = match head.placement() {
-        Ok(()) => Chain::Series(Box::new(head.series())),
+        Ok(()) => Chain::Series(keys.share(&head.series())),
         Err(_) => Chain::Alone(head.id.clone()),
     };
     let c = &head.environment.comparability;
@@ -112,6 +118,26 @@ fn head_entry(cand: Candidate, program: &[u8; 16], cache: &Cache) -> Result<Entr
         key,
         cached: false,
     })
+}
+
+/// The series keys met so far, each once.
+#[derive(Default)]
+struct Keys(std::sync::Mutex<foldhash::HashSet<Arc<SeriesKey>>>);
+
+impl Keys {
+    fn share(&self, k: &SeriesKey) -> Arc<SeriesKey> {
+        let Ok(mut set) = self.0.lock() else {
+            return Arc::new(k.clone());
+        };
+        match set.get(k) {
+            Some(a) => Arc::clone(a),
+            None => {
+                let a = Arc::new(k.clone());
+                set.insert(Arc::clone(&a));
+                a
+            }
+        }
+    }
 }
 
 impl Entry {
@@ -129,7 +155,8 @@ pub fn first_pass(
     rejected: &mut Vec<Issue>,
 ) -> Vec<Entry> {
     let mut entries = Vec::with_capacity(cands.len());
-    for r in par_map(cands, jobs(), |c| head_entry(c, program, cache)) {
+    let keys = Keys::default();
+    for r in par_map(cands, jobs(), |c| head_entry(c, program, cache, &keys)) {
         match r {
             Ok(e) => entries.push(e),
             Err(i) => rejected.push(i),
@@ -202,7 +229,25 @@ struct Worker<'a> {
     opts: &'a PassOptions<'a>,
     reg: Registry,
     sp: Spellings,
+    /// What runs share, held once: their lists of metric ids and of spellings.
+    shapes: Shapes,
+    calls: Lists,
     out: Share,
+}
+
+/// Lists of numbers held once for all the runs that have the same one.
+#[derive(Default)]
+struct Lists(foldhash::HashMap<Box<[u32]>, Arc<[u32]>>);
+
+impl Lists {
+    fn share(&mut self, l: Vec<u32>) -> Arc<[u32]> {
+        if let Some(a) = self.0.get(l.as_slice()) {
+            return Arc::clone(a);
+        }
+        let a: Arc<[u32]> = l.as_slice().into();
+        self.0.insert(l.into_boxed_slice(), Arc::clone(&a));
+        a
+    }
 }
 
 /// One accepted run as the second pass has it.
@@ -239,6 +284,7 @@ fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Opt
     )?;
     let mut info = hit.info;
     info.values = values;
+    info.values.share(&mut w.shapes);
     // Runs of one series share their key.
     if let Some(s) = series.filter(|s| **s == info.series) {
         info.series = Arc::clone(s);
@@ -288,6 +334,7 @@ fn from_record(
         (c, k)
     };
     let (mut info, calls) = RunInfo::from_record_spelled(&rec, &mut w.reg, series, Some(&mut w.sp));
+    info.values.share(&mut w.shapes);
     let env = run::environment(&rec, &info);
     info.env_page = env.path();
     tm.summarise += t.lap();
@@ -434,7 +481,7 @@ fn second_pass_one(
     Ok(Ok(Accepted {
         info,
         key: cacheable.then_some(content),
-        calls: calls.into(),
+        calls: w.calls.share(calls),
     }))
 }
 
@@ -443,8 +490,9 @@ struct Accepted {
     info: RunInfo,
     /// Its cache key; none for a record not in its file form.
     key: Option<Key>,
-    /// The spellings of its metric keys (the worker's until merged).
-    calls: Box<[u32]>,
+    /// The spellings of its metric keys (the worker's until merged), shared by the runs that
+    /// met the same ones.
+    calls: Arc<[u32]>,
 }
 
 /// The runs of a chain a new run can be compared with, as indices into the worker's accepted
@@ -514,7 +562,7 @@ pub struct Rendered {
     /// For the next build's summary cache, per run: its key (none when not cacheable) and the
     /// spellings of its metric keys (indices into `spellings`).
     pub keys: Vec<Option<Key>>,
-    pub calls: Vec<Box<[u32]>>,
+    pub calls: Vec<Arc<[u32]>>,
     pub spellings: Vec<Spelling>,
     /// Records left out, with why.
     pub rejected: Vec<Issue>,
@@ -563,6 +611,8 @@ fn render_chains(
         opts,
         reg: Registry::default(),
         sp: Spellings::default(),
+        shapes: Shapes::default(),
+        calls: Lists::default(),
         out: Share::default(),
     };
     for chain in chains {
@@ -571,7 +621,10 @@ fn render_chains(
         // Accepted runs (indices into the share) of the previous and the current version.
         let (mut prev, mut cur): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
         let mut cur_base = None;
-        let mut series: Option<Arc<SeriesKey>> = None;
+        let mut series: Option<Arc<SeriesKey>> = match &entries[chain.start].chain {
+            Chain::Series(k) => Some(Arc::clone(k)),
+            Chain::Alone(_) => None,
+        };
         for i in chain.clone() {
             let e = &entries[i];
             let reject = |why: Rejection| Issue {
@@ -675,11 +728,24 @@ pub fn second_pass(
     let mut infos = Vec::new();
     let mut shapes = crate::metrics::Shapes::default();
     for ((part, map), sp_map) in parts.into_iter().zip(&maps).zip(&sp_maps) {
+        // A worker's lists of spellings are renumbered once each, and stay shared (the map
+        // holds each original, so no address is reused while it is in use).
+        type Renumbered = (Arc<[u32]>, Arc<[u32]>);
+        let mut renumbered: foldhash::HashMap<*const [u32], Renumbered> =
+            foldhash::HashMap::default();
         for (i, mut a) in part {
             a.info.values.renumber_shared(map, &mut shapes);
-            for c in a.calls.iter_mut() {
-                *c = sp_map.get(*c as usize).copied().unwrap_or(u32::MAX);
-            }
+            let (_, new) = renumbered
+                .entry(Arc::as_ptr(&a.calls))
+                .or_insert_with(|| {
+                    let new = a
+                        .calls
+                        .iter()
+                        .map(|c| sp_map.get(*c as usize).copied().unwrap_or(u32::MAX))
+                        .collect();
+                    (Arc::clone(&a.calls), new)
+                });
+            a.calls = Arc::clone(new);
             infos.push((i, a));
         }
     }
