@@ -300,7 +300,25 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
 fn index_pages(ctx: Ctx, d: &Data, tm: &Timings) -> Result<(), BuildError> {
     // Each task writes its own files, so they can run side by side; the output does not
     // depend on which finishes first.
+    // The largest first, so that the last to finish is a small one.
     let tasks: Vec<(&'static str, Task)> = vec![
+        (
+            "metric pages (1 of 2)",
+            Box::new(move |c| pages::metrics::write(c, d, 0, 2)),
+        ),
+        (
+            "metric pages (2 of 2)",
+            Box::new(move |c| pages::metrics::write(c, d, 1, 2)),
+        ),
+        (
+            "kernel pages (1 of 2)",
+            Box::new(move |c| pages::kernels::write(c, d, 0, 2)),
+        ),
+        (
+            "kernel pages (2 of 2)",
+            Box::new(move |c| pages::kernels::write(c, d, 1, 2)),
+        ),
+        ("run lists", Box::new(move |c| pages::runs::write(c, d))),
         (
             "series pages (1 of 2)",
             Box::new(move |c| pages::series::write(c, d, 0, 2)),
@@ -309,17 +327,10 @@ fn index_pages(ctx: Ctx, d: &Data, tm: &Timings) -> Result<(), BuildError> {
             "series pages (2 of 2)",
             Box::new(move |c| pages::series::write(c, d, 1, 2)),
         ),
-        (
-            "kernel pages",
-            Box::new(move |c| pages::kernels::write(c, d)),
-        ),
+        ("exports", Box::new(move |c| exports::all(c, d))),
         (
             "architecture pages",
             Box::new(move |c| pages::arch::write(c, d)),
-        ),
-        (
-            "metric pages",
-            Box::new(move |c| pages::metrics::write(c, d)),
         ),
         ("matrices", Box::new(move |c| pages::matrix::write(c, d))),
         ("changes", Box::new(move |c| pages::changes::write(c, d))),
@@ -327,8 +338,6 @@ fn index_pages(ctx: Ctx, d: &Data, tm: &Timings) -> Result<(), BuildError> {
             "unplaced runs",
             Box::new(move |c| pages::unplaced::write(c, d)),
         ),
-        ("exports", Box::new(move |c| exports::all(c, d))),
-        ("run lists", Box::new(move |c| pages::runs::write(c, d))),
         ("home", Box::new(move |c| pages::home::write(c, d))),
         ("content pages", Box::new(pages::content::write)),
         (

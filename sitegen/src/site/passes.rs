@@ -735,16 +735,14 @@ pub fn second_pass(
             foldhash::HashMap::default();
         for (i, mut a) in part {
             a.info.values.renumber_shared(map, &mut shapes);
-            let (_, new) = renumbered
-                .entry(Arc::as_ptr(&a.calls))
-                .or_insert_with(|| {
-                    let new = a
-                        .calls
-                        .iter()
-                        .map(|c| sp_map.get(*c as usize).copied().unwrap_or(u32::MAX))
-                        .collect();
-                    (Arc::clone(&a.calls), new)
-                });
+            let (_, new) = renumbered.entry(Arc::as_ptr(&a.calls)).or_insert_with(|| {
+                let new = a
+                    .calls
+                    .iter()
+                    .map(|c| sp_map.get(*c as usize).copied().unwrap_or(u32::MAX))
+                    .collect();
+                (Arc::clone(&a.calls), new)
+            });
             a.calls = Arc::clone(new);
             infos.push((i, a));
         }
