@@ -3,8 +3,8 @@
 //! into a compact per-run store; the headline metrics are a few of them with names of their
 //! own. Ids are the stable ones of docs/ids.md.
 
+use foldhash::HashMap;
 use std::cmp::Ordering;
-use std::collections::HashMap;
 use std::sync::Arc;
 use syscost_record::{EstimateId, RunRecord, Status};
 
@@ -235,7 +235,7 @@ impl Registry {
     /// One registry from the workers' own, in display order (family, id with numbers compared
     /// as numbers, kind, baseline), and for each worker the map from its ids to the new ones.
     pub fn merge(parts: Vec<Registry>) -> (Registry, Vec<Vec<u32>>) {
-        let mut all: HashMap<MetricKey, MetricMeta> = HashMap::new();
+        let mut all: HashMap<MetricKey, MetricMeta> = HashMap::default();
         for p in &parts {
             for (k, m) in &p.keys {
                 all.entry(k.clone())
@@ -552,6 +552,19 @@ impl Values {
             }
         }
         out
+    }
+
+    /// Holds the list of metric ids once for the runs in `shapes` that have the same one (in
+    /// the order met, before [`Values::renumber`]).
+    pub fn share(&mut self, shapes: &mut Shapes) {
+        match shapes.0.get(&self.shape.ids) {
+            Some(s) => self.shape = Arc::clone(s),
+            None => {
+                shapes
+                    .0
+                    .insert(self.shape.ids.clone(), Arc::clone(&self.shape));
+            }
+        }
     }
 
     /// Renumbers with a worker's map from [`Registry::merge`] and sorts by the new ids.

@@ -8,7 +8,8 @@
 //! the previous site into the staging directory (a hard link: the same file, untouched), and a
 //! page whose inputs are unchanged is not even rendered.
 
-use std::collections::{BTreeSet, HashMap};
+use foldhash::HashMap;
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
@@ -199,14 +200,14 @@ pub struct Stats {
 /// Reads the previous build's manifest (nothing if there is none, or it is not ours).
 fn read_manifest(out: &Path) -> HashMap<String, String> {
     if !out.join(MARKER).is_file() {
-        return HashMap::new();
+        return HashMap::default();
     }
     let Ok(text) = fs::read_to_string(out.join(MANIFEST)) else {
-        return HashMap::new();
+        return HashMap::default();
     };
     let body = match text.rfind(CHECKSUM) {
         Some(i) if text[i..] == manifest_checksum(&text[..i]) => &text[..i],
-        _ => return HashMap::new(),
+        _ => return HashMap::default(),
     };
     body.lines()
         .filter_map(|l| l.split_once('\t'))

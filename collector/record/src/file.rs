@@ -32,10 +32,11 @@ use crate::{
     Estimate, EstimateOrigin, Expectation, GroupSummary, Overhead, QuantityKind, Relation,
     RunRecord, RunSummary, ScenarioResult, Status, Target, Throughput, Verdict, Verification,
 };
+use foldhash::HashMap;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::OnceLock;
 

@@ -72,6 +72,35 @@ impl Field for &String {
 
 struct Lazy<F>(F);
 
+/// The name of an entry of a list (`results[3] (native)`, with `sub` after it), formatted only
+/// when a problem is found: a valid record is checked without formatting a name.
+#[derive(Clone, Copy)]
+struct Entry<'a> {
+    list: &'static str,
+    i: usize,
+    id: &'a str,
+    sub: &'static str,
+}
+
+impl fmt::Display for Entry<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}[{}] ({}){}",
+            self.list,
+            self.i,
+            short(self.id),
+            self.sub
+        )
+    }
+}
+
+impl Field for &Entry<'_> {
+    fn name(self) -> String {
+        self.to_string()
+    }
+}
+
 impl<F: FnOnce() -> String> Field for Lazy<F> {
     fn name(self) -> String {
         (self.0)()
@@ -737,7 +766,12 @@ fn results(c: &mut Checker, r: &RunRecord) {
     c.entries("results", r.results.len());
     let mut seen = BTreeSet::new();
     for (i, res) in r.results.iter().enumerate() {
-        let p = format!("results[{i}] ({})", short(&res.id));
+        let p = Entry {
+            list: "results",
+            i,
+            id: &res.id,
+            sub: "",
+        };
         if res.id.trim().is_empty() {
             c.push(format!("results[{i}].id"), "is empty");
         } else {
@@ -804,7 +838,10 @@ fn results(c: &mut Checker, r: &RunRecord) {
         c.time(Lazy(|| format!("{p}.p90_ns")), res.p90_ns);
         c.interval(&p, res.median_ns, res.ci_low_ns, res.ci_high_ns);
         if let Some(o) = &res.overhead {
-            let q = format!("{p}.overhead");
+            let q = Entry {
+                sub: ".overhead",
+                ..p
+            };
             if r.result(&o.vs).is_none() {
                 c.push(
                     format!("{q}.vs"),
@@ -827,7 +864,10 @@ fn results(c: &mut Checker, r: &RunRecord) {
             );
         }
         if let Some(t) = &res.throughput_mops {
-            let q = format!("{p}.throughput_mops");
+            let q = Entry {
+                sub: ".throughput_mops",
+                ..p
+            };
             c.range(
                 Lazy(|| format!("{q}.median")),
                 Some(t.median),
@@ -866,14 +906,21 @@ fn results(c: &mut Checker, r: &RunRecord) {
             c.text(Lazy(|| format!("{p}.verification.what")), &v.what);
         }
         c.entries(Lazy(|| format!("{p}.params")), res.params.len());
-        c.text_map(&format!("{p}.params"), &res.params);
+        if !res.params.is_empty() {
+            c.text_map(&format!("{p}.params"), &res.params);
+        }
     }
 }
 
 fn estimates_and_expectations(c: &mut Checker, r: &RunRecord) {
     c.entries("estimates", r.estimates.len());
     for (i, e) in r.estimates.iter().enumerate() {
-        let p = format!("estimates[{i}] ({})", short(&e.id));
+        let p = Entry {
+            list: "estimates",
+            i,
+            id: &e.id,
+            sub: "",
+        };
         c.ident(Lazy(|| format!("estimates[{i}].id")), &e.id);
         c.text(Lazy(|| format!("{p}.label")), &e.label);
         c.text(Lazy(|| format!("{p}.formula")), &e.formula);
@@ -885,7 +932,12 @@ fn estimates_and_expectations(c: &mut Checker, r: &RunRecord) {
     }
     c.entries("expectations", r.expectations.len());
     for (i, e) in r.expectations.iter().enumerate() {
-        let p = format!("expectations[{i}] ({})", short(&e.id));
+        let p = Entry {
+            list: "expectations",
+            i,
+            id: &e.id,
+            sub: "",
+        };
         c.ident(Lazy(|| format!("expectations[{i}].id")), &e.id);
         c.text(Lazy(|| format!("{p}.label")), &e.label);
         c.diff(Lazy(|| format!("{p}.lhs_ns")), Some(e.lhs_ns));

@@ -13,8 +13,8 @@
 use crate::info::RunInfo;
 use crate::metrics::{Registry, Spelling, MAX_METRICS};
 use crate::out::{Key, Streamed};
+use foldhash::HashMap;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::fs;
 use std::io::{BufReader, BufWriter, Read, Write};
 use std::path::Path;
@@ -110,7 +110,7 @@ fn read(path: &Path, program: &[u8; 16]) -> Option<Cache> {
     let mut buf = Vec::new();
     r.frame(&mut buf)?;
     let spellings: Vec<Spelling> = postcard::from_bytes(&buf).ok()?;
-    let mut hits = HashMap::new();
+    let mut hits = HashMap::default();
     while r.frame(&mut buf)? > 0 {
         let hit: Hit = postcard::from_bytes(&buf).ok()?;
         hits.insert(hit.key, Mutex::new(Some(hit)));
@@ -129,7 +129,7 @@ pub struct Entries<'a> {
     /// Per run: its key (none for a record not in its file form: it is read again, to be
     /// warned about again) and its spellings (indices into `spellings`).
     pub keys: &'a [Option<Key>],
-    pub calls: &'a [Box<[u32]>],
+    pub calls: &'a [std::sync::Arc<[u32]>],
     pub spellings: &'a [Spelling],
     pub reg: &'a Registry,
 }

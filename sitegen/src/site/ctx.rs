@@ -3,8 +3,8 @@
 use super::error::BuildError;
 use crate::out::Staging;
 use crate::render::Renderer;
+use foldhash::HashSet;
 use serde::Serialize;
-use std::collections::HashSet;
 use std::sync::Mutex;
 
 /// Renders templates into the staging directory. Only shared references: every thread can

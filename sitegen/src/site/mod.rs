@@ -19,6 +19,7 @@ mod parallel;
 mod passes;
 mod rows;
 mod sweep;
+mod timing;
 mod trends;
 
 use crate::info::RunInfo;
@@ -31,11 +32,11 @@ use groups::{confidence_label, Groups};
 use links::Links;
 use pages::run::Comparisons;
 use parallel::{jobs, run_tasks, Task};
-use passes::{first_pass, lap, second_pass, PassOptions, Timings};
+use passes::{first_pass, second_pass, PassOptions};
 use std::collections::BTreeSet;
 use std::path::PathBuf;
-use std::time::Instant;
 use syscost_record::RunRecord;
+use timing::Timings;
 use trends::Change;
 
 pub use error::BuildError;
@@ -176,6 +177,7 @@ impl<'a> Data<'a> {
 }
 
 pub fn build(opts: &Options) -> Result<Report, BuildError> {
+    let mut tm = Timings::new();
     let renderer = Renderer::new()?;
     let data_missing = !opts.data.is_dir();
     let scan = load::scan(&opts.data);
@@ -198,25 +200,26 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         shared: &shared,
         made: None,
     };
-    let mut tm = Timings::default();
-    let mut t = Instant::now();
     let (triage, triage_issues) = crate::triage::read(&opts.data);
     warnings.extend(triage_issues);
+    tm.phase("start (scan, program)");
     let summaries = crate::out::summaries_path(&opts.out);
     let cache = cache::Cache::read(&summaries, &ctx.program);
-    tm.cache = lap(&mut t);
+    tm.phase("read the summary cache");
     let entries = first_pass(scan.records, &ctx.program, &cache, &mut rejected);
-    tm.first_pass = lap(&mut t);
+    tm.phase("first pass");
     let pass_opts = PassOptions {
         strict: opts.strict,
         triage: &triage,
         cache: &cache,
+        timings: &tm,
     };
-    let pass = match second_pass(&entries, &ctx, &pass_opts) {
+    let pass = second_pass(&entries, &ctx, &pass_opts);
+    tm.phase("second pass");
+    let pass = match pass {
         Ok(mut pass) => {
             rejected.append(&mut pass.rejected);
             warnings.append(&mut pass.warnings);
-            tm.add(&pass.timings);
             pass
         }
         Err(e) => {
@@ -229,20 +232,17 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     drop(entries);
     drop(cache);
     let (infos, registry) = (&pass.infos, &pass.registry);
-    let mut t = Instant::now();
     let data = Data {
         rejected: rejected.len(),
         base_url: opts.base_url.as_deref(),
         ..Data::new(infos, registry)
     };
-    tm.analysis = lap(&mut t);
-    if let Err(e) = index_pages(ctx, &data) {
+    tm.phase("groups and changes");
+    let indexes = index_pages(ctx, &data, &tm);
+    tm.phase("index pages");
+    if let Err(e) = indexes {
         staging.discard();
         return Err(e);
-    }
-    tm.indexes = lap(&mut t);
-    if std::env::var_os("SYSCOST_SITE_TIMINGS").is_some() {
-        tm.print();
     }
     rejected.sort();
     warnings.sort();
@@ -288,34 +288,78 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         staging.discard();
         return Err(crate::out::OutputError::Write(summaries, e).into());
     }
+    tm.phase("write the summary cache");
     report.stats = staging.commit()?;
+    tm.phase("manifest, swap the site in");
+    tm.print();
     report.written = true;
     Ok(report)
 }
 
 /// Everything but the run pages: index, chart and export pages, prose and static files.
-fn index_pages(ctx: Ctx, d: &Data) -> Result<(), BuildError> {
+fn index_pages(ctx: Ctx, d: &Data, tm: &Timings) -> Result<(), BuildError> {
     // Each task writes its own files, so they can run side by side; the output does not
     // depend on which finishes first.
-    let tasks: Vec<Task> = vec![
-        Box::new(move |c| pages::series::write(c, d, 0, 2)),
-        Box::new(move |c| pages::series::write(c, d, 1, 2)),
-        Box::new(move |c| pages::kernels::write(c, d)),
-        Box::new(move |c| pages::arch::write(c, d)),
-        Box::new(move |c| pages::metrics::write(c, d)),
-        Box::new(move |c| pages::matrix::write(c, d)),
-        Box::new(move |c| pages::changes::write(c, d)),
-        Box::new(move |c| pages::unplaced::write(c, d)),
-        Box::new(move |c| exports::all(c, d)),
-        Box::new(move |c| pages::runs::write(c, d)),
-        Box::new(move |c| pages::home::write(c, d)),
-        Box::new(pages::content::write),
-        Box::new(|c| {
-            for (name, body) in STATIC {
-                c.out.write(name, body.as_bytes())?;
-            }
-            Ok(())
-        }),
+    // The largest first, so that the last to finish is a small one.
+    let tasks: Vec<(&'static str, Task)> = vec![
+        (
+            "metric pages (1 of 2)",
+            Box::new(move |c| pages::metrics::write(c, d, 0, 2)),
+        ),
+        (
+            "metric pages (2 of 2)",
+            Box::new(move |c| pages::metrics::write(c, d, 1, 2)),
+        ),
+        (
+            "kernel pages (1 of 2)",
+            Box::new(move |c| pages::kernels::write(c, d, 0, 2)),
+        ),
+        (
+            "kernel pages (2 of 2)",
+            Box::new(move |c| pages::kernels::write(c, d, 1, 2)),
+        ),
+        ("run lists", Box::new(move |c| pages::runs::write(c, d))),
+        (
+            "series pages (1 of 2)",
+            Box::new(move |c| pages::series::write(c, d, 0, 2)),
+        ),
+        (
+            "series pages (2 of 2)",
+            Box::new(move |c| pages::series::write(c, d, 1, 2)),
+        ),
+        ("exports", Box::new(move |c| exports::all(c, d))),
+        (
+            "architecture pages",
+            Box::new(move |c| pages::arch::write(c, d)),
+        ),
+        ("matrices", Box::new(move |c| pages::matrix::write(c, d))),
+        ("changes", Box::new(move |c| pages::changes::write(c, d))),
+        (
+            "unplaced runs",
+            Box::new(move |c| pages::unplaced::write(c, d)),
+        ),
+        ("home", Box::new(move |c| pages::home::write(c, d))),
+        ("content pages", Box::new(pages::content::write)),
+        (
+            "static files",
+            Box::new(|c| {
+                for (name, body) in STATIC {
+                    c.out.write(name, body.as_bytes())?;
+                }
+                Ok(())
+            }),
+        ),
     ];
+    let tasks: Vec<Task> = tasks
+        .into_iter()
+        .map(|(name, task)| -> Task {
+            Box::new(move |c| {
+                let mut t = timing::Lap::start();
+                let r = task(c);
+                tm.part(name, t.lap());
+                r
+            })
+        })
+        .collect();
     run_tasks(tasks, ctx, jobs())
 }

@@ -10,17 +10,18 @@ use super::error::BuildError;
 use super::links::Links;
 use super::pages::run::{self, Comparisons};
 use super::parallel::{jobs, par_map};
+use super::timing::{Lap, Timings};
 use crate::info::{Head, RunInfo};
 use crate::kver::KernelVersion;
 use crate::load::{self, Candidate, Issue, RecordError};
-use crate::metrics::{Registry, Spelling, Spellings, Values};
+use crate::metrics::{Registry, Shapes, Spelling, Spellings, Values};
 use crate::out::Key;
 use crate::series::SeriesKey;
 use crate::triage::Triage;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use syscost_record::{
     canonical_json, canonical_path_for, is_file_form, to_file_json, validate, validate_canonical,
     Problem, RunRecord, SourceKind,
@@ -31,7 +32,8 @@ use syscost_record::{
 /// chain and a worker and are recognised as duplicates once validated).
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 enum Chain {
-    Series(Box<SeriesKey>),
+    /// Shared by the entries of one series (the key is large; there can be 100,000 entries).
+    Series(Arc<SeriesKey>),
     Alone(String),
 }
 
@@ -52,7 +54,12 @@ pub struct Entry {
 
 /// Reads the light [`Head`] of one candidate: enough to place it in its machine's chain. A
 /// record the summary cache has is placed by its cached summary.
-fn head_entry(cand: Candidate, program: &[u8; 16], cache: &Cache) -> Result<Entry, Issue> {
+fn head_entry(
+    cand: Candidate,
+    program: &[u8; 16],
+    cache: &Cache,
+    keys: &Keys,
+) -> Result<Entry, Issue> {
     let reject = |why: RecordError| Issue {
         path: cand.rel.clone(),
         message: why.to_string(),
@@ -61,7 +68,7 @@ fn head_entry(cand: Candidate, program: &[u8; 16], cache: &Cache) -> Result<Entr
     let key = Key::of(&[program, &bytes]);
     let known = cache.peek(&key, |i| {
         let chain = match i.placed {
-            Ok(()) => Chain::Series(Box::new((*i.series).clone())),
+            Ok(()) => Chain::Series(keys.share(&i.series)),
             Err(_) => Chain::Alone(i.id.clone()),
         };
         (
@@ -96,7 +103,7 @@ fn head_entry(cand: Candidate, program: &[u8; 16], cache: &Cache) -> Result<Entr
         }
     };
     let chain = match head.placement() {
-        Ok(()) => Chain::Series(Box::new(head.series())),
+        Ok(()) => Chain::Series(keys.share(&head.series())),
         Err(_) => Chain::Alone(head.id.clone()),
     };
     let c = &head.environment.comparability;
@@ -111,6 +118,26 @@ fn head_entry(cand: Candidate, program: &[u8; 16], cache: &Cache) -> Result<Entr
         key,
         cached: false,
     })
+}
+
+/// The series keys met so far, each once.
+#[derive(Default)]
+struct Keys(std::sync::Mutex<foldhash::HashSet<Arc<SeriesKey>>>);
+
+impl Keys {
+    fn share(&self, k: &SeriesKey) -> Arc<SeriesKey> {
+        let Ok(mut set) = self.0.lock() else {
+            return Arc::new(k.clone());
+        };
+        match set.get(k) {
+            Some(a) => Arc::clone(a),
+            None => {
+                let a = Arc::new(k.clone());
+                set.insert(Arc::clone(&a));
+                a
+            }
+        }
+    }
 }
 
 impl Entry {
@@ -128,7 +155,8 @@ pub fn first_pass(
     rejected: &mut Vec<Issue>,
 ) -> Vec<Entry> {
     let mut entries = Vec::with_capacity(cands.len());
-    for r in par_map(cands, jobs(), |c| head_entry(c, program, cache)) {
+    let keys = Keys::default();
+    for r in par_map(cands, jobs(), |c| head_entry(c, program, cache, &keys)) {
         match r {
             Ok(e) => entries.push(e),
             Err(i) => rejected.push(i),
@@ -150,50 +178,28 @@ pub fn first_pass(
     entries
 }
 
-/// Where build time goes, printed with `SYSCOST_SITE_TIMINGS=1` (for the benchmark).
+/// Where a worker's time goes (see [`super::timing`]).
 #[derive(Default, Clone, Copy)]
-pub struct Timings {
-    pub cache: Duration,
-    pub first_pass: Duration,
+struct Parts {
     read_parse: Duration,
     validate: Duration,
+    summarise: Duration,
     page: Duration,
     render: Duration,
     write: Duration,
-    pub analysis: Duration,
-    pub indexes: Duration,
+    free: Duration,
 }
 
-impl Timings {
-    pub fn add(&mut self, o: &Timings) {
-        self.read_parse += o.read_parse;
-        self.validate += o.validate;
-        self.page += o.page;
-        self.render += o.render;
-        self.write += o.write;
+impl Parts {
+    fn report(&self, tm: &Timings) {
+        tm.part("read and parse", self.read_parse);
+        tm.part("validate", self.validate);
+        tm.part("summarise", self.summarise);
+        tm.part("run page data", self.page);
+        tm.part("render", self.render);
+        tm.part("write", self.write);
+        tm.part("free the record", self.free);
     }
-
-    pub fn print(&self) {
-        eprintln!(
-            "timings: summary cache {:.2}s, first pass {:.2}s, read+parse {:.2}s, validate {:.2}s, page data {:.2}s, render {:.2}s, write {:.2}s, groups and changes {:.2}s, index pages {:.2}s",
-            self.cache.as_secs_f64(),
-            self.first_pass.as_secs_f64(),
-            self.read_parse.as_secs_f64(),
-            self.validate.as_secs_f64(),
-            self.page.as_secs_f64(),
-            self.render.as_secs_f64(),
-            self.write.as_secs_f64(),
-            self.analysis.as_secs_f64(),
-            self.indexes.as_secs_f64()
-        );
-    }
-}
-
-pub fn lap(t: &mut Instant) -> Duration {
-    let now = Instant::now();
-    let d = now - *t;
-    *t = now;
-    d
 }
 
 /// Why a record was left out of the site.
@@ -223,7 +229,25 @@ struct Worker<'a> {
     opts: &'a PassOptions<'a>,
     reg: Registry,
     sp: Spellings,
+    /// What runs share, held once: their lists of metric ids and of spellings.
+    shapes: Shapes,
+    calls: Lists,
     out: Share,
+}
+
+/// Lists of numbers held once for all the runs that have the same one.
+#[derive(Default)]
+struct Lists(foldhash::HashMap<Box<[u32]>, Arc<[u32]>>);
+
+impl Lists {
+    fn share(&mut self, l: Vec<u32>) -> Arc<[u32]> {
+        if let Some(a) = self.0.get(l.as_slice()) {
+            return Arc::clone(a);
+        }
+        let a: Arc<[u32]> = l.as_slice().into();
+        self.0.insert(l.into_boxed_slice(), Arc::clone(&a));
+        a
+    }
 }
 
 /// One accepted run as the second pass has it.
@@ -233,6 +257,8 @@ struct Got {
     calls: Vec<u32>,
     /// The record, when it was read (a cached run is read only if its page must be rendered).
     rec: Option<RunRecord>,
+    /// What it shares with its machine's other runs, when the record was read.
+    env: Option<run::EnvPage>,
     /// What is published, when it was read.
     canonical: Option<Vec<u8>>,
     /// This program and the published bytes: the page's input, and for a record in its file
@@ -258,6 +284,7 @@ fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Opt
     )?;
     let mut info = hit.info;
     info.values = values;
+    info.values.share(&mut w.shapes);
     // Runs of one series share their key.
     if let Some(s) = series.filter(|s| **s == info.series) {
         info.series = Arc::clone(s);
@@ -266,6 +293,7 @@ fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Opt
         info,
         calls,
         rec: None,
+        env: None,
         canonical: None,
         content: e.key,
         cacheable: true,
@@ -278,17 +306,17 @@ fn from_record(
     w: &mut Worker,
     series: Option<&Arc<SeriesKey>>,
 ) -> Result<Got, Rejection> {
-    let tm = &mut w.out.timings;
-    let mut t = Instant::now();
+    let tm = &mut w.out.parts;
+    let mut t = Lap::start();
     let bytes = load::read_limited(&e.cand.abs)?;
     let rec = load::parse_record(&bytes)?;
-    tm.read_parse += lap(&mut t);
+    tm.read_parse += t.lap();
     // One serialisation serves the content id and the file-form check.
     let json = canonical_json(&rec);
     let mut problems = validate_canonical(&rec, &json);
     // A name the site uses for its own pages would make a directory collide with a page.
     problems.extend(crate::names::problems(&rec));
-    tm.validate += lap(&mut t);
+    tm.validate += t.lap();
     if !problems.is_empty() {
         return Err(Rejection::Invalid(problems));
     }
@@ -306,11 +334,15 @@ fn from_record(
         (c, k)
     };
     let (mut info, calls) = RunInfo::from_record_spelled(&rec, &mut w.reg, series, Some(&mut w.sp));
-    info.env_page = run::environment(&rec, &info).path();
+    info.values.share(&mut w.shapes);
+    let env = run::environment(&rec, &info);
+    info.env_page = env.path();
+    tm.summarise += t.lap();
     Ok(Got {
         info,
         calls,
         rec: Some(rec),
+        env: Some(env),
         canonical: Some(canonical),
         content,
         cacheable: in_form,
@@ -332,11 +364,12 @@ fn second_pass_one(
             Err(why) => return Ok(Err(why)),
         },
     };
-    let mut t = Instant::now();
+    let mut t = Lap::start();
     let Got {
         mut info,
         calls,
         mut rec,
+        mut env,
         mut canonical,
         content,
         cacheable,
@@ -388,47 +421,53 @@ fn second_pass_one(
         id(cmp.same_version).as_bytes(),
     ]);
     // A cached run's record is read only when something must be made from it.
-    let read = |rec: &mut Option<RunRecord>, canonical: &mut Option<Vec<u8>>| {
+    let read = |rec: &mut Option<RunRecord>,
+                env: &mut Option<run::EnvPage>,
+                canonical: &mut Option<Vec<u8>>| {
         if canonical.is_none() {
             let bytes = load::read_limited(&e.cand.abs)?;
-            *rec = Some(load::parse_record(&bytes)?);
+            let r = load::parse_record(&bytes)?;
+            *env = Some(run::environment(&r, &info));
+            *rec = Some(r);
             *canonical = Some(bytes);
         }
         Ok::<_, RecordError>(())
     };
-    w.out.timings.page += lap(&mut t);
+    let parts = &mut w.out.parts;
+    parts.page += t.lap();
     // What the run shares with others of its machine is one page for all of them, named by its
     // content's hash: made by the first run of the build that links it, unless the previous
     // build of this program left it.
     let env_key = Key::of(&[&w.ctx.program, info.env_page.as_bytes()]);
     if w.ctx.claim_shared(&info.env_page) && !w.ctx.out.reuse(&info.env_page, env_key)? {
-        if let Err(why) = read(&mut rec, &mut canonical) {
+        if let Err(why) = read(&mut rec, &mut env, &mut canonical) {
             return Ok(Err(why.into()));
         }
-        if let Some(rec) = &rec {
-            let env = run::environment(rec, &info);
-            let html = w.ctx.renderer.render("env.html", &env)?;
+        if let Some(env) = &env {
+            let html = w.ctx.renderer.render("env.html", env)?;
+            parts.render += t.lap();
             w.ctx
                 .out
                 .write_keyed(&info.env_page, env_key, html.as_bytes())?;
+            parts.write += t.lap();
         }
     }
     if !w.ctx.out.reuse(&rel, key)? {
-        if let Err(why) = read(&mut rec, &mut canonical) {
+        if let Err(why) = read(&mut rec, &mut env, &mut canonical) {
             return Ok(Err(why.into()));
         }
-        if let Some(rec) = &rec {
-            let env = run::environment(rec, &info);
-            let page = run::build(rec, &info, &cmp, &w.reg, &Links, &raw, &env);
+        if let (Some(rec), Some(env)) = (&rec, &env) {
+            let page = run::build(rec, &info, &cmp, &w.reg, &Links, &raw, env);
+            parts.page += t.lap();
             let html = w.ctx.renderer.render("run.html", &page)?;
-            w.out.timings.render += lap(&mut t);
+            parts.render += t.lap();
             w.ctx.out.write_keyed(&rel, key, html.as_bytes())?;
         }
     }
     if w.ctx.data_url.is_none() {
         let json_rel = format!("{}.json", info.page);
         if !w.ctx.out.keep(&json_rel, content)? {
-            if let Err(why) = read(&mut rec, &mut canonical) {
+            if let Err(why) = read(&mut rec, &mut env, &mut canonical) {
                 return Ok(Err(why.into()));
             }
             if let Some(c) = &canonical {
@@ -436,11 +475,13 @@ fn second_pass_one(
             }
         }
     }
-    w.out.timings.write += lap(&mut t);
+    parts.write += t.lap();
+    drop((rec, env, canonical));
+    parts.free += t.lap();
     Ok(Ok(Accepted {
         info,
         key: cacheable.then_some(content),
-        calls: calls.into(),
+        calls: w.calls.share(calls),
     }))
 }
 
@@ -449,8 +490,9 @@ struct Accepted {
     info: RunInfo,
     /// Its cache key; none for a record not in its file form.
     key: Option<Key>,
-    /// The spellings of its metric keys (the worker's until merged).
-    calls: Box<[u32]>,
+    /// The spellings of its metric keys (the worker's until merged), shared by the runs that
+    /// met the same ones.
+    calls: Arc<[u32]>,
 }
 
 /// The runs of a chain a new run can be compared with, as indices into the worker's accepted
@@ -507,6 +549,7 @@ pub struct PassOptions<'a> {
     pub triage: &'a Triage,
     /// The previous build's summaries.
     pub cache: &'a Cache,
+    pub timings: &'a Timings,
 }
 
 /// What the second pass produced.
@@ -519,13 +562,12 @@ pub struct Rendered {
     /// For the next build's summary cache, per run: its key (none when not cacheable) and the
     /// spellings of its metric keys (indices into `spellings`).
     pub keys: Vec<Option<Key>>,
-    pub calls: Vec<Box<[u32]>>,
+    pub calls: Vec<Arc<[u32]>>,
     pub spellings: Vec<Spelling>,
     /// Records left out, with why.
     pub rejected: Vec<Issue>,
     /// Problems that did not stop a record from being used.
     pub warnings: Vec<Issue>,
-    pub timings: Timings,
 }
 
 /// One worker's share of [`Rendered`]; accepted runs carry their entry index.
@@ -534,7 +576,7 @@ struct Share {
     infos: Vec<(usize, Accepted)>,
     rejected: Vec<Issue>,
     warnings: Vec<Issue>,
-    timings: Timings,
+    parts: Parts,
 }
 
 /// The chains (ranges of consecutive entries with the same chain) spread over `jobs` workers:
@@ -569,6 +611,8 @@ fn render_chains(
         opts,
         reg: Registry::default(),
         sp: Spellings::default(),
+        shapes: Shapes::default(),
+        calls: Lists::default(),
         out: Share::default(),
     };
     for chain in chains {
@@ -577,7 +621,10 @@ fn render_chains(
         // Accepted runs (indices into the share) of the previous and the current version.
         let (mut prev, mut cur): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
         let mut cur_base = None;
-        let mut series: Option<Arc<SeriesKey>> = None;
+        let mut series: Option<Arc<SeriesKey>> = match &entries[chain.start].chain {
+            Chain::Series(k) => Some(Arc::clone(k)),
+            Chain::Alone(_) => None,
+        };
         for i in chain.clone() {
             let e = &entries[i];
             let reject = |why: Rejection| Issue {
@@ -624,6 +671,7 @@ fn render_chains(
             }
         }
     }
+    w.out.parts.report(opts.timings);
     Ok((w.out, w.reg, w.sp))
 }
 
@@ -657,12 +705,11 @@ pub fn second_pass(
         sps.push(sp);
         out.rejected.extend(share.rejected);
         out.warnings.extend(share.warnings);
-        out.timings.add(&share.timings);
     }
     // One registry in display order, whichever worker met which metric first.
     let (registry, maps) = Registry::merge(regs);
     // One table of spellings, each worker's numbers mapped onto it.
-    let mut table: std::collections::HashMap<Spelling, u32> = std::collections::HashMap::new();
+    let mut table: foldhash::HashMap<Spelling, u32> = foldhash::HashMap::default();
     let sp_maps: Vec<Vec<u32>> = sps
         .into_iter()
         .map(|sp| {
@@ -681,11 +728,22 @@ pub fn second_pass(
     let mut infos = Vec::new();
     let mut shapes = crate::metrics::Shapes::default();
     for ((part, map), sp_map) in parts.into_iter().zip(&maps).zip(&sp_maps) {
+        // A worker's lists of spellings are renumbered once each, and stay shared (the map
+        // holds each original, so no address is reused while it is in use).
+        type Renumbered = (Arc<[u32]>, Arc<[u32]>);
+        let mut renumbered: foldhash::HashMap<*const [u32], Renumbered> =
+            foldhash::HashMap::default();
         for (i, mut a) in part {
             a.info.values.renumber_shared(map, &mut shapes);
-            for c in a.calls.iter_mut() {
-                *c = sp_map.get(*c as usize).copied().unwrap_or(u32::MAX);
-            }
+            let (_, new) = renumbered.entry(Arc::as_ptr(&a.calls)).or_insert_with(|| {
+                let new = a
+                    .calls
+                    .iter()
+                    .map(|c| sp_map.get(*c as usize).copied().unwrap_or(u32::MAX))
+                    .collect();
+                (Arc::clone(&a.calls), new)
+            });
+            a.calls = Arc::clone(new);
             infos.push((i, a));
         }
     }

@@ -78,8 +78,12 @@ type SeriesOn<'a> = (&'a SeriesRuns, &'a [usize]);
 /// The series that have runs on a version, with those runs.
 type OnVersion<'a> = Vec<SeriesOn<'a>>;
 
-pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
-    index(ctx, d)?;
+/// The pages of versions `part`, `part + parts`, … (ascending), so that `parts` tasks can make
+/// them side by side; the first also writes the list of versions.
+pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), BuildError> {
+    if part == 0 {
+        index(ctx, d)?;
+    }
     let mut on: BTreeMap<&str, OnVersion> = BTreeMap::new();
     for s in d.g.by_series.values() {
         for (label, idx) in &s.versions {
@@ -90,7 +94,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     }
     let asc: Vec<&(String, Vec<usize>)> = d.g.by_kernel.values().collect();
     let ids = sweep::Ids::new(d.reg);
-    for (ki, (label, idx)) in asc.iter().enumerate() {
+    for (ki, (label, idx)) in asc.iter().enumerate().skip(part).step_by(parts.max(1)) {
         let neighbour = |k: Option<usize>| k.and_then(|k| asc.get(k)).map(|(l, _)| l.as_str());
         let around = (neighbour(ki.checked_sub(1)), neighbour(Some(ki + 1)));
         let series = on.get(label.as_str()).map(Vec::as_slice).unwrap_or(&[]);

@@ -47,7 +47,9 @@ struct MetricPage {
     charts: Vec<Chart>,
 }
 
-pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
+/// The metric pages of batches `part`, `part + parts`, …, so that `parts` tasks can make them
+/// side by side; the first also writes the index.
+pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), BuildError> {
     let links = Links;
     let runs = d.runs;
     // Placed runs with each metric, and the placed runs of each architecture with it.
@@ -79,12 +81,14 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             }),
         }
     }
-    let index = MetricIndex {
-        root: "../",
-        title: "Metrics",
-        families,
-    };
-    ctx.page("metrics/index.html", "metrics.html", &index)?;
+    if part == 0 {
+        let index = MetricIndex {
+            root: "../",
+            title: "Metrics",
+            families,
+        };
+        ctx.page("metrics/index.html", "metrics.html", &index)?;
+    }
 
     // A chart per architecture on every metric page. Each architecture's runs are gone
     // through once for a batch of metrics, gathering their values, rather than once per chart
@@ -95,7 +99,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             .iter()
             .map(|(arch, idx)| (arch, RunInfo::measured(runs, idx)))
             .collect();
-    for batch in shown.chunks(BATCH) {
+    for batch in shown.chunks(BATCH).skip(part).step_by(parts.max(1)) {
         let mut charts: Vec<Vec<Chart>> = batch.iter().map(|_| Vec::new()).collect();
         let ids = batch[0]..=batch[batch.len() - 1];
         for (arch, idx) in &arches {
@@ -125,7 +129,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         }
     }
     // Headline pages exist even before any run has their metric: other pages link to them.
-    for (h, m) in METRICS.iter().zip(&d.headline) {
+    for (h, m) in METRICS.iter().zip(&d.headline).filter(|_| part == 0) {
         if m.is_some_and(|m| counts[m as usize] > 0) {
             continue;
         }
