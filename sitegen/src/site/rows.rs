@@ -60,6 +60,8 @@ pub struct RunRow {
     pub kernel: String,
     pub cpu: String,
     pub virt: String,
+    /// The machine's pseudonym, empty when the record has none.
+    pub machine: String,
     /// What one operation is and how it was measured: runs of different probes or methods are
     /// listed together here, never pooled.
     pub probe: String,
@@ -89,6 +91,7 @@ pub fn run_row(r: &RunInfo, headline: &[Option<u32>], root: &str) -> RunRow {
         kernel: r.kernel.release.clone(),
         cpu: r.series.cpu_short().to_string(),
         virt: r.series.virt.clone(),
+        machine: r.machine.clone().unwrap_or_default(),
         probe: format!("{} · {}", r.series.per_op_words(), r.series.method_short()),
         kind: kind_label(r.kind),
         unverified: !r.accepted,

@@ -26,8 +26,10 @@ const AXE: &str = "/usr/local/share/syscost-test-tools/axe-core-4.14.1/axe.min.j
 /// Logged by the harness itself: proves that console messages do reach stderr, so that the
 /// absence of any other message means something.
 const CANARY: &str = "syscost-harness-canary";
-/// The column the sorting check clicks (the first key metric of run lists).
+/// The column the sorting check clicks on the run list (the first key metric of run lists).
 const SORT_COLUMN: &str = "entry (ns)";
+/// The column it clicks on a run page: ns below 10 µs, µs, ms and s above.
+const RUN_SORT_COLUMN: &str = "median [CI]";
 
 const HARNESS: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>harness</title></head><body>
@@ -40,7 +42,7 @@ var PAGES = PAGE_LIST;
 var MODE = "THEME";
 var AXE = new URL("axe.min.js", location.href).href;
 var results = { mode: MODE, dark: matchMedia("(prefers-color-scheme: dark)").matches,
-  pages: {}, narrow: {}, axe: {}, done: false };
+  pages: {}, narrow: {}, axe: {}, sort: {}, done: false };
 var each = Array.prototype.map;
 var pending = 0;
 
@@ -152,7 +154,7 @@ function loaded(f) {
       results.narrow[page] = narrow(f.contentDocument, f.contentWindow);
     } else {
       results.pages[page] = facts(f.contentDocument, f.contentWindow);
-      if (f.hasAttribute("data-sort")) results.sort = sortCheck(f.contentDocument, f.getAttribute("data-sort"));
+      if (f.hasAttribute("data-sort")) results.sort[page] = sortCheck(f.contentDocument, f.getAttribute("data-sort"));
     }
     audit(f, page + (narrowFrame ? " at 400 px" : " at 1200 px"));
   } catch (e) {
@@ -266,20 +268,28 @@ fn results(dom: &str) -> Value {
     serde_json::from_str(text).unwrap_or_else(|e| panic!("results are not JSON ({e}): {text}"))
 }
 
-/// The leading number of each cell ("2,986 [2,834, 3,080]" → 2986).
+/// The leading number of each cell in ns ("2,986 [2,834, 3,080]" → 2986, "1.7 ms [1.6, 1.8]"
+/// → 1,700,000).
 fn numbers(v: &Value) -> Vec<f64> {
     v.as_array()
         .expect("a column")
         .iter()
         .map(|x| {
             let s = x.as_str().expect("a cell");
-            let lead: String = s
-                .split_whitespace()
+            let mut words = s.split_whitespace();
+            let lead: f64 = words
                 .next()
                 .unwrap_or_default()
-                .replace(',', "");
-            lead.parse()
-                .unwrap_or_else(|_| panic!("not a number: {s:?}"))
+                .replace(',', "")
+                .parse()
+                .unwrap_or_else(|_| panic!("not a number: {s:?}"));
+            let scale = match words.next() {
+                Some("µs") => 1e3,
+                Some("ms") => 1e6,
+                Some("s") => 1e9,
+                _ => 1.0,
+            };
+            lead * scale
         })
         .collect()
 }
@@ -311,6 +321,14 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     let rec = edited(base_record(40), |r| {
         r.environment.comparability.arch = "x86_64".into();
         r.environment.comparability.kernel_release = "6.8.0-45-generic".into();
+        // A time the run page writes in ms, in a column of ns, for the sorter to place.
+        let x = r
+            .results
+            .iter_mut()
+            .filter(|x| x.median_ns.is_some())
+            .nth(2)
+            .expect("a third measured scenario");
+        (x.median_ns, x.ci_low_ns, x.ci_high_ns) = (Some(1.7e6), Some(1.653e6), Some(1.771e6));
     });
     save(&data, &rec);
     let o = build_site(&data, &site);
@@ -352,7 +370,11 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         ("runs/index.html", Some(SORT_COLUMN), "All runs".into()),
         ("kernels/6.8/index.html", None, "Linux 6.8".into()),
         ("arch/x86_64/index.html", None, "x86_64".into()),
-        (run_page.as_str(), None, format!("Run {}", rec.id)),
+        (
+            run_page.as_str(),
+            Some(RUN_SORT_COLUMN),
+            format!("Run {}", rec.id),
+        ),
         (env.as_str(), None, "Machine and settings".into()),
         (
             "changes/index.html",
@@ -506,22 +528,51 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         assert_eq!(c["drawn"].as_u64(), Some(markers), "markers not drawn: {c}");
     }
 
-    // Clicking the header sorts ascending, clicking again descending, keeping every row.
-    let sort = &found["sort"];
-    assert!(sort.get("error").is_none(), "{}", sort["error"]);
-    let before = numbers(&sort["before"]);
-    assert!(before.len() > 10, "too few rows to tell: {before:?}");
+    // Clicking the header sorts ascending, clicking again descending, keeping every row: on
+    // the run list, and on the run page, whose times carry units from 10 µs up.
+    for (page, column) in [
+        ("runs/index.html", SORT_COLUMN),
+        (run_page.as_str(), RUN_SORT_COLUMN),
+    ] {
+        let sort = &found["sort"][page];
+        assert!(
+            sort.is_object(),
+            "{page}: no sort check ran: {}",
+            found["sort"]
+        );
+        assert!(sort.get("error").is_none(), "{page}: {}", sort["error"]);
+        let before = numbers(&sort["before"]);
+        assert!(
+            before.len() > 10,
+            "{page}: too few rows to tell: {before:?}"
+        );
+        assert!(
+            !ascending(&before),
+            "{page}: the table was sorted before the click, so a sort could not be seen"
+        );
+        assert_eq!(sort["first"]["order"], "ascending", "{page} {column}");
+        let first = numbers(&sort["first"]["values"]);
+        assert!(ascending(&first), "{page}: not sorted ascending: {first:?}");
+        assert!(
+            same_values(&before, &first),
+            "{page}: rows changed while sorting"
+        );
+        assert_eq!(sort["second"]["order"], "descending", "{page} {column}");
+        let mut second = numbers(&sort["second"]["values"]);
+        second.reverse();
+        assert!(
+            ascending(&second),
+            "{page}: not sorted descending: {second:?}"
+        );
+        assert!(
+            same_values(&before, &second),
+            "{page}: rows changed while sorting"
+        );
+    }
+    // The run page's column mixes units, so a sort by the leading number alone would fail.
+    let cells = found["sort"][run_page.as_str()]["before"].to_string();
     assert!(
-        !ascending(&before),
-        "the table was sorted before the click, so a sort could not be seen"
+        cells.contains(" µs") || cells.contains(" ms"),
+        "the run page has no scaled time to sort: {cells}"
     );
-    assert_eq!(sort["first"]["order"], "ascending");
-    let first = numbers(&sort["first"]["values"]);
-    assert!(ascending(&first), "not sorted ascending: {first:?}");
-    assert!(same_values(&before, &first), "rows changed while sorting");
-    assert_eq!(sort["second"]["order"], "descending");
-    let mut second = numbers(&sort["second"]["values"]);
-    second.reverse();
-    assert!(ascending(&second), "not sorted descending: {second:?}");
-    assert!(same_values(&before, &second), "rows changed while sorting");
 }

@@ -284,12 +284,21 @@ fn link_checker_detects_breakage() {
     std::fs::create_dir_all(tmp.path().join("a")).unwrap();
     std::fs::write(
         tmp.path().join("a/x.html"),
-        "<a href=\"../y.html\">y</a><a href=\"../../z.html\">z</a><a href=\"/abs.html\">q</a>",
+        "<a href=\"../y.html\">y</a><a href=\"../../z.html\">z</a><a href=\"/abs.html\">q</a><p id=\"here\">",
     )
     .unwrap();
-    std::fs::write(tmp.path().join("y.html"), "<img src=\"a/x.html#top\">").unwrap();
+    std::fs::write(
+        tmp.path().join("y.html"),
+        "<img src=\"a/x.html#top\"><a href=\"a/x.html#here\">h</a><a href=\"#\">t</a>",
+    )
+    .unwrap();
     let broken = broken_links(tmp.path());
-    assert_eq!(broken.len(), 2, "{broken:?}");
+    // Leaving the site, an absolute link, and an anchor the page does not have.
+    assert_eq!(broken.len(), 3, "{broken:?}");
+    assert!(
+        broken.iter().any(|b| b.contains("no id=\"top\"")),
+        "{broken:?}"
+    );
 }
 
 #[test]
@@ -581,6 +590,12 @@ fn kernel_pages_use_upstream_versions() {
     // 6.8.0-45-generic is listed on the 6.8 page, 6.9.2 on its own.
     let k = read(&f.site, "kernels/6.8/index.html");
     assert!(k.contains("6.8.0-45-generic"));
+    // Its runs are in one table ordered by machine, which each row names.
+    assert!(k.contains("<th>machine<th>"), "no machine column");
+    assert!(
+        k.contains("<td>feedface00000001<td>"),
+        "the machine of the run is not named"
+    );
     assert!(read(&f.site, "kernels/6.9.2/index.html").contains(&f.new_id));
     let list = read(&f.site, "kernels/index.html");
     let pos = |s: &str| {

@@ -195,12 +195,13 @@ pub fn resolve(page: &str, link: &str) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// Checks every internal link of every page; returns the broken ones.
+/// Checks every internal link of every page, and the anchor it names; returns the broken ones.
 pub fn broken_links(site: &Path) -> Vec<String> {
     let files: std::collections::BTreeSet<String> = files(site).into_iter().collect();
+    let pages: std::collections::BTreeMap<String, String> = html_pages(site).collect();
     let mut broken = Vec::new();
-    for (page, html) in html_pages(site) {
-        for l in links(&html) {
+    for (page, html) in &pages {
+        for l in links(html) {
             if l.starts_with("https://") || l.starts_with("http://") || l.starts_with("mailto:") {
                 continue;
             }
@@ -208,8 +209,15 @@ pub fn broken_links(site: &Path) -> Vec<String> {
                 broken.push(format!("{page}: absolute link {l}"));
                 continue;
             }
-            match resolve(&page, &l) {
-                Some(t) if files.contains(&t) => {}
+            let anchor = l.split_once('#').map(|(_, a)| a).filter(|a| !a.is_empty());
+            match resolve(page, &l) {
+                Some(t) if files.contains(&t) => {
+                    if let (Some(a), Some(target)) = (anchor, pages.get(&t)) {
+                        if !target.contains(&format!("id=\"{a}\"")) {
+                            broken.push(format!("{page}: {l} → no id=\"{a}\" in {t}"));
+                        }
+                    }
+                }
                 Some(t) => broken.push(format!("{page}: {l} → {t} does not exist")),
                 None => broken.push(format!("{page}: {l} leaves the site")),
             }

@@ -25,7 +25,8 @@ pub struct SeriesRow {
 #[derive(Serialize)]
 struct MetricLink {
     label: String,
-    href: String,
+    /// Its chart of this architecture on the metric page; none when only emulated runs have it.
+    href: Option<String>,
     runs: usize,
 }
 
@@ -88,24 +89,29 @@ fn page(ctx: &mut Ctx, d: &Data, arch: &str, idx: &[usize]) -> Result<(), BuildE
             Some(chart_for(runs, &d.g, &measured, spec, &root))
         })
         .collect();
-    let mut counts = vec![0usize; d.reg.len()];
+    // Runs with each metric, and of them the measured ones: only those are drawn on the
+    // metric page (an emulated run is not), so only they give its chart an anchor to link.
+    let mut counts = vec![(0usize, 0usize); d.reg.len()];
     for &i in idx {
         for (m, _) in runs[i].values.iter() {
-            counts[m as usize] += 1;
+            counts[m as usize].0 += 1;
+            counts[m as usize].1 += usize::from(!runs[i].emulated);
         }
     }
     let metrics = d
         .reg
         .ids()
-        .filter(|&m| counts[m as usize] > 0)
+        .filter(|&m| counts[m as usize].0 > 0)
         .map(|m| MetricLink {
             label: d.reg.key(m).label(),
-            href: format!(
-                "{root}{}#{}",
-                links.metric(&d.reg.key(m).slug()),
-                fmt::slug(arch)
-            ),
-            runs: counts[m as usize],
+            href: (counts[m as usize].1 > 0).then(|| {
+                format!(
+                    "{root}{}#{}",
+                    links.metric(&d.reg.key(m).slug()),
+                    fmt::slug(arch)
+                )
+            }),
+            runs: counts[m as usize].0,
         })
         .collect();
     let page = ArchPage {

@@ -36,7 +36,9 @@ struct VersionRow {
 struct MetricRow {
     label: String,
     headline: String,
-    href: String,
+    /// Its page in this series, or its chart of the architecture; none for a metric of an
+    /// emulated series without a page of its own.
+    href: Option<String>,
     versions: usize,
     latest: String,
     latest_value: String,
@@ -92,7 +94,8 @@ struct SeriesMetricPage {
     series_id: String,
     series_href: String,
     sentence: String,
-    metric_href: String,
+    /// The metric's chart of the architecture; none for an emulated series (not drawn there).
+    metric_href: Option<String>,
     confidence: String,
     svg: Option<String>,
     marker: String,
@@ -179,6 +182,8 @@ fn overview(
             Some(chart_for(runs, &d.g, &s.runs, spec, &root))
         })
         .collect();
+    // A series of emulated runs is not drawn on the metric pages: there is no chart to link.
+    let drawn = s.runs.iter().any(|&i| !runs[i].emulated);
     let metrics = trends
         .iter()
         .map(|t| {
@@ -191,9 +196,11 @@ fn overview(
                     .map(|h| h.label.to_string())
                     .unwrap_or_default(),
                 href: if has_page(d, s, t.metric) {
-                    format!("{root}{}", links.series_metric(key, &k.slug()))
+                    Some(format!("{root}{}", links.series_metric(key, &k.slug())))
                 } else {
-                    format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch))
+                    drawn.then(|| {
+                        format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch))
+                    })
                 },
                 versions: t.points.iter().filter(|p| p.is_some()).count(),
                 latest: last.map(|v| s.versions[v].0.clone()).unwrap_or_default(),
@@ -337,7 +344,11 @@ fn metric_page(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, t: &MetricTrend) -> Resu
         series_id: key.id(),
         series_href: format!("{root}{}", links.series(key)),
         sentence: key.sentence(),
-        metric_href: format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch)),
+        metric_href: s
+            .runs
+            .iter()
+            .any(|&i| !d.runs[i].emulated)
+            .then(|| format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch))),
         kernel_rule: format!("{:.0} % or {KERNEL_NS} ns", KERNEL_REL * 100.0),
         confidence: d.conf.clone(),
         svg,
