@@ -36,6 +36,7 @@ use foldhash::HashMap;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt;
 use std::sync::OnceLock;
@@ -113,22 +114,23 @@ pub fn dictionary4_sha256() -> String {
 
 /// A text of a row: its index in the dictionary, or the text itself.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Text {
+pub(crate) enum Text<'a> {
     Ref(u32),
-    Lit(String),
+    /// Borrowed from the record when a row is written (rows are made for each serialisation).
+    Lit(Cow<'a, str>),
 }
 
-impl Text {
+impl<'a> Text<'a> {
     /// The text as a file of schema `form` writes it.
-    fn of(s: &str, form: u32) -> Text {
+    fn of(s: &'a str, form: u32) -> Text<'a> {
         match dictionary().text_ix.get(s) {
             Some(&i) if (i as usize) < in_force(form).0 => Text::Ref(i),
-            _ => Text::Lit(s.to_string()),
+            _ => Text::Lit(Cow::Borrowed(s)),
         }
     }
     fn resolve(self) -> Result<String, RowError> {
         match self {
-            Text::Lit(s) => Ok(s),
+            Text::Lit(s) => Ok(s.into_owned()),
             Text::Ref(i) => dictionary()
                 .texts
                 .get(i as usize)
@@ -138,7 +140,7 @@ impl Text {
     }
 }
 
-impl Serialize for Text {
+impl Serialize for Text<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Text::Ref(i) => s.serialize_u32(*i),
@@ -147,24 +149,24 @@ impl Serialize for Text {
     }
 }
 
-impl<'de> Deserialize<'de> for Text {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Text, D::Error> {
+impl<'de> Deserialize<'de> for Text<'_> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl Visitor<'_> for V {
-            type Value = Text;
+            type Value = Text<'static>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a text or its index in the dictionary")
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Text, E> {
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
                 u32::try_from(v)
                     .map(Text::Ref)
                     .map_err(|_| E::custom(format_args!("text {v} is not in the dictionary")))
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Text, E> {
-                Ok(Text::Lit(v.to_string()))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Text::Lit(Cow::Owned(v.to_string())))
             }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Text, E> {
-                Ok(Text::Lit(v))
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Text::Lit(Cow::Owned(v)))
             }
         }
         d.deserialize_any(V)
@@ -174,13 +176,13 @@ impl<'de> Deserialize<'de> for Text {
 /// A scenario's parameters: the index of the same map in the dictionary, or the map (whose
 /// values may be texts of the dictionary).
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Params {
+pub(crate) enum Params<'a> {
     Ref(u32),
-    Map(BTreeMap<String, Text>),
+    Map(BTreeMap<Cow<'a, str>, Text<'a>>),
 }
 
-impl Params {
-    fn of(p: &BTreeMap<String, String>, form: u32) -> Option<Params> {
+impl<'a> Params<'a> {
+    fn of(p: &'a BTreeMap<String, String>, form: u32) -> Option<Params<'a>> {
         if p.is_empty() {
             return None;
         }
@@ -188,7 +190,7 @@ impl Params {
             Some(&i) if (i as usize) < in_force(form).1 => Params::Ref(i),
             _ => Params::Map(
                 p.iter()
-                    .map(|(k, v)| (k.clone(), Text::of(v, form)))
+                    .map(|(k, v)| (Cow::Borrowed(k.as_str()), Text::of(v, form)))
                     .collect(),
             ),
         })
@@ -200,12 +202,15 @@ impl Params {
                 .get(i as usize)
                 .cloned()
                 .ok_or(RowError::UnknownParams(i)),
-            Params::Map(m) => m.into_iter().map(|(k, v)| Ok((k, v.resolve()?))).collect(),
+            Params::Map(m) => m
+                .into_iter()
+                .map(|(k, v)| Ok((k.into_owned(), v.resolve()?)))
+                .collect(),
         }
     }
 }
 
-impl Serialize for Params {
+impl Serialize for Params<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Params::Ref(i) => s.serialize_u32(*i),
@@ -220,22 +225,22 @@ impl Serialize for Params {
     }
 }
 
-impl<'de> Deserialize<'de> for Params {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Params, D::Error> {
+impl<'de> Deserialize<'de> for Params<'_> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl<'de> Visitor<'de> for V {
-            type Value = Params;
+            type Value = Params<'static>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a map of parameters with unique keys, or its index in the dictionary")
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Params, E> {
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
                 u32::try_from(v).map(Params::Ref).map_err(|_| {
                     E::custom(format_args!("parameters {v} are not in the dictionary"))
                 })
             }
-            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Params, A::Error> {
+            fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Self::Value, A::Error> {
                 let mut out = BTreeMap::new();
-                while let Some((k, v)) = access.next_entry::<String, Text>()? {
+                while let Some((k, v)) = access.next_entry::<Cow<'static, str>, Text>()? {
                     if out.contains_key(&k) {
                         return Err(de::Error::custom(format_args!(
                             "duplicate key {k:?}: a key may appear only once"
@@ -253,28 +258,28 @@ impl<'de> Deserialize<'de> for Params {
 /// A scenario id in a row that is often the row's own id (a target's group, a member of a
 /// group): from schema 4 written `0` when it is, else as it is.
 #[derive(Debug, Clone, PartialEq)]
-pub(crate) enum Name {
+pub(crate) enum Name<'a> {
     Own,
-    Is(String),
+    Is(Cow<'a, str>),
 }
 
-impl Name {
-    fn of(name: &str, own: &str, form: u32) -> Name {
+impl<'a> Name<'a> {
+    fn of(name: &'a str, own: &str, form: u32) -> Name<'a> {
         if form >= 4 && name == own {
             Name::Own
         } else {
-            Name::Is(name.to_string())
+            Name::Is(Cow::Borrowed(name))
         }
     }
     fn resolve(self, own: &str) -> String {
         match self {
             Name::Own => own.to_string(),
-            Name::Is(s) => s,
+            Name::Is(s) => s.into_owned(),
         }
     }
 }
 
-impl Serialize for Name {
+impl Serialize for Name<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Name::Own => s.serialize_u8(0),
@@ -283,15 +288,15 @@ impl Serialize for Name {
     }
 }
 
-impl<'de> Deserialize<'de> for Name {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Name, D::Error> {
+impl<'de> Deserialize<'de> for Name<'_> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         struct V;
         impl Visitor<'_> for V {
-            type Value = Name;
+            type Value = Name<'static>;
             fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
                 f.write_str("a scenario id, or 0 for the row's own id")
             }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Name, E> {
+            fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
                 match v {
                     0 => Ok(Name::Own),
                     _ => Err(E::custom(format_args!(
@@ -299,11 +304,11 @@ impl<'de> Deserialize<'de> for Name {
                     ))),
                 }
             }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Name, E> {
-                Ok(Name::Is(v.to_string()))
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Name::Is(Cow::Owned(v.to_string())))
             }
-            fn visit_string<E: de::Error>(self, v: String) -> Result<Name, E> {
-                Ok(Name::Is(v))
+            fn visit_string<E: de::Error>(self, v: String) -> Result<Self::Value, E> {
+                Ok(Name::Is(Cow::Owned(v)))
             }
         }
         d.deserialize_any(V)
@@ -377,8 +382,8 @@ pub(crate) struct StatsRow(
 /// vs, median, ci_low, ci_high, samples, pct, pct_ci_low, pct_ci_high.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct OverheadRow(
-    String,
+pub(crate) struct OverheadRow<'a>(
+    Cow<'a, str>,
     f64,
     Option<f64>,
     Option<f64>,
@@ -391,31 +396,31 @@ pub(crate) struct OverheadRow(
 /// what, expected, observed.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct VerificationRow(Text, u64, u64);
+pub(crate) struct VerificationRow<'a>(Text<'a>, u64, u64);
 
 /// id, family, description, status, reason, stats, overhead, throughput, verification, params.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct ResultRow(
-    String,
-    Text,
-    Text,
+pub(crate) struct ResultRow<'a>(
+    Cow<'a, str>,
+    Text<'a>,
+    Text<'a>,
     Status,
-    Option<Text>,
+    Option<Text<'a>>,
     Option<StatsRow>,
-    Option<OverheadRow>,
+    Option<OverheadRow<'a>>,
     Option<ThroughputCell>,
-    Option<VerificationRow>,
-    Option<Params>,
+    Option<VerificationRow<'a>>,
+    Option<Params<'a>>,
 );
 
 /// id, label, formula, median, ci_low, ci_high, samples, origin.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct EstimateRow(
-    String,
-    Text,
-    Text,
+pub(crate) struct EstimateRow<'a>(
+    Cow<'a, str>,
+    Text<'a>,
+    Text<'a>,
     f64,
     Option<f64>,
     Option<f64>,
@@ -427,9 +432,9 @@ pub(crate) struct EstimateRow(
 /// systematic, verdict, kernel verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct ExpectationRow(
-    String,
-    Text,
+pub(crate) struct ExpectationRow<'a>(
+    Cow<'a, str>,
+    Text<'a>,
     Relation,
     f64,
     f64,
@@ -445,15 +450,23 @@ pub(crate) struct ExpectationRow(
 /// quantity, id, median, half-width, target, met, group (schema 4: `0` when it is the id).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct TargetRow(QuantityKind, String, f64, Option<f64>, f64, bool, Name);
+pub(crate) struct TargetRow<'a>(
+    QuantityKind,
+    Cow<'a, str>,
+    f64,
+    Option<f64>,
+    f64,
+    bool,
+    Name<'a>,
+);
 
 /// id, members (schema 4: `0` for the group's own id), rounds, duration.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct GroupRow(String, Vec<Name>, u64, f64);
+pub(crate) struct GroupRow<'a>(Cow<'a, str>, Vec<Name<'a>>, u64, f64);
 
-impl ResultRow {
-    fn of(r: &ScenarioResult, form: u32) -> ResultRow {
+impl<'a> ResultRow<'a> {
+    fn of(r: &'a ScenarioResult, form: u32) -> ResultRow<'a> {
         let stats = StatsRow(
             r.median_ns,
             r.ci_low_ns,
@@ -480,7 +493,7 @@ impl ResultRow {
             }
         });
         ResultRow(
-            r.id.clone(),
+            Cow::Borrowed(&r.id),
             Text::of(&r.family, form),
             Text::of(&r.description, form),
             r.status,
@@ -488,7 +501,7 @@ impl ResultRow {
             (stats != empty).then_some(stats),
             r.overhead.as_ref().map(|o| {
                 OverheadRow(
-                    o.vs.clone(),
+                    Cow::Borrowed(&o.vs),
                     o.median_ns,
                     o.ci_low_ns,
                     o.ci_high_ns,
@@ -517,7 +530,7 @@ impl ResultRow {
             (r.outliers, r.preempted, r.retaken) = (out, pre, ret);
         }
         r.overhead = ov.map(|OverheadRow(vs, m, lo, hi, n, p, plo, phi)| Overhead {
-            vs,
+            vs: vs.into_owned(),
             median_ns: m,
             ci_low_ns: lo,
             ci_high_ns: hi,
@@ -536,7 +549,7 @@ impl ResultRow {
             }),
             Some(ThroughputCell::Derived) => Some(
                 crate::precision::derived_throughput(r.median_ns, r.ci_low_ns, r.ci_high_ns)
-                    .ok_or_else(|| RowError::DerivedThroughput(id.clone()))?,
+                    .ok_or_else(|| RowError::DerivedThroughput(id.to_string()))?,
             ),
         };
         r.verification = ver
@@ -553,10 +566,10 @@ impl ResultRow {
     }
 }
 
-impl EstimateRow {
-    fn of(e: &Estimate, form: u32) -> EstimateRow {
+impl<'a> EstimateRow<'a> {
+    fn of(e: &'a Estimate, form: u32) -> EstimateRow<'a> {
         EstimateRow(
-            e.id.clone(),
+            Cow::Borrowed(&e.id),
             Text::of(&e.label, form),
             Text::of(&e.formula, form),
             e.median_ns,
@@ -569,7 +582,7 @@ impl EstimateRow {
     fn into_model(self) -> Result<Estimate, RowError> {
         let EstimateRow(id, label, formula, m, lo, hi, samples, origin) = self;
         Ok(Estimate {
-            id,
+            id: id.into_owned(),
             label: label.resolve()?,
             formula: formula.resolve()?,
             median_ns: m,
@@ -581,10 +594,10 @@ impl EstimateRow {
     }
 }
 
-impl ExpectationRow {
-    fn of(e: &Expectation, form: u32) -> ExpectationRow {
+impl<'a> ExpectationRow<'a> {
+    fn of(e: &'a Expectation, form: u32) -> ExpectationRow<'a> {
         ExpectationRow(
-            e.id.clone(),
+            Cow::Borrowed(&e.id),
             Text::of(&e.label, form),
             e.relation,
             e.lhs_ns,
@@ -601,7 +614,7 @@ impl ExpectationRow {
     fn into_model(self) -> Result<Expectation, RowError> {
         let ExpectationRow(id, label, relation, lhs, rhs, dm, dlo, dhi, tol, sys, v, kv) = self;
         Ok(Expectation {
-            id,
+            id: id.into_owned(),
             label: label.resolve()?,
             relation,
             lhs_ns: lhs,
@@ -617,11 +630,11 @@ impl ExpectationRow {
     }
 }
 
-impl TargetRow {
-    fn of(t: &Target, form: u32) -> TargetRow {
+impl<'a> TargetRow<'a> {
+    fn of(t: &'a Target, form: u32) -> TargetRow<'a> {
         TargetRow(
             t.quantity,
-            t.id.clone(),
+            Cow::Borrowed(&t.id),
             t.median_ns,
             t.half_width_ns,
             t.target_ns,
@@ -634,7 +647,7 @@ impl TargetRow {
         Ok(Target {
             quantity,
             group: group.resolve(&id),
-            id,
+            id: id.into_owned(),
             median_ns,
             half_width_ns,
             target_ns,
@@ -643,16 +656,21 @@ impl TargetRow {
     }
 }
 
-impl GroupRow {
-    fn of(g: &GroupSummary, form: u32) -> GroupRow {
+impl<'a> GroupRow<'a> {
+    fn of(g: &'a GroupSummary, form: u32) -> GroupRow<'a> {
         let members = g.members.iter().map(|m| Name::of(m, &g.id, form));
-        GroupRow(g.id.clone(), members.collect(), g.rounds, g.duration_s)
+        GroupRow(
+            Cow::Borrowed(&g.id),
+            members.collect(),
+            g.rounds,
+            g.duration_s,
+        )
     }
     fn into_model(self) -> Result<GroupSummary, RowError> {
         let GroupRow(id, members, rounds, duration_s) = self;
         Ok(GroupSummary {
             members: members.into_iter().map(|m| m.resolve(&id)).collect(),
-            id,
+            id: id.into_owned(),
             rounds,
             duration_s,
         })
@@ -774,9 +792,9 @@ struct Rows<'a> {
     settings: &'a crate::Settings,
     environment: &'a crate::Environment,
     summary: SummaryRows<'a>,
-    results: Vec<ResultRow>,
-    estimates: Vec<EstimateRow>,
-    expectations: Vec<ExpectationRow>,
+    results: Vec<ResultRow<'a>>,
+    estimates: Vec<EstimateRow<'a>>,
+    expectations: Vec<ExpectationRow<'a>>,
     #[serde(skip_serializing_if = "<[String]>::is_empty")]
     notes: &'a [String],
 }
@@ -794,9 +812,9 @@ struct SummaryRows<'a> {
     worst_ci_id: Option<&'a str>,
     ci_method: &'a str,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    targets: Vec<TargetRow>,
+    targets: Vec<TargetRow<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
-    groups: Vec<GroupRow>,
+    groups: Vec<GroupRow<'a>>,
 }
 
 impl Serialize for RunRecord {
@@ -811,17 +829,22 @@ pub(crate) fn json_with_id(r: &RunRecord, id: &str, form: u32) -> String {
     let mut out = Vec::with_capacity(32 * 1024);
     // Serialising plain data cannot fail (no maps with non-string keys), and serde_json
     // writes UTF-8.
-    let ok = if form >= 4 {
-        let mut ser = serde_json::Serializer::with_formatter(&mut out, Integral);
-        serialize_with_id(r, id, form, &mut ser).is_ok()
-    } else {
-        let mut ser = serde_json::Serializer::new(&mut out);
-        serialize_with_id(r, id, form, &mut ser).is_ok()
-    };
-    if !ok {
+    if !write_with_id(r, id, form, &mut out) {
         return String::new();
     }
     String::from_utf8(out).unwrap_or_default()
+}
+
+/// [`json_with_id`] written to `w` as it is made (into a hash, or compared with a file's
+/// bytes), so no copy of the text is held; false when `w` refused a write.
+pub(crate) fn write_with_id<W: std::io::Write>(r: &RunRecord, id: &str, form: u32, w: W) -> bool {
+    if form >= 4 {
+        let mut ser = serde_json::Serializer::with_formatter(w, Integral);
+        serialize_with_id(r, id, form, &mut ser).is_ok()
+    } else {
+        let mut ser = serde_json::Serializer::new(w);
+        serialize_with_id(r, id, form, &mut ser).is_ok()
+    }
 }
 
 /// Compact JSON in which a whole number is written without `.0` (schema 4: `23500`, not
@@ -832,7 +855,7 @@ impl serde_json::ser::Formatter for Integral {
     fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f64) -> std::io::Result<()> {
         // Below 2^53 every whole f64 is an exact i64; -0 keeps its sign as a float.
         if v.fract() == 0.0 && v.abs() < 9.0e15 && !(v == 0.0 && v.is_sign_negative()) {
-            write!(w, "{}", v as i64)
+            serde_json::ser::CompactFormatter.write_i64(w, v as i64)
         } else {
             serde_json::ser::CompactFormatter.write_f64(w, v)
         }
@@ -878,6 +901,11 @@ fn serialize_with_id<S: Serializer>(
         }
         .serialize(s);
     }
+    rows(r, id, form).serialize(s)
+}
+
+/// The record's rows in the file form of schema `form` (3 or later).
+fn rows<'a>(r: &'a RunRecord, id: &'a str, form: u32) -> Rows<'a> {
     let m = &r.summary;
     Rows {
         schema: form,
@@ -907,7 +935,98 @@ fn serialize_with_id<S: Serializer>(
             .collect(),
         notes: &r.notes,
     }
-    .serialize(s)
+}
+
+/// A schema-4 record's file form written to `file` and the form its content id covers (schema
+/// 3's, the id blank) to `id`, from one set of rows: schema 3's rows are schema 4's with the
+/// texts and maps 4 appended to the dictionary spelled out and a row's own id written out, so
+/// the dictionary is searched once. False when a writer refused a write.
+pub(crate) fn write_file_and_id_forms<F: std::io::Write, I: std::io::Write>(
+    r: &RunRecord,
+    file: F,
+    id: I,
+) -> bool {
+    let mut rows = rows(r, &r.id, 4);
+    let mut ser = serde_json::Serializer::with_formatter(file, Integral);
+    let file_ok = rows.serialize(&mut ser).is_ok();
+    rows.schema = 3;
+    rows.id = "";
+    rows.to_schema3();
+    let mut ser = serde_json::Serializer::new(id);
+    rows.serialize(&mut ser).is_ok() && file_ok
+}
+
+impl Text<'_> {
+    /// The text as schema 3 writes it, given how schema 4 does.
+    fn to_schema3(&mut self) {
+        if let Text::Ref(i) = *self {
+            if i as usize >= dictionary().schema3.0 {
+                if let Some(t) = dictionary().texts.get(i as usize) {
+                    *self = Text::Lit(Cow::Borrowed(t));
+                }
+            }
+        }
+    }
+}
+
+impl Params<'_> {
+    fn to_schema3(&mut self) {
+        match self {
+            Params::Ref(i) => {
+                if (*i as usize) >= dictionary().schema3.1 {
+                    if let Some(p) = dictionary().params.get(*i as usize) {
+                        *self = Params::Map(
+                            p.iter()
+                                .map(|(k, v)| (Cow::Borrowed(k.as_str()), Text::of(v, 3)))
+                                .collect(),
+                        );
+                    }
+                }
+            }
+            Params::Map(m) => m.values_mut().for_each(Text::to_schema3),
+        }
+    }
+}
+
+impl<'a> Name<'a> {
+    fn to_schema3(&mut self, own: &Cow<'a, str>) {
+        if let Name::Own = self {
+            *self = Name::Is(own.clone());
+        }
+    }
+}
+
+impl Rows<'_> {
+    fn to_schema3(&mut self) {
+        for r in &mut self.results {
+            r.1.to_schema3();
+            r.2.to_schema3();
+            if let Some(t) = &mut r.4 {
+                t.to_schema3();
+            }
+            if let Some(v) = &mut r.8 {
+                v.0.to_schema3();
+            }
+            if let Some(p) = &mut r.9 {
+                p.to_schema3();
+            }
+        }
+        for e in &mut self.estimates {
+            e.1.to_schema3();
+            e.2.to_schema3();
+        }
+        for e in &mut self.expectations {
+            e.1.to_schema3();
+        }
+        for t in &mut self.summary.targets {
+            t.6.to_schema3(&t.1);
+        }
+        for g in &mut self.summary.groups {
+            for m in &mut g.1 {
+                m.to_schema3(&g.0);
+            }
+        }
+    }
 }
 
 /// The JSON Schema of a value that is a JSON type or an index into the dictionary.
@@ -922,7 +1041,7 @@ fn or_index(name: &'static str, what: serde_json::Value, desc: &str) -> schemars
 }
 
 #[cfg(test)]
-impl schemars::JsonSchema for Text {
+impl schemars::JsonSchema for Text<'_> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "Text".into()
     }
@@ -936,7 +1055,7 @@ impl schemars::JsonSchema for Text {
 }
 
 #[cfg(test)]
-impl schemars::JsonSchema for Params {
+impl schemars::JsonSchema for Params<'_> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "Params".into()
     }
@@ -950,7 +1069,7 @@ impl schemars::JsonSchema for Params {
 }
 
 #[cfg(test)]
-impl schemars::JsonSchema for Name {
+impl schemars::JsonSchema for Name<'_> {
     fn schema_name() -> std::borrow::Cow<'static, str> {
         "Name".into()
     }

@@ -12,7 +12,7 @@ pub fn canonical_json(record: &RunRecord) -> String {
 /// The form the content id is computed on: a record's own up to schema 3; from schema 4 on,
 /// schema 3's (`"schema":3`, its dictionary, every name spelled out). Schema 4 writes the same
 /// values smaller, so a record rewritten in it keeps its id, its file name and its page.
-fn id_form(schema: u32) -> u32 {
+pub(crate) fn id_form(schema: u32) -> u32 {
     schema.min(3)
 }
 
@@ -49,14 +49,55 @@ pub fn is_file_form(record: &RunRecord, bytes: &[u8]) -> bool {
         s.push('\n');
         return bytes == s.as_bytes();
     }
-    bytes == to_file_json(record).as_bytes()
+    // Compared as it is serialised: no copy of the text, and the first difference ends it.
+    let mut rest = Same { rest: bytes };
+    crate::file::write_with_id(record, &record.id, record.schema, &mut rest) && rest.rest == b"\n"
+}
+
+/// [`is_file_form`] and [`content_id`] together: from schema 4, both forms are written from
+/// one set of rows (see `file::write_file_and_id_forms`), compared and hashed as they are made.
+pub(crate) fn file_form_and_id(record: &RunRecord, bytes: &[u8]) -> (bool, String) {
+    if record.schema != 4 {
+        return (is_file_form(record, bytes), content_id(record));
+    }
+    let mut rest = Same { rest: bytes };
+    let mut h = Sha256::new();
+    let written = crate::file::write_file_and_id_forms(record, &mut rest, &mut h);
+    // A file that differs stops the first form early, and the second is still written whole.
+    (written && rest.rest == b"\n", hex16(&h.finalize()))
+}
+
+/// A writer that accepts only the bytes it was given, in order, and keeps what is left.
+struct Same<'a> {
+    rest: &'a [u8],
+}
+
+impl std::io::Write for Same<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self.rest.strip_prefix(buf) {
+            Some(r) => {
+                self.rest = r;
+                Ok(buf.len())
+            }
+            None => Err(std::io::ErrorKind::InvalidData.into()),
+        }
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// First 16 hex digits of SHA-256 over the canonical JSON with `id` set to "" (from schema 4,
 /// schema 3's canonical JSON: [`id_form`]).
 pub fn content_id(record: &RunRecord) -> String {
     let form = id_form(record.schema);
-    let digest = Sha256::digest(crate::file::json_with_id(record, "", form).as_bytes());
+    // Hashed as it is serialised: no copy of the text is made.
+    let mut h = Sha256::new();
+    crate::file::write_with_id(record, "", form, &mut h);
+    hex16(&h.finalize())
+}
+
+fn hex16(digest: &[u8]) -> String {
     digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
@@ -80,7 +121,7 @@ pub fn content_id_of_json(record: &RunRecord, canonical: &str) -> String {
         .chain_update(b"\"\"")
         .chain_update(rest.as_bytes())
         .finalize();
-    digest.iter().take(8).map(|b| format!("{b:02x}")).collect()
+    hex16(&digest)
 }
 
 /// The record with its `id` filled in.

@@ -24,7 +24,9 @@ pub use id::{
 };
 pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
 pub use precision::round_to_intervals;
-pub use validate::{validate, validate_at, validate_canonical, Problem, ENTRIES_MAX};
+pub use validate::{
+    validate, validate_at, validate_canonical, validate_file, Problem, ENTRIES_MAX,
+};
 
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -71,13 +73,13 @@ pub struct RunRecord {
     pub summary: RunSummary,
     /// Rows from schema 3 (objects before).
     #[serde(deserialize_with = "file::results")]
-    #[cfg_attr(test, schemars(with = "Vec<file::ResultRow>"))]
+    #[cfg_attr(test, schemars(with = "Vec<file::ResultRow<'static>>"))]
     pub results: Vec<ScenarioResult>,
     #[serde(default, deserialize_with = "file::estimates")]
-    #[cfg_attr(test, schemars(with = "Vec<file::EstimateRow>"))]
+    #[cfg_attr(test, schemars(with = "Vec<file::EstimateRow<'static>>"))]
     pub estimates: Vec<Estimate>,
     #[serde(default, deserialize_with = "file::expectations")]
-    #[cfg_attr(test, schemars(with = "Vec<file::ExpectationRow>"))]
+    #[cfg_attr(test, schemars(with = "Vec<file::ExpectationRow<'static>>"))]
     pub expectations: Vec<Expectation>,
     /// Free-form remarks (warnings raised during the run, import caveats).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -415,7 +417,7 @@ pub struct RunSummary {
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "file::targets"
     )]
-    #[cfg_attr(test, schemars(with = "Vec<file::TargetRow>"))]
+    #[cfg_attr(test, schemars(with = "Vec<file::TargetRow<'static>>"))]
     pub targets: Vec<Target>,
     /// The comparison groups the rounds sampled, and where the time went.
     #[serde(
@@ -423,7 +425,7 @@ pub struct RunSummary {
         skip_serializing_if = "Vec::is_empty",
         deserialize_with = "file::groups"
     )]
-    #[cfg_attr(test, schemars(with = "Vec<file::GroupRow>"))]
+    #[cfg_attr(test, schemars(with = "Vec<file::GroupRow<'static>>"))]
     pub groups: Vec<GroupSummary>,
 }
 

@@ -334,6 +334,28 @@ pub fn validate_canonical(r: &RunRecord, canonical: &str) -> Vec<Problem> {
     checks(r, unix_now(), &|| crate::content_id_of_json(r, canonical))
 }
 
+/// [`validate`] and [`crate::is_file_form`] of a record read from `bytes`: whether the file is
+/// in its schema's form, compared as the record is serialised, and every problem. In that form
+/// up to schema 3, the file is the text the content id covers (spliced); from schema 4 the id
+/// is of schema 3's form, hashed as it is serialised from the rows the file form was compared
+/// with. Either way no copy of the text is made.
+pub fn validate_file(r: &RunRecord, bytes: &[u8]) -> (Vec<Problem>, bool) {
+    if crate::id::id_form(r.schema) != r.schema {
+        let (in_form, id) = crate::id::file_form_and_id(r, bytes);
+        return (checks(r, unix_now(), &|| id.clone()), in_form);
+    }
+    let in_form = crate::is_file_form(r, bytes);
+    let canonical = (in_form && r.schema >= 2 && crate::id::id_form(r.schema) == r.schema)
+        .then(|| bytes.strip_suffix(b"\n"))
+        .flatten()
+        .and_then(|b| std::str::from_utf8(b).ok());
+    let problems = match canonical {
+        Some(text) => validate_canonical(r, text),
+        None => validate(r),
+    };
+    (problems, in_form)
+}
+
 fn checks(r: &RunRecord, now: i64, id: &dyn Fn() -> String) -> Vec<Problem> {
     let mut c = Checker {
         problems: Vec::new(),

@@ -23,8 +23,7 @@ use std::ops::Range;
 use std::sync::Arc;
 use std::time::Duration;
 use syscost_record::{
-    canonical_json, canonical_path_for, is_file_form, to_file_json, validate, validate_canonical,
-    Problem, RunRecord, SourceKind,
+    canonical_path_for, to_file_json, validate, validate_file, Problem, RunRecord, SourceKind,
 };
 
 /// A series' runs form a chain ordered by kernel version and time; a run that cannot be placed
@@ -311,9 +310,8 @@ fn from_record(
     let bytes = load::read_limited(&e.cand.abs)?;
     let rec = load::parse_record(&bytes)?;
     tm.read_parse += t.lap();
-    // One serialisation serves the content id and the file-form check.
-    let json = canonical_json(&rec);
-    let mut problems = validate_canonical(&rec, &json);
+    // The file-form check and the content id, without a copy of the record's text.
+    let (mut problems, in_form) = validate_file(&rec, &bytes);
     // A name the site uses for its own pages would make a directory collide with a page.
     problems.extend(crate::names::problems(&rec));
     tm.validate += t.lap();
@@ -322,10 +320,6 @@ fn from_record(
     }
     // What is published is the file form (of the record's schema), which is what the content
     // id covers: a file in another form is published in the form syscost writes.
-    let in_form = match rec.schema {
-        1 => is_file_form(&rec, &bytes),
-        _ => bytes.strip_suffix(b"\n") == Some(json.as_bytes()),
-    };
     let (canonical, content) = if in_form {
         (bytes, e.key)
     } else {
