@@ -143,6 +143,14 @@ impl<'a> Text<'a> {
 impl Serialize for Text<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
+            Text::Ref(i) if NOTING.get() && *i as usize >= dictionary().schema3.0 => {
+                let start = POS.get();
+                let ok = s.serialize_u32(*i)?;
+                if let Some(t) = dictionary().texts.get(*i as usize) {
+                    note(start, |w| serde_json::to_writer(w, t));
+                }
+                Ok(ok)
+            }
             Text::Ref(i) => s.serialize_u32(*i),
             Text::Lit(t) => s.serialize_str(t),
         }
@@ -213,6 +221,14 @@ impl<'a> Params<'a> {
 impl Serialize for Params<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
+            Params::Ref(i) if NOTING.get() && *i as usize >= dictionary().schema3.1 => {
+                let start = POS.get();
+                let ok = s.serialize_u32(*i)?;
+                if let Some(p) = dictionary().params.get(*i as usize) {
+                    note(start, |w| serde_json::to_writer(w, &Params::of(p, 3)));
+                }
+                Ok(ok)
+            }
             Params::Ref(i) => s.serialize_u32(*i),
             Params::Map(m) => {
                 let mut map = s.serialize_map(Some(m.len()))?;
@@ -259,21 +275,22 @@ impl<'de> Deserialize<'de> for Params<'_> {
 /// group): from schema 4 written `0` when it is, else as it is.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Name<'a> {
-    Own,
+    /// The row's own id (what schema 3 writes; empty when read).
+    Own(Cow<'a, str>),
     Is(Cow<'a, str>),
 }
 
 impl<'a> Name<'a> {
     fn of(name: &'a str, own: &str, form: u32) -> Name<'a> {
         if form >= 4 && name == own {
-            Name::Own
+            Name::Own(Cow::Borrowed(name))
         } else {
             Name::Is(Cow::Borrowed(name))
         }
     }
     fn resolve(self, own: &str) -> String {
         match self {
-            Name::Own => own.to_string(),
+            Name::Own(_) => own.to_string(),
             Name::Is(s) => s.into_owned(),
         }
     }
@@ -282,7 +299,12 @@ impl<'a> Name<'a> {
 impl Serialize for Name<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Name::Own => s.serialize_u8(0),
+            Name::Own(own) => {
+                let start = POS.get();
+                let ok = s.serialize_u8(0)?;
+                note(start, |w| serde_json::to_writer(w, own));
+                Ok(ok)
+            }
             Name::Is(n) => s.serialize_str(n),
         }
     }
@@ -298,7 +320,7 @@ impl<'de> Deserialize<'de> for Name<'_> {
             }
             fn visit_u64<E: de::Error>(self, v: u64) -> Result<Self::Value, E> {
                 match v {
-                    0 => Ok(Name::Own),
+                    0 => Ok(Name::Own(Cow::Borrowed(""))),
                     _ => Err(E::custom(format_args!(
                         "{v}: a name is an id, or 0 for the row's own"
                     ))),
@@ -855,7 +877,14 @@ impl serde_json::ser::Formatter for Integral {
     fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f64) -> std::io::Result<()> {
         // Below 2^53 every whole f64 is an exact i64; -0 keeps its sign as a float.
         if v.fract() == 0.0 && v.abs() < 9.0e15 && !(v == 0.0 && v.is_sign_negative()) {
-            serde_json::ser::CompactFormatter.write_i64(w, v as i64)
+            serde_json::ser::CompactFormatter.write_i64(w, v as i64)?;
+            // Schema 3 writes it as serde_json does, `23500.0` (as the test
+            // `schema_3_writes_whole_numbers_with_dot_zero` checks).
+            note(POS.get(), |w| {
+                w.extend_from_slice(b".0");
+                Ok(())
+            });
+            Ok(())
         } else {
             serde_json::ser::CompactFormatter.write_f64(w, v)
         }
@@ -937,96 +966,99 @@ fn rows<'a>(r: &'a RunRecord, id: &'a str, form: u32) -> Rows<'a> {
     }
 }
 
-/// A schema-4 record's file form written to `file` and the form its content id covers (schema
-/// 3's, the id blank) to `id`, from one set of rows: schema 3's rows are schema 4's with the
-/// texts and maps 4 appended to the dictionary spelled out and a row's own id written out, so
-/// the dictionary is searched once. False when a writer refused a write.
-pub(crate) fn write_file_and_id_forms<F: std::io::Write, I: std::io::Write>(
+/// A schema-4 record's file form, and the SHA-256 of the form its content id covers (schema
+/// 3's, the id blank), from one serialisation: schema 3's form is schema 4's with the texts and
+/// maps 4 appended to the dictionary spelled out, a row's own id written out instead of `0`
+/// and whole numbers with `.0`, so where they differ is noted while schema 4's is written and
+/// the hash reads schema 4's text with those places replaced. `None` when the text does not
+/// begin as expected (the caller then serialises schema 3's form itself).
+pub(crate) fn file_form_and_id_hash(
     r: &RunRecord,
-    file: F,
-    id: I,
-) -> bool {
-    let mut rows = rows(r, &r.id, 4);
-    let mut ser = serde_json::Serializer::with_formatter(file, Integral);
-    let file_ok = rows.serialize(&mut ser).is_ok();
-    rows.schema = 3;
-    rows.id = "";
-    rows.to_schema3();
-    let mut ser = serde_json::Serializer::new(id);
-    rows.serialize(&mut ser).is_ok() && file_ok
+    hash: &mut impl std::io::Write,
+) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(32 * 1024);
+    NOTES.with_borrow_mut(|n| {
+        n.patches.clear();
+        n.with.clear();
+    });
+    POS.set(0);
+    NOTING.set(true);
+    let mut ser = serde_json::Serializer::with_formatter(Noting(&mut out), Integral);
+    let ok = serialize_with_id(r, &r.id, 4, &mut ser).is_ok();
+    NOTING.set(false);
+    let mut head = br#"{"schema":4,"id":"#.to_vec();
+    serde_json::to_writer(&mut head, &r.id).ok()?;
+    if !ok || !out.starts_with(&head) {
+        return None;
+    }
+    let written = NOTES.with_borrow(|n| {
+        hash.write_all(br#"{"schema":3,"id":"""#)?;
+        let mut at = head.len();
+        for &(start, end, from, to) in &n.patches {
+            // In order and apart, as they were written; anything else is a defect.
+            let (Some(same), Some(with)) = (out.get(at..start), n.with.get(from..to)) else {
+                return Err(std::io::ErrorKind::InvalidData.into());
+            };
+            hash.write_all(same)?;
+            hash.write_all(with)?;
+            at = end;
+        }
+        hash.write_all(out.get(at..).unwrap_or_default())
+    });
+    written.ok()?;
+    Some(out)
 }
 
-impl Text<'_> {
-    /// The text as schema 3 writes it, given how schema 4 does.
-    fn to_schema3(&mut self) {
-        if let Text::Ref(i) = *self {
-            if i as usize >= dictionary().schema3.0 {
-                if let Some(t) = dictionary().texts.get(i as usize) {
-                    *self = Text::Lit(Cow::Borrowed(t));
-                }
-            }
-        }
+/// Where schema 3's form differs from the schema-4 text being written: (start, end, from, to):
+/// bytes `start..end` of schema 4's text are `with[from..to]` in schema 3's.
+#[derive(Default)]
+struct Notes {
+    patches: Vec<(usize, usize, usize, usize)>,
+    with: Vec<u8>,
+}
+
+thread_local! {
+    static NOTES: std::cell::RefCell<Notes> = std::cell::RefCell::new(Notes::default());
+    /// Whether schema 4's form is being written with its differences noted.
+    static NOTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// How many bytes of it are written.
+    static POS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// A writer that keeps count in [`POS`].
+struct Noting<'a>(&'a mut Vec<u8>);
+
+impl std::io::Write for Noting<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.0.extend_from_slice(buf);
+        POS.set(self.0.len());
+        Ok(buf.len())
+    }
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.write(buf).map(|_| ())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
     }
 }
 
-impl Params<'_> {
-    fn to_schema3(&mut self) {
-        match self {
-            Params::Ref(i) => {
-                if (*i as usize) >= dictionary().schema3.1 {
-                    if let Some(p) = dictionary().params.get(*i as usize) {
-                        *self = Params::Map(
-                            p.iter()
-                                .map(|(k, v)| (Cow::Borrowed(k.as_str()), Text::of(v, 3)))
-                                .collect(),
-                        );
-                    }
-                }
-            }
-            Params::Map(m) => m.values_mut().for_each(Text::to_schema3),
-        }
+/// While the differences are noted: schema 3 writes what `with` writes in place of the bytes
+/// written since `start`.
+fn note(start: usize, with: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>) {
+    if !NOTING.get() {
+        return;
     }
-}
-
-impl<'a> Name<'a> {
-    fn to_schema3(&mut self, own: &Cow<'a, str>) {
-        if let Name::Own = self {
-            *self = Name::Is(own.clone());
+    let end = POS.get();
+    NOTING.set(false);
+    NOTES.with_borrow_mut(|n| {
+        let from = n.with.len();
+        // Writing into memory cannot fail; a failure leaves the patch out and the id wrong,
+        // which validation reports.
+        if with(&mut n.with).is_ok() {
+            n.patches.push((start, end, from, n.with.len()));
         }
-    }
-}
-
-impl Rows<'_> {
-    fn to_schema3(&mut self) {
-        for r in &mut self.results {
-            r.1.to_schema3();
-            r.2.to_schema3();
-            if let Some(t) = &mut r.4 {
-                t.to_schema3();
-            }
-            if let Some(v) = &mut r.8 {
-                v.0.to_schema3();
-            }
-            if let Some(p) = &mut r.9 {
-                p.to_schema3();
-            }
-        }
-        for e in &mut self.estimates {
-            e.1.to_schema3();
-            e.2.to_schema3();
-        }
-        for e in &mut self.expectations {
-            e.1.to_schema3();
-        }
-        for t in &mut self.summary.targets {
-            t.6.to_schema3(&t.1);
-        }
-        for g in &mut self.summary.groups {
-            for m in &mut g.1 {
-                m.to_schema3(&g.0);
-            }
-        }
-    }
+    });
+    NOTING.set(true);
 }
 
 /// The JSON Schema of a value that is a JSON type or an index into the dictionary.
@@ -1119,6 +1151,36 @@ mod tests {
         assert_eq!(dictionary4_sha256(), FROZEN_4, "dictionary4.json changed");
         assert_eq!(in_force(3), d.schema3);
         assert_eq!(in_force(4), (d.texts.len(), d.params.len()));
+    }
+
+    /// Schema 4's form is noted as schema 3's with `.0` after each whole number (what
+    /// `Integral` writes without it): serde_json's own form of them.
+    #[test]
+    fn schema_3_writes_whole_numbers_with_dot_zero() {
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut values: Vec<f64> = (0..100_000).map(f64::from).collect();
+        values.extend((0..16).flat_map(|e| (1..100).map(move |k| 10f64.powi(e) * f64::from(k))));
+        values.extend((0..200_000).map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            ((x >> 11) >> (x % 53)) as f64
+        }));
+        values.push(8_999_999_999_999_999.0);
+        for v in values.into_iter().flat_map(|v| [v, -v]) {
+            let mut four = Vec::new();
+            v.serialize(&mut serde_json::Serializer::with_formatter(
+                &mut four, Integral,
+            ))
+            .unwrap();
+            if !four.contains(&b'.') && !four.contains(&b'e') && four != b"-0" {
+                four.extend_from_slice(b".0");
+                assert_eq!(
+                    String::from_utf8(four).unwrap(),
+                    serde_json::to_string(&v).unwrap()
+                );
+            }
+        }
     }
 
     const FROZEN: &str = "aa6b3ad0476902b7fd0ef93302dc594796d1f36d04d299c15d27939007850155";

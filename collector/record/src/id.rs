@@ -54,17 +54,20 @@ pub fn is_file_form(record: &RunRecord, bytes: &[u8]) -> bool {
     crate::file::write_with_id(record, &record.id, record.schema, &mut rest) && rest.rest == b"\n"
 }
 
-/// [`is_file_form`] and [`content_id`] together: from schema 4, both forms are written from
-/// one set of rows (see `file::write_file_and_id_forms`), compared and hashed as they are made.
+/// [`is_file_form`] and [`content_id`] together, from one serialisation for schema 4 (see
+/// `file::file_form_and_id_hash`).
 pub(crate) fn file_form_and_id(record: &RunRecord, bytes: &[u8]) -> (bool, String) {
-    if record.schema != 4 {
-        return (is_file_form(record, bytes), content_id(record));
-    }
-    let mut rest = Same { rest: bytes };
     let mut h = Sha256::new();
-    let written = crate::file::write_file_and_id_forms(record, &mut rest, &mut h);
-    // A file that differs stops the first form early, and the second is still written whole.
-    (written && rest.rest == b"\n", hex16(&h.finalize()))
+    match (record.schema == 4)
+        .then(|| crate::file::file_form_and_id_hash(record, &mut h))
+        .flatten()
+    {
+        Some(text) => (
+            bytes.strip_suffix(b"\n") == Some(text.as_slice()),
+            hex16(&h.finalize()),
+        ),
+        None => (is_file_form(record, bytes), content_id(record)),
+    }
 }
 
 /// A writer that accepts only the bytes it was given, in order, and keeps what is left.

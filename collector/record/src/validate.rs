@@ -224,8 +224,9 @@ impl Checker {
     }
 
     /// A map of free-text keys and values.
-    fn text_map(&mut self, field: &str, m: &BTreeMap<String, String>) {
-        self.entries(field, m.len());
+    /// `field` is formatted only for a problem.
+    fn text_map(&mut self, field: &dyn fmt::Display, m: &BTreeMap<String, String>) {
+        self.entries(Lazy(|| field.to_string()), m.len());
         for (k, v) in m {
             self.text(Lazy(|| format!("{field} key")), k);
             self.text(Lazy(|| format!("{field}.{}", short(k))), v);
@@ -666,7 +667,7 @@ fn environment(c: &mut Checker, r: &RunRecord) {
             );
         }
     }
-    c.text_map(&format!("{p}.other"), &inc.other);
+    c.text_map(&format_args!("{p}.other"), &inc.other);
 }
 
 fn lab_facts(c: &mut Checker, lab: &crate::Lab) {
@@ -733,20 +734,21 @@ fn summary(c: &mut Checker, r: &RunRecord) {
         }
     }
     for (i, t) in r.summary.targets.iter().enumerate() {
-        let p = format!("summary.targets[{i}] ({})", t.id);
+        // Formatted only for a problem.
+        let p = || format!("summary.targets[{i}] ({})", t.id);
         if !(t.target_ns.is_finite() && t.target_ns > 0.0) {
             c.push(
-                format!("{p}.target_ns"),
+                format!("{}.target_ns", p()),
                 "must be a finite, positive number",
             );
         }
         match t.half_width_ns {
             Some(h) if !(h.is_finite() && h >= 0.0) => c.push(
-                format!("{p}.half_width_ns"),
+                format!("{}.half_width_ns", p()),
                 "must be a finite, non-negative number",
             ),
             h if t.met != h.is_some_and(|h| h <= t.target_ns) => c.push(
-                format!("{p}.met"),
+                format!("{}.met", p()),
                 "must say whether half_width_ns is at most target_ns",
             ),
             _ => {}
@@ -929,7 +931,7 @@ fn results(c: &mut Checker, r: &RunRecord) {
         }
         c.entries(Lazy(|| format!("{p}.params")), res.params.len());
         if !res.params.is_empty() {
-            c.text_map(&format!("{p}.params"), &res.params);
+            c.text_map(&format_args!("{p}.params"), &res.params);
         }
     }
 }

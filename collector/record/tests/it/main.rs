@@ -665,6 +665,26 @@ fn schema_3_records_read_and_migrate_to_4_keeping_their_id() {
         validate_canonical(&back, &canonical_json(&back)),
         validate(&back)
     );
+    // One serialisation checks the file form and the id of schema 3's form.
+    assert_eq!(
+        validate_file(&back, text4.as_bytes()),
+        (validate(&back), true)
+    );
+    assert_eq!(
+        validate_file(&back, text3.as_bytes()),
+        (validate(&back), false)
+    );
+    let edited = RunRecord {
+        id: "0123456789abcdef".into(),
+        ..back.clone()
+    };
+    let (problems, in_form) = validate_file(&edited, to_file_json(&edited).as_bytes());
+    assert!(in_form);
+    assert_eq!(problems, validate(&edited));
+    assert!(
+        problems.iter().any(|p| p.to_string().contains(&three.id)),
+        "{problems:?}"
+    );
     assert_eq!(
         migrate(four.clone()),
         four,
@@ -685,4 +705,44 @@ fn schema_3_records_read_and_migrate_to_4_keeping_their_id() {
         e.contains("7: a name is an id, or 0 for the row's own"),
         "{e}"
     );
+}
+
+/// The site checks a record's file form and its id in one pass over its text
+/// (`validate_file`): the same verdicts as `is_file_form` and `validate` on every record of
+/// the repository's data/.
+#[test]
+fn validate_file_agrees_with_validate_and_is_file_form_on_data() {
+    let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/runs");
+    let mut files = vec![data];
+    let mut seen = 0;
+    while let Some(p) = files.pop() {
+        if p.is_dir() {
+            files.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            continue;
+        }
+        if p.extension().is_none_or(|x| x != "json") {
+            continue;
+        }
+        let bytes = std::fs::read(&p).unwrap();
+        let Ok(r) = serde_json::from_slice::<RunRecord>(&bytes) else {
+            continue;
+        };
+        let want = (validate(&r), is_file_form(&r, &bytes));
+        assert_eq!(validate_file(&r, &bytes), want, "{}", p.display());
+        // Any change of a number changes the id.
+        let mut changed = r.clone();
+        if let Some(m) = changed
+            .results
+            .iter_mut()
+            .find_map(|x| x.median_ns.as_mut())
+        {
+            *m += 1.0;
+            let text = to_file_json(&changed);
+            let (problems, in_form) = validate_file(&changed, text.as_bytes());
+            assert!(in_form && problems == validate(&changed), "{}", p.display());
+            assert!(problems.iter().any(|p| p.field == "id"), "{problems:?}");
+        }
+        seen += 1;
+    }
+    assert!(seen > 10, "only {seen} records in data/");
 }
