@@ -217,20 +217,55 @@ fn newer_hint(version: &u64) -> &'static str {
 
 /// Reads a file, refusing anything over [`MAX_RECORD_BYTES`] without reading it all.
 pub fn read_limited(path: &Path) -> Result<Vec<u8>, RecordError> {
+    let mut buf = Vec::new();
+    read_into(path, &mut buf)?;
+    Ok(buf)
+}
+
+/// [`read_limited`] into `buf` (replacing its content), which keeps its allocation.
+fn read_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), RecordError> {
+    buf.clear();
     let file = File::open(path).map_err(RecordError::Open)?;
     let len = file.metadata().map_err(RecordError::Read)?.len();
     if len > MAX_RECORD_BYTES {
         return Err(RecordError::TooBig(len));
     }
-    let mut buf = Vec::with_capacity(len as usize);
+    buf.reserve(len as usize);
     // `take` guards against a file that grows between the size check and the read.
     file.take(MAX_RECORD_BYTES + 1)
-        .read_to_end(&mut buf)
+        .read_to_end(buf)
         .map_err(RecordError::Read)?;
     if buf.len() as u64 > MAX_RECORD_BYTES {
         return Err(RecordError::TooBig(buf.len() as u64));
     }
-    Ok(buf)
+    Ok(())
+}
+
+/// A buffer to read records into that each thread keeps (taken, and given back when dropped):
+/// reading a build's records allocates no file-sized buffer per record (glibc's heap tidies all
+/// its small free chunks before each large allocation, and a build holds many small ones).
+pub struct Buffer(Vec<u8>);
+
+thread_local! {
+    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+}
+
+impl Buffer {
+    pub fn take() -> Buffer {
+        Buffer(BUFFER.take())
+    }
+
+    /// [`read_limited`], into this buffer.
+    pub fn read(&mut self, path: &Path) -> Result<&[u8], RecordError> {
+        read_into(path, &mut self.0)?;
+        Ok(&self.0)
+    }
+}
+
+impl Drop for Buffer {
+    fn drop(&mut self) {
+        BUFFER.set(std::mem::take(&mut self.0));
+    }
 }
 
 /// Parses a record; on failure explains what is wrong in terms a submitter can act on.

@@ -970,20 +970,33 @@ fn rows<'a>(r: &'a RunRecord, id: &'a str, form: u32) -> Rows<'a> {
 /// 3's, the id blank), from one serialisation: schema 3's form is schema 4's with the texts and
 /// maps 4 appended to the dictionary spelled out, a row's own id written out instead of `0`
 /// and whole numbers with `.0`, so where they differ is noted while schema 4's is written and
-/// the hash reads schema 4's text with those places replaced. `None` when the text does not
-/// begin as expected (the caller then serialises schema 3's form itself).
+/// the hash reads schema 4's text with those places replaced. Whether the file form is `file`
+/// (without its final newline); `None` when the text does not begin as expected (the caller
+/// then serialises schema 3's form itself).
 pub(crate) fn file_form_and_id_hash(
     r: &RunRecord,
+    file: &[u8],
     hash: &mut impl std::io::Write,
-) -> Option<Vec<u8>> {
-    let mut out = Vec::with_capacity(32 * 1024);
+) -> Option<bool> {
+    // Each thread keeps the buffer: no record-sized allocation per record.
+    thread_local! {
+        static OUT: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut out = OUT.take();
+    out.clear();
+    let same = noted(r, &mut out, hash).map(|()| out == file);
+    OUT.set(out);
+    same
+}
+
+fn noted(r: &RunRecord, out: &mut Vec<u8>, hash: &mut impl std::io::Write) -> Option<()> {
     NOTES.with_borrow_mut(|n| {
         n.patches.clear();
         n.with.clear();
     });
     POS.set(0);
     NOTING.set(true);
-    let mut ser = serde_json::Serializer::with_formatter(Noting(&mut out), Integral);
+    let mut ser = serde_json::Serializer::with_formatter(Noting(out), Integral);
     let ok = serialize_with_id(r, &r.id, 4, &mut ser).is_ok();
     NOTING.set(false);
     let mut head = br#"{"schema":4,"id":"#.to_vec();
@@ -1005,8 +1018,7 @@ pub(crate) fn file_form_and_id_hash(
         }
         hash.write_all(out.get(at..).unwrap_or_default())
     });
-    written.ok()?;
-    Some(out)
+    written.ok()
 }
 
 /// Where schema 3's form differs from the schema-4 text being written: (start, end, from, to):

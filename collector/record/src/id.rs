@@ -58,14 +58,12 @@ pub fn is_file_form(record: &RunRecord, bytes: &[u8]) -> bool {
 /// `file::file_form_and_id_hash`).
 pub(crate) fn file_form_and_id(record: &RunRecord, bytes: &[u8]) -> (bool, String) {
     let mut h = Sha256::new();
+    let file = bytes.strip_suffix(b"\n");
     match (record.schema == 4)
-        .then(|| crate::file::file_form_and_id_hash(record, &mut h))
+        .then(|| crate::file::file_form_and_id_hash(record, file.unwrap_or(b"\0"), &mut h))
         .flatten()
     {
-        Some(text) => (
-            bytes.strip_suffix(b"\n") == Some(text.as_slice()),
-            hex16(&h.finalize()),
-        ),
+        Some(same) => (same && file.is_some(), hex16(&h.finalize())),
         None => (is_file_form(record, bytes), content_id(record)),
     }
 }

@@ -63,8 +63,9 @@ fn head_entry(
         path: cand.rel.clone(),
         message: why.to_string(),
     };
-    let bytes = load::read_limited(&cand.abs).map_err(reject)?;
-    let key = Key::of(&[program, &bytes]);
+    let mut buf = load::Buffer::take();
+    let bytes = buf.read(&cand.abs).map_err(reject)?;
+    let key = Key::of(&[program, bytes]);
     let known = cache.peek(&key, |i| {
         let chain = match i.placed {
             Ok(()) => Chain::Series(keys.share(&i.series)),
@@ -90,13 +91,13 @@ fn head_entry(
             cached: true,
         });
     }
-    let head: Head = match crate::info::read_head(&bytes) {
+    let head: Head = match crate::info::read_head(bytes) {
         Ok(h) => h,
         Err(e) => {
             // Explain with the full format's error, which names the actual problem.
-            let why = match load::parse_record(&bytes) {
+            let why = match load::parse_record(bytes) {
                 Err(why) => why,
-                Ok(_) => load::diagnose(&bytes, &e),
+                Ok(_) => load::diagnose(bytes, &e),
             };
             return Err(reject(why));
         }
@@ -258,7 +259,7 @@ struct Got {
     rec: Option<RunRecord>,
     /// What it shares with its machine's other runs, when the record was read.
     env: Option<run::EnvPage>,
-    /// What is published, when it was read.
+    /// What is published, when it was read and the site carries the raw records.
     canonical: Option<Vec<u8>>,
     /// This program and the published bytes: the page's input, and for a record in its file
     /// form its key in the summary cache.
@@ -307,11 +308,12 @@ fn from_record(
 ) -> Result<Got, Rejection> {
     let tm = &mut w.out.parts;
     let mut t = Lap::start();
-    let bytes = load::read_limited(&e.cand.abs)?;
-    let rec = load::parse_record(&bytes)?;
+    let mut buf = load::Buffer::take();
+    let bytes = buf.read(&e.cand.abs)?;
+    let rec = load::parse_record(bytes)?;
     tm.read_parse += t.lap();
     // The file-form check and the content id, without a copy of the record's text.
-    let (mut problems, in_form) = validate_file(&rec, &bytes);
+    let (mut problems, in_form) = validate_file(&rec, bytes);
     // A name the site uses for its own pages would make a directory collide with a page.
     problems.extend(crate::names::problems(&rec));
     tm.validate += t.lap();
@@ -320,12 +322,14 @@ fn from_record(
     }
     // What is published is the file form (of the record's schema), which is what the content
     // id covers: a file in another form is published in the form syscost writes.
+    // Copied only when the site carries the raw records.
+    let copy = w.ctx.data_url.is_none();
     let (canonical, content) = if in_form {
-        (bytes, e.key)
+        (copy.then(|| bytes.to_vec()), e.key)
     } else {
         let c = to_file_json(&rec).into_bytes();
         let k = Key::of(&[&w.ctx.program, &c]);
-        (c, k)
+        (copy.then_some(c), k)
     };
     let (mut info, calls) = RunInfo::from_record_spelled(&rec, &mut w.reg, series, Some(&mut w.sp));
     info.values.share(&mut w.shapes);
@@ -337,7 +341,7 @@ fn from_record(
         calls,
         rec: Some(rec),
         env: Some(env),
-        canonical: Some(canonical),
+        canonical,
         content,
         cacheable: in_form,
     })
@@ -418,7 +422,7 @@ fn second_pass_one(
     let read = |rec: &mut Option<RunRecord>,
                 env: &mut Option<run::EnvPage>,
                 canonical: &mut Option<Vec<u8>>| {
-        if canonical.is_none() {
+        if rec.is_none() {
             let bytes = load::read_limited(&e.cand.abs)?;
             let r = load::parse_record(&bytes)?;
             *env = Some(run::environment(&r, &info));
