@@ -7,7 +7,7 @@ use crate::metrics::Registry;
 use crate::{names, plausible, triage};
 use std::collections::BTreeMap;
 use std::path::Path;
-use syscost_record::{is_file_form, validate, SourceKind};
+use syscost_record::{validate_file, SourceKind};
 
 pub struct Report {
     pub records: usize,
@@ -82,7 +82,8 @@ pub fn check_dir(dir: &Path, allow_emulated: bool) -> Report {
                 syscost_record::VIRT_QEMU_TCG
             )));
         }
-        let mut problems = validate(&rec);
+        // One serialisation checks the id and the file form.
+        let (mut problems, in_form) = validate_file(&rec, &bytes);
         problems.extend(names::problems(&rec));
         let id_ok = !problems
             .iter()
@@ -96,7 +97,7 @@ pub fn check_dir(dir: &Path, allow_emulated: bool) -> Report {
             issues.push(issue(format!("{}: {}{hint}", p.field, p.message)));
         }
         // Same content, same id: what the id covers is all the file may hold.
-        if issues.len() == before && !is_file_form(&rec, &bytes) {
+        if issues.len() == before && !in_form {
             issues.push(issue(
                 "is not in the form syscost writes (one line of JSON, fields in order, no \
                  extra white space or defaults spelled out): the site publishes that form, so the \
