@@ -444,18 +444,19 @@ pub fn build(
 /// column) and the scenarios with few rounds (the `samples` column). They address whoever ran
 /// the tool ("a larger --budget…"); the raw record keeps them.
 fn restates_numbers(note: &str) -> bool {
-    const DERIVED: [&str; 3] = [
+    const DERIVED: [&str; 2] = [
         "another task shared the measurement CPU during more than 20 % of the samples",
-        "fewer than ",
         "the budget ran out before every CI reached",
     ];
+    let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
     DERIVED.iter().any(|p| note.starts_with(p))
         || note
             .split_once(" targets not met, furthest: ")
-            .is_some_and(|(head, _)| {
-                head.split(" of ")
-                    .all(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
-            })
+            .is_some_and(|(head, _)| head.split(" of ").all(number))
+        || note
+            .strip_prefix("fewer than ")
+            .and_then(|r| r.split_once(" rounds fitted in the budget for: "))
+            .is_some_and(|(n, _)| number(n))
 }
 
 fn most_common<'a>(xs: impl Iterator<Item = &'a str>) -> String {
@@ -763,6 +764,7 @@ mod tests {
             "A scaling table: each CPU count is a record of its own. This one ran 1 producer.",
             "Every verdict is inconclusive: one measurement per scenario gives no interval",
             "some 3 targets not met, furthest: x",
+            "fewer than half of the rounds were kept",
         ] {
             assert!(!restates_numbers(n), "{n}");
         }
