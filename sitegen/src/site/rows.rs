@@ -62,8 +62,8 @@ pub struct RunRow {
     pub virt: String,
     /// The machine's pseudonym, empty when the record has none.
     pub machine: String,
-    /// What one operation is and how it was measured: runs of different probes or methods are
-    /// listed together here, never pooled.
+    /// What one operation is: runs of different probes are listed together here, never pooled
+    /// (how each was measured is its series' and its page's to say).
     pub probe: String,
     pub kind: &'static str,
     /// Not (yet) accepted by a maintainer in data/triage.tsv.
@@ -92,7 +92,7 @@ pub fn run_row(r: &RunInfo, headline: &[Option<u32>], root: &str) -> RunRow {
         cpu: r.series.cpu_short().to_string(),
         virt: r.series.virt.clone(),
         machine: r.machine.clone().unwrap_or_default(),
-        probe: format!("{} · {}", r.series.per_op_words(), r.series.method_short()),
+        probe: r.series.per_op_words(),
         kind: kind_label(r.kind),
         unverified: !r.accepted,
         quality: quality_badge(r),

@@ -10,7 +10,27 @@ use std::time::{Duration, Instant};
 
 pub fn enabled() -> bool {
     static ON: OnceLock<bool> = OnceLock::new();
-    *ON.get_or_init(|| std::env::var_os("SYSCOST_SITE_TIMINGS").is_some())
+    *ON.get_or_init(|| {
+        if std::env::var_os("SYSCOST_SITE_TIMINGS").is_none() {
+            return false;
+        }
+        // Without these files every time would read as zero: say so once and measure nothing.
+        let missing: Vec<&str> = [
+            "/proc/self/stat",
+            "/proc/self/status",
+            "/proc/thread-self/schedstat",
+        ]
+        .into_iter()
+        .filter(|f| std::fs::read_to_string(f).is_err())
+        .collect();
+        if !missing.is_empty() {
+            eprintln!(
+                "SYSCOST_SITE_TIMINGS: no timings, {} cannot be read",
+                missing.join(", ")
+            );
+        }
+        missing.is_empty()
+    })
 }
 
 /// This thread's CPU time so far (Linux: the first field of its schedstat, in ns).

@@ -367,7 +367,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
             None,
             "What does it cost a system call to be watched or filtered?".into(),
         ),
-        ("runs/index.html", Some(SORT_COLUMN), "All runs".into()),
+        ("runs/index.html", Some(SORT_COLUMN), "Newest runs".into()),
         ("kernels/6.8/index.html", None, "Linux 6.8".into()),
         ("arch/x86_64/index.html", None, "x86_64".into()),
         (

@@ -117,8 +117,6 @@ struct EstimateRow {
 #[derive(Serialize)]
 struct ExpectationRow {
     label: String,
-    lhs: String,
-    rhs: String,
     /// The paired difference and its CI in one cell.
     diff: String,
     tolerance: String,
@@ -360,13 +358,20 @@ pub fn build(
             what: what.clone(),
             href: format!("{root}{}.html", p.page),
             id: p.id.clone(),
-            date: p.date.clone().unwrap_or_default(),
-            kernel: p.kernel.release.clone(),
+            // The day; the time of day is on its page.
+            date: p
+                .date
+                .as_deref()
+                .map(|d| d.get(..10).unwrap_or(d).to_string())
+                .unwrap_or_default(),
+            // Its build, unless that is the version already named or this run's own.
+            kernel: if p.kernel.release == p.kbase || p.kernel.release == info.kernel.release {
+                String::new()
+            } else {
+                p.kernel.release.clone()
+            },
             quality: quality_badge(p),
-            counts: format!(
-                "{} higher, {} lower (intervals disjoint), {} unresolved",
-                t[0], t[1], t[2]
-            ),
+            counts: format!("{} higher, {} lower, {} unresolved", t[0], t[1], t[2]),
             moved,
         })
         .collect();
@@ -423,10 +428,35 @@ pub fn build(
         // Only plain web links become clickable; anything else (javascript:, data:) stays text.
         source_link: source_url.starts_with("https://") || source_url.starts_with("http://"),
         source_url,
-        notes: r.notes.clone(),
+        notes: r
+            .notes
+            .iter()
+            .filter(|n| !restates_numbers(n))
+            .cloned()
+            .collect(),
         confidence: conf,
         root,
     }
+}
+
+/// The collector's notes that put into words what the page shows as numbers: the CI targets
+/// missed and the widest CI (the quality line), the preempted scenarios (the `preempted %`
+/// column) and the scenarios with few rounds (the `samples` column). They address whoever ran
+/// the tool ("a larger --budget…"); the raw record keeps them.
+fn restates_numbers(note: &str) -> bool {
+    const DERIVED: [&str; 2] = [
+        "another task shared the measurement CPU during more than 20 % of the samples",
+        "the budget ran out before every CI reached",
+    ];
+    let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    DERIVED.iter().any(|p| note.starts_with(p))
+        || note
+            .split_once(" targets not met, furthest: ")
+            .is_some_and(|(head, _)| head.split(" of ").all(number))
+        || note
+            .strip_prefix("fewer than ")
+            .and_then(|r| r.split_once(" rounds fitted in the budget for: "))
+            .is_some_and(|(n, _)| number(n))
 }
 
 fn most_common<'a>(xs: impl Iterator<Item = &'a str>) -> String {
@@ -512,8 +542,6 @@ fn estimate_row(e: &Estimate) -> EstimateRow {
 fn expectation_row(e: &Expectation) -> ExpectationRow {
     ExpectationRow {
         label: e.label.clone(),
-        lhs: ns(e.lhs_ns),
-        rhs: ns(e.rhs_ns),
         diff: with_ci(e.diff_median_ns, e.diff_ci_low_ns, e.diff_ci_high_ns),
         tolerance: ns(e.tolerance_ns),
         verdict: verdict_name(e.verdict),
@@ -579,14 +607,6 @@ fn own_facts(r: &RunRecord, info: &RunInfo) -> Vec<(String, String)> {
                 StopReason::Complete => "one pass per scenario",
             }
             .to_string(),
-        ),
-        (
-            "widest CI",
-            match (sm.worst_ci_pct, &sm.worst_ci_id) {
-                (Some(p), Some(id)) => format!("±{p:.2} % ({id})"),
-                (Some(p), None) => format!("±{p:.2} %"),
-                _ => String::new(),
-            },
         ),
         ("log SHA-256", opt(&src.text_sha256)),
         ("note", opt(&src.note)),
@@ -721,4 +741,32 @@ fn stated(r: &RunRecord) -> Vec<(String, String)> {
         ("date", opt(&st.date)),
         ("where the source says so", opt(&st.stated_in)),
     ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::restates_numbers;
+
+    #[test]
+    fn only_the_collectors_derived_notes_are_left_to_the_numbers() {
+        // As the collector writes them (from records in data/).
+        for n in [
+            "50 of 52 targets not met, furthest: ptrace.syscall overhead ±2974077.27 ns (target ±33155.77); a larger --budget (or a quieter machine) narrows them",
+            "another task shared the measurement CPU during more than 20 % of the samples of: ptrace.syscall 22/27 (was the machine busy? see the load averages)",
+            "fewer than 6 rounds fitted in the budget for: attach; intervals need at least 6 samples and are unreliable below 6",
+            "the budget ran out before every CI reached ±1%: the widest is ±14.71% (sud.block)",
+        ] {
+            assert!(restates_numbers(n), "{n}");
+        }
+        // What an importer or a source says is the run's own and stays on its page.
+        for n in [
+            "seccomp_benchmark timed each scenario once (17053830 calls), printing integer ns per call",
+            "A scaling table: each CPU count is a record of its own. This one ran 1 producer.",
+            "Every verdict is inconclusive: one measurement per scenario gives no interval",
+            "some 3 targets not met, furthest: x",
+            "fewer than half of the rounds were kept",
+        ] {
+            assert!(!restates_numbers(n), "{n}");
+        }
+    }
 }
