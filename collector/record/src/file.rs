@@ -143,15 +143,13 @@ impl<'a> Text<'a> {
 impl Serialize for Text<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Text::Ref(i) if NOTING.get() && *i as usize >= dictionary().schema3.0 => {
-                let start = POS.get();
-                let ok = s.serialize_u32(*i)?;
-                if let Some(t) = dictionary().texts.get(*i as usize) {
-                    note(start, |w| serde_json::to_writer(w, t));
+            // A text schema 3's dictionary lacks: schema 3 spells it out.
+            Text::Ref(i) => match dictionary().texts.get(*i as usize) {
+                Some(t) if *i as usize >= dictionary().schema3.0 => {
+                    spelled_in_3(s, |s| s.serialize_u32(*i), |w| serde_json::to_writer(w, t))
                 }
-                Ok(ok)
-            }
-            Text::Ref(i) => s.serialize_u32(*i),
+                _ => s.serialize_u32(*i),
+            },
             Text::Lit(t) => s.serialize_str(t),
         }
     }
@@ -221,15 +219,14 @@ impl<'a> Params<'a> {
 impl Serialize for Params<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Params::Ref(i) if NOTING.get() && *i as usize >= dictionary().schema3.1 => {
-                let start = POS.get();
-                let ok = s.serialize_u32(*i)?;
-                if let Some(p) = dictionary().params.get(*i as usize) {
-                    note(start, |w| serde_json::to_writer(w, &Params::of(p, 3)));
-                }
-                Ok(ok)
-            }
-            Params::Ref(i) => s.serialize_u32(*i),
+            Params::Ref(i) => match dictionary().params.get(*i as usize) {
+                Some(p) if *i as usize >= dictionary().schema3.1 => spelled_in_3(
+                    s,
+                    |s| s.serialize_u32(*i),
+                    |w| serde_json::to_writer(w, &Params::of(p, 3)),
+                ),
+                _ => s.serialize_u32(*i),
+            },
             Params::Map(m) => {
                 let mut map = s.serialize_map(Some(m.len()))?;
                 for (k, v) in m {
@@ -300,10 +297,7 @@ impl Serialize for Name<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
             Name::Own(own) => {
-                let start = POS.get();
-                let ok = s.serialize_u8(0)?;
-                note(start, |w| serde_json::to_writer(w, own));
-                Ok(ok)
+                spelled_in_3(s, |s| s.serialize_u8(0), |w| serde_json::to_writer(w, own))
             }
             Name::Is(n) => s.serialize_str(n),
         }
@@ -1052,6 +1046,19 @@ impl std::io::Write for Noting<'_> {
     fn flush(&mut self) -> std::io::Result<()> {
         Ok(())
     }
+}
+
+/// `value` as schema 4 writes it; while the differences are noted, schema 3 writes what
+/// `spelled` writes in its place.
+fn spelled_in_3<S: Serializer>(
+    s: S,
+    value: impl FnOnce(S) -> Result<S::Ok, S::Error>,
+    spelled: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
+) -> Result<S::Ok, S::Error> {
+    let start = POS.get();
+    let ok = value(s)?;
+    note(start, spelled);
+    Ok(ok)
 }
 
 /// While the differences are noted: schema 3 writes what `with` writes in place of the bytes
