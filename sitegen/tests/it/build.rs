@@ -934,7 +934,7 @@ fn the_step_is_found_between_the_right_versions_and_noise_is_not() {
     )));
     // The series' metric page judges every move; the step is the only one.
     let m = read(&f.site, &format!("series/{step}/sud-allow.html"));
-    assert_eq!(m.matches("class=\"step-up\">step\n").count(), 1);
+    assert_eq!(m.matches("class=\"v step-up\">step\n").count(), 1);
 }
 
 #[test]
