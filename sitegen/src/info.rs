@@ -247,8 +247,13 @@ pub struct RunInfo {
     pub kind: SourceKind,
     pub method: Method,
     pub tool: String,
-    /// Path of the run page relative to the site root, without extension.
+    /// The record's canonical path relative to the site root, without extension: where its
+    /// raw record is published, and the page of a run that is shown alone.
     pub page: String,
+    /// Where the run is shown, relative to the site root: its section (`#<id>`) of the page of
+    /// its series' runs on its kernel version. Set by each build (`site::passes`).
+    #[serde(skip)]
+    pub href: String,
     /// Path of the record file relative to the data directory.
     #[serde(skip)]
     pub record_rel: String,
@@ -316,6 +321,7 @@ impl RunInfo {
             method: r.source.method,
             tool: r.source.tool.clone(),
             page,
+            href: String::new(),
             values,
             quality: quality::assess(r),
             confidence: r.settings.confidence,

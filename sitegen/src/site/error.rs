@@ -9,6 +9,12 @@ pub enum BuildError {
     Render(#[from] RenderError),
     #[error(transparent)]
     Output(#[from] OutputError),
+    /// A record read earlier in the build could not be read again when its page was made.
+    #[error("{path} changed while the site was built: {why}")]
+    Changed {
+        path: String,
+        why: crate::load::RecordError,
+    },
     #[error("a rendering thread panicked")]
     Panicked,
 }

@@ -473,7 +473,7 @@ fn run_entry(
             r.quality.grade.label()
         ),
         updated,
-        href: abs(&format!("{}.html", r.page)),
+        href: abs(&r.href),
         summary,
     }
 }

@@ -41,6 +41,16 @@ impl Links {
             format!("changes/page-{n}.html")
         }
     }
+    /// Page `n` (1-based) of the runs of one series on one upstream kernel version: the runs
+    /// are its columns, each addressed as `#<id>` (see `site::pages::run`).
+    pub fn runs_of(&self, arch: &str, kbase: &str, s: &SeriesKey, n: usize) -> String {
+        let (a, k, s) = (slug(arch), slug(kbase), s.id());
+        if n <= 1 {
+            format!("runs/{a}/{k}/{s}.html")
+        } else {
+            format!("runs/{a}/{k}/{s}-{n}.html")
+        }
+    }
     pub fn unplaced(&self) -> String {
         "unplaced.html".to_string()
     }

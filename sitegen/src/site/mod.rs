@@ -82,7 +82,9 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
     let renderer = Renderer::new()?;
     let mut reg = Registry::default();
     let prev = prev.map(|p| RunInfo::from_record(p, &mut reg, None));
-    let info = RunInfo::from_record(rec, &mut reg, None);
+    let mut info = RunInfo::from_record(rec, &mut reg, None);
+    let rel = format!("{}.html", info.page);
+    info.href = format!("{rel}#{}", info.id);
     let same = prev.as_ref().filter(|p| p.kernel.base == info.kernel.base);
     let cmp = Comparisons {
         prev_version: prev.as_ref().filter(|_| same.is_none()),
@@ -98,7 +100,17 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
         &format!("{}.json", rec.id),
         &env,
     );
-    Ok(renderer.render("run.html", &page)? + &renderer.render("env.html", &env)?)
+    let page = pages::run::page(
+        vec![page],
+        &crate::fmt::root_of(&rel),
+        pages::run::Pager::default(),
+        true,
+    );
+    let html = match page {
+        Some(p) => renderer.render("run.html", &p)?,
+        None => String::new(),
+    };
+    Ok(html + &renderer.render("env.html", &env)?)
 }
 
 /// What the index pages are written from: the run summaries, their metrics and groups, and the
@@ -130,6 +142,8 @@ pub fn runs_key(runs: &[RunInfo], idx: &[usize]) -> Vec<u8> {
     for &i in idx {
         v.extend_from_slice(runs[i].id.as_bytes());
         v.push(u8::from(runs[i].accepted));
+        // Where it is shown: the page of its version's runs it is on.
+        v.extend_from_slice(runs[i].href.as_bytes());
         v.push(0);
     }
     v

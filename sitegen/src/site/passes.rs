@@ -347,14 +347,32 @@ fn from_record(
     })
 }
 
-/// Summarises one run (from the summary cache or its record) and renders its page unless the
-/// previous build's is still right; the inner `Err` is the reason it was left out.
+/// An accepted run whose page is still to be made: its page is made once the runs that share
+/// it are known.
+struct Pending {
+    /// Its entry.
+    entry: usize,
+    /// Its index in the worker's accepted runs.
+    at: usize,
+    rec: Option<RunRecord>,
+    env: Option<run::EnvPage>,
+    raw: String,
+    /// What its part of the page is made from besides its comparisons: the record, its
+    /// acceptance and where the raw record is.
+    key: Key,
+    prev: Option<usize>,
+    same: Option<usize>,
+}
+
+/// Summarises one run (from the summary cache or its record) and makes or keeps what is its
+/// alone (its machine-and-settings page, its published record); the inner `Err` is the reason
+/// it was left out. Its page is made by [`make_page`].
 fn second_pass_one(
     e: &Entry,
     w: &mut Worker,
     cmp: ChainCmp,
     series: Option<&Arc<SeriesKey>>,
-) -> Result<Result<Accepted, Rejection>, BuildError> {
+) -> Result<Result<(Accepted, Pending), Rejection>, BuildError> {
     let got = match from_cache(e, w, series) {
         Some(g) => g,
         None => match from_record(e, w, series) {
@@ -394,43 +412,13 @@ fn second_pass_one(
     info.accepted = w.opts.triage.accepts(&info.id);
     info.record_rel.clone_from(&e.cand.rel);
     let infos = &w.out.infos;
-    let pick = |i: Option<usize>| i.map(|i| &infos[i].1.info);
-    let cmp = Comparisons {
-        prev_version: pick(cmp.choose_prev(infos, &info)),
-        same_version: pick(cmp.choose_same(infos, &info)),
-    };
+    let (prev, same) = (cmp.choose_prev(infos, &info), cmp.choose_same(infos, &info));
+    // Every page of runs is as deep as the record's canonical path, so the raw record's link
+    // is the same from either.
     let raw = w
         .ctx
         .raw_href(&info, &crate::fmt::root_of(&format!("{}.html", info.page)));
-    // The page is made from the record, its acceptance, the runs it is compared with (their
-    // ids are content hashes: their pages' inputs) and this program: if none changed since the
-    // previous build, its page is the previous one.
-    let rel = format!("{}.html", info.page);
-    fn id(p: Option<&RunInfo>) -> &str {
-        p.map_or("", |p| p.id.as_str())
-    }
-    let key = Key::of(&[
-        &w.ctx.program,
-        rel.as_bytes(),
-        raw.as_bytes(),
-        &content.bytes(),
-        &[u8::from(info.accepted)],
-        id(cmp.prev_version).as_bytes(),
-        id(cmp.same_version).as_bytes(),
-    ]);
-    // A cached run's record is read only when something must be made from it.
-    let read = |rec: &mut Option<RunRecord>,
-                env: &mut Option<run::EnvPage>,
-                canonical: &mut Option<Vec<u8>>| {
-        if rec.is_none() {
-            let bytes = load::read_limited(&e.cand.abs)?;
-            let r = load::parse_record(&bytes)?;
-            *env = Some(run::environment(&r, &info));
-            *rec = Some(r);
-            *canonical = Some(bytes);
-        }
-        Ok::<_, RecordError>(())
-    };
+    let key = Key::of(&[raw.as_bytes(), &content.bytes(), &[u8::from(info.accepted)]]);
     let parts = &mut w.out.parts;
     parts.page += t.lap();
     // What the run shares with others of its machine is one page for all of them, named by its
@@ -438,7 +426,7 @@ fn second_pass_one(
     // build of this program left it.
     let env_key = Key::of(&[&w.ctx.program, info.env_page.as_bytes()]);
     if w.ctx.claim_shared(&info.env_page) && !w.ctx.out.reuse(&info.env_page, env_key)? {
-        if let Err(why) = read(&mut rec, &mut env, &mut canonical) {
+        if let Err(why) = read(e, &info, &mut rec, &mut env, &mut canonical) {
             return Ok(Err(why.into()));
         }
         if let Some(env) = &env {
@@ -450,22 +438,10 @@ fn second_pass_one(
             parts.write += t.lap();
         }
     }
-    if !w.ctx.out.reuse(&rel, key)? {
-        if let Err(why) = read(&mut rec, &mut env, &mut canonical) {
-            return Ok(Err(why.into()));
-        }
-        if let (Some(rec), Some(env)) = (&rec, &env) {
-            let page = run::build(rec, &info, &cmp, &w.reg, &Links, &raw, env);
-            parts.page += t.lap();
-            let html = w.ctx.renderer.render("run.html", &page)?;
-            parts.render += t.lap();
-            w.ctx.out.write_keyed(&rel, key, html.as_bytes())?;
-        }
-    }
     if w.ctx.data_url.is_none() {
         let json_rel = format!("{}.json", info.page);
         if !w.ctx.out.keep(&json_rel, content)? {
-            if let Err(why) = read(&mut rec, &mut env, &mut canonical) {
+            if let Err(why) = read(e, &info, &mut rec, &mut env, &mut canonical) {
                 return Ok(Err(why.into()));
             }
             if let Some(c) = &canonical {
@@ -474,13 +450,153 @@ fn second_pass_one(
         }
     }
     parts.write += t.lap();
-    drop((rec, env, canonical));
+    drop(canonical);
     parts.free += t.lap();
-    Ok(Ok(Accepted {
-        info,
-        key: cacheable.then_some(content),
-        calls: w.calls.share(calls),
-    }))
+    let pending = Pending {
+        entry: 0,
+        at: w.out.infos.len(),
+        rec,
+        env,
+        raw,
+        key,
+        prev,
+        same,
+    };
+    Ok(Ok((
+        Accepted {
+            info,
+            key: cacheable.then_some(content),
+            calls: w.calls.share(calls),
+        },
+        pending,
+    )))
+}
+
+/// Reads a cached run's record, when something must be made from it.
+fn read(
+    e: &Entry,
+    info: &RunInfo,
+    rec: &mut Option<RunRecord>,
+    env: &mut Option<run::EnvPage>,
+    canonical: &mut Option<Vec<u8>>,
+) -> Result<(), RecordError> {
+    if rec.is_none() {
+        let bytes = load::read_limited(&e.cand.abs)?;
+        let r = load::parse_record(&bytes)?;
+        *env = Some(run::environment(&r, info));
+        *rec = Some(r);
+        *canonical = Some(bytes);
+    }
+    Ok(())
+}
+
+/// The most runs on one page of a series' runs on one version (its tables have two columns a
+/// run; the runs of a version beyond these go on further pages).
+pub const RUNS_A_PAGE: usize = 8;
+
+/// Makes the page `rel` of the runs `runs` (in page order), unless the previous build made it
+/// from the same inputs: their records, acceptance and raw-record links, the runs each is
+/// compared with (their ids are content hashes: their summaries), the pages around it, and
+/// this program.
+fn make_page(
+    entries: &[Entry],
+    w: &mut Worker,
+    rel: &str,
+    runs: Vec<Pending>,
+    pager: run::Pager,
+    alone: bool,
+) -> Result<(), BuildError> {
+    let mut t = Lap::start();
+    let infos = &w.out.infos;
+    let id = |i: Option<usize>| i.map_or("", |i| infos[i].1.info.id.as_str());
+    let mut parts: Vec<&[u8]> = vec![&w.ctx.program, rel.as_bytes()];
+    let around = [pager.older.as_deref(), pager.newer.as_deref()].map(|p| p.unwrap_or(""));
+    parts.extend(around.iter().map(|p| p.as_bytes()));
+    let keys: Vec<[u8; 16]> = runs.iter().map(|p| p.key.bytes()).collect();
+    for (p, k) in runs.iter().zip(&keys) {
+        parts.extend([
+            &k[..],
+            id(p.prev).as_bytes(),
+            b"/",
+            id(p.same).as_bytes(),
+            b"/",
+        ]);
+    }
+    let key = Key::of(&parts);
+    w.out.parts.page += t.lap();
+    if w.ctx.out.reuse(rel, key)? {
+        return Ok(());
+    }
+    let root = crate::fmt::root_of(rel);
+    let mut pages = Vec::with_capacity(runs.len());
+    for mut p in runs {
+        let e = &entries[p.entry];
+        let info = &infos[p.at].1.info;
+        read(e, info, &mut p.rec, &mut p.env, &mut None).map_err(|why| BuildError::Changed {
+            path: e.cand.rel.clone(),
+            why,
+        })?;
+        let pick = |i: Option<usize>| i.map(|i| &infos[i].1.info);
+        let cmp = Comparisons {
+            prev_version: pick(p.prev),
+            same_version: pick(p.same),
+        };
+        if let (Some(rec), Some(env)) = (&p.rec, &p.env) {
+            pages.push(run::build(rec, info, &cmp, &w.reg, &Links, &p.raw, env));
+        }
+    }
+    let parts = &mut w.out.parts;
+    let Some(page) = run::page(pages, &root, pager, alone) else {
+        return Ok(());
+    };
+    parts.page += t.lap();
+    let html = w.ctx.renderer.render("run.html", &page)?;
+    parts.render += t.lap();
+    w.ctx.out.write_keyed(rel, key, html.as_bytes())?;
+    parts.write += t.lap();
+    drop(page);
+    parts.free += t.lap();
+    Ok(())
+}
+
+/// The runs of one series on one version so far: those of the page being filled, and the
+/// path of the page before it.
+struct Filling {
+    base: Option<crate::kver::Base>,
+    arch: String,
+    kbase: String,
+    series: Arc<SeriesKey>,
+    /// Runs on the pages before this one.
+    before: usize,
+    runs: Vec<Pending>,
+    older: Option<String>,
+}
+
+impl Filling {
+    /// The path of page `n` (1-based).
+    fn rel(&self, n: usize) -> String {
+        Links.runs_of(&self.arch, &self.kbase, &self.series, n)
+    }
+
+    /// The path of the page being filled.
+    fn current(&self) -> String {
+        self.rel(self.before / RUNS_A_PAGE + 1)
+    }
+
+    /// Makes the page being filled; `more` when later runs of its version go on the next page.
+    fn finish(&mut self, entries: &[Entry], w: &mut Worker, more: bool) -> Result<(), BuildError> {
+        let rel = self.current();
+        let newer = more.then(|| self.rel(self.before / RUNS_A_PAGE + 2));
+        let runs = std::mem::take(&mut self.runs);
+        let pager = run::Pager {
+            older: self.older.take(),
+            newer,
+        };
+        make_page(entries, w, &rel, runs, pager, false)?;
+        self.before += RUNS_A_PAGE;
+        self.older = Some(rel);
+        Ok(())
+    }
 }
 
 /// One accepted run and what the next build's summary cache needs of it.
@@ -619,6 +735,7 @@ fn render_chains(
         // Accepted runs (indices into the share) of the previous and the current version.
         let (mut prev, mut cur): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
         let mut cur_base = None;
+        let mut filling: Option<Filling> = None;
         let mut series: Option<Arc<SeriesKey>> = match &entries[chain.start].chain {
             Chain::Series(k) => Some(Arc::clone(k)),
             Chain::Alone(_) => None,
@@ -655,18 +772,56 @@ fn render_chains(
                 }
             };
             match second_pass_one(e, &mut w, cmp, series.as_ref())? {
-                Ok(info) => {
+                Ok((mut acc, mut pending)) => {
+                    pending.entry = i;
                     kept.insert(e.id.as_str(), e.cand.rel.as_str());
                     if matches!(e.chain, Chain::Series(_)) {
-                        series = Some(Arc::clone(&info.info.series));
+                        series = Some(Arc::clone(&acc.info.series));
                         if chained {
                             cur.push(w.out.infos.len());
                         }
                     }
-                    w.out.infos.push((i, info));
+                    if !chained {
+                        // Compared with no other: a page of its own.
+                        let rel = format!("{}.html", acc.info.page);
+                        acc.info.href = format!("{rel}#{}", acc.info.id);
+                        w.out.infos.push((i, acc));
+                        make_page(
+                            entries,
+                            &mut w,
+                            &rel,
+                            vec![pending],
+                            run::Pager::default(),
+                            true,
+                        )?;
+                        continue;
+                    }
+                    // The runs of a version follow each other in a chain.
+                    if let Some(mut f) = filling.take_if(|f| f.base != e.kernel.base) {
+                        f.finish(entries, &mut w, false)?;
+                    }
+                    let info = &acc.info;
+                    let f = filling.get_or_insert_with(|| Filling {
+                        base: e.kernel.base.clone(),
+                        arch: info.arch.clone(),
+                        kbase: info.kbase.clone(),
+                        series: Arc::clone(&info.series),
+                        before: 0,
+                        runs: Vec::new(),
+                        older: None,
+                    });
+                    if f.runs.len() == RUNS_A_PAGE {
+                        f.finish(entries, &mut w, true)?;
+                    }
+                    acc.info.href = format!("{}#{}", f.current(), acc.info.id);
+                    f.runs.push(pending);
+                    w.out.infos.push((i, acc));
                 }
                 Err(why) => w.out.rejected.push(reject(why)),
             }
+        }
+        if let Some(mut f) = filling.take() {
+            f.finish(entries, &mut w, false)?;
         }
     }
     w.out.parts.report(opts.timings);

@@ -334,7 +334,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     let o = build_site(&data, &site);
     assert!(o.status.success(), "{}", stderr(&o));
 
-    let run_page = rec.canonical_path().replace(".json", ".html");
+    let run_page = page_of(&site, &rec.id);
     // One page of every other kind, whatever its name, with the start of its heading.
     let first = |dir: &str, nested: bool| -> String {
         let mut names: Vec<String> = walkdir::WalkDir::new(site.join(dir))

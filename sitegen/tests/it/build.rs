@@ -17,6 +17,8 @@ struct Fixture {
     old_id: String,
     new_id: String,
     new_page: String,
+    /// The new run's record, at its canonical path.
+    new_record: String,
     hostile_page: String,
     import_page: String,
     /// One machine on eight versions: getpid with a step in `sud.allow` at 6.9, `mix` and the
@@ -241,11 +243,12 @@ fn fixture() -> &'static Fixture {
             "{err}"
         );
 
-        let page = |r: &syscost_record::RunRecord| r.canonical_path().replace(".json", ".html");
+        let page = |r: &syscost_record::RunRecord| page_of(&site, &r.id);
         Fixture {
             old_id: old.id.clone(),
             new_id: new.id.clone(),
             new_page: page(&new),
+            new_record: new.canonical_path(),
             hostile_page: page(&hostile),
             import_page: page(&import),
             unknown_page: page(&unknown),
@@ -384,8 +387,7 @@ fn run_page_compares_with_the_previous_run_of_the_machine() {
     assert!(html.contains(&format!("{}</a>", f.old_id)));
     assert!(html.contains("6.8.0-45-generic"));
     // Only what moved beyond both intervals is listed, the rest counted.
-    let compared = &html[html.find("id=\"compare\"").expect("comparison section")..];
-    let compared = &compared[..compared.find("id=\"environment\"").unwrap()];
+    let compared = &run_section(&html, &f.new_id);
     let row = |id: &str| {
         compared
             .lines()
@@ -395,25 +397,20 @@ fn run_page_compares_with_the_previous_run_of_the_machine() {
     assert_eq!(row("native"), None, "native moved within its CIs");
     let null = row("null").expect("no comparison row for null");
     assert!(null.contains("class=\"up\">▲ +"), "{null}");
-    assert!(
-        compared.contains("1 higher, 0 lower, ") && compared.contains("intervals are disjoint"),
-        "{compared}"
-    );
-    // The raw record is next to the page, in the one form its id covers (which is the form
-    // the data directory holds it in).
-    let raw = f.site.join(f.new_page.replace(".html", ".json"));
-    let orig = f.data.join(f.new_page.replace(".html", ".json"));
+    assert!(compared.contains("1 higher, 0 lower, "), "{compared}");
+    assert!(html.contains("intervals are disjoint"));
+    // The raw record is at its canonical path, in the one form its id covers (which is the
+    // form the data directory holds it in).
+    let raw = f.site.join(&f.new_record);
+    let orig = f.data.join(&f.new_record);
     let raw = std::fs::read(raw).unwrap();
     assert_eq!(raw, std::fs::read(orig).unwrap());
     let rec: syscost_record::RunRecord = serde_json::from_slice(&raw).unwrap();
     assert_eq!(raw, syscost_record::to_file_json(&rec).as_bytes());
     assert!(html.contains(&format!("/{}.json\">raw record</a>", f.new_id)));
     // The older run is the first of its machine.
-    let old_page = f
-        .new_page
-        .replace(&f.new_id, &f.old_id)
-        .replace("6.9.2", "6.8.0-45-generic");
-    assert!(read(&f.site, &old_page)
+    let old_page = read(&f.site, &page_of(&f.site, &f.old_id));
+    assert!(run_section(&old_page, &f.old_id)
         .contains("This is the first run of this series on this and earlier kernel versions."));
 }
 
@@ -718,11 +715,6 @@ fn json(site: &Path, rel: &str) -> serde_json::Value {
     serde_json::from_str(&read(site, rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-/// The site path of a record's page.
-fn page_of(r: &RunRecord) -> String {
-    r.canonical_path().replace(".json", ".html")
-}
-
 /// The runs of the JSON index, each row read by the index's `run_fields` as an object.
 fn index_runs(site: &Path) -> Vec<serde_json::Value> {
     let idx = json(site, "index.json");
@@ -808,11 +800,15 @@ fn comparisons_stay_within_the_series() {
     let of = series_of_runs(&f.site);
     let mut compared = 0;
     for r in f.step.iter().chain(&f.mix).chain(&f.sequential) {
-        let html = read(&f.site, &page_of(r));
-        let at = html.find("<h2 id=\"compare\">").unwrap();
-        let section = &html[at..html.find("<h2 id=\"environment\">").unwrap()];
-        for l in links(section) {
-            let id = l.rsplit('/').next().unwrap().trim_end_matches(".html");
+        let html = read(&f.site, &page_of(&f.site, &r.id));
+        let section = run_section(&html, &r.id);
+        // The runs it is compared with, linked as their sections.
+        let runs = links(&section).into_iter().filter_map(|l| {
+            let id = l.rsplit_once('#')?.1.to_string();
+            (id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit())).then_some(id)
+        });
+        for id in runs {
+            let id = id.as_str();
             assert_eq!(of[id], of[&r.id], "{} compared with {id}", r.id);
             compared += 1;
         }
@@ -991,7 +987,7 @@ fn every_measured_scenario_has_a_trend_and_depth_is_a_sweep() {
     }
     // The kernel page draws the depth sweep with its fitted line; the run page has its numbers
     // (the depth rows and the fit's estimates) and no chart.
-    let html = read(&f.site, &page_of(r));
+    let html = read(&f.site, &page_of(&f.site, &r.id));
     assert!(!html.contains("<svg class=\"chart\""));
     assert!(html.contains("<tr><td>seccomp.depth.4<td>"));
     assert!(html.contains("<tr><td>depth.per_filter<td>"));
@@ -1004,7 +1000,7 @@ fn every_measured_scenario_has_a_trend_and_depth_is_a_sweep() {
 fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
     let f = fixture();
     // The fixture's synthetic-looking runs count no preemption: none is low.
-    let html = read(&f.site, &page_of(&f.step[0]));
+    let html = read(&f.site, &page_of(&f.site, &f.step[0].id));
     assert!(html.contains("#run-quality\">Quality</a> good: "), "{html}");
     let runs = read(&f.site, "runs/index.html");
     assert!(runs.contains("class=\"badge q-"));
@@ -1026,7 +1022,7 @@ fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
     let site = tmp.path().join("site");
     let o = build_site(&data, &site);
     assert!(o.status.success(), "{}", stderr(&o));
-    let page = read(&site, &page_of(&rs[1]));
+    let page = read(&site, &page_of(&site, &rs[1].id));
     assert!(page.contains("<span class=\"badge q-low\""));
     // The headline is the latest version with a run of good enough quality.
     let home = read(&site, "index.html");
@@ -1121,19 +1117,17 @@ fn stated_kernels_place_imports_and_approximate_ones_stay_apart() {
         !measured.contains(&approx.id),
         "approximate run on 5.10-rc4"
     );
-    let approx_page = read(&site, &page_of(&approx));
+    let approx_page = read(&site, &page_of(&site, &approx.id));
     assert!(approx_page.contains("stated only approximately by the source"));
     assert!(approx_page.contains("compared with no other"));
     assert!(!approx_page.contains(&format!(">{}</a>", exact.id)));
     // 5.11 is compared with 5.10-rc4, the nearest measured version; 5.10-rc4 with nothing.
-    let later_page = read(&site, &page_of(&later));
-    let at = later_page.find("<h2 id=\"compare\">").unwrap();
-    let section = &later_page[at..later_page.find("<h2 id=\"environment\">").unwrap()];
+    let later_page = read(&site, &page_of(&site, &later.id));
+    let section = run_section(&later_page, &later.id);
     assert!(section.contains(&format!(">{}</a>", exact.id)), "{section}");
     assert!(!section.contains(&approx.id));
-    let exact_page = read(&site, &page_of(&exact));
-    let at = exact_page.find("<h2 id=\"compare\">").unwrap();
-    let section = &exact_page[at..exact_page.find("<h2 id=\"environment\">").unwrap()];
+    let exact_page = read(&site, &page_of(&site, &exact.id));
+    let section = run_section(&exact_page, &exact.id);
     assert!(!section.contains(&approx.id), "{section}");
     // The chart marks the approximate column.
     let arch = read(&site, "arch/x86_64/index.html");
@@ -1244,9 +1238,7 @@ fn a_page_named_kernel_is_left_out_not_fatal() {
         err.contains("named like one of the site's own pages"),
         "{err}"
     );
-    assert!(site
-        .join(good.canonical_path().replace(".json", ".html"))
-        .is_file());
+    assert!(site.join(page_of(&site, &good.id)).is_file());
     assert!(site.join("kernels/index.html").is_file());
 }
 
@@ -1292,8 +1284,7 @@ fn runs_are_labelled_unverified_until_a_maintainer_accepts_them() {
         .unwrap();
     });
     assert_eq!(code, Some(0), "{err}");
-    let page =
-        |r: &syscost_record::RunRecord| read(&site, &r.canonical_path().replace(".json", ".html"));
+    let page = |r: &syscost_record::RunRecord| read(&site, &page_of(&site, &r.id));
     assert!(!page(&seen).contains("badge unverified"));
     let p = page(&new);
     assert!(
@@ -1345,7 +1336,13 @@ fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
         .keys()
         .filter(|p| p.starts_with("runs/") && p.matches('/').count() == 3 && p.ends_with(".html"))
         .collect();
-    assert_eq!(old_runs.len(), 40, "{old_runs:?}");
+    // The 40 runs, on fewer pages: each series' runs on one version share one.
+    let sections: usize = old_runs
+        .iter()
+        .map(|p| read(&site, p).matches(" id=\"").count())
+        .sum();
+    assert!(old_runs.len() < 40, "{old_runs:?}");
+    assert!(sections >= 40, "{sections}");
     // The run pages, and the series and kernel pages (whose runs are the same).
     let not_rendered = |out: &str| -> usize {
         let n = out.split(" pages not rendered").next().unwrap();
@@ -1367,7 +1364,7 @@ fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
         .filter(|(p, i)| same.get(*p) != Some(*i))
         .map(|(p, _)| p.as_str())
         .collect();
-    let page = page_of(&new);
+    let page = page_of(&site, &new.id);
     assert!(changed.contains(page.as_str()), "{changed:?}");
     for p in ["index.html", "runs/index.html", "index.json", "runs.csv"] {
         assert!(changed.contains(p), "{p} not rewritten: {changed:?}");
@@ -1477,8 +1474,11 @@ fn an_incremental_build_is_the_build_from_scratch() {
     }
     let want = tree(&fresh);
     assert_eq!(tree(&site), want);
-    assert!(site.join(page_of(&new)).is_file());
-    assert!(!site.join(page_of(&old)).exists());
+    assert!(site.join(page_of(&site, &new.id)).is_file());
+    assert!(
+        !html_pages(&site).any(|(_, h)| h.contains(&format!("id=\"{}\"", old.id))),
+        "the removed run is shown nowhere"
+    );
 
     // A damaged manifest or cache is not trusted: everything is read and written again.
     let files = want.len();

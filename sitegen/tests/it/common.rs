@@ -234,3 +234,44 @@ pub fn env_of(run_page: &str) -> String {
     let end = at + run_page[at..].find('"').expect("the end of the link");
     run_page[at..end].to_string()
 }
+
+/// The site path of the page that shows run `id` (its section or its page, `id="<id>"`): the
+/// page of its series' runs on its kernel version, or its own.
+pub fn page_of(site: &Path, id: &str) -> String {
+    shown_on(site, id).unwrap_or_else(|| panic!("run {id} is shown on no page"))
+}
+
+/// The page that shows run `id`, if one does; it is never shown on two.
+pub fn shown_on(site: &Path, id: &str) -> Option<String> {
+    let anchor = format!("id=\"{id}\"");
+    let found: Vec<String> = html_pages(site)
+        .filter(|(p, h)| p.starts_with("runs/") && h.contains(&anchor))
+        .map(|(p, _)| p)
+        .collect();
+    assert!(found.len() <= 1, "run {id} is shown on one page: {found:?}");
+    found.into_iter().next()
+}
+
+/// The id of the record at a canonical path (`runs/<arch>/<kernel>/<id>.json`).
+pub fn id_of(rel: &str) -> String {
+    let name = rel.rsplit('/').next().unwrap_or(rel);
+    name.strip_suffix(".json").unwrap_or(name).to_string()
+}
+
+/// What a page of runs says of run `id` alone: its section (the tables have a column of it).
+pub fn run_section(html: &str, id: &str) -> String {
+    let start = [
+        format!("<section aria-labelledby=\"{id}\">"),
+        format!("<h1 id=\"{id}\">"),
+    ]
+    .iter()
+    .find_map(|m| html.find(m.as_str()))
+    .unwrap_or_else(|| panic!("no section of run {id}"));
+    let rest = &html[start..];
+    let end = ["</section>", "<h2 id=\"results\">"]
+        .iter()
+        .filter_map(|m| rest.find(m))
+        .min()
+        .unwrap_or(rest.len());
+    rest[..end].to_string()
+}

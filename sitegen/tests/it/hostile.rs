@@ -356,20 +356,20 @@ fn default_build_leaves_out_each_bad_file_and_builds_the_rest() {
     assert!(site.join("index.html").is_file());
     let mut wrong = Vec::new();
     for c in &f.cases {
-        let page = site.join(c.rel.replace(".json", ".html"));
+        let page = shown_on(&site, &id_of(&c.rel));
         let lines = lines_about(&f.build.stderr, &f.data, &c.rel);
         if c.published {
-            if !page.is_file() {
+            if page.is_none() {
                 wrong.push(format!("{}: not published ({lines:?})", c.rel));
             }
-        } else if page.exists() {
+        } else if page.is_some() {
             wrong.push(format!("{}: published but must be left out", c.rel));
         } else if !lines.iter().any(|l| l.contains(&c.needle)) {
             wrong.push(format!("{}: want {:?}, got {lines:?}", c.rel, c.needle));
         }
     }
     for g in &f.good {
-        assert!(site.join(g.replace(".json", ".html")).is_file(), "{g}");
+        assert!(site.join(page_of(&site, &id_of(g))).is_file(), "{g}");
     }
     assert!(wrong.is_empty(), "build:\n{}", wrong.join("\n"));
     assert!(f.build.stderr.contains("left out of the site"));
@@ -479,7 +479,7 @@ fn record_strings_reach_the_run_page_as_text() {
         .iter()
         .find(|c| c.file == "fill-id/markup-in-every-string.json")
         .expect("markup record case");
-    let page = std::fs::read_to_string(f.site().join(c.rel.replace(".json", ".html"))).unwrap();
+    let page = std::fs::read_to_string(f.site().join(page_of(&f.site(), &id_of(&c.rel)))).unwrap();
     // What the run shares with its machine's other runs (the tool, the incidental facts, the
     // skip reasons) is on the page it links to: the two are read as one.
     let page = page.clone() + &std::fs::read_to_string(f.site().join(env_of(&page))).unwrap();

@@ -15,16 +15,80 @@ use syscost_record::{
     Status, StopReason, Verdict,
 };
 
-/// A run's page: its numbers, compactly. Prose that is the same for every run of a scenario
-/// (descriptions, parameters, formulas) is on the metric pages and in the raw record, how to
-/// read the page is on the methodology page, and what the runs of one machine share (its
-/// facts, the settings, the skipped scenarios and why) is on their shared [`EnvPage`]: none
-/// of it is repeated on 100,000 run pages. The depth sweep is drawn on the kernel page; its
-/// numbers are the `seccomp.depth.N` rows and the `depth.*` estimates.
+/// The page of the runs of one series on one upstream kernel version, oldest first, a few at a
+/// time: each run a section of its own (`#<id>`) and a column in each table, so the scenario
+/// names, headings, notes and the site's chrome are said once for all of them (on 100,000 run
+/// pages they were most of the site). A run that is not on the version axis, or whose kernel
+/// is known only approximately, is compared with no other and has such a page alone.
+///
+/// Only numbers are here. Prose that is the same for every run of a scenario (descriptions,
+/// parameters, formulas) is on the metric pages and in the raw record, how to read the page is
+/// on the methodology page, and what the runs of one machine share (its facts, the settings,
+/// the skipped scenarios and why) is on their shared [`EnvPage`]. The depth sweep is drawn on
+/// the kernel page; its numbers are the `seccomp.depth.N` rows and the `depth.*` estimates.
 #[derive(Serialize)]
-pub struct RunPage {
+pub struct RunsPage {
     root: String,
     title: String,
+    /// One run shown alone: the page is its page.
+    alone: bool,
+    count: String,
+    arch: String,
+    arch_href: Option<String>,
+    kbase: String,
+    kernel_href: Option<String>,
+    cpu: String,
+    virt: String,
+    series_id: String,
+    series_href: Option<String>,
+    per_op: String,
+    confidence: String,
+    any_ci: bool,
+    baseline: String,
+    /// The pages of the earlier and the later runs of the same series and version.
+    older: Option<String>,
+    newer: Option<String>,
+    runs: Vec<RunPart>,
+    results: Vec<Row<(String, String)>>,
+    estimates: Vec<Row<(String, &'static str)>>,
+    expectations: Vec<Row<(String, &'static str, String)>>,
+}
+
+/// A table row: its label and one cell (or group of cells) per run of the page.
+#[derive(Serialize)]
+struct Row<C> {
+    label: String,
+    cells: Vec<C>,
+}
+
+/// What is one run's own on its page: its section, and its columns of the tables.
+pub struct RunPage {
+    part: RunPart,
+    baseline_counts: Vec<String>,
+    results: Vec<ResultRow>,
+    estimates: Vec<EstimateRow>,
+    expectations: Vec<ExpectationRow>,
+    head: Head,
+}
+
+/// What a page of runs says once, taken from its first run (the runs of one series share it).
+struct Head {
+    arch: String,
+    arch_href: Option<String>,
+    kbase: String,
+    kernel_href: Option<String>,
+    cpu: String,
+    virt: String,
+    series_id: String,
+    series_href: Option<String>,
+    per_op: String,
+    confidence: String,
+    any_ci: bool,
+}
+
+/// A run's section.
+#[derive(Serialize)]
+struct RunPart {
     id: String,
     kind: &'static str,
     /// Not (yet) accepted by a maintainer in data/triage.tsv.
@@ -34,30 +98,14 @@ pub struct RunPage {
     /// Why the run is not on the version axis; empty when it is.
     unplaced: String,
     unplaced_href: String,
-    arch: String,
-    arch_href: Option<String>,
     kernel_release: String,
     /// How the kernel is known when the log does not print it: stated by the source.
     kernel_stated: String,
-    kernel_href: Option<String>,
-    cpu: String,
-    virt: String,
     date: String,
-    series_id: String,
-    series_href: Option<String>,
     raw_href: String,
     env_href: String,
-    per_op: String,
-    confidence: String,
-    any_ci: bool,
     /// The usual sample count of the scenarios; rows with another count show theirs.
     samples_each: String,
-    samples_vary: bool,
-    baseline: String,
-    results: Vec<ResultRow>,
-    estimates: Vec<EstimateRow>,
-    expectations: Vec<ExpectationRow>,
-    verdict_counts: String,
     /// Failed scenarios with their reasons (a failure is this run's, so it is said here).
     failed: Vec<SkippedGroup>,
     /// How many were skipped; which and why is on the shared page.
@@ -72,15 +120,129 @@ pub struct RunPage {
     notes: Vec<String>,
 }
 
+/// The pages around one page of runs.
+#[derive(Default)]
+pub struct Pager {
+    pub older: Option<String>,
+    pub newer: Option<String>,
+}
+
+/// The page of `runs` (at least one), whose site path has the root `root`.
+/// The page of `runs`, whose site path has the root `root`; `alone` for the page of a run
+/// that is on no series' page. None when there are no runs.
+pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option<RunsPage> {
+    // The baseline most overheads are over, on the whole page; others are named in the row.
+    let baseline = most_common(
+        runs.iter()
+            .flat_map(|r| r.baseline_counts.iter().map(String::as_str)),
+    );
+    let n = runs.len();
+    let mut results: Vec<Row<(String, String)>> = Vec::new();
+    let mut keys: Vec<(String, String)> = Vec::new();
+    let mut estimates: Vec<Row<(String, &'static str)>> = Vec::new();
+    let mut expectations: Vec<Row<(String, &'static str, String)>> = Vec::new();
+    let mut parts = Vec::with_capacity(n);
+    let mut head = None;
+    for (k, r) in runs.into_iter().enumerate() {
+        for x in r.results {
+            let key = (x.id, x.vs);
+            let at = match keys.iter().position(|q| *q == key) {
+                Some(at) => at,
+                None => {
+                    let label = if key.1.is_empty() || key.1 == baseline {
+                        key.0.clone()
+                    } else {
+                        format!("{} − {}", key.0, key.1)
+                    };
+                    results.push(Row {
+                        label,
+                        cells: vec![Default::default(); n],
+                    });
+                    keys.push(key);
+                    keys.len() - 1
+                }
+            };
+            results[at].cells[k] = (x.median, x.overhead);
+        }
+        for e in r.estimates {
+            let at = match estimates.iter().position(|q| q.label == e.id) {
+                Some(at) => at,
+                None => {
+                    estimates.push(Row {
+                        label: e.id,
+                        cells: vec![Default::default(); n],
+                    });
+                    estimates.len() - 1
+                }
+            };
+            estimates[at].cells[k] = (e.median, e.origin);
+        }
+        for e in r.expectations {
+            let at = match expectations.iter().position(|q| q.label == e.label) {
+                Some(at) => at,
+                None => {
+                    expectations.push(Row {
+                        label: e.label,
+                        cells: vec![(String::new(), "", String::new()); n],
+                    });
+                    expectations.len() - 1
+                }
+            };
+            let verdict = if e.verdict == e.kernel_verdict {
+                e.verdict.to_string()
+            } else {
+                format!("{}, kernel: {}", e.verdict, e.kernel_verdict)
+            };
+            expectations[at].cells[k] = (e.diff, e.verdict, verdict);
+        }
+        parts.push(r.part);
+        head.get_or_insert(r.head);
+    }
+    let h = head?;
+    Some(RunsPage {
+        root: root.to_string(),
+        title: if alone {
+            format!(
+                "Run {} ({} {})",
+                parts[0].id, h.arch, parts[0].kernel_release
+            )
+        } else {
+            format!("Series {} on Linux {} ({})", h.series_id, h.kbase, h.arch)
+        },
+        alone,
+        count: match n {
+            1 => "One run".to_string(),
+            n => format!("{n} runs"),
+        },
+        arch: h.arch,
+        arch_href: h.arch_href,
+        kbase: h.kbase,
+        kernel_href: h.kernel_href,
+        cpu: h.cpu,
+        virt: h.virt,
+        series_id: h.series_id,
+        series_href: h.series_href,
+        per_op: h.per_op,
+        confidence: h.confidence,
+        any_ci: h.any_ci,
+        baseline,
+        older: pager.older,
+        newer: pager.newer,
+        runs: parts,
+        results,
+        estimates,
+        expectations,
+    })
+}
+
 #[derive(Serialize)]
 struct ResultRow {
-    /// The scenario id, and ` − vs` when its overhead is over another baseline than the page's.
     id: String,
-    /// Median and CI in one cell (the sorter reads the leading number).
+    /// What its overhead is over; empty when it has none.
+    vs: String,
+    /// Median and CI in one cell (the sorter reads the leading number), with its sample count
+    /// when it is not the run's usual one and its share of preempted samples when there were.
     median: String,
-    /// Empty when it is the page's usual count.
-    samples: String,
-    preempted: String,
     overhead: String,
 }
 
@@ -118,8 +280,8 @@ struct EstimateRow {
 struct ExpectationRow {
     label: String,
     /// The paired difference and its CI in one cell.
+    /// The paired difference and its CI, and the tolerance, in one cell.
     diff: String,
-    tolerance: String,
     verdict: &'static str,
     kernel_verdict: &'static str,
 }
@@ -284,7 +446,7 @@ pub fn build(
     raw_href: &str,
     env: &EnvPage,
 ) -> RunPage {
-    let root = fmt::root_of(&format!("{}.html", info.page));
+    let root = fmt::root_of(info.href.split('#').next().unwrap_or_default());
     let c = &r.environment.comparability;
     let s = &r.settings;
     let conf = format!("{}%", s.confidence * 100.0);
@@ -307,18 +469,16 @@ pub fn build(
         (true, Some(_)) => "This is the first run of this series on this and earlier kernel versions.",
         (true, None) => "No earlier kernel version of this series has a run, and the record carries no machine identity to link it with earlier runs on this version.",
     };
-    // The baseline most overheads are over; others are named in the row.
-    let baseline = most_common(
-        measured
-            .iter()
-            .filter_map(|x| x.overhead.as_ref().map(|o| o.vs.as_str())),
-    );
+    let baseline_counts: Vec<String> = measured
+        .iter()
+        .filter_map(|x| x.overhead.as_ref().map(|o| o.vs.clone()))
+        .collect();
     let counts: Vec<String> = measured
         .iter()
         .filter_map(|x| x.samples.map(|n| n.to_string()))
         .collect();
+    let run_baseline = most_common(baseline_counts.iter().map(String::as_str));
     let usual = most_common(counts.iter().map(String::as_str));
-    let samples_vary = counts.iter().any(|c| *c != usual);
     let mut tallies: Vec<([usize; 3], Vec<Moved>)> =
         earlier.iter().map(|_| ([0; 3], Vec::new())).collect();
     let mut tally = |m: Option<u32>, label: &str| {
@@ -335,8 +495,12 @@ pub fn build(
                 Some(o) => reg.find(Kind::Overhead, &res.id, &o.vs),
                 None => reg.find(Kind::Median, &res.id, ""),
             };
-            let row = result_row(res, &baseline, &usual);
-            tally(m, &row.id);
+            let row = result_row(res, &usual);
+            let label = match &res.overhead {
+                Some(o) if o.vs != run_baseline => format!("{} − {}", res.id, o.vs),
+                _ => res.id.clone(),
+            };
+            tally(m, &label);
             row
         })
         .collect();
@@ -356,7 +520,11 @@ pub fn build(
         .zip(tallies)
         .map(|((p, what), (t, moved))| CompareHead {
             what: what.clone(),
-            href: format!("{root}{}.html", p.page),
+            // A run on the same page is linked as its section.
+            href: match (p.href.split_once('#'), info.href.split_once('#')) {
+                (Some((page, id)), Some((here, _))) if page == here => format!("#{id}"),
+                _ => format!("{root}{}", p.href),
+            },
             id: p.id.clone(),
             // The day; the time of day is on its page.
             date: p
@@ -375,8 +543,7 @@ pub fn build(
             moved,
         })
         .collect();
-    RunPage {
-        title: format!("Run {} ({} {})", r.id, c.arch, info.kernel.release),
+    let part = RunPart {
         id: r.id.clone(),
         kind: kind_label(r.source.kind),
         unverified: !info.accepted,
@@ -389,32 +556,16 @@ pub fn build(
             .map(|e| e.to_string())
             .unwrap_or_default(),
         unplaced_href: format!("{root}{}", links.unplaced()),
-        arch: c.arch.clone(),
-        arch_href: placed.then(|| format!("{root}{}", links.arch(&info.arch))),
         kernel_release: info.kernel.release.clone(),
         kernel_stated: stated_kernel(r).unwrap_or_default().to_string(),
-        kernel_href: placed.then(|| format!("{root}{}", links.kernel(&info.kbase))),
-        cpu: info.series.cpu.clone(),
-        virt: info.series.virt.clone(),
         date: opt(&r.source.date),
-        series_id: info.series.id(),
-        series_href: placed.then(|| format!("{root}{}", links.series(&info.series))),
         raw_href: raw_href.to_string(),
         env_href: format!("{root}{}", env.path()),
-        per_op: info.series.unit(),
-        any_ci: measured.iter().any(|x| x.ci_low_ns.is_some())
-            || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
         samples_each: match usual.as_str() {
             "" => String::new(),
             "1" => "1 sample".to_string(),
             n => format!("{n} samples"),
         },
-        samples_vary,
-        baseline,
-        results,
-        estimates,
-        expectations: r.expectations.iter().map(expectation_row).collect(),
-        verdict_counts: verdict_counts(r),
         failed: groups(r, Status::Failed),
         skipped: r
             .results
@@ -423,7 +574,7 @@ pub fn build(
             .count(),
         compares,
         no_compare: no_compare.to_string(),
-        facts: own_facts(r, info),
+        facts: own_facts(r),
         stated: stated(r),
         // Only plain web links become clickable; anything else (javascript:, data:) stays text.
         source_link: source_url.starts_with("https://") || source_url.starts_with("http://"),
@@ -434,8 +585,28 @@ pub fn build(
             .filter(|n| !restates_numbers(n))
             .cloned()
             .collect(),
+    };
+    let head = Head {
+        arch: c.arch.clone(),
+        arch_href: placed.then(|| format!("{root}{}", links.arch(&info.arch))),
+        kbase: info.kbase.clone(),
+        kernel_href: placed.then(|| format!("{root}{}", links.kernel(&info.kbase))),
+        cpu: info.series.cpu.clone(),
+        virt: info.series.virt.clone(),
+        series_id: info.series.id(),
+        series_href: placed.then(|| format!("{root}{}", links.series(&info.series))),
+        per_op: info.series.unit(),
         confidence: conf,
-        root,
+        any_ci: measured.iter().any(|x| x.ci_low_ns.is_some())
+            || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
+    };
+    RunPage {
+        part,
+        baseline_counts,
+        results,
+        estimates,
+        expectations: r.expectations.iter().map(expectation_row).collect(),
+        head,
     }
 }
 
@@ -481,23 +652,28 @@ fn with_ci(m: Option<f64>, lo: Option<f64>, hi: Option<f64>) -> String {
     fmt::scaled(m, lo.zip(hi))
 }
 
-fn result_row(res: &ScenarioResult, baseline: &str, usual: &str) -> ResultRow {
+fn result_row(res: &ScenarioResult, usual: &str) -> ResultRow {
     let o = res.overhead.as_ref();
+    let mut median = with_ci(res.median_ns, res.ci_low_ns, res.ci_high_ns);
+    if let Some(n) = res.samples.map(|n| n.to_string()).filter(|n| n != usual) {
+        median.push_str(" n=");
+        median.push_str(&n);
+    }
+    if let (Some(p), Some(n)) = (res.preempted, res.samples) {
+        if p > 0 && n > 0 {
+            let pct = p as f64 / n as f64 * 100.0;
+            // A share that rounds to 0 % is still some.
+            if pct < 0.5 {
+                median.push_str(" p<1%");
+            } else {
+                median.push_str(&format!(" p={pct:.0}%"));
+            }
+        }
+    }
     ResultRow {
-        id: match o {
-            Some(o) if o.vs != baseline => format!("{} − {}", res.id, o.vs),
-            _ => res.id.clone(),
-        },
-        median: with_ci(res.median_ns, res.ci_low_ns, res.ci_high_ns),
-        samples: res
-            .samples
-            .map(|s| s.to_string())
-            .filter(|s| s != usual)
-            .unwrap_or_default(),
-        preempted: match (res.preempted, res.samples) {
-            (Some(p), Some(n)) if n > 0 => format!("{:.0}", p as f64 / n as f64 * 100.0),
-            _ => String::new(),
-        },
+        id: res.id.clone(),
+        vs: o.map(|o| o.vs.clone()).unwrap_or_default(),
+        median,
         overhead: o
             .map(|o| with_ci(Some(o.median_ns), o.ci_low_ns, o.ci_high_ns))
             .unwrap_or_default(),
@@ -542,22 +718,14 @@ fn estimate_row(e: &Estimate) -> EstimateRow {
 fn expectation_row(e: &Expectation) -> ExpectationRow {
     ExpectationRow {
         label: e.label.clone(),
-        diff: with_ci(e.diff_median_ns, e.diff_ci_low_ns, e.diff_ci_high_ns),
-        tolerance: ns(e.tolerance_ns),
+        diff: format!(
+            "{}, tol {}",
+            with_ci(e.diff_median_ns, e.diff_ci_low_ns, e.diff_ci_high_ns),
+            ns(e.tolerance_ns)
+        ),
         verdict: verdict_name(e.verdict),
         kernel_verdict: verdict_name(e.kernel_verdict),
     }
-}
-
-fn verdict_counts(r: &RunRecord) -> String {
-    let count = |v: Verdict| r.expectations.iter().filter(|e| e.verdict == v).count();
-    format!(
-        "{} pass, {} fail, {} inconclusive, {} not evaluated.",
-        count(Verdict::Pass),
-        count(Verdict::Fail),
-        count(Verdict::Inconclusive),
-        count(Verdict::Skip)
-    )
 }
 
 /// Label/value rows without the ones that have nothing to say.
@@ -570,7 +738,7 @@ fn facts<'a>(rows: impl IntoIterator<Item = (&'a str, String)>) -> Vec<(String, 
 
 /// This run's own facts: under what load it ran, how long and why it stopped, its log and
 /// whatever else its source recorded. What it shares with other runs of its machine is on its [`EnvPage`].
-fn own_facts(r: &RunRecord, info: &RunInfo) -> Vec<(String, String)> {
+fn own_facts(r: &RunRecord) -> Vec<(String, String)> {
     let inc = &r.environment.incidental;
     let sm = &r.summary;
     let src = &r.source;
@@ -579,7 +747,6 @@ fn own_facts(r: &RunRecord, info: &RunInfo) -> Vec<(String, String)> {
             .unwrap_or_default()
     };
     facts([
-        ("upstream base", info.kbase.clone()),
         ("load average at start / end", {
             let (a, b) = (load(&inc.loadavg_start), load(&inc.loadavg_end));
             if a.is_empty() && b.is_empty() {
