@@ -250,10 +250,12 @@ pub struct RunInfo {
     /// The record's canonical path relative to the site root, without extension: where its
     /// raw record is published, and the page of a run that is shown alone.
     pub page: String,
-    /// Where the run is shown, relative to the site root: its section (`#<id>`) of the page of
-    /// its series' runs on its kernel version. Set by each build (`site::passes`).
+    /// Which page of its series' runs on its kernel version shows it (1-based), or 0 when it
+    /// has a page alone: set by each build (`site::passes`); its link is `site::links::Links::run`.
+    /// A number, not the link: 100,000 small strings kept among the build's transient ones
+    /// cost more memory than their bytes (glibc keeps the pages they pin).
     #[serde(skip)]
-    pub href: String,
+    pub shown_on: u32,
     /// Path of the record file relative to the data directory.
     #[serde(skip)]
     pub record_rel: String,
@@ -321,7 +323,7 @@ impl RunInfo {
             method: r.source.method,
             tool: r.source.tool.clone(),
             page,
-            href: String::new(),
+            shown_on: 0,
             values,
             quality: quality::assess(r),
             confidence: r.settings.confidence,

@@ -473,7 +473,7 @@ fn run_entry(
             r.quality.grade.label()
         ),
         updated,
-        href: abs(&r.href),
+        href: abs(&Links.run(r)),
         summary,
     }
 }

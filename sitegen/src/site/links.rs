@@ -1,6 +1,7 @@
 //! Site paths (relative to the site root) of the pages every other page links to.
 
 use crate::fmt::slug;
+use crate::info::RunInfo;
 use crate::series::SeriesKey;
 
 pub struct Links;
@@ -49,6 +50,18 @@ impl Links {
             format!("runs/{a}/{k}/{s}.html")
         } else {
             format!("runs/{a}/{k}/{s}-{n}.html")
+        }
+    }
+    /// Where a run is shown: its section of the page of its series' runs on its version, or
+    /// its page alone.
+    pub fn run(&self, r: &RunInfo) -> String {
+        match r.shown_on {
+            0 => format!("{}.html#{}", r.page, r.id),
+            n => format!(
+                "{}#{}",
+                self.runs_of(&r.arch, &r.kbase, &r.series, n as usize),
+                r.id
+            ),
         }
     }
     pub fn unplaced(&self) -> String {

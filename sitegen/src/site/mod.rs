@@ -82,9 +82,8 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
     let renderer = Renderer::new()?;
     let mut reg = Registry::default();
     let prev = prev.map(|p| RunInfo::from_record(p, &mut reg, None));
-    let mut info = RunInfo::from_record(rec, &mut reg, None);
+    let info = RunInfo::from_record(rec, &mut reg, None);
     let rel = format!("{}.html", info.page);
-    info.href = format!("{rel}#{}", info.id);
     let same = prev.as_ref().filter(|p| p.kernel.base == info.kernel.base);
     let cmp = Comparisons {
         prev_version: prev.as_ref().filter(|_| same.is_none()),
@@ -143,7 +142,7 @@ pub fn runs_key(runs: &[RunInfo], idx: &[usize]) -> Vec<u8> {
         v.extend_from_slice(runs[i].id.as_bytes());
         v.push(u8::from(runs[i].accepted));
         // Where it is shown: the page of its version's runs it is on.
-        v.extend_from_slice(runs[i].href.as_bytes());
+        v.extend_from_slice(&runs[i].shown_on.to_le_bytes());
         v.push(0);
     }
     v

@@ -356,6 +356,9 @@ struct Pending {
     at: usize,
     rec: Option<RunRecord>,
     env: Option<run::EnvPage>,
+    /// Its part of the page, made while its record is at hand (a cached run's record is read
+    /// only if its page must be made).
+    part: Option<run::RunPage>,
     raw: String,
     /// What its part of the page is made from besides its comparisons: the record, its
     /// acceptance and where the raw record is.
@@ -457,6 +460,7 @@ fn second_pass_one(
         at: w.out.infos.len(),
         rec,
         env,
+        part: None,
         raw,
         key,
         prev,
@@ -490,6 +494,25 @@ fn read(
     Ok(())
 }
 
+impl Pending {
+    /// Makes its part of the page from its record, if it has been read, and lets the record go.
+    fn prepare(&mut self, w: &Worker) {
+        let (Some(rec), Some(env)) = (self.rec.take(), self.env.take()) else {
+            return;
+        };
+        let infos = &w.out.infos;
+        let pick = |i: Option<usize>| i.map(|i| &infos[i].1.info);
+        let cmp = Comparisons {
+            prev_version: pick(self.prev),
+            same_version: pick(self.same),
+        };
+        let info = &infos[self.at].1.info;
+        self.part = Some(run::build(
+            &rec, info, &cmp, &w.reg, &Links, &self.raw, &env,
+        ));
+    }
+}
+
 /// The most runs on one page of a series' runs on one version (its tables have two columns a
 /// run; the runs of a version beyond these go on further pages).
 pub const RUNS_A_PAGE: usize = 8;
@@ -502,7 +525,7 @@ fn make_page(
     entries: &[Entry],
     w: &mut Worker,
     rel: &str,
-    runs: Vec<Pending>,
+    runs: &mut Vec<Pending>,
     pager: run::Pager,
     alone: bool,
 ) -> Result<(), BuildError> {
@@ -525,25 +548,24 @@ fn make_page(
     let key = Key::of(&parts);
     w.out.parts.page += t.lap();
     if w.ctx.out.reuse(rel, key)? {
+        runs.clear();
         return Ok(());
     }
     let root = crate::fmt::root_of(rel);
     let mut pages = Vec::with_capacity(runs.len());
-    for mut p in runs {
-        let e = &entries[p.entry];
-        let info = &infos[p.at].1.info;
-        read(e, info, &mut p.rec, &mut p.env, &mut None).map_err(|why| BuildError::Changed {
-            path: e.cand.rel.clone(),
-            why,
-        })?;
-        let pick = |i: Option<usize>| i.map(|i| &infos[i].1.info);
-        let cmp = Comparisons {
-            prev_version: pick(p.prev),
-            same_version: pick(p.same),
-        };
-        if let (Some(rec), Some(env)) = (&p.rec, &p.env) {
-            pages.push(run::build(rec, info, &cmp, &w.reg, &Links, &p.raw, env));
+    // Drained, so each worker keeps one list of these large entries.
+    for mut p in runs.drain(..) {
+        if p.part.is_none() {
+            let e = &entries[p.entry];
+            read(e, &infos[p.at].1.info, &mut p.rec, &mut p.env, &mut None).map_err(|why| {
+                BuildError::Changed {
+                    path: e.cand.rel.clone(),
+                    why,
+                }
+            })?;
+            p.prepare(w);
         }
+        pages.extend(p.part);
     }
     let parts = &mut w.out.parts;
     let Some(page) = run::page(pages, &root, pager, alone) else {
@@ -587,12 +609,11 @@ impl Filling {
     fn finish(&mut self, entries: &[Entry], w: &mut Worker, more: bool) -> Result<(), BuildError> {
         let rel = self.current();
         let newer = more.then(|| self.rel(self.before / RUNS_A_PAGE + 2));
-        let runs = std::mem::take(&mut self.runs);
         let pager = run::Pager {
             older: self.older.take(),
             newer,
         };
-        make_page(entries, w, &rel, runs, pager, false)?;
+        make_page(entries, w, &rel, &mut self.runs, pager, false)?;
         self.before += RUNS_A_PAGE;
         self.older = Some(rel);
         Ok(())
@@ -784,13 +805,14 @@ fn render_chains(
                     if !chained {
                         // Compared with no other: a page of its own.
                         let rel = format!("{}.html", acc.info.page);
-                        acc.info.href = format!("{rel}#{}", acc.info.id);
+                        acc.info.shown_on = 0;
                         w.out.infos.push((i, acc));
+                        pending.prepare(&w);
                         make_page(
                             entries,
                             &mut w,
                             &rel,
-                            vec![pending],
+                            &mut vec![pending],
                             run::Pager::default(),
                             true,
                         )?;
@@ -813,9 +835,12 @@ fn render_chains(
                     if f.runs.len() == RUNS_A_PAGE {
                         f.finish(entries, &mut w, true)?;
                     }
-                    acc.info.href = format!("{}#{}", f.current(), acc.info.id);
-                    f.runs.push(pending);
+                    acc.info.shown_on = (f.before / RUNS_A_PAGE + 1) as u32;
                     w.out.infos.push((i, acc));
+                    let mut t = Lap::start();
+                    pending.prepare(&w);
+                    w.out.parts.page += t.lap();
+                    f.runs.push(pending);
                 }
                 Err(why) => w.out.rejected.push(reject(why)),
             }

@@ -84,7 +84,7 @@ pub fn short_date(d: &Option<String>) -> String {
 /// `headline` maps each headline metric to its registry id.
 pub fn run_row(r: &RunInfo, headline: &[Option<u32>], root: &str) -> RunRow {
     RunRow {
-        href: format!("{root}{}", r.href),
+        href: format!("{root}{}", crate::site::links::Links.run(r)),
         id: r.id.clone(),
         date: short_date(&r.date),
         arch: r.arch.clone(),

@@ -63,7 +63,7 @@ fn side(d: &Data, version: &str, value: String, runs: &[usize], root: &str) -> S
             .take(RUN_LINKS)
             .map(|&i| RunLink {
                 id: d.runs[i].id.clone(),
-                href: format!("{root}{}", d.runs[i].href),
+                href: format!("{root}{}", Links.run(&d.runs[i])),
             })
             .collect(),
         more: runs.len().saturating_sub(RUN_LINKS),

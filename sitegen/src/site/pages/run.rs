@@ -144,9 +144,11 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
     let mut parts = Vec::with_capacity(n);
     let mut head = None;
     for (k, r) in runs.into_iter().enumerate() {
-        for x in r.results {
+        for (j, x) in r.results.into_iter().enumerate() {
             let key = (x.id, x.vs);
-            let at = match keys.iter().position(|q| *q == key) {
+            // The runs of a series usually have the same rows in the same order.
+            let hint = keys.get(j).filter(|q| **q == key).map(|_| j);
+            let at = match hint.or_else(|| keys.iter().position(|q| *q == key)) {
                 Some(at) => at,
                 None => {
                     let label = if key.1.is_empty() || key.1 == baseline {
@@ -446,7 +448,8 @@ pub fn build(
     raw_href: &str,
     env: &EnvPage,
 ) -> RunPage {
-    let root = fmt::root_of(info.href.split('#').next().unwrap_or_default());
+    let here = links.run(info);
+    let root = fmt::root_of(here.split('#').next().unwrap_or_default());
     let c = &r.environment.comparability;
     let s = &r.settings;
     let conf = format!("{}%", s.confidence * 100.0);
@@ -521,9 +524,11 @@ pub fn build(
         .map(|((p, what), (t, moved))| CompareHead {
             what: what.clone(),
             // A run on the same page is linked as its section.
-            href: match (p.href.split_once('#'), info.href.split_once('#')) {
-                (Some((page, id)), Some((here, _))) if page == here => format!("#{id}"),
-                _ => format!("{root}{}", p.href),
+            href: match (links.run(p), here.split_once('#')) {
+                (h, Some((here, _))) if h.split_once('#').is_some_and(|(page, _)| page == here) => {
+                    format!("#{}", p.id)
+                }
+                (h, _) => format!("{root}{h}"),
             },
             id: p.id.clone(),
             // The day; the time of day is on its page.
