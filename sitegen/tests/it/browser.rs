@@ -28,8 +28,6 @@ const AXE: &str = "/usr/local/share/syscost-test-tools/axe-core-4.14.1/axe.min.j
 const CANARY: &str = "syscost-harness-canary";
 /// The column the sorting check clicks on the run list (the first key metric of run lists).
 const SORT_COLUMN: &str = "entry (ns)";
-/// The column it clicks on a run page: ns below 10 µs, µs, ms and s above.
-
 const HARNESS: &str = r#"<!doctype html>
 <html><head><meta charset="utf-8"><title>harness</title></head><body>
 <pre id="results">pending</pre>
@@ -334,7 +332,8 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     assert!(o.status.success(), "{}", stderr(&o));
 
     let run_page = page_of(&site, &rec.id);
-    // The run's column on the page of its series' runs on its version.
+    // The run's median column on the page of its series' runs on its version: ns below 10 µs,
+    // µs, ms and s above.
     let run_sort = format!("{} median [CI]", rec.id);
     // One page of every other kind, whatever its name, with the start of its heading.
     let first = |dir: &str, nested: bool| -> String {
