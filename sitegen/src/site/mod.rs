@@ -42,6 +42,7 @@ use trends::Change;
 pub use error::BuildError;
 pub use groups::VersionCount;
 pub use pager::PAGE_SIZE;
+pub use passes::RUNS_A_PAGE;
 
 pub struct Options {
     pub data: PathBuf,

@@ -502,6 +502,44 @@ fn indexes_paginate_and_pages_stay_bounded() {
     assert_eq!(runs_of(&first), syscost_site::site::PAGE_SIZE);
     assert_eq!(runs_of(&first) + runs_of(&second), n);
     assert!(first.contains("href=\"../../kernels/6.1/page-2.html\" rel=\"next\""));
+    // The series' runs on the version: pages of at most RUNS_A_PAGE runs, oldest first, each
+    // linking the next; every run on exactly one of them.
+    let per = syscost_site::site::RUNS_A_PAGE;
+    let pages: Vec<(String, String)> = html_pages(&site)
+        .filter(|(p, _)| p.starts_with("runs/") && p != "runs/index.html")
+        .collect();
+    assert_eq!(pages.len(), n.div_ceil(per));
+    let mut by_date: Vec<&RunRecord> = rs.iter().collect();
+    // In time order (ties by release, then id).
+    by_date.sort_by_key(|r| {
+        let release = &r.environment.comparability.kernel_release;
+        (r.source.date.clone(), release.clone(), r.id.clone())
+    });
+    for (k, chunk) in by_date.chunks(per).enumerate() {
+        let name = if k == 0 {
+            String::new()
+        } else {
+            format!("-{}", k + 1)
+        };
+        let (path, html) = pages
+            .iter()
+            .find(|(p, _)| p.ends_with(&format!("{name}.html")) && (k > 0 || !p.contains('-')))
+            .unwrap_or_else(|| panic!("no page {}", k + 1));
+        let shown = rs
+            .iter()
+            .filter(|r| html.contains(&format!("<h2 id=\"{}\">", r.id)))
+            .count();
+        assert_eq!(shown, chunk.len(), "{path}");
+        for r in chunk {
+            assert!(
+                html.contains(&format!("<h2 id=\"{}\">", r.id)),
+                "{path}: {}",
+                r.id
+            );
+        }
+        assert_eq!(html.contains("rel=\"next\""), k + 1 < pages.len(), "{path}");
+        assert_eq!(html.contains("rel=\"prev\""), k > 0, "{path}");
+    }
 }
 
 /// What axe-core's landmark-unique rule asks, on every page of the fixture (the browser test
