@@ -328,6 +328,13 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         (x.median_ns, x.ci_low_ns, x.ci_high_ns) = (Some(1.7e6), Some(1.653e6), Some(1.771e6));
     });
     save(&data, &rec);
+    // A run that is on no version axis: a page alone.
+    let alone = edited(base_record(41), |r| {
+        let c = &mut r.environment.comparability;
+        c.arch = "unknown".into();
+        c.kernel_release = "unknown".into();
+    });
+    save(&data, &alone);
     let o = build_site(&data, &site);
     assert!(o.status.success(), "{}", stderr(&o));
 
@@ -335,6 +342,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     // The run's median column on the page of its series' runs on its version: ns below 10 µs,
     // µs, ms and s above.
     let run_sort = format!("{} median [CI]", rec.id);
+    let alone_page = page_of(&site, &alone.id);
     // One page of every other kind, whatever its name, with the start of its heading.
     let first = |dir: &str, nested: bool| -> String {
         let mut names: Vec<String> = walkdir::WalkDir::new(site.join(dir))
@@ -361,7 +369,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     let (series, series_metric) = (first("series", false), first("series", true));
     let (metric, matrix) = (first("metrics", false), first("matrix", false));
     let env = first("env", false);
-    let pages: [(&str, Option<&str>, String); 16] = [
+    let pages: [(&str, Option<&str>, String); 17] = [
         (
             "index.html",
             None,
@@ -375,6 +383,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
             Some(run_sort.as_str()),
             "Series ".to_string(),
         ),
+        (alone_page.as_str(), None, format!("Run {}", alone.id)),
         (env.as_str(), None, "Machine and settings".into()),
         (
             "changes/index.html",
