@@ -33,6 +33,8 @@ pub struct RunsPage {
     /// One run shown alone: the page is its page.
     alone: bool,
     count: String,
+    /// Some run is compared with an earlier one: how to read that is said once.
+    any_compare: bool,
     arch: String,
     arch_href: Option<String>,
     kbase: String,
@@ -213,9 +215,12 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
         },
         alone,
         count: match n {
-            1 => "One run".to_string(),
-            n => format!("{n} runs"),
+            1 => "One run.".to_string(),
+            n => format!(
+                "{n} runs, oldest first: each has its section here and its columns in the tables below."
+            ),
         },
+        any_compare: parts.iter().any(|p| !p.compares.is_empty()),
         arch: h.arch,
         arch_href: h.arch_href,
         kbase: h.kbase,
