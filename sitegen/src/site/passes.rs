@@ -495,10 +495,11 @@ fn read(
 }
 
 impl Pending {
-    /// Makes its part of the page from its record, if it has been read, and lets the record go.
-    fn prepare(&mut self, w: &Worker) {
+    /// Makes its part of the page from its record, if it has been read, and hands the record
+    /// back to be freed (the caller times that apart).
+    fn prepare(&mut self, w: &Worker) -> Option<(RunRecord, run::EnvPage)> {
         let (Some(rec), Some(env)) = (self.rec.take(), self.env.take()) else {
-            return;
+            return None;
         };
         let infos = &w.out.infos;
         let pick = |i: Option<usize>| i.map(|i| &infos[i].1.info);
@@ -510,6 +511,16 @@ impl Pending {
         self.part = Some(run::build(
             &rec, info, &cmp, &w.reg, &Links, &self.raw, &env,
         ));
+        Some((rec, env))
+    }
+
+    /// [`Pending::prepare`], its time counted as the page's data and the record's freeing.
+    fn prepare_timed(&mut self, w: &mut Worker) {
+        let mut t = Lap::start();
+        let used = self.prepare(w);
+        w.out.parts.page += t.lap();
+        drop(used);
+        w.out.parts.free += t.lap();
     }
 }
 
@@ -557,13 +568,16 @@ fn make_page(
     for mut p in runs.drain(..) {
         if p.part.is_none() {
             let e = &entries[p.entry];
-            read(e, &infos[p.at].1.info, &mut p.rec, &mut p.env, &mut None).map_err(|why| {
+            let info = &w.out.infos[p.at].1.info;
+            read(e, info, &mut p.rec, &mut p.env, &mut None).map_err(|why| {
                 BuildError::Changed {
                     path: e.cand.rel.clone(),
                     why,
                 }
             })?;
-            p.prepare(w);
+            w.out.parts.read_parse += t.lap();
+            p.prepare_timed(w);
+            t.lap();
         }
         pages.extend(p.part);
     }
@@ -807,7 +821,7 @@ fn render_chains(
                         let rel = format!("{}.html", acc.info.page);
                         acc.info.shown_on = 0;
                         w.out.infos.push((i, acc));
-                        pending.prepare(&w);
+                        pending.prepare_timed(&mut w);
                         make_page(
                             entries,
                             &mut w,
@@ -837,9 +851,7 @@ fn render_chains(
                     }
                     acc.info.shown_on = (f.before / RUNS_A_PAGE + 1) as u32;
                     w.out.infos.push((i, acc));
-                    let mut t = Lap::start();
-                    pending.prepare(&w);
-                    w.out.parts.page += t.lap();
+                    pending.prepare_timed(&mut w);
                     f.runs.push(pending);
                 }
                 Err(why) => w.out.rejected.push(reject(why)),
