@@ -542,19 +542,26 @@ fn make_page(
 ) -> Result<(), BuildError> {
     let mut t = Lap::start();
     let infos = &w.out.infos;
-    let id = |i: Option<usize>| i.map_or("", |i| infos[i].1.info.id.as_str());
+    // A run compared with: its id, and the page it is on (which moves when runs are added
+    // before it on its version).
+    let other = |i: Option<usize>| {
+        i.map_or((&b""[..], [0; 4]), |i| {
+            let r = &infos[i].1.info;
+            (r.id.as_bytes(), r.shown_on.to_le_bytes())
+        })
+    };
     let mut parts: Vec<&[u8]> = vec![&w.ctx.program, rel.as_bytes()];
     let around = [pager.older.as_deref(), pager.newer.as_deref()].map(|p| p.unwrap_or(""));
     parts.extend(around.iter().map(|p| p.as_bytes()));
-    let keys: Vec<[u8; 16]> = runs.iter().map(|p| p.key.bytes()).collect();
-    for (p, k) in runs.iter().zip(&keys) {
-        parts.extend([
-            &k[..],
-            id(p.prev).as_bytes(),
-            b"/",
-            id(p.same).as_bytes(),
-            b"/",
-        ]);
+    let keys: Vec<([u8; 16], [(&[u8], [u8; 4]); 2])> = runs
+        .iter()
+        .map(|p| (p.key.bytes(), [other(p.prev), other(p.same)]))
+        .collect();
+    for (k, cmp) in &keys {
+        parts.push(&k[..]);
+        for (id, page) in cmp {
+            parts.extend([*id, &page[..], b"/"]);
+        }
     }
     let key = Key::of(&parts);
     w.out.parts.page += t.lap();

@@ -509,6 +509,7 @@ fn indexes_paginate_and_pages_stay_bounded() {
         .filter(|(p, _)| p.starts_with("runs/") && p != "runs/index.html")
         .collect();
     assert_eq!(pages.len(), n.div_ceil(per));
+    assert_eq!(broken_links(&site), Vec::<String>::new());
     let mut by_date: Vec<&RunRecord> = rs.iter().collect();
     // In time order (ties by release, then id).
     by_date.sort_by_key(|r| {
@@ -540,6 +541,55 @@ fn indexes_paginate_and_pages_stay_bounded() {
         assert_eq!(html.contains("rel=\"next\""), k + 1 < pages.len(), "{path}");
         assert_eq!(html.contains("rel=\"prev\""), k > 0, "{path}");
     }
+}
+
+/// A run that moves to another page of its version's runs (an earlier run was added before it)
+/// is linked on its new page by the pages that compare with it, in a rebuild as in a build
+/// from scratch.
+#[test]
+fn a_run_moved_to_another_page_is_linked_there_after_a_rebuild() {
+    let per = syscost_site::site::RUNS_A_PAGE;
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("records");
+    let site = tmp.path().join("site");
+    let plan = Plan {
+        runs_per_version: per,
+        ..Plan::new(51, "beef000000000003", &["6.1", "6.2"])
+    };
+    let rs = syscost_site_bench::series(&plan);
+    for r in &rs {
+        save(&data, r);
+    }
+    let o = build_site(&data, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    // The 6.1 runs fill one page; the 6.2 runs compare with the latest of them.
+    let latest = rs
+        .iter()
+        .filter(|r| r.environment.comparability.kernel_release == "6.1")
+        .max_by_key(|r| r.source.date.clone())
+        .unwrap();
+    let before = page_of(&site, &latest.id);
+    assert!(!before.contains('-'), "{before}");
+    let earliest = edited(rs[0].clone(), |r| {
+        r.source.date = Some("2000-01-01T00:00:00Z".into());
+    });
+    save(&data, &earliest);
+    let o = build_site(&data, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let after = page_of(&site, &latest.id);
+    assert!(after.ends_with("-2.html"), "{after}");
+    assert_eq!(broken_links(&site), Vec::<String>::new());
+    let fresh = tmp.path().join("fresh");
+    let o = build_site(&data, &fresh);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let strip = |mut t: std::collections::BTreeMap<String, Vec<u8>>| {
+        t.remove(".syscost-manifest");
+        t
+    };
+    assert!(
+        strip(tree(&site)) == strip(tree(&fresh)),
+        "the rebuild differs from a fresh build"
+    );
 }
 
 /// What axe-core's landmark-unique rule asks, on every page of the fixture (the browser test

@@ -122,7 +122,7 @@ struct RunPart {
     notes: Vec<String>,
 }
 
-/// The pages around one page of runs.
+/// The pages around one page of runs (site paths).
 #[derive(Default)]
 pub struct Pager {
     pub older: Option<String>,
@@ -233,8 +233,8 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
         confidence: h.confidence,
         any_ci: h.any_ci,
         baseline,
-        older: pager.older,
-        newer: pager.newer,
+        older: pager.older.map(|p| format!("{root}{p}")),
+        newer: pager.newer.map(|p| format!("{root}{p}")),
         runs: parts,
         results,
         estimates,
