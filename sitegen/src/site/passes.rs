@@ -553,7 +553,9 @@ fn make_page(
     let mut parts: Vec<&[u8]> = vec![&w.ctx.program, rel.as_bytes()];
     let around = [pager.older.as_deref(), pager.newer.as_deref()].map(|p| p.unwrap_or(""));
     parts.extend(around.iter().map(|p| p.as_bytes()));
-    let keys: Vec<([u8; 16], [(&[u8], [u8; 4]); 2])> = runs
+    /// A run's key and, for each run it is compared with, that run's id and page number.
+    type RunKey<'a> = ([u8; 16], [(&'a [u8], [u8; 4]); 2]);
+    let keys: Vec<RunKey> = runs
         .iter()
         .map(|p| (p.key.bytes(), [other(p.prev), other(p.same)]))
         .collect();
