@@ -35,17 +35,9 @@ pub struct RunsPage {
     count: String,
     /// Some run is compared with an earlier one: how to read that is said once.
     any_compare: bool,
-    arch: String,
-    arch_href: Option<String>,
-    kbase: String,
-    kernel_href: Option<String>,
-    cpu: String,
-    virt: String,
-    series_id: String,
-    series_href: Option<String>,
-    per_op: String,
-    confidence: String,
-    any_ci: bool,
+    /// Said once for the page's runs; its fields are the template's own.
+    #[serde(flatten)]
+    head: Head,
     baseline: String,
     /// The pages of the earlier and the later runs of the same series and version.
     older: Option<String>,
@@ -74,6 +66,7 @@ pub struct RunPage {
 }
 
 /// What a page of runs says once, taken from its first run (the runs of one series share it).
+#[derive(Serialize)]
 struct Head {
     arch: String,
     arch_href: Option<String>,
@@ -221,17 +214,7 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
             ),
         },
         any_compare: parts.iter().any(|p| !p.compares.is_empty()),
-        arch: h.arch,
-        arch_href: h.arch_href,
-        kbase: h.kbase,
-        kernel_href: h.kernel_href,
-        cpu: h.cpu,
-        virt: h.virt,
-        series_id: h.series_id,
-        series_href: h.series_href,
-        per_op: h.per_op,
-        confidence: h.confidence,
-        any_ci: h.any_ci,
+        head: h,
         baseline,
         older: pager.older.map(|p| format!("{root}{p}")),
         newer: pager.newer.map(|p| format!("{root}{p}")),
