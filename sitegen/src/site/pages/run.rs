@@ -55,6 +55,23 @@ struct Row<C> {
     cells: Vec<C>,
 }
 
+impl<C: Default + Clone> Row<C> {
+    /// The row of `rows` labelled `label`, added with `n` empty cells when there is none.
+    fn of(rows: &mut Vec<Row<C>>, label: String, n: usize) -> &mut Row<C> {
+        let at = match rows.iter().position(|q| q.label == label) {
+            Some(at) => at,
+            None => {
+                rows.push(Row {
+                    label,
+                    cells: vec![C::default(); n],
+                });
+                rows.len() - 1
+            }
+        };
+        &mut rows[at]
+    }
+}
+
 /// What is one run's own on its page: its section, and its columns of the tables.
 pub struct RunPage {
     part: RunPart,
@@ -122,7 +139,6 @@ pub struct Pager {
     pub newer: Option<String>,
 }
 
-/// The page of `runs` (at least one), whose site path has the root `root`.
 /// The page of `runs`, whose site path has the root `root`; `alone` for the page of a run
 /// that is on no series' page. None when there are no runs.
 pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option<RunsPage> {
@@ -162,35 +178,15 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
             results[at].cells[k] = (x.median, x.overhead);
         }
         for e in r.estimates {
-            let at = match estimates.iter().position(|q| q.label == e.id) {
-                Some(at) => at,
-                None => {
-                    estimates.push(Row {
-                        label: e.id,
-                        cells: vec![Default::default(); n],
-                    });
-                    estimates.len() - 1
-                }
-            };
-            estimates[at].cells[k] = (e.median, e.origin);
+            Row::of(&mut estimates, e.id, n).cells[k] = (e.median, e.origin);
         }
         for e in r.expectations {
-            let at = match expectations.iter().position(|q| q.label == e.label) {
-                Some(at) => at,
-                None => {
-                    expectations.push(Row {
-                        label: e.label,
-                        cells: vec![(String::new(), "", String::new()); n],
-                    });
-                    expectations.len() - 1
-                }
-            };
             let verdict = if e.verdict == e.kernel_verdict {
                 e.verdict.to_string()
             } else {
                 format!("{}, kernel: {}", e.verdict, e.kernel_verdict)
             };
-            expectations[at].cells[k] = (e.diff, e.verdict, verdict);
+            Row::of(&mut expectations, e.label, n).cells[k] = (e.diff, e.verdict, verdict);
         }
         parts.push(r.part);
         head.get_or_insert(r.head);
