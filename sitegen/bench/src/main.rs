@@ -12,6 +12,11 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
+/// The allocator of `syscost-site` (see its main.rs): the floor and the builds measured here
+/// run in this binary, and must allocate as the real program does.
+#[global_allocator]
+static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Measure {
     wall_s: f64,
     user_s: f64,
