@@ -32,3 +32,25 @@ fn synth_writes_records_and_refuses_data() {
     assert!(String::from_utf8_lossy(&o.stderr).contains("refusing to write synthetic records"));
     assert!(!data.exists());
 }
+
+#[test]
+fn both_floors_parse_every_record_and_count_the_unreadable() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = tmp.path().join("records");
+    let o = site_bench(&["synth", "--runs", "7", "--out", out.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    // One record that cannot be parsed.
+    let bad = out.join("runs/x86_64/6.1/0000000000000000.json");
+    std::fs::create_dir_all(bad.parent().unwrap()).unwrap();
+    std::fs::write(&bad, "{").unwrap();
+    for (floor, says) in [
+        ("parse", "parsed 7 records ("),
+        ("parse-all", "parsed 7 records on "),
+    ] {
+        let o = site_bench(&["--child", floor, "--data", out.to_str().unwrap()]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let text = String::from_utf8_lossy(&o.stdout);
+        assert!(text.starts_with(says), "{floor}: {text}");
+        assert!(text.contains("(1 unreadable)"), "{floor}: {text}");
+    }
+}
