@@ -440,6 +440,39 @@ fn imported_numbers_have_no_error_bars() {
 }
 
 #[test]
+fn the_scenario_note_names_a_baseline_only_when_some_overhead_has_one() {
+    let dir = fixture_dir("no-overhead");
+    let data = dir.join("records");
+    let with = base_record(21);
+    let without = edited(base_record(22), |r| {
+        r.results.iter_mut().for_each(|x| x.overhead = None);
+    });
+    for r in [&with, &without] {
+        save(&data, r);
+    }
+    let site = dir.join("site");
+    let o = build_site(&data, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let note = |id: &str| {
+        let html = read(&site, &page_of(&site, id));
+        let at = html.find("<h2 id=\"results\">").expect("a scenario table");
+        html[at..]
+            .split("</p>")
+            .next()
+            .unwrap_or_default()
+            .to_string()
+    };
+    let named = note(&with.id);
+    assert!(
+        named.contains("overhead [CI] over <span class=\"mono\">native</span> unless named"),
+        "{named}"
+    );
+    let none = note(&without.id);
+    assert!(none.contains("median [95% CI]; n= samples"), "{none}");
+    assert!(!none.contains("overhead [CI] over"), "{none}");
+}
+
+#[test]
 fn emulated_runs_are_never_pooled_with_measurements() {
     let f = fixture();
     let run = read(&f.site, &f.tcg_page);

@@ -51,9 +51,9 @@ pub struct RunsPage {
 }
 
 /// The table bodies of a page of runs, written here rather than by the template: they are
-/// most of a page (a row per scenario, a cell per run and number), and going through template
-/// values cost more than everything else the page's runs need once parsed. Every text is
-/// escaped as the template would ([`fmt::esc_into`]).
+/// most of a page (a row per scenario, a cell per run and number), and converting every cell
+/// to a template value cost about 6 % of a build's CPU time. Every text is escaped as the
+/// template would ([`fmt::esc_into`]).
 struct Bodies;
 
 impl Bodies {
