@@ -246,7 +246,11 @@ fn parse_floor_all(data: &str) {
                 })
             })
             .collect();
-        shares.into_iter().map(|h| h.join().unwrap_or(0)).sum()
+        // A share whose thread panicked is a defect of this program, not unreadable records.
+        shares
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .sum()
     });
     println!(
         "parsed {ok} records on {jobs} threads ({} unreadable)",
