@@ -76,64 +76,65 @@ fn marker(out: &mut String, i: usize, x: f64, y: f64, hollow: bool) {
     let c = PALETTE[i % PALETTE.len()];
     let fill = if hollow { "none" } else { c };
     let r = 4.5;
+    let (xd, yd) = (D1(x), D1(y));
     let _ = match SHAPES[i % SHAPES.len()] {
         "circle" => write!(
             out,
-            r#"<circle cx="{x:.1}" cy="{y:.1}" r="{r}" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#
+            r#"<circle cx="{xd}" cy="{yd}" r="{r}" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#
         ),
         "square" => write!(
             out,
-            r#"<rect x="{:.1}" y="{:.1}" width="{:.1}" height="{:.1}" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
-            x - r * 0.85,
-            y - r * 0.85,
-            r * 1.7,
-            r * 1.7
+            r#"<rect x="{}" y="{}" width="{}" height="{}" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
+            D1(x - r * 0.85),
+            D1(y - r * 0.85),
+            D1(r * 1.7),
+            D1(r * 1.7),
         ),
         "triangle" => write!(
             out,
-            r#"<path d="M{x:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
-            y - r * 1.1,
-            x + r,
-            y + r * 0.8,
-            x - r,
-            y + r * 0.8
+            r#"<path d="M{xd} {}L{} {}L{} {}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
+            D1(y - r * 1.1),
+            D1(x + r),
+            D1(y + r * 0.8),
+            D1(x - r),
+            D1(y + r * 0.8),
         ),
         "diamond" => write!(
             out,
-            r#"<path d="M{x:.1} {:.1}L{:.1} {y:.1}L{x:.1} {:.1}L{:.1} {y:.1}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
-            y - r * 1.2,
-            x + r * 1.2,
-            y + r * 1.2,
-            x - r * 1.2
+            r#"<path d="M{xd} {}L{} {yd}L{xd} {}L{} {yd}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
+            D1(y - r * 1.2),
+            D1(x + r * 1.2),
+            D1(y + r * 1.2),
+            D1(x - r * 1.2),
         ),
         "down" => write!(
             out,
-            r#"<path d="M{x:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
-            y + r * 1.1,
-            x + r,
-            y - r * 0.8,
-            x - r,
-            y - r * 0.8
+            r#"<path d="M{xd} {}L{} {}L{} {}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
+            D1(y + r * 1.1),
+            D1(x + r),
+            D1(y - r * 0.8),
+            D1(x - r),
+            D1(y - r * 0.8),
         ),
         "cross" => write!(
             out,
-            r#"<path d="M{:.1} {:.1}L{:.1} {:.1}M{:.1} {:.1}L{:.1} {:.1}" stroke="{c}" stroke-width="2.2"/>"#,
-            x - r,
-            y - r,
-            x + r,
-            y + r,
-            x - r,
-            y + r,
-            x + r,
-            y - r
+            r#"<path d="M{} {}L{} {}M{} {}L{} {}" stroke="{c}" stroke-width="2.2"/>"#,
+            D1(x - r),
+            D1(y - r),
+            D1(x + r),
+            D1(y + r),
+            D1(x - r),
+            D1(y + r),
+            D1(x + r),
+            D1(y - r),
         ),
         "plus" => write!(
             out,
-            r#"<path d="M{:.1} {y:.1}L{:.1} {y:.1}M{x:.1} {:.1}L{x:.1} {:.1}" stroke="{c}" stroke-width="2.2"/>"#,
-            x - r * 1.2,
-            x + r * 1.2,
-            y - r * 1.2,
-            y + r * 1.2
+            r#"<path d="M{} {yd}L{} {yd}M{xd} {}L{xd} {}" stroke="{c}" stroke-width="2.2"/>"#,
+            D1(x - r * 1.2),
+            D1(x + r * 1.2),
+            D1(y - r * 1.2),
+            D1(y + r * 1.2),
         ),
         "pentagon" => {
             let mut d = String::new();
@@ -141,10 +142,10 @@ fn marker(out: &mut String, i: usize, x: f64, y: f64, hollow: bool) {
                 let a = std::f64::consts::TAU * (k as f64) / 5.0 - std::f64::consts::FRAC_PI_2;
                 let _ = write!(
                     d,
-                    "{}{:.1} {:.1}",
+                    "{}{} {}",
                     if k == 0 { 'M' } else { 'L' },
-                    x + r * 1.15 * a.cos(),
-                    y + r * 1.15 * a.sin()
+                    D1(x + r * 1.15 * a.cos()),
+                    D1(y + r * 1.15 * a.sin()),
                 );
             }
             write!(
@@ -154,15 +155,15 @@ fn marker(out: &mut String, i: usize, x: f64, y: f64, hollow: bool) {
         }
         "bowtie" => write!(
             out,
-            r#"<path d="M{:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}L{:.1} {:.1}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
-            x - r,
-            y - r,
-            x + r,
-            y + r,
-            x + r,
-            y - r,
-            x - r,
-            y + r
+            r#"<path d="M{} {}L{} {}L{} {}L{} {}Z" fill="{fill}" stroke="{c}" stroke-width="1.5"/>"#,
+            D1(x - r),
+            D1(y - r),
+            D1(x + r),
+            D1(y + r),
+            D1(x + r),
+            D1(y - r),
+            D1(x - r),
+            D1(y + r),
         ),
         _ => {
             // Five-pointed star.
@@ -172,10 +173,10 @@ fn marker(out: &mut String, i: usize, x: f64, y: f64, hollow: bool) {
                 let a = std::f64::consts::PI * (k as f64) / 5.0 - std::f64::consts::FRAC_PI_2;
                 let _ = write!(
                     d,
-                    "{}{:.1} {:.1}",
+                    "{}{} {}",
                     if k == 0 { 'M' } else { 'L' },
-                    x + rad * a.cos(),
-                    y + rad * a.sin()
+                    D1(x + rad * a.cos()),
+                    D1(y + rad * a.sin()),
                 );
             }
             write!(
