@@ -4,13 +4,12 @@
 
 use super::groups::Groups;
 use super::links::Links;
-use super::rows::{point_cell, Cell};
 use crate::chart::{self, legend_marker, Line, Trend, MAX_LINES};
+use crate::fmt::esc_into;
 use crate::info::RunInfo;
 use crate::metrics::{usable_point, Point, Registry, Val};
 use crate::series::SeriesKey;
 use serde::Serialize;
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 /// One metric over kernel versions, per series.
@@ -81,37 +80,35 @@ fn trend(runs: &[RunInfo], g: &Groups, idx: &[usize], m: u32) -> TrendData {
 }
 
 fn trend_of_dots<'a>(g: &Groups, dots: impl Iterator<Item = Dot<'a>>) -> TrendData {
-    type Cells = BTreeMap<u32, Vec<(Val, bool)>>;
-    // By series rank: the order of the keys, without comparing them.
-    let mut cells: BTreeMap<u32, (&Arc<SeriesKey>, Cells)> = BTreeMap::new();
-    let mut labels: BTreeMap<u32, &str> = BTreeMap::new();
-    for d in dots {
-        let k = d.version;
-        labels.entry(k).or_insert(g.versions[k as usize].as_str());
-        cells
-            .entry(d.rank)
-            .or_insert_with(|| (d.series, Cells::new()))
-            .1
-            .entry(k)
-            .or_default()
-            .push((d.val, d.low));
-    }
-    let keys: Vec<&u32> = labels.keys().collect();
-    let mut lines: Vec<(Arc<SeriesKey>, usize, Vec<Option<Point>>)> = cells
-        .into_values()
-        .map(|(s, per_k)| {
-            let n = per_k.values().map(Vec::len).sum();
-            let pts = keys
-                .iter()
-                .map(|k| per_k.get(*k).and_then(|v| usable_point(v)))
-                .collect();
-            (Arc::clone(s), n, pts)
+    // By series rank (the order of the keys, without comparing them), then version: one sort
+    // instead of a map lookup per dot (a metric page's charts have every run's value). Stable,
+    // so the values of a cell keep the runs' order.
+    let mut dots: Vec<Dot<'a>> = dots.collect();
+    dots.sort_by_key(|d| (d.rank, d.version));
+    let mut versions: Vec<u32> = dots.iter().map(|d| d.version).collect();
+    versions.sort_unstable();
+    versions.dedup();
+    let mut vals: Vec<(Val, bool)> = Vec::new();
+    let mut lines: Vec<(Arc<SeriesKey>, usize, Vec<Option<Point>>)> = dots
+        .chunk_by(|a, b| a.rank == b.rank)
+        .map(|series| {
+            let mut pts: Vec<Option<Point>> = vec![None; versions.len()];
+            for cell in series.chunk_by(|a, b| a.version == b.version) {
+                vals.clear();
+                vals.extend(cell.iter().map(|d| (d.val, d.low)));
+                if let Ok(at) = versions.binary_search(&cell[0].version) {
+                    pts[at] = usable_point(&vals);
+                }
+            }
+            (Arc::clone(series[0].series), series.len(), pts)
         })
         .collect();
     // The best-covered series are drawn first; ties keep key order (stable sort).
     lines.sort_by_key(|l| std::cmp::Reverse(l.1));
     TrendData {
-        kernels: labels.values().map(|s| s.to_string()).collect(),
+        kernels: (versions.iter())
+            .map(|&k| g.versions[k as usize].clone())
+            .collect(),
         lines,
     }
 }
@@ -131,13 +128,6 @@ struct ChartHead {
 }
 
 #[derive(Serialize)]
-struct ChartRow {
-    kernel: String,
-    kernel_href: String,
-    cells: Vec<Cell>,
-}
-
-#[derive(Serialize)]
 pub struct Chart {
     title: String,
     short: String,
@@ -147,7 +137,8 @@ pub struct Chart {
     legend: Vec<LegendItem>,
     hidden: usize,
     heads: Vec<ChartHead>,
-    rows: Vec<ChartRow>,
+    /// The table's body, escaped HTML (see [`table_body`]).
+    body: String,
 }
 
 pub fn chart_for(
@@ -206,19 +197,7 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
     };
     // The table pivots the drawn series: one row per kernel, one column per series.
     let drawn_lines = &t.lines[..drawn];
-    let rows = t
-        .kernels
-        .iter()
-        .enumerate()
-        .map(|(ki, k)| ChartRow {
-            kernel: k.clone(),
-            kernel_href: format!("{root}{}", links.kernel(k)),
-            cells: drawn_lines
-                .iter()
-                .map(|(_, _, pts)| point_cell(pts[ki]))
-                .collect(),
-        })
-        .collect();
+    let body = table_body(&t.kernels, drawn_lines, root);
     let heads = drawn_lines
         .iter()
         .enumerate()
@@ -242,11 +221,38 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
             .collect(),
         hidden: t.lines.len() - drawn,
         heads,
-        rows,
+        body,
         title,
         short,
         slug: anchor,
     }
+}
+
+/// The rows of a chart's table, written here rather than by the template: a metric page has a
+/// chart per architecture with a row per kernel and a cell per series, and making each cell a
+/// template value was most of the time its table took. Escaped as the template escapes.
+fn table_body(
+    kernels: &[String],
+    lines: &[(Arc<SeriesKey>, usize, Vec<Option<Point>>)],
+    root: &str,
+) -> String {
+    let mut out = String::new();
+    for (ki, k) in kernels.iter().enumerate() {
+        out.push_str("<tr><td><a class=\"mono\" href=\"");
+        // Writing to a String cannot fail.
+        let _ = esc_into(&mut out, root);
+        let _ = esc_into(&mut out, &Links.kernel(k));
+        out.push_str("\">");
+        let _ = esc_into(&mut out, k);
+        out.push_str("</a>");
+        for (_, _, pts) in lines {
+            out.push_str("<td>");
+            if let Some(p) = pts[ki] {
+                let _ = esc_into(&mut out, &crate::fmt::point(&p));
+            }
+        }
+    }
+    out
 }
 
 pub fn has_metric(runs: &[RunInfo], idx: &[usize], m: Option<u32>) -> bool {

@@ -24,15 +24,12 @@ pub fn key_columns() -> Vec<Column> {
 #[derive(Serialize, Clone)]
 pub struct Cell {
     pub text: String,
-    /// Sort value for the optional table sorter.
-    pub v: String,
 }
 
 impl Cell {
     pub fn empty() -> Cell {
         Cell {
             text: String::new(),
-            v: String::new(),
         }
     }
 }
@@ -105,10 +102,7 @@ pub fn run_row(r: &RunInfo, headline: &[Option<u32>], root: &str) -> RunRow {
         cells: KEY_COLUMNS
             .iter()
             .map(|&i| match headline[i].and_then(|m| r.values.get(m)) {
-                Some(v) => Cell {
-                    text: fmt::val(&v),
-                    v: v.median.to_string(),
-                },
+                Some(v) => Cell { text: fmt::val(&v) },
                 None => Cell::empty(),
             })
             .collect(),
@@ -119,7 +113,6 @@ pub fn point_cell(p: Option<Point>) -> Cell {
     match p {
         Some(p) => Cell {
             text: fmt::point(&p),
-            v: p.median.to_string(),
         },
         None => Cell::empty(),
     }
