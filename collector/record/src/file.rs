@@ -1036,7 +1036,11 @@ struct Noting<'a>(&'a mut Vec<u8>);
 
 impl std::io::Write for Noting<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0.extend_from_slice(buf);
+        // Most writes are one byte of punctuation.
+        match buf {
+            [b] => self.0.push(*b),
+            _ => self.0.extend_from_slice(buf),
+        }
         POS.set(self.0.len());
         Ok(buf.len())
     }

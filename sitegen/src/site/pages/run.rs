@@ -5,8 +5,8 @@
 use crate::changes::{difference, Difference};
 use crate::fmt::{self, ns};
 use crate::info::{kind_label, RunInfo};
-use crate::metrics::Kind;
 use crate::metrics::Registry;
+use crate::metrics::{Kind, Val, Values};
 use crate::site::links::Links;
 use crate::site::rows::{quality_badge, Badge};
 use serde::Serialize;
@@ -454,17 +454,10 @@ fn earlier<'a>(info: &RunInfo, cmp: &Comparisons<'a>) -> Vec<(&'a RunInfo, Strin
     out
 }
 
-/// Compares `this` with `prev` on metric `m`: counts it in `tally` (higher, lower, neither)
-/// and keeps it when the two intervals are disjoint.
-fn compare_one(
-    prev: &RunInfo,
-    info: &RunInfo,
-    m: Option<u32>,
-    label: &str,
-    tally: &mut ([usize; 3], Vec<Moved>),
-) {
-    let Some(m) = m else { return };
-    let (Some(p), Some(t)) = (prev.values.find(m), info.values.find(m)) else {
+/// Compares this run's value `t` of a metric with the earlier run's `p`: counts it in `tally`
+/// (higher, lower, neither) and keeps it when the two intervals are disjoint.
+fn compare_one(p: Option<Val>, t: Option<Val>, label: &str, tally: &mut ([usize; 3], Vec<Moved>)) {
+    let (Some(p), Some(t)) = (p, t) else {
         return;
     };
     let d = t.median - p.median;
@@ -482,6 +475,17 @@ fn compare_one(
         delta: fmt::difference(&difference(p.median, p.ci(), t.median, t.ci())),
         class,
     });
+}
+
+/// A run's values indexed by metric id: the comparisons look up every metric of a run in
+/// itself and in each earlier run, and its values are in the record's order.
+fn by_metric(v: &Values) -> Vec<Option<Val>> {
+    let end = v.iter().map(|(m, _)| m as usize + 1).max().unwrap_or(0);
+    let mut t = vec![None; end];
+    for (m, x) in v.iter() {
+        t[m as usize] = Some(x);
+    }
+    t
 }
 
 pub fn build(
@@ -529,9 +533,19 @@ pub fn build(
     let usual = most_common(counts.iter().map(String::as_str));
     let mut tallies: Vec<([usize; 3], Vec<Moved>)> =
         earlier.iter().map(|_| ([0; 3], Vec::new())).collect();
+    let own = by_metric(&info.values);
+    let theirs: Vec<Vec<Option<Val>>> = earlier.iter().map(|(p, _)| by_metric(&p.values)).collect();
     let mut tally = |m: Option<u32>, label: &str| {
-        for ((p, _), t) in earlier.iter().zip(tallies.iter_mut()) {
-            compare_one(p, info, m, label, t);
+        let Some(m) = m.map(|m| m as usize) else {
+            return;
+        };
+        for (p, t) in theirs.iter().zip(tallies.iter_mut()) {
+            compare_one(
+                p.get(m).copied().flatten(),
+                own.get(m).copied().flatten(),
+                label,
+                t,
+            );
         }
     };
     let results: Vec<ResultRow> = measured
