@@ -16,9 +16,11 @@ use std::sync::Arc;
 struct TrendData {
     /// Version labels, ascending.
     kernels: Vec<String>,
-    /// Series with the number of runs behind them and one point per kernel.
-    lines: Vec<(Arc<SeriesKey>, usize, Vec<Option<Point>>)>,
+    lines: Vec<TrendLine>,
 }
+
+/// A series with the number of runs behind it and one point per kernel.
+type TrendLine = (Arc<SeriesKey>, usize, Vec<Option<Point>>);
 
 /// What a chart is of: a metric, and how the page names it.
 pub struct ChartSpec {
@@ -89,7 +91,7 @@ fn trend_of_dots<'a>(g: &Groups, dots: impl Iterator<Item = Dot<'a>>) -> TrendDa
     versions.sort_unstable();
     versions.dedup();
     let mut vals: Vec<(Val, bool)> = Vec::new();
-    let mut lines: Vec<(Arc<SeriesKey>, usize, Vec<Option<Point>>)> = dots
+    let mut lines: Vec<TrendLine> = dots
         .chunk_by(|a, b| a.rank == b.rank)
         .map(|series| {
             let mut pts: Vec<Option<Point>> = vec![None; versions.len()];
@@ -231,11 +233,7 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
 /// The rows of a chart's table, written here rather than by the template: a metric page has a
 /// chart per architecture with a row per kernel and a cell per series, and making each cell a
 /// template value was most of the time its table took. Escaped as the template escapes.
-fn table_body(
-    kernels: &[String],
-    lines: &[(Arc<SeriesKey>, usize, Vec<Option<Point>>)],
-    root: &str,
-) -> String {
+fn table_body(kernels: &[String], lines: &[TrendLine], root: &str) -> String {
     let mut out = String::new();
     for (ki, k) in kernels.iter().enumerate() {
         out.push_str("<tr><td><a class=\"mono\" href=\"");

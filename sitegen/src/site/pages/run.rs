@@ -482,8 +482,9 @@ fn compare_one(p: Option<Val>, t: Option<Val>, label: &str, tally: &mut ([usize;
 fn by_metric(v: &Values) -> Vec<Option<Val>> {
     let end = v.iter().map(|(m, _)| m as usize + 1).max().unwrap_or(0);
     let mut t = vec![None; end];
+    // The first of a metric's values, as a search would find it.
     for (m, x) in v.iter() {
-        t[m as usize] = Some(x);
+        t[m as usize].get_or_insert(x);
     }
     t
 }
