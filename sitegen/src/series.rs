@@ -345,30 +345,29 @@ pub fn cost_flags(cmdline: &str) -> String {
 }
 
 impl SeriesKey {
-    /// Stable, file-name-safe id of the series: a hash over every field.
+    /// Stable, file-name-safe id of the series: a hash over every field. Pages and exports ask
+    /// for it once per run, so the fields are hashed where they are, not copied.
     pub fn id(&self) -> String {
+        let per_op = self.per_op.map(|n| n.to_string()).unwrap_or_default();
+        let parts: [&str; 11] = [
+            &self.arch,
+            &self.cpu,
+            &self.virt,
+            &self.mitigations,
+            &self.flags,
+            &self.bpf_jit,
+            &self.probe,
+            &per_op,
+            self.operation.as_deref().unwrap_or_default(),
+            &self.method,
+            self.only.as_deref().unwrap_or_default(),
+        ];
         let mut h = Sha256::new();
-        for part in self.parts() {
+        for part in parts {
             h.update(part.as_bytes());
             h.update([0u8]);
         }
         hex(&h.finalize()[..6])
-    }
-
-    fn parts(&self) -> [String; 11] {
-        [
-            self.arch.clone(),
-            self.cpu.clone(),
-            self.virt.clone(),
-            self.mitigations.clone(),
-            self.flags.clone(),
-            self.bpf_jit.clone(),
-            self.probe.clone(),
-            self.per_op.map(|n| n.to_string()).unwrap_or_default(),
-            self.operation.clone().unwrap_or_default(),
-            self.method.clone(),
-            self.only.clone().unwrap_or_default(),
-        ]
     }
 
     /// The unit of every ns: `getpid call`, `mix operation (5 syscalls)`, or what the record

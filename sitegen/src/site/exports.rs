@@ -167,6 +167,12 @@ fn run_out<'a>(r: &'a RunInfo, headline: &[Option<u32>], linked: bool) -> RunOut
 
 /// One CSV field. Text that a spreadsheet would run as a formula is prefixed with `'`.
 fn csv_text(s: &str) -> String {
+    // Most fields (ids, dates, kernels) need none of what follows.
+    if !s.starts_with(['=', '+', '-', '@'])
+        && !s.chars().any(|c| c.is_control() || matches!(c, ',' | '"'))
+    {
+        return s.to_string();
+    }
     // Control characters other than line breaks (NUL, escapes) break CSV readers.
     let s: String = s
         .chars()
