@@ -207,7 +207,9 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
     let baseline = most_common(
         runs.iter()
             .flat_map(|r| r.baseline_counts.iter().map(String::as_str)),
-    );
+    )
+    .unwrap_or_default()
+    .to_string();
     let n = runs.len();
     let mut results: Vec<Row<(String, String)>> = Vec::new();
     let mut keys: Vec<(String, String)> = Vec::new();
@@ -526,12 +528,8 @@ pub fn build(
         .iter()
         .filter_map(|x| x.overhead.as_ref().map(|o| o.vs.clone()))
         .collect();
-    let counts: Vec<String> = measured
-        .iter()
-        .filter_map(|x| x.samples.map(|n| n.to_string()))
-        .collect();
-    let run_baseline = most_common(baseline_counts.iter().map(String::as_str));
-    let usual = most_common(counts.iter().map(String::as_str));
+    let run_baseline = most_common(baseline_counts.iter().map(String::as_str)).unwrap_or_default();
+    let usual = most_common(measured.iter().filter_map(|x| x.samples));
     let mut tallies: Vec<([usize; 3], Vec<Moved>)> =
         earlier.iter().map(|_| ([0; 3], Vec::new())).collect();
     let own = by_metric(&info.values);
@@ -558,7 +556,7 @@ pub fn build(
                 Some(o) => reg.find(Kind::Overhead, &res.id, &o.vs),
                 None => reg.find(Kind::Median, &res.id, ""),
             };
-            let row = result_row(res, &usual);
+            let row = result_row(res, usual);
             let label = match &res.overhead {
                 Some(o) if o.vs != run_baseline => format!("{} − {}", res.id, o.vs),
                 _ => res.id.clone(),
@@ -626,10 +624,10 @@ pub fn build(
         date: opt(&r.source.date),
         raw_href: raw_href.to_string(),
         env_href: format!("{root}{}", env.path()),
-        samples_each: match usual.as_str() {
-            "" => String::new(),
-            "1" => "1 sample".to_string(),
-            n => format!("{n} samples"),
+        samples_each: match usual {
+            None => String::new(),
+            Some(1) => "1 sample".to_string(),
+            Some(n) => format!("{n} samples"),
         },
         failed: groups(r, Status::Failed),
         skipped: r
@@ -695,8 +693,8 @@ fn restates_numbers(note: &str) -> bool {
             .is_some_and(|(n, _)| number(n))
 }
 
-fn most_common<'a>(xs: impl Iterator<Item = &'a str>) -> String {
-    let mut counts: Vec<(&str, usize)> = Vec::new();
+fn most_common<T: PartialEq + Copy>(xs: impl Iterator<Item = T>) -> Option<T> {
+    let mut counts: Vec<(T, usize)> = Vec::new();
     for x in xs {
         match counts.iter_mut().find(|(k, _)| *k == x) {
             Some((_, n)) => *n += 1,
@@ -705,11 +703,7 @@ fn most_common<'a>(xs: impl Iterator<Item = &'a str>) -> String {
     }
     // The first of the most frequent, so the choice does not depend on anything but the record.
     let best = counts.iter().map(|c| c.1).max().unwrap_or(0);
-    counts
-        .iter()
-        .find(|c| c.1 == best)
-        .map(|c| c.0.to_string())
-        .unwrap_or_default()
+    counts.iter().find(|c| c.1 == best).map(|c| c.0)
 }
 
 /// A median and its interval in one cell (the sorter reads the leading number and its unit).
@@ -717,12 +711,12 @@ fn with_ci(m: Option<f64>, lo: Option<f64>, hi: Option<f64>) -> String {
     fmt::scaled(m, lo.zip(hi))
 }
 
-fn result_row(res: &ScenarioResult, usual: &str) -> ResultRow {
+fn result_row(res: &ScenarioResult, usual: Option<u64>) -> ResultRow {
     let o = res.overhead.as_ref();
     let mut median = with_ci(res.median_ns, res.ci_low_ns, res.ci_high_ns);
-    if let Some(n) = res.samples.map(|n| n.to_string()).filter(|n| n != usual) {
+    if let Some(n) = res.samples.filter(|n| Some(*n) != usual) {
         median.push_str(" n=");
-        median.push_str(&n);
+        median.push_str(&n.to_string());
     }
     if let (Some(p), Some(n)) = (res.preempted, res.samples) {
         if p > 0 && n > 0 {
