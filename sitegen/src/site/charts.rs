@@ -259,3 +259,68 @@ pub fn has_metric(runs: &[RunInfo], idx: &[usize], m: Option<u32>) -> bool {
             .any(|&i| runs[i].is_placed() && runs[i].values.get(m).is_some())
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(cpu: &str) -> Arc<SeriesKey> {
+        let s = |x: &str| x.to_string();
+        Arc::new(SeriesKey {
+            arch: s("x86_64"),
+            cpu: s(cpu),
+            virt: s("vm"),
+            mitigations: s("m"),
+            flags: s(""),
+            bpf_jit: s(""),
+            probe: s("getpid"),
+            per_op: Some(1),
+            operation: None,
+            method: s("interleaved"),
+            only: None,
+        })
+    }
+
+    fn val(median: f64, lo: f64, hi: f64) -> Val {
+        Val {
+            median,
+            lo: Some(lo),
+            hi: Some(hi),
+        }
+    }
+
+    #[test]
+    fn a_trend_groups_values_by_series_and_version_whatever_their_order() {
+        let mut g = Groups::new(&[]);
+        g.versions = ["5.10", "6.1", "6.6"].map(String::from).to_vec();
+        let (a, b) = (key("a"), key("b"));
+        let dot = |rank, series, version, v, low| Dot {
+            rank,
+            series,
+            version,
+            val: v,
+            low,
+        };
+        // Series b (rank 1) has three runs on two versions, series a (rank 0) one; out of order.
+        let dots = vec![
+            dot(1, &b, 2, val(30.0, 29.0, 31.0), false),
+            dot(0, &a, 0, val(10.0, 9.0, 11.0), false),
+            dot(1, &b, 0, val(12.0, 11.0, 13.0), false),
+            dot(1, &b, 2, val(34.0, 33.0, 36.0), false),
+            // Low quality, beside a good run: left out of the point.
+            dot(1, &b, 2, val(99.0, 98.0, 100.0), true),
+        ];
+        let t = trend_of_dots(&g, dots.into_iter());
+        // Only versions with a value, ascending.
+        assert_eq!(t.kernels, ["5.10", "6.6"]);
+        // The best-covered series first.
+        assert_eq!(t.lines.len(), 2);
+        assert_eq!((t.lines[0].0.cpu.as_str(), t.lines[0].1), ("b", 4));
+        assert_eq!((t.lines[1].0.cpu.as_str(), t.lines[1].1), ("a", 1));
+        let p = t.lines[0].2[1].expect("b on 6.6");
+        assert_eq!((p.n, p.median, p.interval), (2, 32.0, Some((29.0, 36.0))));
+        let p = t.lines[0].2[0].expect("b on 5.10");
+        assert_eq!((p.n, p.median, p.interval), (1, 12.0, Some((11.0, 13.0))));
+        assert!(t.lines[1].2[1].is_none(), "a has no run on 6.6");
+    }
+}
