@@ -183,20 +183,7 @@ mod tests {
     use super::*;
 
     fn key() -> SeriesKey {
-        let s = |x: &str| x.to_string();
-        SeriesKey {
-            arch: s("x86_64"),
-            cpu: s("c"),
-            virt: s("vm"),
-            mitigations: s("m"),
-            flags: s(""),
-            bpf_jit: s(""),
-            probe: s("getpid"),
-            per_op: Some(1),
-            operation: None,
-            method: s("interleaved"),
-            only: None,
-        }
+        crate::series::test_key("c")
     }
 
     fn run(path: &str, entry: f64, accepted: bool) -> Run {

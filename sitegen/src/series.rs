@@ -522,6 +522,25 @@ pub fn placement(arch: &str, kernel: &KernelVersion) -> Result<(), Unplaced> {
     }
 }
 
+/// A series key of one x86_64 getpid series on CPU `cpu`, for other modules' tests.
+#[cfg(test)]
+pub(crate) fn test_key(cpu: &str) -> SeriesKey {
+    let s = |x: &str| x.to_string();
+    SeriesKey {
+        arch: s("x86_64"),
+        cpu: s(cpu),
+        virt: s("vm"),
+        mitigations: s("m"),
+        flags: s(""),
+        bpf_jit: s(""),
+        probe: s("getpid"),
+        per_op: Some(1),
+        operation: None,
+        method: s("interleaved"),
+        only: None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

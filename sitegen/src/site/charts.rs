@@ -265,20 +265,7 @@ mod tests {
     use super::*;
 
     fn key(cpu: &str) -> Arc<SeriesKey> {
-        let s = |x: &str| x.to_string();
-        Arc::new(SeriesKey {
-            arch: s("x86_64"),
-            cpu: s(cpu),
-            virt: s("vm"),
-            mitigations: s("m"),
-            flags: s(""),
-            bpf_jit: s(""),
-            probe: s("getpid"),
-            per_op: Some(1),
-            operation: None,
-            method: s("interleaved"),
-            only: None,
-        })
+        Arc::new(crate::series::test_key(cpu))
     }
 
     fn val(median: f64, lo: f64, hi: f64) -> Val {
