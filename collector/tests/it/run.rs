@@ -427,7 +427,7 @@ fn run_and_hurt_a_worker(only: &str, signal: libc::c_int) -> (syscost_record::Ru
     let pid = child.id();
     let expected = only.split(',').count();
     assert!(
-        wait_until(10.0, || children(pid).len() >= expected),
+        wait_until(60.0, || children(pid).len() >= expected),
         "workers never appeared"
     );
     // Once every worker is being sampled, hurt the last-forked one.
@@ -511,7 +511,7 @@ fn sigint_and_sigterm_stop_cleanly_without_output_or_orphans() {
             .spawn()
             .unwrap();
         let pid = child.id();
-        assert!(wait_until(10.0, || children(pid).len() >= 10));
+        assert!(wait_until(60.0, || children(pid).len() >= 10));
         let workers = children(pid);
         assert!(
             wait_until_sampling(&workers, 10),
