@@ -50,7 +50,9 @@ pub struct Trend {
 const W: f64 = 760.0;
 const H: f64 = 330.0;
 const ML: f64 = 72.0;
-const MR: f64 = 16.0;
+/// Room for the values again on the right: a chart wider than a phone opens scrolled to its
+/// right end (the newest kernels, see style.css), where these are what can be read.
+const MR: f64 = 50.0;
 const MT: f64 = 14.0;
 const MB: f64 = 78.0;
 
@@ -558,7 +560,8 @@ fn marker_defs(s: &mut String, cid: &str, lines: usize) {
 /// Grid lines with their ticks, and the axis label.
 fn y_grid(s: &mut String, ys: &YScale, label: &str) {
     // Grid lines as one path and the ticks as one group: charts are on every run page.
-    let (mut grid, mut zero_line, mut ticks) = (String::new(), String::new(), String::new());
+    let (mut grid, mut zero_line) = (String::new(), String::new());
+    let (mut ticks, mut right) = (String::new(), String::new());
     let tiny = (ys.hi - ys.lo).abs() * 1e-6;
     let step = match ys.ticks.as_slice() {
         [a, b, ..] => b - a,
@@ -573,12 +576,18 @@ fn y_grid(s: &mut String, ys: &YScale, label: &str) {
             D1(y),
             W - MR
         );
+        let text = tick_label(if zero { 0.0 } else { v }, if ys.log { v } else { step });
         let _ = write!(
             ticks,
-            r#"<text x="{}" y="{}">{}</text>"#,
+            r#"<text x="{}" y="{}">{text}</text>"#,
             ML - 6.0,
-            D1(y + 4.0),
-            tick_label(if zero { 0.0 } else { v }, if ys.log { v } else { step })
+            D1(y + 4.0)
+        );
+        let _ = write!(
+            right,
+            r#"<text x="{}" y="{}">{text}</text>"#,
+            W - MR + 6.0,
+            D1(y + 4.0)
         );
     }
     for (class, d) in [("grid", grid), ("zero", zero_line)] {
@@ -587,6 +596,7 @@ fn y_grid(s: &mut String, ys: &YScale, label: &str) {
         }
     }
     let _ = write!(s, r#"<g class="tick" text-anchor="end">{ticks}</g>"#);
+    let _ = write!(s, r#"<g class="tick" text-anchor="start">{right}</g>"#);
     let _ = write!(
         s,
         r#"<text class="axis-label" transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,

@@ -103,13 +103,19 @@ function sortCheck(d, header) {
   return out;
 }
 
-// At a phone's width: the page must not scroll sideways, and chart text must not be scaled
-// below 11 CSS px.
+// At a phone's width: the page must not scroll sideways, chart text must not be scaled below
+// 11 CSS px, and a chart wider than its figure opens at its right end (the newest kernels):
+// per chart, how far (CSS px) its right edge lies beyond its figure's, and whether it is
+// wider than the figure at all.
 function narrow(d, w) {
   return {
     scroll_width: d.documentElement.scrollWidth,
     inner_width: w.innerWidth,
-    chart_text: chartText(d, w)
+    chart_text: chartText(d, w),
+    charts: each.call(d.querySelectorAll("figure > svg.chart"), function (svg) {
+      var s = svg.getBoundingClientRect(), f = svg.parentNode.getBoundingClientRect();
+      return { wider: s.width > f.width + 1, right_beyond: s.right - f.right };
+    })
   };
 }
 
@@ -509,7 +515,20 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         if let Some(px) = n["chart_text"].as_f64() {
             assert!(px >= 10.999, "{page}: chart text of {px} CSS px at 400 px");
         }
+        for c in n["charts"].as_array().expect("charts at 400 px") {
+            let beyond = c["right_beyond"].as_f64().expect("right_beyond");
+            assert!(
+                beyond <= 1.0,
+                "{page}: a chart opens {beyond} px short of its right end"
+            );
+        }
     }
+    // The charts on the architecture page are wider than a phone: the check above was made.
+    let arch_narrow = found["narrow"]["arch/x86_64/index.html"]["charts"].as_array();
+    assert!(
+        arch_narrow.is_some_and(|c| !c.is_empty() && c.iter().all(|c| c["wider"] == true)),
+        "the architecture page's charts at 400 px: {arch_narrow:?}"
+    );
     // The architecture page's trends, and the kernel page's depth sweep (a run page has its
     // numbers only).
     let arch = &found["pages"]["arch/x86_64/index.html"];
