@@ -1067,6 +1067,46 @@ mod tests {
     }
 
     #[test]
+    fn the_y_values_are_written_on_both_sides() {
+        let t = Trend {
+            title: "t".into(),
+            desc: "d".into(),
+            x: vec!["6.8".into(), "6.9".into()],
+            lines: vec![Line {
+                label: "a".into(),
+                points: vec![Some(pt(10.0, Some((9.0, 11.0)))), Some(pt(40.0, None))],
+            }],
+            y_label: "ns".into(),
+        };
+        let svg = trend_svg(&t).unwrap();
+        let group = |anchor: &str| -> Vec<(String, String)> {
+            let open = format!(r#"<g class="tick" text-anchor="{anchor}">"#);
+            let start = svg.find(&open).expect("tick group") + open.len();
+            let body = &svg[start..start + svg[start..].find("</g>").expect("end of group")];
+            body.split("<text x=\"")
+                .skip(1)
+                .map(|t| {
+                    let (x, rest) = t.split_once('"').expect("x");
+                    let label = rest.split_once('>').expect(">").1;
+                    (
+                        x.to_string(),
+                        label.split_once('<').expect("<").0.to_string(),
+                    )
+                })
+                .collect()
+        };
+        let (left, right) = (group("end"), group("start"));
+        assert!(left.len() >= 3, "{left:?}");
+        // The same values, on the right of the plot: what a phone shows first.
+        let labels = |g: &[(String, String)]| g.iter().map(|(_, l)| l.clone()).collect::<Vec<_>>();
+        assert_eq!(labels(&left), labels(&right));
+        assert!(left.iter().all(|(x, _)| x.parse::<f64>() == Ok(ML - 6.0)));
+        assert!(right
+            .iter()
+            .all(|(x, _)| x.parse::<f64>() == Ok(W - MR + 6.0)));
+    }
+
+    #[test]
     fn empty_chart_is_none() {
         let t = Trend {
             title: "x".into(),

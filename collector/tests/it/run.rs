@@ -663,6 +663,7 @@ fn run_losing_its_destination(
             std::thread::yield_now();
         }
         let seen = !children(pid).is_empty();
+        // SAFETY: signalling our own child, which is not reaped before `wait_with_output`.
         unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
         let stopped = wait_until(10.0, || matches!(state(pid), Some('T') | Some('Z') | None));
         let in_time = seen && stopped && state(pid) == Some('T') && !dir.join("r.json").exists();
@@ -670,6 +671,7 @@ fn run_losing_its_destination(
             // Any write from here on fails: the file or its rename has no directory.
             std::fs::remove_dir_all(dir).unwrap();
         }
+        // SAFETY: as above.
         unsafe { libc::kill(pid as i32, libc::SIGCONT) };
         let out = child.wait_with_output().unwrap();
         if in_time {
