@@ -502,12 +502,17 @@ impl Values {
     /// `table`) and its values (`(index into calls, [median, lo, hi])`, NaN for an absent
     /// bound), interning in `reg` and noting in `sp` exactly what [`Values::read_spelled`] did.
     /// `None` if an index is out of range.
+    ///
+    /// `known` is the caller's memo over `table` (one per `reg` and `sp`): a spelling once
+    /// interned and noted gives the same ids again, and looking them up by their texts was most
+    /// of a rebuild's second pass.
     pub fn replay(
         calls: &[u32],
         table: &[Spelling],
         vals: &[(u32, [f64; 3])],
         reg: &mut Registry,
         sp: &mut Spellings,
+        known: &mut Vec<Option<(u32, u32)>>,
     ) -> Option<(Values, Vec<u32>)> {
         // Checked before anything is interned: a bad entry leaves no trace in `reg`.
         let in_order = vals.windows(2).all(|w| w[0].0 < w[1].0);
@@ -517,11 +522,24 @@ impl Values {
         }
         let mut b = Builder::default();
         let mut next = vals.iter().peekable();
+        if known.len() < table.len() {
+            known.resize(table.len(), None);
+        }
         for (i, &c) in calls.iter().enumerate() {
-            let s = table.get(c as usize)?;
-            let k = reg.intern(s.kind, &s.id, &s.vs, &s.family, &s.description);
-            b.calls
-                .push(sp.note(k, s.kind, &s.id, &s.vs, &s.family, &s.description));
+            let (k, spelled) = match known.get(c as usize).copied().flatten() {
+                Some((k, spelled)) => (Some(k), spelled),
+                None => {
+                    let s = table.get(c as usize)?;
+                    let k = reg.intern(s.kind, &s.id, &s.vs, &s.family, &s.description);
+                    let spelled = sp.note(k, s.kind, &s.id, &s.vs, &s.family, &s.description);
+                    // A key past MAX_METRICS is not shared: its spelling is noted each time.
+                    if let (Some(k), Some(slot)) = (k, known.get_mut(c as usize)) {
+                        *slot = Some((k, spelled));
+                    }
+                    (k, spelled)
+                }
+            };
+            b.calls.push(spelled);
             if let Some(&&(at, v)) = next.peek() {
                 if at as usize == i {
                     next.next();

@@ -232,6 +232,8 @@ struct Worker<'a> {
     /// What runs share, held once: their lists of metric ids and of spellings.
     shapes: Shapes,
     calls: Lists,
+    /// The summary cache's spellings as this worker's registry and spellings have them.
+    replayed: Vec<Option<(u32, u32)>>,
     out: Share,
 }
 
@@ -281,6 +283,7 @@ fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Opt
         &hit.values,
         &mut w.reg,
         &mut w.sp,
+        &mut w.replayed,
     )?;
     let mut info = hit.info;
     info.values = values;
@@ -771,6 +774,7 @@ fn render_chains(
         sp: Spellings::default(),
         shapes: Shapes::default(),
         calls: Lists::default(),
+        replayed: Vec::new(),
         out: Share::default(),
     };
     for chain in chains {
