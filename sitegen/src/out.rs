@@ -351,6 +351,27 @@ impl Staging {
         Ok(())
     }
 
+    /// [`Staging::write_keyed`], streamed: `fill` writes into a buffered file.
+    pub fn write_keyed_with(
+        &self,
+        rel: &str,
+        key: Key,
+        fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
+    ) -> Result<(), OutputError> {
+        use std::io::Write;
+        self.mkdir_for(rel)?;
+        let path = self.tmp.join(rel);
+        let file = fs::File::create(&path).map_err(at(OutputError::Write, &path))?;
+        let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
+        fill(&mut w).map_err(at(OutputError::Write, &path))?;
+        w.flush().map_err(at(OutputError::Write, &path))?;
+        drop(w);
+        self.count_written();
+        let n = fs::metadata(&path).map_or(0, |m| m.len());
+        self.record(rel, key.text('i'), n);
+        Ok(())
+    }
+
     /// Hard-links the previous build's `rel` into the staging directory when the manifest has
     /// it under `hash`; false if not (or if linking fails: then the file is written anew).
     fn link_previous(&self, rel: &str, hash: &str) -> bool {

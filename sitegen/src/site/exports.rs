@@ -1,6 +1,12 @@
-//! Machine-readable exports: every run as one JSON index and as CSV, the detected changes as
-//! JSON, and an Atom feed of the newest changes and runs. Run rows are in the same newest-first
-//! order as the run list; unplaced runs are in them, marked.
+//! Machine-readable exports: a JSON index (the metrics, every series, the files of runs), every
+//! run as JSON and as CSV in files of a few thousand runs each ([`shards`]), the detected changes
+//! as JSON, and an Atom feed of the newest changes and runs. A file of runs has them newest
+//! first; unplaced runs are in them, marked.
+//!
+//! The runs are split by the first hex digits of their id (a content hash, so the split is
+//! even and a run never moves): a file stays a size a reader can fetch whatever the number of
+//! runs (one file of 100,000 runs was 42 MB of JSON and 33 MB of CSV), and a new run changes
+//! only its own file, which a rebuild writes alone (the others are made from unchanged inputs).
 
 use super::ctx::Ctx;
 use super::error::BuildError;
@@ -10,6 +16,7 @@ use super::Data;
 use crate::fmt;
 use crate::info::{kind_label, RunInfo};
 use crate::metrics::{Registry, METRICS};
+use crate::out::Key;
 use crate::quality::Grade;
 use crate::series::SeriesKey;
 use crate::series::Unplaced;
@@ -114,7 +121,82 @@ struct Index<'a> {
     /// (the run's page is the record path with `.html` for `.json`).
     records_at: &'a str,
     series: BTreeMap<String, SeriesOut<'a>>,
+    /// How many runs the files of runs hold together.
+    runs: usize,
+    shards: Vec<ShardOut>,
+}
+
+/// A file of runs as the index lists it.
+#[derive(Serialize)]
+struct ShardOut {
+    /// The first hex digits of the ids of its runs ("" when one file holds them all).
+    prefix: String,
+    runs: usize,
+    json: String,
+    csv: String,
+}
+
+/// One file of runs (JSON): self-contained, so a reader can use it without the index.
+#[derive(Serialize)]
+struct ShardJson<'a> {
+    metrics: Vec<&'static str>,
+    run_fields: [&'static str; 14],
+    records_at: &'a str,
     runs: Runs<'a>,
+}
+
+/// The runs a file of runs holds. The fewest hex digits of the id that keep a file at about
+/// [`SHARD_RUNS`] runs or fewer: one file up to that many runs, 16 up to 16 times as many, ...
+pub struct Shard {
+    pub prefix: String,
+    /// Indices into the runs, newest first.
+    pub runs: Vec<usize>,
+}
+
+/// The size a file of runs is kept near: about 3.5 MB of JSON and 2.7 MB of CSV of real runs.
+const SHARD_RUNS: usize = 8192;
+
+impl Shard {
+    pub fn json(&self) -> String {
+        self.file("json")
+    }
+
+    pub fn csv(&self) -> String {
+        self.file("csv")
+    }
+
+    fn file(&self, ext: &str) -> String {
+        match self.prefix.as_str() {
+            "" => format!("exports/runs.{ext}"),
+            p => format!("exports/runs-{p}.{ext}"),
+        }
+    }
+}
+
+/// The files of runs: every run in one, by the first hex digits of its id, newest first within
+/// each, in prefix order; files without runs are not made.
+pub fn shards(runs: &[RunInfo], newest: &[usize]) -> Vec<Shard> {
+    shard_by(newest.iter().map(|&i| (i, runs[i].id.as_str())), runs.len())
+}
+
+/// [`shards`] of `total` runs given as (index, id), in the order they are to be listed.
+fn shard_by<'a>(ids: impl Iterator<Item = (usize, &'a str)>, total: usize) -> Vec<Shard> {
+    let mut digits = 0;
+    while total > SHARD_RUNS << (4 * digits) && digits < 4 {
+        digits += 1;
+    }
+    let mut by: BTreeMap<&str, Vec<usize>> = BTreeMap::new();
+    for (i, id) in ids {
+        // A valid record's id is 16 hex digits; a shorter one is a prefix of its own.
+        let cut = id.char_indices().nth(digits).map_or(id.len(), |(at, _)| at);
+        by.entry(&id[..cut]).or_default().push(i);
+    }
+    by.into_iter()
+        .map(|(p, runs)| Shard {
+            prefix: p.to_string(),
+            runs,
+        })
+        .collect()
 }
 
 /// The runs of the index, turned into [`RunOut`] one at a time as they are serialised.
@@ -200,7 +282,7 @@ fn csv_num(v: Option<f64>) -> String {
     v.map(|x| x.to_string()).unwrap_or_default()
 }
 
-/// The CSV export, one line per run, streamed into `w`.
+/// A file of runs as CSV, one line per run, streamed into `w`.
 pub fn write_csv(
     w: &mut dyn std::io::Write,
     runs: &[RunInfo],
@@ -235,7 +317,8 @@ pub fn write_csv(
             &r.series.id(),
             r.quality.grade.label(),
             r.machine.as_deref().unwrap_or(""),
-            &ctx.raw_href(r, ""),
+            // From the file, which is one directory below the site's root.
+            &ctx.raw_href(r, "../"),
         ]
         .map(csv_text);
         out.push_str(&fields.join(","));
@@ -253,7 +336,7 @@ pub fn write_csv(
     Ok(())
 }
 
-/// `series.csv`: what the runs of each series share (runs.csv names the series).
+/// `series.csv`: what the runs of each series share (a file of runs names the series).
 fn write_series_csv(w: &mut dyn std::io::Write, runs: &[RunInfo]) -> std::io::Result<()> {
     w.write_all(
         b"series,arch,cpu,virtualization,mitigations,kernel_parameters,probe,syscalls_per_op,operation,method\n",
@@ -341,29 +424,68 @@ fn change_out<'a>(d: &'a Data, c: &'a Change) -> ChangeOut<'a> {
 
 /// Every export.
 pub fn all(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
+    let shards = shards(d.runs, &d.g.newest);
+    let linked = ctx.data_url.is_some();
+    let records_at = ctx.data_url.unwrap_or("");
     let index = Index {
         generator: concat!("syscost-site ", env!("CARGO_PKG_VERSION")),
         record_schema: syscost_record::SCHEMA_VERSION,
         metrics: METRICS.iter().map(|m| (m.slug, m.label)).collect(),
         run_fields: RUN_FIELDS,
-        records_at: ctx.data_url.unwrap_or(""),
+        records_at,
         series: all_series(d.runs)
             .into_iter()
             .map(|(id, s)| (id, series_out(s)))
             .collect(),
-        runs: Runs {
-            runs: d.runs,
-            order: &d.g.newest,
-            headline: &d.headline,
-            linked: ctx.data_url.is_some(),
-        },
+        runs: d.runs.len(),
+        shards: shards
+            .iter()
+            .map(|s| ShardOut {
+                prefix: s.prefix.clone(),
+                runs: s.runs.len(),
+                json: s.json(),
+                csv: s.csv(),
+            })
+            .collect(),
     };
     ctx.out.write_with("index.json", |w| {
         serde_json::to_writer(w, &index).map_err(std::io::Error::other)
     })?;
-    ctx.out.write_with("runs.csv", |w| {
-        write_csv(w, d.runs, &d.g.newest, &d.headline, ctx)
-    })?;
+    for shard in &shards {
+        // What a file of runs is made from: its runs' ids (content hashes: everything a row
+        // says comes from the record) and where each one's record is, in order.
+        let mut inputs: Vec<u8> = Vec::with_capacity(shard.runs.len() * 64);
+        for &i in &shard.runs {
+            inputs.extend_from_slice(d.runs[i].id.as_bytes());
+            inputs.push(0);
+            inputs.extend_from_slice(ctx.raw_href(&d.runs[i], "").as_bytes());
+            inputs.push(0);
+        }
+        let key =
+            |kind: &[u8]| Key::of(&[&ctx.program, b"runs", kind, records_at.as_bytes(), &inputs]);
+        let (json, csv) = (shard.json(), shard.csv());
+        if !ctx.out.reuse(&json, key(b"json"))? {
+            let out = ShardJson {
+                metrics: METRICS.iter().map(|m| m.slug).collect(),
+                run_fields: RUN_FIELDS,
+                records_at,
+                runs: Runs {
+                    runs: d.runs,
+                    order: &shard.runs,
+                    headline: &d.headline,
+                    linked,
+                },
+            };
+            ctx.out.write_keyed_with(&json, key(b"json"), |w| {
+                serde_json::to_writer(w, &out).map_err(std::io::Error::other)
+            })?;
+        }
+        if !ctx.out.reuse(&csv, key(b"csv"))? {
+            ctx.out.write_keyed_with(&csv, key(b"csv"), |w| {
+                write_csv(w, d.runs, &shard.runs, &d.headline, ctx)
+            })?;
+        }
+    }
     ctx.out
         .write_with("series.csv", |w| write_series_csv(w, d.runs))?;
     let changes: Vec<ChangeOut> = d.changes.iter().map(|c| change_out(d, c)).collect();
@@ -487,6 +609,47 @@ fn run_entry(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One file up to SHARD_RUNS runs; past it, one per first hex digit of the id (16 files of
+    /// about a sixteenth each), then per two digits; each file's runs in the order given.
+    #[test]
+    fn runs_are_split_by_the_first_digits_of_their_id() {
+        let ids: Vec<String> = (0..SHARD_RUNS * 17)
+            .map(|i| format!("{:016x}", (i as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15)))
+            .collect();
+        let split = |n: usize| shard_by(ids[..n].iter().map(String::as_str).enumerate(), n);
+
+        let one = split(SHARD_RUNS);
+        assert_eq!(one.len(), 1);
+        assert_eq!(one[0].prefix, "");
+        assert_eq!(one[0].runs, (0..SHARD_RUNS).collect::<Vec<_>>());
+        assert_eq!(one[0].json(), "exports/runs.json");
+        assert_eq!(one[0].csv(), "exports/runs.csv");
+
+        let sixteen = split(SHARD_RUNS + 1);
+        let prefixes: String = sixteen.iter().map(|s| s.prefix.as_str()).collect();
+        assert_eq!(prefixes, "0123456789abcdef");
+        let each = (SHARD_RUNS + 1) / 16;
+        assert_eq!(
+            sixteen.iter().map(|s| s.runs.len()).sum::<usize>(),
+            SHARD_RUNS + 1
+        );
+        for s in &sixteen {
+            assert!(s.runs.windows(2).all(|w| w[0] < w[1]), "in the order given");
+            assert!(s.runs.iter().all(|&i| ids[i].starts_with(&s.prefix)));
+            // Hashes split evenly: no file far from a sixteenth.
+            assert!(s.runs.len().abs_diff(each) < each / 4, "{}", s.runs.len());
+        }
+        assert_eq!(sixteen[10].json(), "exports/runs-a.json");
+
+        let more = split(SHARD_RUNS * 17);
+        assert!(more.len() > 16, "{}", more.len());
+        assert!(more.iter().all(|s| s.prefix.len() == 2));
+        // Ids that are not 16 hex digits (never a valid record's) still land in one file each.
+        let odd = shard_by([(0, "x"), (1, "")].into_iter(), SHARD_RUNS * 17);
+        let odd: Vec<&str> = odd.iter().map(|s| s.prefix.as_str()).collect();
+        assert_eq!(odd, ["", "x"]);
+    }
 
     #[test]
     fn csv_quotes_and_defuses_formulas() {

@@ -708,9 +708,21 @@ fn exports_list_every_run() {
     assert!(runs
         .iter()
         .any(|r| r["metrics"][0].as_array().is_some_and(|m| m.len() == 3)));
-    let csv = read(&f.site, "runs.csv");
+    // Fewer runs than a file holds: one file of each kind, every run in it.
+    let csv = read(&f.site, "exports/runs.csv");
     assert_eq!(csv.lines().count(), RUNS + 1);
     assert!(csv.starts_with("id,date,kind,arch,"));
+    // Its record links resolve from the file, one directory below the site's root.
+    let record = csv.lines().nth(1).unwrap().split(',').nth(11).unwrap();
+    assert!(
+        record.starts_with("https://") || f.site.join("exports").join(record).is_file(),
+        "{record}"
+    );
+    let runs_page = read(&f.site, "runs/index.html");
+    assert!(
+        runs_page.contains("href=\"../exports/runs.csv\""),
+        "{runs_page}"
+    );
     let feed = read(&f.site, "feed.xml");
     // The 50 newest dated runs, and the dated changes (50 at most).
     let changes: serde_json::Value = serde_json::from_str(&read(&f.site, "changes.json")).unwrap();
@@ -836,15 +848,38 @@ fn json(site: &Path, rel: &str) -> serde_json::Value {
     serde_json::from_str(&read(site, rel)).unwrap_or_else(|e| panic!("{rel}: {e}"))
 }
 
-/// The runs of the JSON index, each row read by the index's `run_fields` as an object.
+/// The runs of the files the JSON index lists, each row read by its file's `run_fields` as an
+/// object.
 fn index_runs(site: &Path) -> Vec<serde_json::Value> {
     let idx = json(site, "index.json");
-    let fields = idx["run_fields"].as_array().expect("run_fields").clone();
-    idx["runs"]
-        .as_array()
-        .expect("runs")
-        .iter()
-        .map(|row| {
+    let shards = idx["shards"].as_array().expect("shards");
+    let mut rows = Vec::new();
+    for s in shards {
+        let file = json(site, s["json"].as_str().expect("a file of runs"));
+        let listed = file["runs"].as_array().expect("runs").len();
+        assert_eq!(s["runs"].as_u64(), Some(listed as u64), "{s}");
+        assert_eq!(file["run_fields"], idx["run_fields"]);
+        rows.push(file);
+    }
+    assert_eq!(
+        idx["runs"].as_u64(),
+        Some(
+            rows.iter()
+                .map(|f| f["runs"].as_array().unwrap().len() as u64)
+                .sum()
+        )
+    );
+    rows.iter()
+        .flat_map(|f| {
+            let fields = f["run_fields"].as_array().expect("run_fields").clone();
+            f["runs"]
+                .as_array()
+                .expect("runs")
+                .clone()
+                .into_iter()
+                .map(move |row| (fields.clone(), row))
+        })
+        .map(|(fields, row)| {
             let row = row.as_array().expect("a run is a row");
             assert_eq!(row.len(), fields.len(), "a row has every field");
             let obj = fields
@@ -1487,7 +1522,13 @@ fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
         .collect();
     let page = page_of(&site, &new.id);
     assert!(changed.contains(page.as_str()), "{changed:?}");
-    for p in ["index.html", "runs/index.html", "index.json", "runs.csv"] {
+    for p in [
+        "index.html",
+        "runs/index.html",
+        "index.json",
+        "exports/runs.json",
+        "exports/runs.csv",
+    ] {
         assert!(changed.contains(p), "{p} not rewritten: {changed:?}");
     }
     for p in &old_runs {

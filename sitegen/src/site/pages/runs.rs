@@ -20,6 +20,17 @@ struct RunsPage {
     unplaced_href: String,
     columns: Vec<Column>,
     rows: Vec<RunRow>,
+    /// The files of every run (JSON and CSV), as `exports` splits them.
+    files: Vec<RunFiles>,
+}
+
+#[derive(Serialize)]
+struct RunFiles {
+    /// The first digits of the ids of its runs; empty when one file holds them all.
+    prefix: String,
+    runs: usize,
+    json: String,
+    csv: String,
 }
 
 pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
@@ -37,6 +48,15 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             .iter()
             .take(PAGE_SIZE)
             .map(|&i| run_row(&d.runs[i], &d.headline, &root))
+            .collect(),
+        files: crate::site::exports::shards(d.runs, &d.g.newest)
+            .into_iter()
+            .map(|s| RunFiles {
+                json: format!("{root}{}", s.json()),
+                csv: format!("{root}{}", s.csv()),
+                prefix: s.prefix,
+                runs: s.runs.len(),
+            })
             .collect(),
         root,
     };
