@@ -67,13 +67,21 @@ function facts(d, w) {
     sortable: d.querySelectorAll("table.sortable").length,
     chart_text: chartText(d, w),
     charts: each.call(d.querySelectorAll("svg.chart"), function (svg) {
-      var uses = svg.querySelectorAll("use");
-      // A marker is drawn only if its <use> resolved to the definition it points at.
-      var drawn = Array.prototype.filter.call(uses, function (u) {
-        var b = u.getBBox();
-        return b.width > 0 && b.height > 0;
+      // Each point of a series is a vertex pair ("M x y h0") of a path that draws its marker
+      // there; a point counts as drawn when all three of the path's marker references resolve to
+      // a <marker> of this chart with a shape in it.
+      var markers = 0, drawn = 0;
+      each.call(svg.querySelectorAll("path.pts"), function (p) {
+        var n = (p.getAttribute("d").match(/M/g) || []).length;
+        markers += n;
+        var ok = ["marker-start", "marker-mid", "marker-end"].every(function (a) {
+          var m = /^url\(#([^)]+)\)$/.exec(p.getAttribute(a) || "");
+          var def = m && svg.querySelector("marker[id='" + m[1] + "']");
+          return def !== null && def.firstElementChild !== null;
+        });
+        if (ok) drawn += n;
       });
-      return { width: svg.getBoundingClientRect().width, markers: uses.length, drawn: drawn.length };
+      return { width: svg.getBoundingClientRect().width, markers: markers, drawn: drawn };
     })
   };
 }

@@ -108,11 +108,11 @@ fn fifty_versions_and_ten_series_stay_readable() {
         assert_eq!(svg.matches("<g class=\"series\"").count(), 10, "{id}");
         let defs = &svg[svg.find("<defs>").unwrap()..svg.find("</defs>").unwrap()];
         let shapes: Vec<String> = defs
-            .split("<g id=\"")
+            .split("<marker id=\"")
             .skip(1)
             .filter(|g| g.split('"').next().unwrap().contains("-m"))
             .map(|g| {
-                let body = &g[g.find('>').unwrap()..g.find("</g>").unwrap()];
+                let body = &g[g.find('>').unwrap()..g.find("</marker>").unwrap()];
                 let mut s = body.to_string();
                 for c in ["stroke=\"", "fill=\""] {
                     while let Some(at) = s.find(c) {
@@ -140,8 +140,22 @@ fn fifty_versions_and_ten_series_stay_readable() {
         let d = path_numbers(attr(axis, "d"));
         let (left, top, bottom, right) = (d[0], d[1], d[2], d[3]);
         // No marker outside the plot.
-        for u in svg.split("<use ").skip(1) {
-            let (x, y): (f64, f64) = (attr(u, "x").parse().unwrap(), attr(u, "y").parse().unwrap());
+        let points: Vec<(f64, f64)> = svg
+            .split("<path class=\"pts\"")
+            .skip(1)
+            .flat_map(|p| {
+                let d = attr(p, "d").to_string();
+                d.split('M')
+                    .skip(1)
+                    .map(|pt| {
+                        let (x, y) = pt.strip_suffix("h0").unwrap().split_once(' ').unwrap();
+                        (x.parse().unwrap(), y.parse().unwrap())
+                    })
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        assert!(!points.is_empty(), "{id}: no markers");
+        for (x, y) in points {
             assert!(
                 (left..=right).contains(&x) && (top..=bottom).contains(&y),
                 "{id}: marker at ({x}, {y}) outside ({left}, {top})–({right}, {bottom})"
