@@ -105,21 +105,45 @@ impl Channel {
 mod tests {
     use super::*;
 
+    /// Run in a child of its own: the test binary's other tests fork children, and a child
+    /// forked while this test's pair is open inherits its descriptors and keeps a peer alive,
+    /// so EOF never comes (a hang) and a send to the "closed" peer succeeds. A child of a
+    /// multi-threaded process has one thread: nothing forks behind its back. It reports the
+    /// first step that failed as its exit code (no panic: a child must not take the parent's
+    /// panic-hook locks, which another thread may have held at the fork).
     #[test]
     fn messages_keep_their_boundaries_and_eof_follows_the_last() {
-        let (a, b) = pair().unwrap();
-        a.send(b"one").unwrap();
-        a.send(b"three").unwrap();
+        use crate::sys::process::{fork, Exit};
+        let mut child = fork(|| match boundaries_and_eof() {
+            Ok(()) => 0,
+            Err(step) => step,
+        })
+        .unwrap();
+        assert_eq!(child.wait().unwrap(), Exit::Code(0), "the step that failed");
+    }
+
+    fn boundaries_and_eof() -> Result<(), i32> {
+        let check = |ok: bool, step: i32| if ok { Ok(()) } else { Err(step) };
+        let (a, b) = pair().map_err(|_| 1)?;
+        check(a.send(b"one").is_ok(), 2)?;
+        check(a.send(b"three").is_ok(), 3)?;
         drop(a);
         let mut buf = [0u8; 16];
-        assert!(b.readable_within(Duration::from_millis(1)).unwrap());
-        assert_eq!(b.recv(&mut buf).unwrap(), Some(3));
-        assert_eq!(b.recv(&mut buf).unwrap(), Some(5));
-        assert_eq!(&buf[..5], b"three");
-        assert_eq!(b.recv(&mut buf).unwrap(), None);
-        let (a, b) = pair().unwrap();
-        assert!(!b.readable_within(Duration::from_millis(1)).unwrap());
+        check(
+            b.readable_within(Duration::from_millis(1)).ok() == Some(true),
+            4,
+        )?;
+        check(b.recv(&mut buf).ok() == Some(Some(3)), 5)?;
+        check(b.recv(&mut buf).ok() == Some(Some(5)), 6)?;
+        check(&buf[..5] == b"three", 7)?;
+        check(b.recv(&mut buf).ok() == Some(None), 8)?;
+        let (a, b) = pair().map_err(|_| 9)?;
+        check(
+            b.readable_within(Duration::from_millis(1)).ok() == Some(false),
+            10,
+        )?;
         drop(b);
-        assert_eq!(a.send(b"x").unwrap_err().raw_os_error(), Some(libc::EPIPE));
+        let refused = a.send(b"x").err().and_then(|e| e.raw_os_error());
+        check(refused == Some(libc::EPIPE), 11)
     }
 }
