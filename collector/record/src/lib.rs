@@ -679,7 +679,7 @@ pub struct Expectation {
     pub tolerance_ns: f64,
     /// Systematic uncertainty added to both ends of the difference's CI before judging: the
     /// bias between two identical worker processes, from the A/A control
-    /// (`native.replica.*`, `seccomp.bitmap.1.replica.*`).
+    /// (`native.replica.*`, `seccomp.bitmap.{1,2}.replica.*`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub systematic_ns: Option<f64>,
     pub verdict: Verdict,

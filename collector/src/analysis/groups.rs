@@ -424,11 +424,12 @@ mod tests {
                 "native.replica.1",
                 "native.replica.2",
                 "seccomp.bitmap.1.replica.1",
-                "seccomp.bitmap.1.replica.2"
+                "seccomp.bitmap.1.replica.2",
+                "seccomp.bitmap.2.replica.1"
             ]
         );
         let kernel = c.groups.iter().find(|g| g.id == "kernel").unwrap();
-        assert_eq!(kernel.weight, 7 + 4 + 7);
+        assert_eq!(kernel.weight, 7 + 5 + 7);
         assert!(!c.groups.iter().any(|g| g.id.starts_with("aa.")));
         assert_eq!(members(&c, &ids, "depth")[0], "native");
         assert_eq!(members(&c, &ids, "depth").len(), 7);

@@ -145,18 +145,24 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
             syscall,
         )),
     ];
-    // The A/A control's copies of bitmap.1 (see baseline::REPLICAS).
-    for (id, _) in super::baseline::REPLICAS
-        .iter()
-        .filter(|(_, of)| *of == KernelScenario::Bitmap1.id())
-    {
+    // The A/A control's copies of bitmap.1 and bitmap.2 (see baseline::REPLICAS).
+    for (id, of) in super::baseline::REPLICAS {
+        let (original, filters) = match of {
+            o if o == KernelScenario::Bitmap1.id() => (KernelScenario::Bitmap1, 1),
+            o if o == KernelScenario::Bitmap2.id() => (KernelScenario::Bitmap2, 2),
+            _ => continue,
+        };
         let mut replica = Stack::new(
-            (*id).into(),
-            format!("{s}, 1 constant-ALLOW filter: an identical copy of seccomp.bitmap.1 in its own process (A/A control)"),
-            vec![ConstAllow],
+            id.into(),
+            format!(
+                "{s}, {filters} constant-ALLOW filter{}: an identical copy of {} in its own process (A/A control)",
+                if filters == 1 { "" } else { "s" },
+                original.id()
+            ),
+            vec![ConstAllow; filters],
             syscall,
         );
-        replica.baseline = KernelScenario::Bitmap1.id();
+        replica.baseline = original.id();
         v.push(Box::new(replica));
     }
     for n in DEPTHS {
