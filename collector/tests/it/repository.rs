@@ -264,6 +264,24 @@ fn pull_requests_are_checked_by_the_base_branch_checker() {
 }
 
 #[test]
+fn the_published_site_links_the_raw_records() {
+    // Issue 14: GitHub Pages publishes at most 1 GB; at 100,000 runs the site is ~870 MB, and
+    // a copy of every record would add ~2.1 GB. pages.yml built without `--data-url`.
+    let text = read(".github/workflows/pages.yml");
+    let build = run_commands(&text)
+        .into_iter()
+        .find(|c| c.contains("syscost-site -- build"))
+        .expect("pages.yml builds the site");
+    assert!(build.contains("--data-url \"$DATA_URL\""), "{build}");
+    assert!(
+        text.contains(
+            "DATA_URL: \"https://github.com/${{ github.repository }}/blob/${{ github.sha }}/data\""
+        ),
+        "the records at the commit built"
+    );
+}
+
+#[test]
 fn workflows_run_on_node24_actions_and_cache_cargo() {
     // Issue 17: move every action off the deprecated node20 runtime. The first major version
     // of each action whose action.yml says `using: node24` (or that is composite and uses only
