@@ -32,14 +32,16 @@ use crate::{
     Estimate, EstimateOrigin, Expectation, GroupSummary, Overhead, QuantityKind, Relation,
     RunRecord, RunSummary, ScenarioResult, Status, Target, Throughput, Verdict, Verification,
 };
-use foldhash::HashMap;
 use serde::de::{self, Deserializer, MapAccess, SeqAccess, Visitor};
 use serde::ser::{SerializeMap, Serializer};
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
 use std::collections::BTreeMap;
+use std::collections::HashMap;
 use std::fmt;
 use std::sync::OnceLock;
+
+mod write;
 
 /// The texts and parameter maps schema 3 refers to by index.
 const DICTIONARY: &str = include_str!("dictionary.json");
@@ -57,8 +59,8 @@ struct DictFile {
 pub(crate) struct Dictionary {
     texts: Vec<String>,
     params: Vec<BTreeMap<String, String>>,
-    text_ix: HashMap<String, u32>,
-    params_ix: HashMap<BTreeMap<String, String>, u32>,
+    text_ix: HashMap<String, u32, Sampled>,
+    params_ix: HashMap<BTreeMap<String, String>, u32, Sampled>,
     /// How many texts and maps are schema 3's (the rest are schema 4's).
     schema3: (usize, usize),
 }
@@ -82,6 +84,47 @@ pub(crate) fn dictionary() -> &'static Dictionary {
             schema3,
         }
     })
+}
+
+/// The dictionary's lookups, made for every text of every record written: a text is hashed by
+/// its length and its first and last 8 bytes (a full hash of a scenario's description cost more
+/// than comparing it), the equality that follows compares it whole.
+#[derive(Clone, Copy, Default)]
+struct Sampled;
+
+impl std::hash::BuildHasher for Sampled {
+    type Hasher = SampledHasher;
+    fn build_hasher(&self) -> SampledHasher {
+        SampledHasher(0)
+    }
+}
+
+struct SampledHasher(u64);
+
+impl std::hash::Hasher for SampledHasher {
+    fn write(&mut self, b: &[u8]) {
+        let word = |s: &[u8]| {
+            let mut w = [0u8; 8];
+            w[..s.len()].copy_from_slice(s);
+            u64::from_le_bytes(w)
+        };
+        let n = b.len();
+        let (head, tail) = (word(&b[..n.min(8)]), word(&b[n.saturating_sub(8)..]));
+        for x in [n as u64, head, tail] {
+            self.0 = (self.0 ^ x)
+                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+                .rotate_left(29);
+        }
+    }
+    fn write_u8(&mut self, _: u8) {
+        // The end mark of a `str`: its length is already in.
+    }
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    }
+    fn finish(&self) -> u64 {
+        self.0 ^ (self.0 >> 32)
+    }
 }
 
 /// How much of the dictionary a schema's file form uses: (texts, parameter maps).
@@ -143,13 +186,7 @@ impl<'a> Text<'a> {
 impl Serialize for Text<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            // A text schema 3's dictionary lacks: schema 3 spells it out.
-            Text::Ref(i) => match dictionary().texts.get(*i as usize) {
-                Some(t) if *i as usize >= dictionary().schema3.0 => {
-                    spelled_in_3(s, |s| s.serialize_u32(*i), |w| serde_json::to_writer(w, t))
-                }
-                _ => s.serialize_u32(*i),
-            },
+            Text::Ref(i) => s.serialize_u32(*i),
             Text::Lit(t) => s.serialize_str(t),
         }
     }
@@ -219,14 +256,7 @@ impl<'a> Params<'a> {
 impl Serialize for Params<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Params::Ref(i) => match dictionary().params.get(*i as usize) {
-                Some(p) if *i as usize >= dictionary().schema3.1 => spelled_in_3(
-                    s,
-                    |s| s.serialize_u32(*i),
-                    |w| serde_json::to_writer(w, &Params::of(p, 3)),
-                ),
-                _ => s.serialize_u32(*i),
-            },
+            Params::Ref(i) => s.serialize_u32(*i),
             Params::Map(m) => {
                 let mut map = s.serialize_map(Some(m.len()))?;
                 for (k, v) in m {
@@ -296,9 +326,7 @@ impl<'a> Name<'a> {
 impl Serialize for Name<'_> {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match self {
-            Name::Own(own) => {
-                spelled_in_3(s, |s| s.serialize_u8(0), |w| serde_json::to_writer(w, own))
-            }
+            Name::Own(_) => s.serialize_u8(0),
             Name::Is(n) => s.serialize_str(n),
         }
     }
@@ -843,42 +871,57 @@ impl Serialize for RunRecord {
 /// place of its id (the content id is computed with it blank, without copying the record).
 pub(crate) fn json_with_id(r: &RunRecord, id: &str, form: u32) -> String {
     let mut out = Vec::with_capacity(32 * 1024);
-    // Serialising plain data cannot fail (no maps with non-string keys), and serde_json
-    // writes UTF-8.
-    if !write_with_id(r, id, form, &mut out) {
+    if form >= 3 {
+        write::record(r, id, form, &mut out, None);
+    } else if serde_json::to_writer(&mut out, &objects(r, id, form)).is_err() {
+        // Serialising plain data cannot fail (no maps with non-string keys).
         return String::new();
     }
+    // serde_json and the writer write UTF-8.
     String::from_utf8(out).unwrap_or_default()
 }
 
-/// [`json_with_id`] written to `w` as it is made (into a hash, or compared with a file's
-/// bytes), so no copy of the text is held; false when `w` refused a write.
-pub(crate) fn write_with_id<W: std::io::Write>(r: &RunRecord, id: &str, form: u32, w: W) -> bool {
-    if form >= 4 {
-        let mut ser = serde_json::Serializer::with_formatter(w, Integral);
-        serialize_with_id(r, id, form, &mut ser).is_ok()
-    } else {
-        let mut ser = serde_json::Serializer::new(w);
-        serialize_with_id(r, id, form, &mut ser).is_ok()
+/// [`json_with_id`] written to `w` (into a hash, or compared with a file's bytes); false when
+/// `w` refused a write.
+pub(crate) fn write_with_id<W: std::io::Write>(
+    r: &RunRecord,
+    id: &str,
+    form: u32,
+    mut w: W,
+) -> bool {
+    if form < 3 {
+        return serde_json::to_writer(w, &objects(r, id, form)).is_ok();
     }
+    with_buffer(|out| {
+        write::record(r, id, form, out, None);
+        w.write_all(out).is_ok()
+    })
+}
+
+/// Runs `f` with a buffer the thread keeps: no record-sized allocation per record written.
+fn with_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
+    thread_local! {
+        static OUT: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+    }
+    let mut out = OUT.take();
+    out.clear();
+    let t = f(&mut out);
+    OUT.set(out);
+    t
 }
 
 /// Compact JSON in which a whole number is written without `.0` (schema 4: `23500`, not
-/// `23500.0`): the same number, two bytes shorter, read back as the same `f64`.
+/// `23500.0`): the same number, two bytes shorter, read back as the same `f64`. The serde
+/// route's formatter, which the tests hold the writer to.
+#[cfg(test)]
 struct Integral;
 
+#[cfg(test)]
 impl serde_json::ser::Formatter for Integral {
     fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f64) -> std::io::Result<()> {
         // Below 2^53 every whole f64 is an exact i64; -0 keeps its sign as a float.
         if v.fract() == 0.0 && v.abs() < 9.0e15 && !(v == 0.0 && v.is_sign_negative()) {
-            serde_json::ser::CompactFormatter.write_i64(w, v as i64)?;
-            // Schema 3 writes it as serde_json does, `23500.0` (as the test
-            // `schema_3_writes_whole_numbers_with_dot_zero` checks).
-            note(POS.get(), |w| {
-                w.extend_from_slice(b".0");
-                Ok(())
-            });
-            Ok(())
+            serde_json::ser::CompactFormatter.write_i64(w, v as i64)
         } else {
             serde_json::ser::CompactFormatter.write_f64(w, v)
         }
@@ -888,9 +931,27 @@ impl serde_json::ser::Formatter for Integral {
 /// The record with every list as objects, whatever its schema (the form of schema 2 and of the
 /// types), for tools and tests that look fields up by name.
 pub fn objects_json(r: &RunRecord) -> serde_json::Value {
-    serde_json::to_value(Objects {
-        schema: r.schema,
-        id: &r.id,
+    serde_json::to_value(objects(r, &r.id, r.schema)).unwrap_or_default()
+}
+
+/// The serde route of the file form, for generic serialisers (pretty printing, values); the
+/// file form's bytes are written by [`write::record`], held to the same by a test.
+fn serialize_with_id<S: Serializer>(
+    r: &RunRecord,
+    id: &str,
+    form: u32,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    if form < 3 {
+        return objects(r, id, form).serialize(s);
+    }
+    rows(r, id, form).serialize(s)
+}
+
+fn objects<'a>(r: &'a RunRecord, id: &'a str, form: u32) -> Objects<'a> {
+    Objects {
+        schema: form,
+        id,
         source: &r.source,
         settings: &r.settings,
         environment: &r.environment,
@@ -899,32 +960,7 @@ pub fn objects_json(r: &RunRecord) -> serde_json::Value {
         estimates: &r.estimates,
         expectations: &r.expectations,
         notes: &r.notes,
-    })
-    .unwrap_or_default()
-}
-
-fn serialize_with_id<S: Serializer>(
-    r: &RunRecord,
-    id: &str,
-    form: u32,
-    s: S,
-) -> Result<S::Ok, S::Error> {
-    if form < 3 {
-        return Objects {
-            schema: form,
-            id,
-            source: &r.source,
-            settings: &r.settings,
-            environment: &r.environment,
-            summary: &r.summary,
-            results: &r.results,
-            estimates: &r.estimates,
-            expectations: &r.expectations,
-            notes: &r.notes,
-        }
-        .serialize(s);
     }
-    rows(r, id, form).serialize(s)
 }
 
 /// The record's rows in the file form of schema `form` (3 or later).
@@ -961,127 +997,26 @@ fn rows<'a>(r: &'a RunRecord, id: &'a str, form: u32) -> Rows<'a> {
 }
 
 /// A schema-4 record's file form, and the SHA-256 of the form its content id covers (schema
-/// 3's, the id blank), from one serialisation: schema 3's form is schema 4's with the texts and
-/// maps 4 appended to the dictionary spelled out, a row's own id written out instead of `0`
-/// and whole numbers with `.0`, so where they differ is noted while schema 4's is written and
-/// the hash reads schema 4's text with those places replaced. Whether the file form is `file`
-/// (without its final newline); `None` when the text does not begin as expected (the caller
-/// then serialises schema 3's form itself).
+/// 3's, the id blank), from one writing: schema 3's form is schema 4's with the texts and maps
+/// 4 appended to the dictionary spelled out, a row's own id written out instead of `0` and
+/// whole numbers with `.0`, so both are written together, each value formatted once. Whether
+/// the file form is `file` (without its final newline).
 pub(crate) fn file_form_and_id_hash(
     r: &RunRecord,
     file: &[u8],
     hash: &mut impl std::io::Write,
-) -> Option<bool> {
-    // Each thread keeps the buffer: no record-sized allocation per record.
+) -> std::io::Result<bool> {
     thread_local! {
-        static OUT: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
+        static THREE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
     }
-    let mut out = OUT.take();
-    out.clear();
-    let same = noted(r, &mut out, hash).map(|()| out == file);
-    OUT.set(out);
-    same
-}
-
-fn noted(r: &RunRecord, out: &mut Vec<u8>, hash: &mut impl std::io::Write) -> Option<()> {
-    NOTES.with_borrow_mut(|n| {
-        n.patches.clear();
-        n.with.clear();
-    });
-    POS.set(0);
-    NOTING.set(true);
-    let mut ser = serde_json::Serializer::with_formatter(Noting(out), Integral);
-    let ok = serialize_with_id(r, &r.id, 4, &mut ser).is_ok();
-    NOTING.set(false);
-    let mut head = br#"{"schema":4,"id":"#.to_vec();
-    serde_json::to_writer(&mut head, &r.id).ok()?;
-    if !ok || !out.starts_with(&head) {
-        return None;
-    }
-    let written = NOTES.with_borrow(|n| {
-        hash.write_all(br#"{"schema":3,"id":"""#)?;
-        let mut at = head.len();
-        for &(start, end, from, to) in &n.patches {
-            // In order and apart, as they were written; anything else is a defect.
-            let (Some(same), Some(with)) = (out.get(at..start), n.with.get(from..to)) else {
-                return Err(std::io::ErrorKind::InvalidData.into());
-            };
-            hash.write_all(same)?;
-            hash.write_all(with)?;
-            at = end;
-        }
-        hash.write_all(out.get(at..).unwrap_or_default())
-    });
-    written.ok()
-}
-
-/// Where schema 3's form differs from the schema-4 text being written: (start, end, from, to):
-/// bytes `start..end` of schema 4's text are `with[from..to]` in schema 3's.
-#[derive(Default)]
-struct Notes {
-    patches: Vec<(usize, usize, usize, usize)>,
-    with: Vec<u8>,
-}
-
-thread_local! {
-    static NOTES: std::cell::RefCell<Notes> = std::cell::RefCell::new(Notes::default());
-    /// Whether schema 4's form is being written with its differences noted.
-    static NOTING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-    /// How many bytes of it are written.
-    static POS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
-}
-
-/// A writer that keeps count in [`POS`].
-struct Noting<'a>(&'a mut Vec<u8>);
-
-impl std::io::Write for Noting<'_> {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        // Most writes are one byte of punctuation.
-        match buf {
-            [b] => self.0.push(*b),
-            _ => self.0.extend_from_slice(buf),
-        }
-        POS.set(self.0.len());
-        Ok(buf.len())
-    }
-    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
-        self.write(buf).map(|_| ())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-/// `value` as schema 4 writes it; while the differences are noted, schema 3 writes what
-/// `spelled` writes in its place.
-fn spelled_in_3<S: Serializer>(
-    s: S,
-    value: impl FnOnce(S) -> Result<S::Ok, S::Error>,
-    spelled: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>,
-) -> Result<S::Ok, S::Error> {
-    let start = POS.get();
-    let ok = value(s)?;
-    note(start, spelled);
-    Ok(ok)
-}
-
-/// While the differences are noted: schema 3 writes what `with` writes in place of the bytes
-/// written since `start`.
-fn note(start: usize, with: impl FnOnce(&mut Vec<u8>) -> serde_json::Result<()>) {
-    if !NOTING.get() {
-        return;
-    }
-    let end = POS.get();
-    NOTING.set(false);
-    NOTES.with_borrow_mut(|n| {
-        let from = n.with.len();
-        // Writing into memory cannot fail; a failure leaves the patch out and the id wrong,
-        // which validation reports.
-        if with(&mut n.with).is_ok() {
-            n.patches.push((start, end, from, n.with.len()));
-        }
-    });
-    NOTING.set(true);
+    with_buffer(|out| {
+        let mut three = THREE.take();
+        three.clear();
+        write::record(r, &r.id, 4, out, Some(&mut three));
+        let hashed = hash.write_all(&three);
+        THREE.set(three);
+        hashed.map(|()| out.as_slice() == file)
+    })
 }
 
 /// The JSON Schema of a value that is a JSON type or an index into the dictionary.
@@ -1204,6 +1139,202 @@ mod tests {
                 );
             }
         }
+    }
+
+    /// The file form through the row types and serde, as it was written before [`write`].
+    fn serde_form(r: &RunRecord, id: &str, form: u32) -> String {
+        let mut out = Vec::new();
+        if form >= 4 {
+            let mut ser = serde_json::Serializer::with_formatter(&mut out, Integral);
+            serialize_with_id(r, id, form, &mut ser).unwrap();
+        } else {
+            serialize_with_id(r, id, form, &mut serde_json::Serializer::new(&mut out)).unwrap();
+        }
+        String::from_utf8(out).unwrap()
+    }
+
+    /// The writer writes what serde writes through the row types, in schemas 3 and 4, and the
+    /// form the content id covers beside schema 4's: on every record of data/ and on variants
+    /// of them that reach every branch (absent values, whole and odd numbers, texts of either
+    /// dictionary or of none, escapes, own names, stated throughputs).
+    #[test]
+    fn the_writer_writes_what_serde_writes() {
+        let data = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../data/runs");
+        let mut dirs = vec![data];
+        let mut records = Vec::new();
+        while let Some(p) = dirs.pop() {
+            if p.is_dir() {
+                dirs.extend(std::fs::read_dir(&p).unwrap().map(|e| e.unwrap().path()));
+            } else if p.extension().is_some_and(|x| x == "json") {
+                records.push(
+                    serde_json::from_slice::<RunRecord>(&std::fs::read(&p).unwrap()).unwrap(),
+                );
+            }
+        }
+        assert!(
+            records.len() > 10,
+            "only {} records in data/",
+            records.len()
+        );
+        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+        let mut next = move |n: usize| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % n as u64) as usize
+        };
+        let d = dictionary();
+        let numbers = [
+            0.0,
+            -0.0,
+            1.0,
+            213.0,
+            23500.0,
+            -47.6,
+            0.95,
+            1e-7,
+            1.5e300,
+            9.0e15,
+            8.999e15,
+            f64::NAN,
+            f64::INFINITY,
+            165.027_792_539_058_34,
+            3.0e16,
+        ];
+        let texts = |next: &mut dyn FnMut(usize) -> usize| -> String {
+            // Each character serde_json escapes alone in a text, so none hides another.
+            let odd = [
+                "a \"quoted\" text",
+                "a back\\slash",
+                "a\nline",
+                "unit\u{1f}sep",
+                "del\u{7f} ü ✓",
+            ];
+            match next(4) {
+                0 => d.texts[next(d.schema3.0)].clone(),
+                1 => d.texts[d.schema3.0 + next(d.texts.len() - d.schema3.0)].clone(),
+                2 => odd[next(odd.len())].to_string(),
+                _ => "plain text of no dictionary".to_string(),
+            }
+        };
+        let mut variants = Vec::new();
+        for (k, r) in records.iter().enumerate() {
+            variants.push(r.clone());
+            for _ in 0..4 {
+                let mut v = r.clone();
+                let num = |next: &mut dyn FnMut(usize) -> usize| numbers[next(numbers.len())];
+                let opt = |next: &mut dyn FnMut(usize) -> usize| (next(3) > 0).then(|| num(next));
+                v.settings.budget_s = opt(&mut next);
+                v.settings.sample_ms = opt(&mut next);
+                v.settings.confidence = num(&mut next);
+                v.summary.duration_s = opt(&mut next);
+                v.summary.worst_ci_pct = opt(&mut next);
+                v.environment.incidental.loadavg_start = Some([num(&mut next), 0.5, 2.0]);
+                if next(3) == 0 {
+                    v.notes.push(texts(&mut next));
+                }
+                for res in &mut v.results {
+                    res.median_ns = opt(&mut next);
+                    res.ci_low_ns = opt(&mut next);
+                    res.mad_ns = opt(&mut next);
+                    res.samples = (next(2) == 0).then_some(next(1000) as u64);
+                    res.description = texts(&mut next);
+                    res.family = texts(&mut next);
+                    res.reason = (next(3) == 0).then(|| texts(&mut next));
+                    if let Some(o) = &mut res.overhead {
+                        o.median_ns = num(&mut next);
+                        o.pct_ci_low = opt(&mut next);
+                    }
+                    res.throughput_mops = match next(3) {
+                        0 => None,
+                        1 => crate::precision::derived_throughput(
+                            res.median_ns,
+                            res.ci_low_ns,
+                            res.ci_high_ns,
+                        ),
+                        _ => Some(crate::Throughput {
+                            median: num(&mut next),
+                            ci_low: opt(&mut next),
+                            ci_high: None,
+                            stddev: opt(&mut next),
+                        }),
+                    };
+                    if let Some(ver) = &mut res.verification {
+                        ver.what = texts(&mut next);
+                    }
+                    res.params = match next(4) {
+                        0 => BTreeMap::new(),
+                        1 => d.params[next(d.schema3.1)].clone(),
+                        2 => d.params[d.schema3.1 + next(d.params.len() - d.schema3.1)].clone(),
+                        _ => [("filters".to_string(), texts(&mut next))].into(),
+                    };
+                }
+                for e in &mut v.estimates {
+                    e.label = texts(&mut next);
+                    e.ci_low_ns = opt(&mut next);
+                    e.median_ns = num(&mut next);
+                }
+                for e in &mut v.expectations {
+                    e.label = texts(&mut next);
+                    e.lhs_ns = num(&mut next);
+                    e.systematic_ns = opt(&mut next);
+                }
+                for t in &mut v.summary.targets {
+                    if next(2) == 0 {
+                        t.group = t.id.clone();
+                    }
+                    t.half_width_ns = opt(&mut next);
+                }
+                for g in &mut v.summary.groups {
+                    if next(2) == 0 {
+                        g.members.push(g.id.clone());
+                    }
+                    g.duration_s = num(&mut next);
+                }
+                if k % 3 == 0 {
+                    v.estimates.clear();
+                    v.summary.targets.clear();
+                }
+                variants.push(v);
+            }
+        }
+        // Where two texts first differ, to read a failure.
+        let same = |got: &[u8], want: String| {
+            let at = got
+                .iter()
+                .zip(want.as_bytes())
+                .take_while(|(a, b)| a == b)
+                .count();
+            let around = |t: &[u8]| {
+                String::from_utf8_lossy(&t[at.saturating_sub(40)..(at + 40).min(t.len())])
+                    .into_owned()
+            };
+            assert!(
+                got == want.as_bytes(),
+                "differ at {at}: {:?} instead of {:?}",
+                around(got),
+                around(want.as_bytes())
+            );
+        };
+        use sha2::{Digest, Sha256};
+        for r in &variants {
+            for form in [3, 4] {
+                same(
+                    json_with_id(r, &r.id, form).as_bytes(),
+                    serde_form(r, &r.id, form),
+                );
+            }
+            let mut three = Vec::new();
+            let mut four = Vec::new();
+            write::record(r, &r.id, 4, &mut four, Some(&mut three));
+            same(&four, serde_form(r, &r.id, 4));
+            same(&three, serde_form(r, "", 3));
+            let mut h = Sha256::new();
+            let file = serde_form(r, &r.id, 4);
+            assert!(file_form_and_id_hash(r, file.as_bytes(), &mut h).unwrap());
+            assert_eq!(h.finalize()[..], Sha256::digest(serde_form(r, "", 3))[..]);
+        }
+        assert!(variants.len() > 50);
     }
 
     const FROZEN: &str = "aa6b3ad0476902b7fd0ef93302dc594796d1f36d04d299c15d27939007850155";

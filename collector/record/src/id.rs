@@ -61,10 +61,9 @@ pub(crate) fn file_form_and_id(record: &RunRecord, bytes: &[u8]) -> (bool, Strin
     let file = bytes.strip_suffix(b"\n");
     match (record.schema == 4)
         .then(|| crate::file::file_form_and_id_hash(record, file.unwrap_or(b"\0"), &mut h))
-        .flatten()
     {
-        Some(same) => (same && file.is_some(), hex16(&h.finalize())),
-        None => (is_file_form(record, bytes), content_id(record)),
+        Some(Ok(same)) => (same && file.is_some(), hex16(&h.finalize())),
+        _ => (is_file_form(record, bytes), content_id(record)),
     }
 }
 

@@ -1,0 +1,574 @@
+//! The file form of schemas 3 and 4 written straight from the record, without making its rows.
+//!
+//! Written by hand for validation, which writes every record a site build reads once more: the
+//! file form, compared with the file, and beside it schema 3's form, which the content id
+//! covers, each value formatted once for both. Through serde, a row struct was made for each
+//! list element, and schema 3's differences were noted as patches in thread-local state that
+//! the hash then read the text around, a piece per whole number. The serde route (`Serialize
+//! for RunRecord`, through the row types) stays for generic serialisers (pretty printing,
+//! `serde_json::Value`); a test holds the two to the same bytes on every record of `data/` and
+//! on variants that reach every branch.
+//!
+//! What serde decides stays serde's: strings that need escaping are escaped and numbers spelled
+//! by serde_json (`CompactFormatter`), and the parts that are not lists of rows (`source`,
+//! `settings`, `environment`) are serialised by their derives.
+
+use super::{dictionary, in_force};
+use crate::precision::derived_throughput;
+use crate::{
+    Estimate, Expectation, GroupSummary, Overhead, RunRecord, ScenarioResult, Target, Throughput,
+    Verification,
+};
+use serde::Serialize;
+use serde_json::ser::{CompactFormatter, Formatter};
+use std::cell::Cell;
+use std::collections::BTreeMap;
+
+/// Writes the file form of schema `form` (3 or later) into `out`, with `id` in place of the
+/// record's id; with `three`, the form its content id covers beside it (schema 3's, the id
+/// blank), each value formatted once for both.
+pub(crate) fn record(
+    r: &RunRecord,
+    id: &str,
+    form: u32,
+    out: &mut Vec<u8>,
+    three: Option<&mut Vec<u8>>,
+) {
+    let mut w = Writer { out, form, three };
+    w.record(r, id);
+}
+
+/// Schema 3's form differs from 4's only where 4 refers to a text or map of its own part of
+/// the dictionary (3 spells it out), writes a row's own id as `0` (3 writes the id) and a
+/// whole number without `.0`.
+struct Writer<'a> {
+    out: &'a mut Vec<u8>,
+    form: u32,
+    three: Option<&'a mut Vec<u8>>,
+}
+
+/// `s` quoted and escaped as serde_json writes it.
+fn quote(out: &mut Vec<u8>, s: &str) {
+    // Most texts need no escape: copied as they are.
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.reserve(s.len() + 2);
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
+    } else {
+        // Writing into memory cannot fail.
+        let _ = serde_json::to_writer(out, s);
+    }
+}
+
+/// A whole number that schema 4 writes without `.0` (`23500`, not `23500.0`): below 2^53 every
+/// whole f64 is an exact i64; -0 keeps its sign as a float.
+fn is_whole(v: f64) -> bool {
+    // The cast truncates toward zero (no call to `trunc`, which baseline x86-64 lacks).
+    v.abs() < 9.0e15 && (v as i64) as f64 == v && !(v == 0.0 && v.is_sign_negative())
+}
+
+impl Writer<'_> {
+    fn raw(&mut self, b: &[u8]) {
+        self.out.extend_from_slice(b);
+        if let Some(t) = self.three.as_deref_mut() {
+            t.extend_from_slice(b);
+        }
+    }
+
+    fn byte(&mut self, b: u8) {
+        self.out.push(b);
+        if let Some(t) = self.three.as_deref_mut() {
+            t.push(b);
+        }
+    }
+
+    /// Writes with `f` into the form being written, and the same bytes into schema 3's.
+    fn same(&mut self, f: impl FnOnce(&mut Vec<u8>)) {
+        let start = self.out.len();
+        f(self.out);
+        if let Some(t) = self.three.as_deref_mut() {
+            t.extend_from_slice(&self.out[start..]);
+        }
+    }
+
+    fn str(&mut self, s: &str) {
+        self.same(|out| quote(out, s));
+    }
+
+    fn u64(&mut self, v: u64) {
+        self.same(|out| {
+            let _ = CompactFormatter.write_u64(out, v);
+        });
+    }
+
+    fn bool(&mut self, v: bool) {
+        self.raw(if v { b"true" } else { b"false" });
+    }
+
+    /// As serde_json writes an `f64`: `null` when not finite; from schema 4 a whole number
+    /// without `.0`, which schema 3's form has.
+    fn f64(&mut self, v: f64) {
+        if !v.is_finite() {
+            self.raw(b"null");
+        } else if self.form >= 4 && is_whole(v) {
+            self.same(|out| {
+                let _ = CompactFormatter.write_i64(out, v as i64);
+            });
+            if let Some(t) = self.three.as_deref_mut() {
+                t.extend_from_slice(b".0");
+            }
+        } else {
+            self.same(|out| {
+                let _ = CompactFormatter.write_f64(out, v);
+            });
+        }
+    }
+
+    fn opt_f64(&mut self, v: Option<f64>) {
+        match v {
+            Some(v) => self.f64(v),
+            None => self.raw(b"null"),
+        }
+    }
+
+    fn opt_u64(&mut self, v: Option<u64>) {
+        match v {
+            Some(v) => self.u64(v),
+            None => self.raw(b"null"),
+        }
+    }
+
+    /// A unit enum by its serde name, or any small value as serde writes it.
+    fn serde<T: Serialize + ?Sized>(&mut self, v: &T) {
+        self.same(|out| {
+            let _ = serde_json::to_writer(out, v);
+        });
+    }
+
+    /// Writes with `four` into the form being written and with `three` into schema 3's.
+    fn differs(&mut self, four: impl FnOnce(&mut Writer), three: impl FnOnce(&mut Writer)) {
+        let spelled = self.three.take();
+        four(&mut Writer {
+            out: self.out,
+            form: self.form,
+            three: None,
+        });
+        if let Some(t) = spelled {
+            three(&mut Writer {
+                out: &mut *t,
+                form: 3,
+                three: None,
+            });
+            self.three = Some(t);
+        }
+    }
+
+    /// A text of a row: its index in the dictionary of this form, or the text.
+    fn text(&mut self, s: &str) {
+        let d = dictionary();
+        match d.text_ix.get(s) {
+            Some(&i) if (i as usize) >= d.schema3.0 && (i as usize) < in_force(self.form).0 => {
+                self.differs(|w| w.u64(u64::from(i)), |w| w.str(s));
+            }
+            Some(&i) if (i as usize) < in_force(self.form).0 => self.u64(u64::from(i)),
+            _ => self.str(s),
+        }
+    }
+
+    /// A scenario's parameters: `null` when there are none, the index of the same map in the
+    /// dictionary, or the map with its values as texts.
+    fn params(&mut self, p: &BTreeMap<String, String>) {
+        if p.is_empty() {
+            return self.raw(b"null");
+        }
+        let d = dictionary();
+        match d.params_ix.get(p) {
+            Some(&i) if (i as usize) >= d.schema3.1 && (i as usize) < in_force(self.form).1 => {
+                self.differs(|w| w.u64(u64::from(i)), |w| w.params(p));
+            }
+            Some(&i) if (i as usize) < in_force(self.form).1 => self.u64(u64::from(i)),
+            _ => {
+                self.byte(b'{');
+                for (k, (key, v)) in p.iter().enumerate() {
+                    if k > 0 {
+                        self.byte(b',');
+                    }
+                    self.str(key);
+                    self.byte(b':');
+                    self.text(v);
+                }
+                self.byte(b'}');
+            }
+        }
+    }
+
+    /// A scenario id that is often the row's own (a target's group, a group's member): from
+    /// schema 4 `0` when it is.
+    fn name(&mut self, name: &str, own: &str) {
+        if self.form >= 4 && name == own {
+            self.differs(|w| w.byte(b'0'), |w| w.str(own));
+        } else {
+            self.str(name);
+        }
+    }
+
+    /// A part that is an object of its own, as its derive serialises it (from schema 4 with
+    /// whole numbers as [`Writer::f64`] writes them).
+    fn part<T: Serialize>(&mut self, v: &T) {
+        if self.form < 4 {
+            return self.serde(v);
+        }
+        let start = self.out.len();
+        let pos = Cell::new(start);
+        let mut whole = Vec::new();
+        let counted = Counted {
+            out: &mut *self.out,
+            pos: &pos,
+        };
+        let formatter = Whole {
+            pos: &pos,
+            at: &mut whole,
+        };
+        let _ = v.serialize(&mut serde_json::Serializer::with_formatter(
+            counted, formatter,
+        ));
+        if let Some(t) = self.three.as_deref_mut() {
+            // The same text, with `.0` after each whole number.
+            let mut at = start;
+            for end in whole {
+                t.extend_from_slice(&self.out[at..end]);
+                t.extend_from_slice(b".0");
+                at = end;
+            }
+            t.extend_from_slice(&self.out[at..]);
+        }
+    }
+
+    /// The elements of a list, separated by commas.
+    fn list<T>(&mut self, items: &[T], mut each: impl FnMut(&mut Self, &T)) {
+        for (i, x) in items.iter().enumerate() {
+            if i > 0 {
+                self.byte(b',');
+            }
+            each(self, x);
+        }
+    }
+
+    fn record(&mut self, r: &RunRecord, id: &str) {
+        let form = self.form;
+        self.differs(
+            |w| {
+                w.raw(b"{\"schema\":");
+                w.u64(u64::from(form));
+                w.raw(b",\"id\":");
+                w.str(id);
+            },
+            |w| w.raw(br#"{"schema":3,"id":"""#),
+        );
+        self.raw(b",\"source\":");
+        self.part(&r.source);
+        self.raw(b",\"settings\":");
+        self.part(&r.settings);
+        self.raw(b",\"environment\":");
+        self.part(&r.environment);
+        self.summary(r);
+        self.raw(b",\"results\":[");
+        self.list(&r.results, |w, x| w.result(x));
+        self.raw(b"],\"estimates\":[");
+        self.list(&r.estimates, |w, x| w.estimate(x));
+        self.raw(b"],\"expectations\":[");
+        self.list(&r.expectations, |w, x| w.expectation(x));
+        self.byte(b']');
+        if !r.notes.is_empty() {
+            self.raw(b",\"notes\":");
+            self.serde(&r.notes);
+        }
+        self.byte(b'}');
+    }
+
+    fn summary(&mut self, r: &RunRecord) {
+        let m = &r.summary;
+        self.raw(b",\"summary\":{\"rounds\":");
+        self.u64(m.rounds);
+        if let Some(d) = m.duration_s {
+            self.raw(b",\"duration_s\":");
+            self.f64(d);
+        }
+        self.raw(b",\"stop_reason\":");
+        self.serde(&m.stop_reason);
+        self.raw(b",\"target_reached\":");
+        self.bool(m.target_reached);
+        if let Some(p) = m.worst_ci_pct {
+            self.raw(b",\"worst_ci_pct\":");
+            self.f64(p);
+        }
+        if let Some(id) = &m.worst_ci_id {
+            self.raw(b",\"worst_ci_id\":");
+            self.str(id);
+        }
+        self.raw(b",\"ci_method\":");
+        self.str(&m.ci_method);
+        if !m.targets.is_empty() {
+            self.raw(b",\"targets\":[");
+            self.list(&m.targets, |w, x| w.target(x));
+            self.byte(b']');
+        }
+        if !m.groups.is_empty() {
+            self.raw(b",\"groups\":[");
+            self.list(&m.groups, |w, x| w.group(x));
+            self.byte(b']');
+        }
+        self.byte(b'}');
+    }
+
+    /// id, family, description, status, reason, stats, overhead, throughput, verification,
+    /// params.
+    fn result(&mut self, r: &ScenarioResult) {
+        self.byte(b'[');
+        self.str(&r.id);
+        self.byte(b',');
+        self.text(&r.family);
+        self.byte(b',');
+        self.text(&r.description);
+        self.byte(b',');
+        self.serde(&r.status);
+        self.byte(b',');
+        match &r.reason {
+            Some(t) => self.text(t),
+            None => self.raw(b"null"),
+        }
+        self.byte(b',');
+        self.stats(r);
+        self.byte(b',');
+        match &r.overhead {
+            Some(o) => self.overhead(o),
+            None => self.raw(b"null"),
+        }
+        self.byte(b',');
+        match &r.throughput_mops {
+            Some(t) => self.throughput(r, t),
+            None => self.raw(b"null"),
+        }
+        self.byte(b',');
+        match &r.verification {
+            Some(v) => self.verification(v),
+            None => self.raw(b"null"),
+        }
+        self.byte(b',');
+        self.params(&r.params);
+        self.byte(b']');
+    }
+
+    /// median, ci_low, ci_high, samples, iters_per_sample, mad, min, p90, outliers, preempted,
+    /// retaken; `null` when it has none of them.
+    fn stats(&mut self, r: &ScenarioResult) {
+        let floats = [
+            r.median_ns,
+            r.ci_low_ns,
+            r.ci_high_ns,
+            r.mad_ns,
+            r.min_ns,
+            r.p90_ns,
+        ];
+        let counts = [
+            r.samples,
+            r.iters_per_sample,
+            r.outliers,
+            r.preempted,
+            r.retaken,
+        ];
+        if floats.iter().all(Option::is_none) && counts.iter().all(Option::is_none) {
+            return self.raw(b"null");
+        }
+        self.byte(b'[');
+        self.opt_f64(r.median_ns);
+        self.byte(b',');
+        self.opt_f64(r.ci_low_ns);
+        self.byte(b',');
+        self.opt_f64(r.ci_high_ns);
+        self.byte(b',');
+        self.opt_u64(r.samples);
+        self.byte(b',');
+        self.opt_u64(r.iters_per_sample);
+        self.byte(b',');
+        self.opt_f64(r.mad_ns);
+        self.byte(b',');
+        self.opt_f64(r.min_ns);
+        self.byte(b',');
+        self.opt_f64(r.p90_ns);
+        self.byte(b',');
+        self.opt_u64(r.outliers);
+        self.byte(b',');
+        self.opt_u64(r.preempted);
+        self.byte(b',');
+        self.opt_u64(r.retaken);
+        self.byte(b']');
+    }
+
+    /// vs, median, ci_low, ci_high, samples, pct, pct_ci_low, pct_ci_high.
+    fn overhead(&mut self, o: &Overhead) {
+        self.byte(b'[');
+        self.str(&o.vs);
+        self.byte(b',');
+        self.f64(o.median_ns);
+        self.byte(b',');
+        self.opt_f64(o.ci_low_ns);
+        self.byte(b',');
+        self.opt_f64(o.ci_high_ns);
+        self.byte(b',');
+        self.u64(o.samples);
+        self.byte(b',');
+        self.f64(o.pct);
+        self.byte(b',');
+        self.opt_f64(o.pct_ci_low);
+        self.byte(b',');
+        self.opt_f64(o.pct_ci_high);
+        self.byte(b']');
+    }
+
+    /// `0` when it is derived from the median, else median, ci_low, ci_high, stddev.
+    fn throughput(&mut self, r: &ScenarioResult, t: &Throughput) {
+        if derived_throughput(r.median_ns, r.ci_low_ns, r.ci_high_ns).as_ref() == Some(t) {
+            return self.byte(b'0');
+        }
+        self.byte(b'[');
+        self.f64(t.median);
+        self.byte(b',');
+        self.opt_f64(t.ci_low);
+        self.byte(b',');
+        self.opt_f64(t.ci_high);
+        self.byte(b',');
+        self.opt_f64(t.stddev);
+        self.byte(b']');
+    }
+
+    /// what, expected, observed.
+    fn verification(&mut self, v: &Verification) {
+        self.byte(b'[');
+        self.text(&v.what);
+        self.byte(b',');
+        self.u64(v.expected);
+        self.byte(b',');
+        self.u64(v.observed);
+        self.byte(b']');
+    }
+
+    /// id, label, formula, median, ci_low, ci_high, samples, origin.
+    fn estimate(&mut self, e: &Estimate) {
+        self.byte(b'[');
+        self.str(&e.id);
+        self.byte(b',');
+        self.text(&e.label);
+        self.byte(b',');
+        self.text(&e.formula);
+        self.byte(b',');
+        self.f64(e.median_ns);
+        self.byte(b',');
+        self.opt_f64(e.ci_low_ns);
+        self.byte(b',');
+        self.opt_f64(e.ci_high_ns);
+        self.byte(b',');
+        self.u64(e.samples);
+        self.byte(b',');
+        self.serde(&e.origin);
+        self.byte(b']');
+    }
+
+    /// id, label, relation, lhs, rhs, diff median, diff ci_low, diff ci_high, tolerance,
+    /// systematic, verdict, kernel verdict.
+    fn expectation(&mut self, e: &Expectation) {
+        self.byte(b'[');
+        self.str(&e.id);
+        self.byte(b',');
+        self.text(&e.label);
+        self.byte(b',');
+        self.serde(&e.relation);
+        self.byte(b',');
+        self.f64(e.lhs_ns);
+        self.byte(b',');
+        self.f64(e.rhs_ns);
+        self.byte(b',');
+        self.opt_f64(e.diff_median_ns);
+        self.byte(b',');
+        self.opt_f64(e.diff_ci_low_ns);
+        self.byte(b',');
+        self.opt_f64(e.diff_ci_high_ns);
+        self.byte(b',');
+        self.f64(e.tolerance_ns);
+        self.byte(b',');
+        self.opt_f64(e.systematic_ns);
+        self.byte(b',');
+        self.serde(&e.verdict);
+        self.byte(b',');
+        self.serde(&e.kernel_verdict);
+        self.byte(b']');
+    }
+
+    /// quantity, id, median, half-width, target, met, group.
+    fn target(&mut self, t: &Target) {
+        self.byte(b'[');
+        self.serde(&t.quantity);
+        self.byte(b',');
+        self.str(&t.id);
+        self.byte(b',');
+        self.f64(t.median_ns);
+        self.byte(b',');
+        self.opt_f64(t.half_width_ns);
+        self.byte(b',');
+        self.f64(t.target_ns);
+        self.byte(b',');
+        self.bool(t.met);
+        self.byte(b',');
+        self.name(&t.group, &t.id);
+        self.byte(b']');
+    }
+
+    /// id, members, rounds, duration.
+    fn group(&mut self, g: &GroupSummary) {
+        self.byte(b'[');
+        self.str(&g.id);
+        self.raw(b",[");
+        self.list(&g.members, |w, x| w.name(x, &g.id));
+        self.raw(b"],");
+        self.u64(g.rounds);
+        self.byte(b',');
+        self.f64(g.duration_s);
+        self.byte(b']');
+    }
+}
+
+/// A writer that keeps the length written so far where [`Whole`] reads it.
+struct Counted<'a> {
+    out: &'a mut Vec<u8>,
+    pos: &'a Cell<usize>,
+}
+
+impl std::io::Write for Counted<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.out.extend_from_slice(buf);
+        self.pos.set(self.out.len());
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Compact JSON in which a whole number is written without `.0`, where it ends kept.
+struct Whole<'a> {
+    pos: &'a Cell<usize>,
+    at: &'a mut Vec<usize>,
+}
+
+impl Formatter for Whole<'_> {
+    fn write_f64<W: ?Sized + std::io::Write>(&mut self, w: &mut W, v: f64) -> std::io::Result<()> {
+        if is_whole(v) {
+            CompactFormatter.write_i64(w, v as i64)?;
+            self.at.push(self.pos.get());
+            Ok(())
+        } else {
+            CompactFormatter.write_f64(w, v)
+        }
+    }
+}
