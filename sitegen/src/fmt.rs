@@ -49,26 +49,87 @@ fn fixed_into(out: &mut String, x: f64, d: usize) {
     if x.is_sign_negative() {
         out.push('-');
     }
-    let _ = write!(out, "{}.{:0d$}", n / scale, n % scale);
+    push_digits(out, n / scale);
+    out.push('.');
+    let frac = n % scale;
+    if d == 2 && frac < 10 {
+        out.push('0');
+    }
+    push_digits(out, frac);
+}
+
+/// The decimal digits of `v`, without `fmt`'s machinery (pages print hundreds of numbers).
+fn digits(mut v: u64, buf: &mut [u8; 20]) -> &str {
+    let mut at = buf.len();
+    loop {
+        at -= 1;
+        buf[at] = b'0' + (v % 10) as u8;
+        v /= 10;
+        if v == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    std::str::from_utf8(&buf[at..]).unwrap_or_default()
+}
+
+fn push_digits(out: &mut String, v: u64) {
+    out.push_str(digits(v, &mut [0; 20]));
 }
 
 fn group_thousands(out: &mut String, x: f64) {
-    // `x` is whole: below 2^53 the integer conversion is exact and much cheaper than `{:.0}`.
     let a = x.abs();
+    let mut buf = [0; 20];
+    // `x` is whole: below 2^53 the integer conversion is exact and much cheaper than `{:.0}`.
+    let long;
     let digits = if a < 9.0e15 {
-        (a as u64).to_string()
+        digits(a as u64, &mut buf)
     } else {
-        format!("{a:.0}")
+        long = format!("{a:.0}");
+        &long
     };
     if x < 0.0 {
         out.push('-');
     }
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+    let n = digits.len();
+    for (i, c) in digits.char_indices() {
+        if i > 0 && (n - i) % 3 == 0 {
             out.push(',');
         }
         out.push(c);
     }
+}
+
+/// `x / 10^k` as `{}` writes it, for a whole `x` below 2^52: `x`'s own digits with the point
+/// moved `k` places left and the trailing zeros dropped. The quotient is the `f64` nearest that
+/// decimal, and below 2^52 / 10^k its spacing is finer than 10^-k, so no other decimal as
+/// short or shorter reads back as it: these are its shortest round-trip digits. False (nothing
+/// written) otherwise.
+fn shifted_into(out: &mut String, x: f64, k: usize) -> bool {
+    let a = x.abs();
+    if !(a < 4.5e15 && (a as u64) as f64 == a) {
+        return false;
+    }
+    let mut buf = [0; 20];
+    let d = digits(a as u64, &mut buf).as_bytes();
+    if x.is_sign_negative() {
+        out.push('-');
+    }
+    let (int, frac) = if d.len() > k {
+        d.split_at(d.len() - k)
+    } else {
+        (&b"0"[..], d)
+    };
+    let zeros = k.saturating_sub(d.len());
+    // Only ASCII digits.
+    out.push_str(std::str::from_utf8(int).unwrap_or_default());
+    let frac_end = frac.iter().rposition(|&c| c != b'0').map_or(0, |i| i + 1);
+    if frac_end > 0 {
+        out.push('.');
+        out.extend(std::iter::repeat_n('0', zeros));
+        out.push_str(std::str::from_utf8(&frac[..frac_end]).unwrap_or_default());
+    }
+    true
 }
 
 fn interval_into(out: &mut String, lo: f64, hi: f64) {
@@ -92,19 +153,18 @@ pub fn interval(lo: f64, hi: f64) -> String {
 pub fn scaled(m: Option<f64>, ci: Option<(f64, f64)>) -> String {
     let mut s = String::with_capacity(24);
     let size = m.or(ci.map(|(l, h)| l.abs().max(h.abs()))).map(f64::abs);
-    let (div, unit) = match size {
-        Some(a) if a >= 1e9 => (1e9, " s"),
-        Some(a) if a >= 1e6 => (1e6, " ms"),
-        Some(a) if a >= 1e4 => (1e3, " µs"),
-        _ => (1.0, ""),
+    let (div, k, unit) = match size {
+        Some(a) if a >= 1e9 => (1e9, 9, " s"),
+        Some(a) if a >= 1e6 => (1e6, 6, " ms"),
+        Some(a) if a >= 1e4 => (1e3, 3, " µs"),
+        _ => (1.0, 0, ""),
     };
     let num = |s: &mut String, x: f64| {
         if div == 1.0 {
             ns_into(s, x)
-        } else {
+        } else if !shifted_into(s, x, k) {
             use std::fmt::Write;
-            // Shortest round-trip digits of the quotient: the record's own digits, as the
-            // division of a whole number by a power of ten is correctly rounded.
+            // Shortest round-trip digits of the quotient.
             let _ = write!(s, "{}", x / div);
         }
     };
@@ -305,6 +365,50 @@ mod tests {
             for d in [1, 2] {
                 assert_eq!(fixed(x, d), format!("{x:.d$}"), "{x:e} to {d}");
             }
+        }
+    }
+
+    /// The fast paths write what `format!` writes.
+    #[test]
+    fn digits_are_written_as_format_writes_them() {
+        let mut rng = syscost_site_bench::Rng::new(9);
+        let mut xs: Vec<f64> = vec![
+            0.0,
+            1.0,
+            10.0,
+            999.0,
+            1000.0,
+            1e4,
+            123_456_000.0,
+            8_999_999_999_999_999.0,
+            9_007_199_254_740_991.0,
+            9e15,
+            1e16,
+            2.5,
+            38_900.0,
+        ];
+        for _ in 0..200_000 {
+            let digits = rng.below(17) as i32;
+            xs.push((rng.f() * 10f64.powi(digits)).round());
+            xs.push(rng.below(100_000) as f64 * 10f64.powi(rng.below(12) as i32));
+        }
+        for x in xs.iter().flat_map(|x| [*x, -*x]) {
+            for (k, div) in [(3, 1e3), (6, 1e6), (9, 1e9)] {
+                let mut s = String::new();
+                if shifted_into(&mut s, x, k) {
+                    assert_eq!(s, format!("{}", x / div), "{x} / {div}");
+                } else {
+                    assert!(x.abs() >= 4.5e15 || x.fract() != 0.0, "{x}");
+                }
+            }
+            let mut s = String::new();
+            group_thousands(&mut s, x.round());
+            let plain = format!("{:.0}", x.round().abs());
+            assert_eq!(
+                s.replace(',', ""),
+                format!("{}{plain}", if x.round() < 0.0 { "-" } else { "" })
+            );
+            assert!(s.split(',').skip(1).all(|g| g.len() == 3), "{s}");
         }
     }
 
