@@ -58,32 +58,17 @@ fn fixed_into(out: &mut String, x: f64, d: usize) {
     push_digits(out, frac);
 }
 
-/// The decimal digits of `v`, without `fmt`'s machinery (pages print hundreds of numbers).
-fn digits(mut v: u64, buf: &mut [u8; 20]) -> &str {
-    let mut at = buf.len();
-    loop {
-        at -= 1;
-        buf[at] = b'0' + (v % 10) as u8;
-        v /= 10;
-        if v == 0 {
-            break;
-        }
-    }
-    // Only ASCII digits were written.
-    std::str::from_utf8(&buf[at..]).unwrap_or_default()
-}
-
 fn push_digits(out: &mut String, v: u64) {
-    out.push_str(digits(v, &mut [0; 20]));
+    out.push_str(itoa::Buffer::new().format(v));
 }
 
 fn group_thousands(out: &mut String, x: f64) {
     let a = x.abs();
-    let mut buf = [0; 20];
+    let mut buf = itoa::Buffer::new();
     // `x` is whole: below 2^53 the integer conversion is exact and much cheaper than `{:.0}`.
     let long;
     let digits = if a < 9.0e15 {
-        digits(a as u64, &mut buf)
+        buf.format(a as u64)
     } else {
         long = format!("{a:.0}");
         &long
@@ -110,8 +95,8 @@ fn shifted_into(out: &mut String, x: f64, k: usize) -> bool {
     if !(a < 4.5e15 && (a as u64) as f64 == a) {
         return false;
     }
-    let mut buf = [0; 20];
-    let d = digits(a as u64, &mut buf).as_bytes();
+    let mut buf = itoa::Buffer::new();
+    let d = buf.format(a as u64).as_bytes();
     if x.is_sign_negative() {
         out.push('-');
     }
