@@ -47,6 +47,21 @@ struct Writer<'a> {
     three: Option<&'a mut Vec<u8>>,
 }
 
+/// A row of the file form: `[`, its fields written in order and separated by commas, `]`.
+macro_rules! row {
+    ($w:ident => $($field:expr),+ $(,)?) => {{
+        $w.byte(b'[');
+        let mut first = true;
+        $(
+            if !std::mem::take(&mut first) {
+                $w.byte(b',');
+            }
+            $field;
+        )+
+        $w.byte(b']');
+    }};
+}
+
 /// `s` quoted and escaped as serde_json writes it.
 fn quote(out: &mut Vec<u8>, s: &str) {
     // Most texts need no escape: copied as they are.
@@ -126,17 +141,11 @@ impl Writer<'_> {
     }
 
     fn opt_f64(&mut self, v: Option<f64>) {
-        match v {
-            Some(v) => self.f64(v),
-            None => self.raw(b"null"),
-        }
+        self.opt(v.as_ref(), |w, v| w.f64(*v));
     }
 
     fn opt_u64(&mut self, v: Option<u64>) {
-        match v {
-            Some(v) => self.u64(v),
-            None => self.raw(b"null"),
-        }
+        self.opt(v.as_ref(), |w, v| w.u64(*v));
     }
 
     /// A unit enum by its serde name, or any small value as serde writes it.
@@ -322,42 +331,29 @@ impl Writer<'_> {
         self.byte(b'}');
     }
 
+    /// A value that may be absent: `null` when it is.
+    fn opt<T: ?Sized>(&mut self, v: Option<&T>, write: impl FnOnce(&mut Self, &T)) {
+        match v {
+            Some(v) => write(self, v),
+            None => self.raw(b"null"),
+        }
+    }
+
     /// id, family, description, status, reason, stats, overhead, throughput, verification,
     /// params.
     fn result(&mut self, r: &ScenarioResult) {
-        self.byte(b'[');
-        self.str(&r.id);
-        self.byte(b',');
-        self.text(&r.family);
-        self.byte(b',');
-        self.text(&r.description);
-        self.byte(b',');
-        self.serde(&r.status);
-        self.byte(b',');
-        match &r.reason {
-            Some(t) => self.text(t),
-            None => self.raw(b"null"),
-        }
-        self.byte(b',');
-        self.stats(r);
-        self.byte(b',');
-        match &r.overhead {
-            Some(o) => self.overhead(o),
-            None => self.raw(b"null"),
-        }
-        self.byte(b',');
-        match &r.throughput_mops {
-            Some(t) => self.throughput(r, t),
-            None => self.raw(b"null"),
-        }
-        self.byte(b',');
-        match &r.verification {
-            Some(v) => self.verification(v),
-            None => self.raw(b"null"),
-        }
-        self.byte(b',');
-        self.params(&r.params);
-        self.byte(b']');
+        row!(self =>
+            self.str(&r.id),
+            self.text(&r.family),
+            self.text(&r.description),
+            self.serde(&r.status),
+            self.opt(r.reason.as_deref(), Self::text),
+            self.stats(r),
+            self.opt(r.overhead.as_ref(), Self::overhead),
+            self.opt(r.throughput_mops.as_ref(), |w, t| w.throughput(r, t)),
+            self.opt(r.verification.as_ref(), Self::verification),
+            self.params(&r.params),
+        );
     }
 
     /// median, ci_low, ci_high, samples, iters_per_sample, mad, min, p90, outliers, preempted,
@@ -381,50 +377,33 @@ impl Writer<'_> {
         if floats.iter().all(Option::is_none) && counts.iter().all(Option::is_none) {
             return self.raw(b"null");
         }
-        self.byte(b'[');
-        self.opt_f64(r.median_ns);
-        self.byte(b',');
-        self.opt_f64(r.ci_low_ns);
-        self.byte(b',');
-        self.opt_f64(r.ci_high_ns);
-        self.byte(b',');
-        self.opt_u64(r.samples);
-        self.byte(b',');
-        self.opt_u64(r.iters_per_sample);
-        self.byte(b',');
-        self.opt_f64(r.mad_ns);
-        self.byte(b',');
-        self.opt_f64(r.min_ns);
-        self.byte(b',');
-        self.opt_f64(r.p90_ns);
-        self.byte(b',');
-        self.opt_u64(r.outliers);
-        self.byte(b',');
-        self.opt_u64(r.preempted);
-        self.byte(b',');
-        self.opt_u64(r.retaken);
-        self.byte(b']');
+        row!(self =>
+            self.opt_f64(r.median_ns),
+            self.opt_f64(r.ci_low_ns),
+            self.opt_f64(r.ci_high_ns),
+            self.opt_u64(r.samples),
+            self.opt_u64(r.iters_per_sample),
+            self.opt_f64(r.mad_ns),
+            self.opt_f64(r.min_ns),
+            self.opt_f64(r.p90_ns),
+            self.opt_u64(r.outliers),
+            self.opt_u64(r.preempted),
+            self.opt_u64(r.retaken),
+        );
     }
 
     /// vs, median, ci_low, ci_high, samples, pct, pct_ci_low, pct_ci_high.
     fn overhead(&mut self, o: &Overhead) {
-        self.byte(b'[');
-        self.str(&o.vs);
-        self.byte(b',');
-        self.f64(o.median_ns);
-        self.byte(b',');
-        self.opt_f64(o.ci_low_ns);
-        self.byte(b',');
-        self.opt_f64(o.ci_high_ns);
-        self.byte(b',');
-        self.u64(o.samples);
-        self.byte(b',');
-        self.f64(o.pct);
-        self.byte(b',');
-        self.opt_f64(o.pct_ci_low);
-        self.byte(b',');
-        self.opt_f64(o.pct_ci_high);
-        self.byte(b']');
+        row!(self =>
+            self.str(&o.vs),
+            self.f64(o.median_ns),
+            self.opt_f64(o.ci_low_ns),
+            self.opt_f64(o.ci_high_ns),
+            self.u64(o.samples),
+            self.f64(o.pct),
+            self.opt_f64(o.pct_ci_low),
+            self.opt_f64(o.pct_ci_high),
+        );
     }
 
     /// `0` when it is derived from the median, else median, ci_low, ci_high, stddev.
@@ -432,109 +411,77 @@ impl Writer<'_> {
         if derived_throughput(r.median_ns, r.ci_low_ns, r.ci_high_ns).as_ref() == Some(t) {
             return self.byte(b'0');
         }
-        self.byte(b'[');
-        self.f64(t.median);
-        self.byte(b',');
-        self.opt_f64(t.ci_low);
-        self.byte(b',');
-        self.opt_f64(t.ci_high);
-        self.byte(b',');
-        self.opt_f64(t.stddev);
-        self.byte(b']');
+        row!(self =>
+            self.f64(t.median),
+            self.opt_f64(t.ci_low),
+            self.opt_f64(t.ci_high),
+            self.opt_f64(t.stddev),
+        );
     }
 
     /// what, expected, observed.
     fn verification(&mut self, v: &Verification) {
-        self.byte(b'[');
-        self.text(&v.what);
-        self.byte(b',');
-        self.u64(v.expected);
-        self.byte(b',');
-        self.u64(v.observed);
-        self.byte(b']');
+        row!(self => self.text(&v.what), self.u64(v.expected), self.u64(v.observed));
     }
 
     /// id, label, formula, median, ci_low, ci_high, samples, origin.
     fn estimate(&mut self, e: &Estimate) {
-        self.byte(b'[');
-        self.str(&e.id);
-        self.byte(b',');
-        self.text(&e.label);
-        self.byte(b',');
-        self.text(&e.formula);
-        self.byte(b',');
-        self.f64(e.median_ns);
-        self.byte(b',');
-        self.opt_f64(e.ci_low_ns);
-        self.byte(b',');
-        self.opt_f64(e.ci_high_ns);
-        self.byte(b',');
-        self.u64(e.samples);
-        self.byte(b',');
-        self.serde(&e.origin);
-        self.byte(b']');
+        row!(self =>
+            self.str(&e.id),
+            self.text(&e.label),
+            self.text(&e.formula),
+            self.f64(e.median_ns),
+            self.opt_f64(e.ci_low_ns),
+            self.opt_f64(e.ci_high_ns),
+            self.u64(e.samples),
+            self.serde(&e.origin),
+        );
     }
 
     /// id, label, relation, lhs, rhs, diff median, diff ci_low, diff ci_high, tolerance,
     /// systematic, verdict, kernel verdict.
     fn expectation(&mut self, e: &Expectation) {
-        self.byte(b'[');
-        self.str(&e.id);
-        self.byte(b',');
-        self.text(&e.label);
-        self.byte(b',');
-        self.serde(&e.relation);
-        self.byte(b',');
-        self.f64(e.lhs_ns);
-        self.byte(b',');
-        self.f64(e.rhs_ns);
-        self.byte(b',');
-        self.opt_f64(e.diff_median_ns);
-        self.byte(b',');
-        self.opt_f64(e.diff_ci_low_ns);
-        self.byte(b',');
-        self.opt_f64(e.diff_ci_high_ns);
-        self.byte(b',');
-        self.f64(e.tolerance_ns);
-        self.byte(b',');
-        self.opt_f64(e.systematic_ns);
-        self.byte(b',');
-        self.serde(&e.verdict);
-        self.byte(b',');
-        self.serde(&e.kernel_verdict);
-        self.byte(b']');
+        row!(self =>
+            self.str(&e.id),
+            self.text(&e.label),
+            self.serde(&e.relation),
+            self.f64(e.lhs_ns),
+            self.f64(e.rhs_ns),
+            self.opt_f64(e.diff_median_ns),
+            self.opt_f64(e.diff_ci_low_ns),
+            self.opt_f64(e.diff_ci_high_ns),
+            self.f64(e.tolerance_ns),
+            self.opt_f64(e.systematic_ns),
+            self.serde(&e.verdict),
+            self.serde(&e.kernel_verdict),
+        );
     }
 
     /// quantity, id, median, half-width, target, met, group.
     fn target(&mut self, t: &Target) {
-        self.byte(b'[');
-        self.serde(&t.quantity);
-        self.byte(b',');
-        self.str(&t.id);
-        self.byte(b',');
-        self.f64(t.median_ns);
-        self.byte(b',');
-        self.opt_f64(t.half_width_ns);
-        self.byte(b',');
-        self.f64(t.target_ns);
-        self.byte(b',');
-        self.bool(t.met);
-        self.byte(b',');
-        self.name(&t.group, &t.id);
-        self.byte(b']');
+        row!(self =>
+            self.serde(&t.quantity),
+            self.str(&t.id),
+            self.f64(t.median_ns),
+            self.opt_f64(t.half_width_ns),
+            self.f64(t.target_ns),
+            self.bool(t.met),
+            self.name(&t.group, &t.id),
+        );
     }
 
     /// id, members, rounds, duration.
     fn group(&mut self, g: &GroupSummary) {
-        self.byte(b'[');
-        self.str(&g.id);
-        self.raw(b",[");
-        self.list(&g.members, |w, x| w.name(x, &g.id));
-        self.raw(b"],");
-        self.u64(g.rounds);
-        self.byte(b',');
-        self.f64(g.duration_s);
-        self.byte(b']');
+        row!(self =>
+            self.str(&g.id),
+            {
+                self.byte(b'[');
+                self.list(&g.members, |w, x| w.name(x, &g.id));
+                self.byte(b']');
+            },
+            self.u64(g.rounds),
+            self.f64(g.duration_s),
+        );
     }
 }
 
