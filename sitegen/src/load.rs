@@ -260,6 +260,21 @@ impl Buffer {
         read_into(path, &mut self.0)?;
         Ok(&self.0)
     }
+
+    /// The first `n` bytes of the file at `path` (all of it when it is shorter), refusing what
+    /// [`read_limited`] refuses; true when that is the whole file.
+    pub fn read_prefix(&mut self, path: &Path, n: u64) -> Result<(&[u8], bool), RecordError> {
+        self.0.clear();
+        let file = File::open(path).map_err(RecordError::Open)?;
+        let len = file.metadata().map_err(RecordError::Read)?.len();
+        if len > MAX_RECORD_BYTES {
+            return Err(RecordError::TooBig(len));
+        }
+        file.take(n)
+            .read_to_end(&mut self.0)
+            .map_err(RecordError::Read)?;
+        Ok((&self.0, len <= n))
+    }
 }
 
 impl Drop for Buffer {

@@ -59,6 +59,11 @@ impl Cache {
         read(path, program).unwrap_or_default()
     }
 
+    /// It has no entries (there was no previous build, or it could not be trusted).
+    pub fn is_empty(&self) -> bool {
+        self.hits.is_empty()
+    }
+
     /// Looks at the entry of `key` without taking it.
     pub fn peek<R>(&self, key: &Key, f: impl FnOnce(&RunInfo) -> R) -> Option<R> {
         let slot = self.hits.get(&key.bytes())?.lock().ok()?;

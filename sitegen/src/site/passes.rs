@@ -45,8 +45,9 @@ pub struct Entry {
     /// Not at the path its arch, kernel and id give: of two copies of one record, the one at
     /// its canonical path is used (false sorts first).
     misplaced: bool,
-    /// This program and the file's bytes: the record's key in the summary cache.
-    key: Key,
+    /// This program and the file's bytes: the record's key in the summary cache. None when the
+    /// first pass read only the head (there was no cache to look it up in).
+    key: Option<Key>,
     /// The summary cache has the record: it need not be read again.
     cached: bool,
 }
@@ -64,6 +65,17 @@ fn head_entry(
         message: why.to_string(),
     };
     let mut buf = load::Buffer::take();
+    if cache.is_empty() {
+        // Nothing to look up: the head alone places the record, and records put it first, so
+        // the first pass reads a few KiB of each file instead of all of it (a 100,000-run
+        // build read every file twice). A file whose head is not within them is read whole.
+        let (prefix, whole) = buf.read_prefix(&cand.abs, HEAD_BYTES).map_err(reject)?;
+        if !whole {
+            if let Ok(head) = crate::info::read_head(prefix) {
+                return Ok(entry(cand, head, None, keys));
+            }
+        }
+    }
     let bytes = buf.read(&cand.abs).map_err(reject)?;
     let key = Key::of(&[program, bytes]);
     let known = cache.peek(&key, |i| {
@@ -87,7 +99,7 @@ fn head_entry(
             kernel,
             id,
             cand,
-            key,
+            key: Some(key),
             cached: true,
         });
     }
@@ -102,13 +114,23 @@ fn head_entry(
             return Err(reject(why));
         }
     };
+    Ok(entry(cand, head, Some(key), keys))
+}
+
+/// How much of a file the first pass reads for its head when there is no summary cache: the
+/// heads of the records in data/ end within their first 4 KiB (a kernel command line can be
+/// long; the larger the read, the rarer a second one).
+const HEAD_BYTES: u64 = 8 * 1024;
+
+/// The entry of a record that is not in the summary cache, placed by its head.
+fn entry(cand: Candidate, head: Head, key: Option<Key>, keys: &Keys) -> Entry {
     let chain = match head.placement() {
         Ok(()) => Chain::Series(keys.share(&head.series())),
         Err(_) => Chain::Alone(head.id.clone()),
     };
     let c = &head.environment.comparability;
     let misplaced = cand.rel != canonical_path_for(&c.arch, &c.kernel_release, &head.id);
-    Ok(Entry {
+    Entry {
         chain,
         misplaced,
         date: head.source.date.clone(),
@@ -117,7 +139,7 @@ fn head_entry(
         cand,
         key,
         cached: false,
-    })
+    }
 }
 
 /// The series keys met so far, each once.
@@ -276,7 +298,8 @@ fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Opt
         return None;
     }
     let cache = w.opts.cache;
-    let hit = cache.take(&e.key)?;
+    let key = e.key?;
+    let hit = cache.take(&key)?;
     let (values, calls) = Values::replay(
         &hit.calls,
         &cache.spellings,
@@ -298,7 +321,7 @@ fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Opt
         rec: None,
         env: None,
         canonical: None,
-        content: e.key,
+        content: key,
         cacheable: true,
     })
 }
@@ -328,7 +351,8 @@ fn from_record(
     // Copied only when the site carries the raw records.
     let copy = w.ctx.data_url.is_none();
     let (canonical, content) = if in_form {
-        (copy.then(|| bytes.to_vec()), e.key)
+        let key = e.key.unwrap_or_else(|| Key::of(&[&w.ctx.program, bytes]));
+        (copy.then(|| bytes.to_vec()), key)
     } else {
         let c = to_file_json(&rec).into_bytes();
         let k = Key::of(&[&w.ctx.program, &c]);

@@ -1612,11 +1612,16 @@ fn an_incremental_build_is_the_build_from_scratch() {
     save(&data, &changed);
     // Removed.
     std::fs::remove_file(&all[7]).unwrap();
-    // New, in a series and on a kernel version no run had.
+    // New, in a series and on a kernel version no run had; its head (what places it) runs
+    // past the part of a file the first pass of a build from scratch reads.
     let new = edited(base_record(43), |r| {
         r.environment.comparability.cpu.model_name = Some("A CPU no run had".into());
         r.environment.comparability.kernel_release = "7.3.0-1-new".into();
         r.environment.incidental.machine_hash = Some("fedcba987654".into());
+        for i in 0..10 {
+            let other = &mut r.environment.incidental.other;
+            other.insert(format!("padding.{i}"), "x".repeat(4_000));
+        }
     });
     save(&data, &new);
     // Accepted by a maintainer.
