@@ -98,16 +98,39 @@ impl Renderer {
     }
 
     pub fn render<T: Serialize>(&self, name: &str, ctx: &T) -> Result<String, RenderError> {
-        let t = self
-            .env
+        self.template(name)?
+            .render(Serde(ctx))
+            .map_err(|source| RenderError::Render {
+                name: name.to_string(),
+                source,
+            })
+    }
+
+    /// [`Renderer::render`] into `out`, replacing what it held and keeping its allocation: a
+    /// page of runs is hundreds of KB, and a string grown anew for each page was reallocated
+    /// and copied a dozen times and faulted in fresh memory.
+    pub fn render_into<T: Serialize>(
+        &self,
+        name: &str,
+        ctx: &T,
+        out: &mut Vec<u8>,
+    ) -> Result<(), RenderError> {
+        out.clear();
+        self.template(name)?
+            .render_captured_to(Serde(ctx), &mut *out)
+            .map(drop)
+            .map_err(|source| RenderError::Render {
+                name: name.to_string(),
+                source,
+            })
+    }
+
+    fn template(&self, name: &str) -> Result<minijinja::Template<'_, '_>, RenderError> {
+        self.env
             .get_template(name)
             .map_err(|source| RenderError::Template {
                 name: name.to_string(),
                 source,
-            })?;
-        t.render(Serde(ctx)).map_err(|source| RenderError::Render {
-            name: name.to_string(),
-            source,
-        })
+            })
     }
 }

@@ -256,6 +256,8 @@ struct Worker<'a> {
     calls: Lists,
     /// The summary cache's spellings as this worker's registry and spellings have them.
     replayed: Vec<Option<(u32, u32)>>,
+    /// The page being written, its allocation kept from page to page.
+    html: Vec<u8>,
     out: Share,
 }
 
@@ -622,9 +624,9 @@ fn make_page(
         return Ok(());
     };
     parts.page += t.lap();
-    let html = w.ctx.renderer.render("run.html", &page)?;
+    w.ctx.renderer.render_into("run.html", &page, &mut w.html)?;
     parts.render += t.lap();
-    w.ctx.out.write_keyed(rel, key, html.as_bytes())?;
+    w.ctx.out.write_keyed(rel, key, &w.html)?;
     parts.write += t.lap();
     drop(page);
     parts.free += t.lap();
@@ -799,6 +801,7 @@ fn render_chains(
         shapes: Shapes::default(),
         calls: Lists::default(),
         replayed: Vec::new(),
+        html: Vec::new(),
         out: Share::default(),
     };
     for chain in chains {
