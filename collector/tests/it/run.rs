@@ -192,7 +192,18 @@ fn tiny_budgets_are_respected_and_loose_targets_stop_early() {
         let r: syscost_record::RunRecord = serde_json::from_slice(&out.stdout)
             .unwrap_or_else(|e| panic!("no record ({e}): {err}"));
         assert_budget_kept(&r, b);
-        assert_eq!(r.summary.stop_reason, StopReason::Budget);
+        // The budget stopped it — unless every target was met first, which a quiet machine
+        // can do within 1.5 s (3 of 32 runs here; one: 599 rounds, sud.allow's overhead ±0.94 ns
+        // for a target of ±0.95).
+        match r.summary.stop_reason {
+            StopReason::Budget => {}
+            StopReason::Target => assert!(
+                r.summary.target_reached && r.summary.targets.iter().all(|t| t.met),
+                "stopped for its targets, but not all were met: {:?}",
+                r.summary.targets
+            ),
+            other => panic!("stopped for {other:?} within a budget of {budget} s"),
+        }
         // Whatever was measured says how precise it is; nothing claims a CI it does not have.
         assert!(validate(&r).is_empty(), "{:?}", validate(&r));
     }
