@@ -212,15 +212,16 @@ fn calibrate(scenario: &mut dyn Scenario, sample_ns: u64) -> Result<u64, RunErro
 }
 
 /// Runs the scenario until it costs about `sample_ns` per batch; returns the iteration count.
-/// Quadruples from a small count (the first batches also warm caches and branch predictors), then
-/// scales to the target from the fastest of three batches of the last count. A disturbance — an interrupt, a
-/// preemption, the first microseconds after a wake-up with cold caches — only lengthens a batch,
-/// so the fastest is the closest to the undisturbed cost; scaling from a disturbed one makes the
-/// samples too short, and then they measure the disturbance. (Scaled from the median, the `null`
-/// loop, 0.3–0.6 ns an iteration, was once calibrated at 85 ns on a loaded machine: its samples
-/// of 2,931 iterations measured 9.9 ns.) One batch at the final size follows, so the
-/// first real sample is not the first of its kind; if it lasts less than half the target, all
-/// three were disturbed, and the count is scaled from it again (twice at most).
+/// Quadruples from a small count (the first batches also warm caches and branch predictors),
+/// then scales to the target from the fastest of three batches of the last count. A
+/// disturbance (an interrupt, a preemption, the first microseconds after a wake-up with cold
+/// caches) only lengthens a batch, so the fastest is the closest to the undisturbed cost;
+/// scaled from a disturbed one, the samples are too short and measure the disturbance. (Scaled
+/// from the median, the `null` loop, 0.3–0.6 ns an iteration, was once calibrated at 85 ns on
+/// a loaded machine: its samples of 2,931 iterations measured 9.9 ns.) One batch at the final
+/// size follows, so the first real sample is not the first of its kind; if it lasts less than
+/// half the target, all three were disturbed, and the count is scaled from it again (twice at
+/// most).
 fn calibrate_loop(scenario: &mut dyn Scenario, sample_ns: u64) -> Result<u64, RunError> {
     let mut iters = 1u64;
     let mut fastest = loop {
