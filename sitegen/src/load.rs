@@ -261,6 +261,11 @@ impl Buffer {
         Ok(&self.0)
     }
 
+    /// What the last read left in the buffer.
+    pub fn bytes(&self) -> &[u8] {
+        &self.0
+    }
+
     /// The first `n` bytes of the file at `path` (all of it when it is shorter), refusing what
     /// [`read_limited`] refuses; true when that is the whole file.
     pub fn read_prefix(&mut self, path: &Path, n: u64) -> Result<(&[u8], bool), RecordError> {

@@ -65,18 +65,24 @@ fn head_entry(
         message: why.to_string(),
     };
     let mut buf = load::Buffer::take();
-    if cache.is_empty() {
-        // Nothing to look up: the head alone places the record, and records put it first, so
-        // the first pass reads a few KiB of each file instead of all of it (a 100,000-run
-        // build read every file twice). A file whose head is not within them is read whole.
-        let (prefix, whole) = buf.read_prefix(&cand.abs, HEAD_BYTES).map_err(reject)?;
-        if !whole {
-            if let Ok(head) = crate::info::read_head(prefix) {
-                return Ok(entry(cand, head, None, keys));
+    // Nothing to look up without a cache: the head alone places the record, and records put
+    // it first, so the first pass reads a few KiB of each file instead of all of it (a
+    // 100,000-run build read every file twice). A file whose head is not within them is read
+    // whole; a file no longer than them already is.
+    let whole = cache.is_empty()
+        && match buf.read_prefix(&cand.abs, HEAD_BYTES).map_err(reject)? {
+            (_, true) => true,
+            (prefix, false) => {
+                if let Ok(head) = crate::info::read_head(prefix) {
+                    return Ok(entry(cand, head, None, keys));
+                }
+                false
             }
-        }
-    }
-    let bytes = buf.read(&cand.abs).map_err(reject)?;
+        };
+    let bytes = match whole {
+        true => buf.bytes(),
+        false => buf.read(&cand.abs).map_err(reject)?,
+    };
     let key = Key::of(&[program, bytes]);
     let known = cache.peek(&key, |i| {
         let chain = match i.placed {
