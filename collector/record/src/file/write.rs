@@ -2,7 +2,7 @@
 //!
 //! Written by hand for validation, which writes every record a site build reads once more: the
 //! file form, compared with the file, and beside it schema 3's form, which the content id
-//! covers, each value formatted once for both. Through serde, a row struct was made for each
+//! covers, made from the file form and the few places where the two differ. Through serde, a row struct was made for each
 //! list element, and schema 3's differences were noted as patches in thread-local state that
 //! the hash then read the text around, a piece per whole number. The serde route (`Serialize
 //! for RunRecord`, through the row types) stays for generic serialisers (pretty printing,
@@ -34,8 +34,28 @@ pub(crate) fn record(
     out: &mut Vec<u8>,
     three: Option<&mut Vec<u8>>,
 ) {
-    let mut w = Writer { out, form, three };
-    w.record(r, id);
+    let Some(three) = three else {
+        return Writer {
+            out,
+            form,
+            patches: None,
+        }
+        .record(r, id);
+    };
+    thread_local! {
+        static PATCHES: Cell<Patches> = Cell::new(Patches::default());
+    }
+    let mut p = PATCHES.take();
+    p.spelled.clear();
+    p.at.clear();
+    Writer {
+        out: &mut *out,
+        form,
+        patches: Some(&mut p),
+    }
+    .record(r, id);
+    p.apply(out, three);
+    PATCHES.set(p);
 }
 
 /// Schema 3's form differs from 4's only where 4 refers to a text or map of its own part of
@@ -44,7 +64,39 @@ pub(crate) fn record(
 struct Writer<'a> {
     out: &'a mut Vec<u8>,
     form: u32,
-    three: Option<&'a mut Vec<u8>>,
+    /// Where schema 3's form differs, when it is wanted: the file form is written once, and
+    /// schema 3's is made from it and these few differences (writing every value into two
+    /// texts as it was formatted cost a third of a record's validation).
+    patches: Option<&'a mut Patches>,
+}
+
+/// Schema 3's form as the differences from the file form: the bytes `from..to` of the file
+/// form are `spelled[s..e]` in schema 3's, in the order they are written.
+#[derive(Default)]
+struct Patches {
+    spelled: Vec<u8>,
+    at: Vec<(usize, usize, usize, usize)>,
+}
+
+impl Patches {
+    /// Schema 3's form from the file form `four`, into `three`.
+    fn apply(&self, four: &[u8], three: &mut Vec<u8>) {
+        three.reserve(four.len() + self.spelled.len());
+        let mut done = 0;
+        for &(from, to, s, e) in &self.at {
+            three.extend_from_slice(&four[done..from]);
+            three.extend_from_slice(&self.spelled[s..e]);
+            done = to;
+        }
+        three.extend_from_slice(&four[done..]);
+    }
+
+    /// At `pos` of the file form, schema 3's has `.0` too (after a whole number).
+    fn point_zero(&mut self, pos: usize) {
+        let s = self.spelled.len();
+        self.spelled.extend_from_slice(b".0");
+        self.at.push((pos, pos, s, s + 2));
+    }
 }
 
 /// A row of the file form: `[`, its fields written in order and separated by commas, `]`.
@@ -86,35 +138,18 @@ fn is_whole(v: f64) -> bool {
 impl Writer<'_> {
     fn raw(&mut self, b: &[u8]) {
         self.out.extend_from_slice(b);
-        if let Some(t) = self.three.as_deref_mut() {
-            t.extend_from_slice(b);
-        }
     }
 
     fn byte(&mut self, b: u8) {
         self.out.push(b);
-        if let Some(t) = self.three.as_deref_mut() {
-            t.push(b);
-        }
-    }
-
-    /// Writes with `f` into the form being written, and the same bytes into schema 3's.
-    fn same(&mut self, f: impl FnOnce(&mut Vec<u8>)) {
-        let start = self.out.len();
-        f(self.out);
-        if let Some(t) = self.three.as_deref_mut() {
-            t.extend_from_slice(&self.out[start..]);
-        }
     }
 
     fn str(&mut self, s: &str) {
-        self.same(|out| quote(out, s));
+        quote(self.out, s);
     }
 
     fn u64(&mut self, v: u64) {
-        self.same(|out| {
-            let _ = CompactFormatter.write_u64(out, v);
-        });
+        let _ = CompactFormatter.write_u64(&mut *self.out, v);
     }
 
     fn bool(&mut self, v: bool) {
@@ -127,16 +162,12 @@ impl Writer<'_> {
         if !v.is_finite() {
             self.raw(b"null");
         } else if self.form >= 4 && is_whole(v) {
-            self.same(|out| {
-                let _ = CompactFormatter.write_i64(out, v as i64);
-            });
-            if let Some(t) = self.three.as_deref_mut() {
-                t.extend_from_slice(b".0");
+            let _ = CompactFormatter.write_i64(&mut *self.out, v as i64);
+            if let Some(p) = self.patches.as_deref_mut() {
+                p.point_zero(self.out.len());
             }
         } else {
-            self.same(|out| {
-                let _ = CompactFormatter.write_f64(out, v);
-            });
+            let _ = CompactFormatter.write_f64(&mut *self.out, v);
         }
     }
 
@@ -150,26 +181,27 @@ impl Writer<'_> {
 
     /// A unit enum by its serde name, or any small value as serde writes it.
     fn serde<T: Serialize + ?Sized>(&mut self, v: &T) {
-        self.same(|out| {
-            let _ = serde_json::to_writer(out, v);
-        });
+        let _ = serde_json::to_writer(&mut *self.out, v);
     }
 
     /// Writes with `four` into the form being written and with `three` into schema 3's.
     fn differs(&mut self, four: impl FnOnce(&mut Writer), three: impl FnOnce(&mut Writer)) {
-        let spelled = self.three.take();
+        let from = self.out.len();
+        let patches = self.patches.take();
         four(&mut Writer {
             out: self.out,
             form: self.form,
-            three: None,
+            patches: None,
         });
-        if let Some(t) = spelled {
+        if let Some(p) = patches {
+            let s = p.spelled.len();
             three(&mut Writer {
-                out: &mut *t,
+                out: &mut p.spelled,
                 form: 3,
-                three: None,
+                patches: None,
             });
-            self.three = Some(t);
+            p.at.push((from, self.out.len(), s, p.spelled.len()));
+            self.patches = Some(p);
         }
     }
 
@@ -242,15 +274,11 @@ impl Writer<'_> {
         let _ = v.serialize(&mut serde_json::Serializer::with_formatter(
             counted, formatter,
         ));
-        if let Some(t) = self.three.as_deref_mut() {
+        if let Some(p) = self.patches.as_deref_mut() {
             // The same text, with `.0` after each whole number.
-            let mut at = start;
             for end in whole {
-                t.extend_from_slice(&self.out[at..end]);
-                t.extend_from_slice(b".0");
-                at = end;
+                p.point_zero(end);
             }
-            t.extend_from_slice(&self.out[at..]);
         }
     }
 
