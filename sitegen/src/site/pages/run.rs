@@ -7,6 +7,7 @@ use crate::fmt::{self, ns};
 use crate::info::{kind_label, RunInfo};
 use crate::metrics::Registry;
 use crate::metrics::{Kind, Val, Values};
+use crate::render::Html;
 use crate::site::links::Links;
 use crate::site::rows::{quality_badge, Badge};
 use serde::Serialize;
@@ -45,9 +46,9 @@ pub struct RunsPage {
     runs: Vec<RunPart>,
     /// The bodies of the three tables, escaped HTML (see [`Bodies`]); empty when a table has
     /// no rows.
-    results: String,
-    estimates: String,
-    expectations: String,
+    results: Html,
+    estimates: Html,
+    expectations: Html,
 }
 
 /// The table bodies of a page of runs, written here rather than by the template: they are
@@ -57,8 +58,8 @@ pub struct RunsPage {
 struct Bodies;
 
 impl Bodies {
-    fn results(rows: &[Row<(String, String)>]) -> String {
-        let mut out = String::new();
+    fn results(rows: &[Row<(String, String)>], runs: usize) -> String {
+        let mut out = Self::sized(rows.len(), runs);
         for row in rows {
             Self::label(&mut out, &row.label);
             for (median, overhead) in &row.cells {
@@ -69,8 +70,8 @@ impl Bodies {
         out
     }
 
-    fn estimates(rows: &[Row<(String, &'static str)>]) -> String {
-        let mut out = String::new();
+    fn estimates(rows: &[Row<(String, &'static str)>], runs: usize) -> String {
+        let mut out = Self::sized(rows.len(), runs);
         for row in rows {
             Self::label(&mut out, &row.label);
             for (median, origin) in &row.cells {
@@ -84,8 +85,8 @@ impl Bodies {
         out
     }
 
-    fn expectations(rows: &[Row<(String, &'static str, String)>]) -> String {
-        let mut out = String::new();
+    fn expectations(rows: &[Row<(String, &'static str, String)>], runs: usize) -> String {
+        let mut out = Self::sized(rows.len(), runs);
         for row in rows {
             Self::label(&mut out, &row.label);
             for (diff, class, verdict) in &row.cells {
@@ -95,6 +96,12 @@ impl Bodies {
             }
         }
         out
+    }
+
+    /// A body sized for its rows (a little over the usual cell), so it is not grown and
+    /// copied a dozen times.
+    fn sized(rows: usize, runs: usize) -> String {
+        String::with_capacity(rows * (48 + 96 * runs))
     }
 
     fn label(out: &mut String, label: &str) {
@@ -278,9 +285,9 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
         older: pager.older.map(|p| format!("{root}{p}")),
         newer: pager.newer.map(|p| format!("{root}{p}")),
         runs: parts,
-        results: Bodies::results(&results),
-        estimates: Bodies::estimates(&estimates),
-        expectations: Bodies::expectations(&expectations),
+        results: Html::new(Bodies::results(&results, n)),
+        estimates: Html::new(Bodies::estimates(&estimates, n)),
+        expectations: Html::new(Bodies::expectations(&expectations, n)),
     })
 }
 
