@@ -47,6 +47,11 @@ pub struct SeriesKey {
     /// machine's identity, or the record's own id when there is none. Unknown is never equal to
     /// unknown, so such runs are only compared with runs of the same machine.
     pub only: Option<String>,
+    /// [`SeriesKey::id`], worked out the first time it is asked for: a key is shared by every
+    /// run of its series, whose links and exports ask for it again and again (hashing it each
+    /// time was a percent of a build).
+    #[serde(skip)]
+    pub cached_id: Memo,
 }
 
 /// What a record says that the key is made of, borrowed from a full record or from the head
@@ -175,6 +180,7 @@ pub fn series_key(i: &SeriesInput) -> SeriesKey {
         operation: clean(i.operation),
         method: method_label(i),
         only,
+        cached_id: Memo::default(),
     }
 }
 
@@ -348,6 +354,10 @@ impl SeriesKey {
     /// Stable, file-name-safe id of the series: a hash over every field. Pages and exports ask
     /// for it once per run, so the fields are hashed where they are, not copied.
     pub fn id(&self) -> String {
+        self.cached_id.0.get_or_init(|| self.hash_id()).clone()
+    }
+
+    fn hash_id(&self) -> String {
         let per_op = self.per_op.map(|n| n.to_string()).unwrap_or_default();
         let parts: [&str; 11] = [
             &self.arch,
@@ -488,7 +498,40 @@ impl SeriesKey {
 }
 
 fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    (bytes.iter())
+        .flat_map(|b| [DIGITS[usize::from(b >> 4)], DIGITS[usize::from(b & 15)]])
+        .map(char::from)
+        .collect()
+}
+
+/// A value worked out from the rest of its struct once: no part of what the struct is, so
+/// every memo is equal to every other and hashes to nothing.
+#[derive(Debug, Clone, Default)]
+pub struct Memo(std::sync::OnceLock<String>);
+
+impl PartialEq for Memo {
+    fn eq(&self, _: &Memo) -> bool {
+        true
+    }
+}
+
+impl Eq for Memo {}
+
+impl PartialOrd for Memo {
+    fn partial_cmp(&self, other: &Memo) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Memo {
+    fn cmp(&self, _: &Memo) -> std::cmp::Ordering {
+        std::cmp::Ordering::Equal
+    }
+}
+
+impl std::hash::Hash for Memo {
+    fn hash<H: std::hash::Hasher>(&self, _: &mut H) {}
 }
 
 /// Why a run cannot be put on the kernel-version axis.
@@ -538,6 +581,7 @@ pub(crate) fn test_key(cpu: &str) -> SeriesKey {
         operation: None,
         method: s("interleaved"),
         only: None,
+        cached_id: Memo::default(),
     }
 }
 
