@@ -270,24 +270,34 @@ pub fn esc(s: &str) -> String {
 }
 
 /// [`esc`] into any writer: runs of plain text are copied as one slice, so the common case
-/// (nothing to escape) allocates nothing.
+/// (nothing to escape) allocates nothing. Scanned by byte, not by char: every character it
+/// replaces is ASCII but U+FFFE and U+FFFF, whose UTF-8 starts with 0xEF, so only those bytes
+/// are looked at more closely (decoding every char was a percent of a build).
 pub fn esc_into<W: std::fmt::Write + ?Sized>(out: &mut W, s: &str) -> std::fmt::Result {
+    let b = s.as_bytes();
     let mut plain = 0;
-    for (i, c) in s.char_indices() {
-        let rep = match c {
-            '&' => "&amp;",
-            '<' => "&lt;",
-            '>' => "&gt;",
-            '"' => "&quot;",
-            '\'' => "&#39;",
+    let mut i = 0;
+    while i < b.len() {
+        let (rep, len) = match b[i] {
+            b'&' => ("&amp;", 1),
+            b'<' => ("&lt;", 1),
+            b'>' => ("&gt;", 1),
+            b'"' => ("&quot;", 1),
+            b'\'' => ("&#39;", 1),
             // Control characters are not allowed in XML 1.0, nor are these two noncharacters.
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\t' | '\r') => "\u{FFFD}",
-            '\u{FFFE}' | '\u{FFFF}' => "\u{FFFD}",
-            _ => continue,
+            c if c < 0x20 && !matches!(c, b'\n' | b'\t' | b'\r') => ("\u{FFFD}", 1),
+            0xEF if matches!(b.get(i + 1..i + 3), Some([0xBF, 0xBE | 0xBF])) => ("\u{FFFD}", 3),
+            _ => {
+                i += 1;
+                continue;
+            }
         };
+        // `i` and `i + len` are on char boundaries: the bytes matched start a char and are
+        // the whole of it.
         out.write_str(&s[plain..i])?;
         out.write_str(rep)?;
-        plain = i + c.len_utf8();
+        i += len;
+        plain = i;
     }
     out.write_str(&s[plain..])
 }
@@ -423,5 +433,20 @@ mod tests {
         );
         assert_eq!(esc("a\u{1}b"), "a\u{FFFD}b");
         assert_eq!(esc("a\u{FFFE}b\u{FFFF}"), "a\u{FFFD}b\u{FFFD}");
+        // Characters whose UTF-8 shares bytes with those two stay as they are.
+        for kept in [
+            "\u{FFFD}",
+            "\u{FFBE}",
+            "\u{EFBF}",
+            "\u{FEFF}",
+            "é ü — µs ▲",
+            "\n\t\r",
+        ] {
+            assert_eq!(esc(kept), kept);
+        }
+        assert_eq!(
+            esc("µ<\u{FFFF}é&\u{FFFE}\u{7}—"),
+            "µ&lt;\u{FFFD}é&amp;\u{FFFD}\u{FFFD}—"
+        );
     }
 }
