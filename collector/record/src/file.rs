@@ -103,13 +103,13 @@ struct SampledHasher(u64);
 
 impl std::hash::Hasher for SampledHasher {
     fn write(&mut self, b: &[u8]) {
-        let word = |s: &[u8]| {
-            let mut w = [0u8; 8];
-            w[..s.len()].copy_from_slice(s);
-            u64::from_le_bytes(w)
-        };
+        // Loads of a fixed size (a copy of a variable length was a call to memcpy per word).
         let n = b.len();
-        let (head, tail) = (word(&b[..n.min(8)]), word(&b[n.saturating_sub(8)..]));
+        let (head, tail) = match n {
+            8.. => (word::<8>(b), word::<8>(&b[n - 8..])),
+            4..8 => (word::<4>(b), word::<4>(&b[n - 4..])),
+            _ => (b.iter().fold(0, |w, &x| w << 8 | u64::from(x)), 0),
+        };
         for x in [n as u64, head, tail] {
             self.0 = (self.0 ^ x)
                 .wrapping_mul(0x9E37_79B9_7F4A_7C15)
@@ -125,6 +125,13 @@ impl std::hash::Hasher for SampledHasher {
     fn finish(&self) -> u64 {
         self.0 ^ (self.0 >> 32)
     }
+}
+
+/// The first `N` (at most 8) bytes of `b` as a little-endian number.
+fn word<const N: usize>(b: &[u8]) -> u64 {
+    let mut w = [0u8; 8];
+    w[..N].copy_from_slice(&b[..N]);
+    u64::from_le_bytes(w)
 }
 
 /// How much of the dictionary a schema's file form uses: (texts, parameter maps).
