@@ -2,12 +2,12 @@
 //!
 //! Written by hand for validation, which writes every record a site build reads once more: the
 //! file form, compared with the file, and beside it schema 3's form, which the content id
-//! covers, made from the file form and the few places where the two differ. Through serde, a row struct was made for each
-//! list element, and schema 3's differences were noted as patches in thread-local state that
-//! the hash then read the text around, a piece per whole number. The serde route (`Serialize
-//! for RunRecord`, through the row types) stays for generic serialisers (pretty printing,
-//! `serde_json::Value`); a test holds the two to the same bytes on every record of `data/` and
-//! on variants that reach every branch.
+//! covers. Each value is formatted once, into the file form; schema 3's is then made from it
+//! and the few places where the two differ ([`Patches`]). Through serde, a row struct was made
+//! for each list element; writing every value into both texts as it was formatted cost a third
+//! of a record's validation. The serde route (`Serialize for RunRecord`, through the row types)
+//! stays for generic serialisers (pretty printing, `serde_json::Value`); a test holds the two
+//! to the same bytes on every record of `data/` and on variants that reach every branch.
 //!
 //! What serde decides stays serde's: strings that need escaping are escaped and numbers spelled
 //! by serde_json (`CompactFormatter`), and the parts that are not lists of rows (`source`,
@@ -64,9 +64,7 @@ pub(crate) fn record(
 struct Writer<'a> {
     out: &'a mut Vec<u8>,
     form: u32,
-    /// Where schema 3's form differs, when it is wanted: the file form is written once, and
-    /// schema 3's is made from it and these few differences (writing every value into two
-    /// texts as it was formatted cost a third of a record's validation).
+    /// Where schema 3's form differs, when it is wanted.
     patches: Option<&'a mut Patches>,
 }
 
