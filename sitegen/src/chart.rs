@@ -58,19 +58,59 @@ const MB: f64 = 78.0;
 
 /// A coordinate with one decimal, as `{:.1}` prints it (see [`crate::fmt::fixed`]); charts
 /// print thousands of them.
+#[derive(Clone, Copy)]
 struct D1(f64);
+
+impl D1 {
+    /// Its sign, whole part and tenths; `None` when only `{:.1}` gets it right (not finite,
+    /// huge, or too near a tie for the product by 10 to round as the decimal does).
+    fn parts(self) -> Option<(bool, u64, &'static str)> {
+        const TENTHS: [&str; 10] = [".0", ".1", ".2", ".3", ".4", ".5", ".6", ".7", ".8", ".9"];
+        let y = self.0.abs() * 10.0;
+        if !y.is_finite() || y >= 1e15 || (y - y.floor() - 0.5).abs() < 1e-6 {
+            return None;
+        }
+        let n = y.round() as u64;
+        Some((self.0.is_sign_negative(), n / 10, TENTHS[(n % 10) as usize]))
+    }
+
+    /// Appends what `Display` writes, without the `fmt` machinery (the error bars and points
+    /// of a chart are most of its coordinates).
+    fn push(self, out: &mut String) {
+        match self.parts() {
+            Some((negative, whole, tenths)) => {
+                if negative {
+                    out.push('-');
+                }
+                out.push_str(itoa::Buffer::new().format(whole));
+                out.push_str(tenths);
+            }
+            None => {
+                let _ = write!(out, "{:.1}", self.0);
+            }
+        }
+    }
+}
 
 impl std::fmt::Display for D1 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let x = self.0;
-        let y = x.abs() * 10.0;
-        if !y.is_finite() || y >= 1e15 || (y - y.floor() - 0.5).abs() < 1e-6 {
-            return write!(f, "{x:.1}");
+        let Some((negative, whole, tenths)) = self.parts() else {
+            return write!(f, "{:.1}", self.0);
+        };
+        if negative {
+            f.write_str("-")?;
         }
-        let n = y.round() as u64;
-        let sign = if x.is_sign_negative() { "-" } else { "" };
-        write!(f, "{sign}{}.{}", n / 10, n % 10)
+        // Written as pieces: a `write!` here formatted every coordinate a second time over.
+        f.write_str(itoa::Buffer::new().format(whole))?;
+        f.write_str(tenths)
     }
+}
+
+/// `{x} {y}` with one decimal each.
+fn push_xy(out: &mut String, x: f64, y: f64) {
+    D1(x).push(out);
+    out.push(' ');
+    D1(y).push(out);
 }
 
 /// A marker of series `i` centred on (x, y).
@@ -772,12 +812,15 @@ impl Marks {
             }];
             let ((ya, ca), (yb, cb)) = (ys.at(a), ys.at(b));
             // From the lower end (its cap drawn first, then back to the bar's x) to the upper.
+            d.push('M');
             if ca == Clip::In {
-                let _ = write!(d, "M{} {}h6m-3 0", D1(x - 3.0), D1(ya));
+                push_xy(d, x - 3.0, ya);
+                d.push_str("h6m-3 0");
             } else {
-                let _ = write!(d, "M{} {}", D1(x), D1(ya));
+                push_xy(d, x, ya);
             }
-            let _ = write!(d, "V{}", D1(yb));
+            d.push('V');
+            D1(yb).push(d);
             if cb == Clip::In {
                 d.push_str("m-3 0h6");
             }
@@ -806,7 +849,10 @@ impl Marks {
         }
         // A zero-length segment: its two vertices take the marker (every renderer draws markers
         // at a segment's ends; not all do at a lone move).
-        let _ = write!(self.points[at], "M{} {}h0", D1(x), D1(ys.y(p.median)));
+        let pts = &mut self.points[at];
+        pts.push('M');
+        push_xy(pts, x, ys.y(p.median));
+        pts.push_str("h0");
     }
 
     /// The bars under the markers.
@@ -1136,8 +1182,17 @@ mod tests {
 
     #[test]
     fn coordinates_print_as_format_does() {
-        for x in [0.0, -0.0, 12.25, 12.35, -0.04, 99.95, 1234.56, 0.05, 3.0] {
+        let sweep = (-3000..3000).map(|i| f64::from(i) * 0.0137 + f64::from(i % 7) * 1e3);
+        for x in [
+            0.0, -0.0, 12.25, 12.35, -0.04, 99.95, 1234.56, 0.05, 3.0, 9.96, -9.96,
+        ]
+        .into_iter()
+        .chain(sweep)
+        {
             assert_eq!(D1(x).to_string(), format!("{x:.1}"), "{x}");
+            let mut pushed = String::new();
+            D1(x).push(&mut pushed);
+            assert_eq!(pushed, format!("{x:.1}"), "{x}");
         }
     }
 
