@@ -83,15 +83,10 @@ fn trend(runs: &[RunInfo], g: &Groups, idx: &[usize], m: u32) -> TrendData {
 
 fn trend_of_dots<'a>(g: &Groups, dots: impl Iterator<Item = Dot<'a>>) -> TrendData {
     // By series rank (the order of the keys, without comparing them), then version: one sort
-    // instead of a map lookup per dot (a metric page's charts have every run's value). The
-    // values of a cell keep the runs' order (the position breaks ties), and what is sorted is
-    // a key of 16 bytes, not the dots (moving them was a percent of a build).
-    let all: Vec<Dot<'a>> = dots.collect();
-    let mut order: Vec<(u32, u32, usize)> = (all.iter().enumerate())
-        .map(|(i, d)| (d.rank, d.version, i))
-        .collect();
-    order.sort_unstable();
-    let dots: Vec<Dot<'a>> = order.iter().map(|&(_, _, i)| all[i]).collect();
+    // instead of a map lookup per dot (a metric page's charts have every run's value). Stable,
+    // so the values of a cell keep the runs' order.
+    let mut dots: Vec<Dot<'a>> = dots.collect();
+    dots.sort_by_key(|d| (d.rank, d.version));
     let mut versions: Vec<u32> = dots.iter().map(|d| d.version).collect();
     versions.sort_unstable();
     versions.dedup();
