@@ -399,7 +399,15 @@ impl SeriesKey {
     /// Stable, file-name-safe id of the series: a hash over every field. Pages and exports ask
     /// for it once per run, so the fields are hashed where they are, not copied.
     pub fn id(&self) -> String {
-        self.cached_id.0.get_or_init(|| self.hash_id()).clone()
+        let id = self.cached_id.0.get_or_init(|| self.hash_id());
+        // A key is made whole (`series_key`) and never changed; a field changed after the id
+        // was asked for would leave it stale, which the tests' debug builds would catch here.
+        debug_assert_eq!(
+            *id,
+            self.hash_id(),
+            "a series key changed after its id was taken"
+        );
+        id.clone()
     }
 
     fn hash_id(&self) -> String {
@@ -658,6 +666,18 @@ mod tests {
             bpf_jit_harden: Some("0"),
             machine: Some("abc"),
         }
+    }
+
+    /// The id a key keeps is its own: asked for again after a field changed, a debug build
+    /// stops rather than hand out the old one.
+    #[test]
+    #[cfg(debug_assertions)]
+    #[should_panic(expected = "changed after its id")]
+    fn a_key_changed_after_its_id_was_taken_is_caught() {
+        let mut k = test_key("c");
+        assert_eq!(k.id(), k.hash_id());
+        k.cpu = "d".to_string();
+        let _ = k.id();
     }
 
     /// What is recalled is what the input gives, whatever came before it: more inputs than
