@@ -314,6 +314,75 @@ pub struct Spellings {
     pub list: Vec<Spelling>,
     /// Registry id → the spellings of that key (almost always one).
     by_key: Vec<Vec<u32>>,
+    /// The key sequences of the last runs read, and what reading them gave.
+    recent: Recent,
+}
+
+/// A run's keys, in order, with the ids and spellings they were given: the next run of the
+/// same engine meets the same keys in the same order, and comparing its sequence with one
+/// contiguous text costs a tenth of interning and noting its keys one by one (each a hash
+/// lookup and string comparisons on texts scattered in memory). Replaying is exact: the keys
+/// are interned already and the texts were merged (merging a text again changes nothing), and
+/// a key past [`MAX_METRICS`], whose spelling is noted each time it is met, is not kept.
+#[derive(Debug, Default)]
+struct Recent {
+    seen: Vec<Seen>,
+    /// The slot the next sequence replaces.
+    next: usize,
+    /// The sequence being read.
+    sig: Vec<u8>,
+}
+
+#[derive(Debug, Default)]
+struct Seen {
+    sig: Vec<u8>,
+    keys: Vec<u32>,
+    spelled: Vec<u32>,
+}
+
+/// Sequences kept: a worker's chains interleave a few engines' runs at most.
+const RECENT: usize = 4;
+
+impl Recent {
+    /// Writes the sequence of `calls` (kind, then each text with its length) into `sig`.
+    fn sign(&mut self, calls: &[Call]) {
+        self.sig.clear();
+        for c in calls {
+            self.sig.push(c.kind as u8);
+            for t in [c.id, c.vs, c.family, c.desc] {
+                self.sig.extend_from_slice(&(t.len() as u32).to_le_bytes());
+                self.sig.extend_from_slice(t.as_bytes());
+            }
+        }
+    }
+
+    fn find(&self) -> Option<&Seen> {
+        self.seen.iter().find(|s| s.sig == self.sig)
+    }
+
+    fn keep(&mut self, keys: Vec<u32>, spelled: Vec<u32>) {
+        let seen = Seen {
+            sig: self.sig.clone(),
+            keys,
+            spelled,
+        };
+        if self.seen.len() < RECENT {
+            self.seen.push(seen);
+        } else {
+            self.seen[self.next] = seen;
+        }
+        self.next = (self.next + 1) % RECENT;
+    }
+}
+
+/// A metric key met in a record, with its value.
+struct Call<'a> {
+    kind: Kind,
+    id: &'a str,
+    vs: &'a str,
+    family: &'a str,
+    desc: &'a str,
+    v: Val,
 }
 
 impl Spellings {
@@ -456,27 +525,28 @@ impl Values {
     pub fn read_spelled(
         r: &RunRecord,
         reg: &mut Registry,
-        mut sp: Option<&mut Spellings>,
+        sp: Option<&mut Spellings>,
     ) -> (Values, Vec<u32>) {
-        let mut b = Builder::default();
-        let mut meet = |kind: Kind, id: &str, vs: &str, family: &str, desc: &str, v: Val| {
-            let k = reg.intern(kind, id, vs, family, desc);
-            if let Some(sp) = sp.as_deref_mut() {
-                b.calls.push(sp.note(k, kind, id, vs, family, desc));
-            }
-            b.push(k, v);
-        };
+        let mut calls: Vec<Call> = Vec::with_capacity(2 * r.results.len() + r.estimates.len());
         for x in &r.results {
             if x.status != Status::Measured {
                 continue;
             }
+            let call = |kind, vs, v| Call {
+                kind,
+                id: &x.id,
+                vs,
+                family: &x.family,
+                desc: &x.description,
+                v,
+            };
             if let Some(m) = x.median_ns {
                 let v = Val {
                     median: m,
                     lo: x.ci_low_ns,
                     hi: x.ci_high_ns,
                 };
-                meet(Kind::Median, &x.id, "", &x.family, &x.description, v);
+                calls.push(call(Kind::Median, "", v));
             }
             if let Some(o) = &x.overhead {
                 let v = Val {
@@ -484,16 +554,48 @@ impl Values {
                     lo: o.ci_low_ns,
                     hi: o.ci_high_ns,
                 };
-                meet(Kind::Overhead, &x.id, &o.vs, &x.family, &x.description, v);
+                calls.push(call(Kind::Overhead, &o.vs, v));
             }
         }
         for e in &r.estimates {
-            let v = Val {
-                median: e.median_ns,
-                lo: e.ci_low_ns,
-                hi: e.ci_high_ns,
-            };
-            meet(Kind::Estimate, &e.id, "", "estimate", &e.label, v);
+            calls.push(Call {
+                kind: Kind::Estimate,
+                id: &e.id,
+                vs: "",
+                family: "estimate",
+                desc: &e.label,
+                v: Val {
+                    median: e.median_ns,
+                    lo: e.ci_low_ns,
+                    hi: e.ci_high_ns,
+                },
+            });
+        }
+        let mut b = Builder::default();
+        let Some(sp) = sp else {
+            for c in &calls {
+                b.push(reg.intern(c.kind, c.id, c.vs, c.family, c.desc), c.v);
+            }
+            return b.finish();
+        };
+        sp.recent.sign(&calls);
+        if let Some(seen) = sp.recent.find() {
+            for (c, &k) in calls.iter().zip(&seen.keys) {
+                b.push(Some(k), c.v);
+            }
+            b.calls.extend_from_slice(&seen.spelled);
+            return b.finish();
+        }
+        let mut keys = Vec::with_capacity(calls.len());
+        for c in &calls {
+            let k = reg.intern(c.kind, c.id, c.vs, c.family, c.desc);
+            b.calls
+                .push(sp.note(k, c.kind, c.id, c.vs, c.family, c.desc));
+            b.push(k, c.v);
+            keys.extend(k);
+        }
+        if keys.len() == calls.len() {
+            sp.recent.keep(keys, b.calls.clone());
         }
         b.finish()
     }
@@ -929,6 +1031,54 @@ mod tests {
             lo: ci.map(|c| c.0),
             hi: ci.map(|c| c.1),
         }
+    }
+
+    /// A run whose keys are those of a recent run reuses what reading that run gave: every
+    /// run reads as it would with nothing recalled (values, spellings met, the registry and
+    /// the spellings noted), whether its sequence is new, recalled, or pushed out of the recent
+    /// ones by more engines than are kept.
+    #[test]
+    fn recalled_key_sequences_read_as_new_ones() {
+        let mut runs: Vec<RunRecord> = syscost_site_bench::generate_real(12, 7).collect();
+        runs.extend(syscost_site_bench::generate(12, 8));
+        // Same keys, another text (a new spelling); a value that is not finite (left out);
+        // one scenario fewer; and every one of them again, interleaved with the others.
+        let mut texts = runs[0].clone();
+        texts.results[3].description.push_str(" (again)");
+        let mut nan = runs[1].clone();
+        nan.results[2].median_ns = Some(f64::NAN);
+        let mut fewer = runs[2].clone();
+        fewer.results.remove(5);
+        let odd = [texts, nan, fewer];
+        let mut order: Vec<&RunRecord> = Vec::new();
+        for i in 0..RECENT + 2 {
+            order.extend(runs.iter().skip(i % 3).step_by(2));
+            order.extend(odd.iter());
+        }
+        let (mut reg, mut sp) = (Registry::default(), Spellings::default());
+        let (mut reg_new, mut sp_new) = (Registry::default(), Spellings::default());
+        let (mut recalled, mut read) = (0, 0);
+        for r in order {
+            // A sequence read anew is kept, in the next slot.
+            let slot = (sp.recent.seen.len(), sp.recent.next);
+            let (v, calls) = Values::read_spelled(r, &mut reg, Some(&mut sp));
+            if (sp.recent.seen.len(), sp.recent.next) == slot {
+                recalled += 1;
+            } else {
+                read += 1;
+            }
+            sp_new.recent = Recent::default();
+            let (v_new, calls_new) = Values::read_spelled(r, &mut reg_new, Some(&mut sp_new));
+            assert_eq!(calls, calls_new);
+            let (a, b): (Vec<_>, Vec<_>) = (v.iter().collect(), v_new.iter().collect());
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+        }
+        assert!(
+            recalled > 10 && read > 10,
+            "{recalled} recalled, {read} read"
+        );
+        assert_eq!(reg.keys, reg_new.keys);
+        assert_eq!(sp.list, sp_new.list);
     }
 
     #[test]
