@@ -269,6 +269,23 @@ pub fn esc(s: &str) -> String {
     out
 }
 
+/// The bytes [`esc_into`] looks at: those it replaces and 0xEF, which starts U+FFFE and U+FFFF.
+const MAY_ESCAPE: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = !matches!(c as u8, b'\n' | b'\t' | b'\r');
+        c += 1;
+    }
+    t[b'&' as usize] = true;
+    t[b'<' as usize] = true;
+    t[b'>' as usize] = true;
+    t[b'"' as usize] = true;
+    t[b'\'' as usize] = true;
+    t[0xEF] = true;
+    t
+};
+
 /// [`esc`] into any writer: runs of plain text are copied as one slice, so the common case
 /// (nothing to escape) allocates nothing. Scanned by byte, not by char: every character it
 /// replaces is ASCII but U+FFFE and U+FFFF, whose UTF-8 starts with 0xEF, so only those bytes
@@ -278,6 +295,11 @@ pub fn esc_into<W: std::fmt::Write + ?Sized>(out: &mut W, s: &str) -> std::fmt::
     let mut plain = 0;
     let mut i = 0;
     while i < b.len() {
+        // Skip to the next byte that may need a replacement: one table lookup a byte.
+        match b[i..].iter().position(|&c| MAY_ESCAPE[c as usize]) {
+            Some(at) => i += at,
+            None => break,
+        }
         let (rep, len) = match b[i] {
             b'&' => ("&amp;", 1),
             b'<' => ("&lt;", 1),

@@ -85,11 +85,16 @@ fn trend_of_dots<'a>(g: &Groups, dots: impl Iterator<Item = Dot<'a>>) -> TrendDa
     // By series rank (the order of the keys, without comparing them), then version: one sort
     // instead of a map lookup per dot (a metric page's charts have every run's value). Stable,
     // so the values of a cell keep the runs' order.
-    let mut dots: Vec<Dot<'a>> = dots.collect();
-    dots.sort_by_key(|d| (d.rank, d.version));
-    let mut versions: Vec<u32> = dots.iter().map(|d| d.version).collect();
-    versions.sort_unstable();
-    versions.dedup();
+    let dots = by_series_and_version(dots.collect(), g.versions.len());
+    let mut present = vec![false; g.versions.len()];
+    for d in &dots {
+        if let Some(p) = present.get_mut(d.version as usize) {
+            *p = true;
+        }
+    }
+    let versions: Vec<u32> = (0..present.len() as u32)
+        .filter(|&v| present[v as usize])
+        .collect();
     let mut vals: Vec<(Val, bool)> = Vec::new();
     let mut lines: Vec<TrendLine> = dots
         .chunk_by(|a, b| a.rank == b.rank)
@@ -113,6 +118,37 @@ fn trend_of_dots<'a>(g: &Groups, dots: impl Iterator<Item = Dot<'a>>) -> TrendDa
             .collect(),
         lines,
     }
+}
+
+/// `dots` ordered by series rank, then version, keeping their order within a cell (a stable
+/// sort). Counted into place when the (rank, version) cells are not many more than the dots:
+/// a comparison sort of a metric page's chart (every run of an architecture) was most of the
+/// time its chart took.
+fn by_series_and_version(dots: Vec<Dot<'_>>, versions: usize) -> Vec<Dot<'_>> {
+    let ranks = dots.iter().map(|d| d.rank as usize + 1).max().unwrap_or(0);
+    let cells = ranks.saturating_mul(versions);
+    let fits = dots.iter().all(|d| (d.version as usize) < versions);
+    if !fits || cells > 4 * dots.len() + 4096 {
+        let mut dots = dots;
+        dots.sort_by_key(|d| (d.rank, d.version));
+        return dots;
+    }
+    let cell = |d: &Dot| d.rank as usize * versions + d.version as usize;
+    // starts[c]: where cell c's dots begin in the result.
+    let mut starts = vec![0usize; cells + 1];
+    for d in &dots {
+        starts[cell(d) + 1] += 1;
+    }
+    for c in 1..starts.len() {
+        starts[c] += starts[c - 1];
+    }
+    let mut placed: Vec<Option<Dot>> = vec![None; dots.len()];
+    for d in dots {
+        let at = &mut starts[cell(&d)];
+        placed[*at] = Some(d);
+        *at += 1;
+    }
+    placed.into_iter().flatten().collect()
 }
 
 #[derive(Serialize)]
@@ -309,5 +345,45 @@ mod tests {
         let p = t.lines[0].2[0].expect("b on 5.10");
         assert_eq!((p.n, p.median, p.interval), (1, 12.0, Some((11.0, 13.0))));
         assert!(t.lines[1].2[1].is_none(), "a has no run on 6.6");
+    }
+
+    /// Counted into place or sorted, the dots come out as a stable sort by (rank, version)
+    /// puts them: over many cells, and over ranks too sparse to count.
+    #[test]
+    fn dots_are_ordered_as_a_stable_sort_orders_them() {
+        let k = key("a");
+        let mut state = 7u64;
+        let mut next = |n: u64| {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 33) % n
+        };
+        for (ranks, versions, n) in [(40, 30, 5000), (3, 2, 50), (1_000_000, 4, 100), (5, 9, 1)] {
+            let dots: Vec<Dot> = (0..n)
+                .map(|i| Dot {
+                    rank: next(ranks) as u32,
+                    series: &k,
+                    version: next(versions) as u32,
+                    // The median tells the dots apart: it is their order of arrival.
+                    val: val(i as f64, 0.0, 0.0),
+                    low: false,
+                })
+                .collect();
+            let mut want = dots.clone();
+            want.sort_by_key(|d| (d.rank, d.version));
+            let got = by_series_and_version(dots, versions as usize);
+            let order = |v: &[Dot]| {
+                v.iter()
+                    .map(|d| (d.rank, d.version, d.val.median))
+                    .collect::<Vec<_>>()
+            };
+            assert_eq!(
+                order(&got),
+                order(&want),
+                "{ranks} ranks, {versions} versions"
+            );
+        }
+        assert!(by_series_and_version(Vec::new(), 3).is_empty());
     }
 }

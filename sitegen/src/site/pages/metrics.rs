@@ -101,16 +101,14 @@ pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), B
             .collect();
     for batch in shown.chunks(BATCH).skip(part).step_by(parts.max(1)) {
         let mut charts: Vec<Vec<Chart>> = batch.iter().map(|_| Vec::new()).collect();
-        let ids = batch[0]..=batch[batch.len() - 1];
         for (arch, idx) in &arches {
             let mut dots: Vec<Vec<Dot>> = batch.iter().map(|_| Vec::new()).collect();
+            // A run's value of a metric is looked up by the metric (a table of its shape),
+            // not found by going through all of the run's values for each batch.
             for &i in idx {
-                for (m, v) in runs[i].values.iter() {
-                    if !ids.contains(&m) {
-                        continue;
-                    }
-                    if let Ok(j) = batch.binary_search(&m) {
-                        dots[j].extend(Dot::of(runs, &d.g, i, v));
+                for (&m, dots) in batch.iter().zip(&mut dots) {
+                    if let Some(v) = runs[i].values.get(m) {
+                        dots.extend(Dot::of(runs, &d.g, i, v));
                     }
                 }
             }
