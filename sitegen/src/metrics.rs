@@ -329,12 +329,13 @@ struct Recent {
     seen: Vec<Seen>,
     /// The slot the next sequence replaces.
     next: usize,
-    /// The sequence being read.
-    sig: Vec<u8>,
+    /// Which metrics the run being read has a value of.
+    marks: Marks,
 }
 
 #[derive(Debug, Default)]
 struct Seen {
+    /// The sequence: for each key its kind, then each text after its length.
     sig: Vec<u8>,
     keys: Vec<u32>,
     spelled: Vec<u32>,
@@ -344,34 +345,80 @@ struct Seen {
 const RECENT: usize = 4;
 
 impl Recent {
-    /// Writes the sequence of `calls` (kind, then each text with its length) into `sig`.
-    fn sign(&mut self, calls: &[Call]) {
-        self.sig.clear();
+    fn find(&self, calls: &[Call]) -> Option<&Seen> {
+        self.seen.iter().find(|s| s.matches(calls))
+    }
+
+    fn keep(&mut self, calls: &[Call], keys: Vec<u32>, spelled: Vec<u32>) {
+        let mut sig = Vec::new();
         for c in calls {
-            self.sig.push(c.kind as u8);
-            for t in [c.id, c.vs, c.family, c.desc] {
-                self.sig.extend_from_slice(&(t.len() as u32).to_le_bytes());
-                self.sig.extend_from_slice(t.as_bytes());
+            sig.push(c.kind as u8);
+            for t in c.texts() {
+                sig.extend_from_slice(&(t.len() as u32).to_le_bytes());
+                sig.extend_from_slice(t.as_bytes());
             }
         }
-    }
-
-    fn find(&self) -> Option<&Seen> {
-        self.seen.iter().find(|s| s.sig == self.sig)
-    }
-
-    fn keep(&mut self, keys: Vec<u32>, spelled: Vec<u32>) {
-        let seen = Seen {
-            sig: self.sig.clone(),
-            keys,
-            spelled,
-        };
+        let seen = Seen { sig, keys, spelled };
         if self.seen.len() < RECENT {
             self.seen.push(seen);
         } else {
             self.seen[self.next] = seen;
         }
         self.next = (self.next + 1) % RECENT;
+    }
+}
+
+impl Seen {
+    /// `calls` are this sequence (read in place: a run's texts are not copied to compare them).
+    fn matches(&self, calls: &[Call]) -> bool {
+        let mut rest = self.sig.as_slice();
+        for c in calls {
+            let Some((&kind, r)) = rest.split_first() else {
+                return false;
+            };
+            if kind != c.kind as u8 {
+                return false;
+            }
+            rest = r;
+            for t in c.texts() {
+                let Some((len, r)) = rest.split_first_chunk::<4>() else {
+                    return false;
+                };
+                let n = u32::from_le_bytes(*len) as usize;
+                if n != t.len() || r.get(..n) != Some(t.as_bytes()) {
+                    return false;
+                }
+                rest = &r[n..];
+            }
+        }
+        rest.is_empty()
+    }
+}
+
+/// The metrics a run being read has a value of, marked with the read's number, so a key met
+/// twice is kept once without searching the run's keys.
+#[derive(Debug, Default)]
+struct Marks {
+    read: u32,
+    at: Vec<u32>,
+}
+
+impl Marks {
+    fn start(&mut self) {
+        self.read = self.read.wrapping_add(1);
+        if self.read == 0 {
+            self.at.fill(0);
+            self.read = 1;
+        }
+    }
+
+    /// Whether `id` is met for the first time in this read (and marks it).
+    fn first(&mut self, id: u32) -> bool {
+        let i = id as usize;
+        if self.at.len() <= i {
+            self.at.resize(i + 1, 0);
+        }
+        std::mem::replace(&mut self.at[i], self.read) != self.read
     }
 }
 
@@ -383,6 +430,12 @@ struct Call<'a> {
     family: &'a str,
     desc: &'a str,
     v: Val,
+}
+
+impl Call<'_> {
+    fn texts(&self) -> [&str; 4] {
+        [self.id, self.vs, self.family, self.desc]
+    }
 }
 
 impl Spellings {
@@ -437,6 +490,16 @@ impl Builder {
     fn push(&mut self, key: Option<u32>, v: Val) {
         if let Some(id) = key {
             if v.finite() && !self.ids.contains(&id) {
+                self.ids.push(id);
+                self.vals.push(Packed::of(v));
+            }
+        }
+    }
+
+    /// [`Builder::push`], with the keys already kept marked in `marks`.
+    fn push_marked(&mut self, key: Option<u32>, v: Val, marks: &mut Marks) {
+        if let Some(id) = key {
+            if v.finite() && marks.first(id) {
                 self.ids.push(id);
                 self.vals.push(Packed::of(v));
             }
@@ -578,12 +641,14 @@ impl Values {
             }
             return b.finish();
         };
-        sp.recent.sign(&calls);
-        if let Some(seen) = sp.recent.find() {
+        let mut marks = std::mem::take(&mut sp.recent.marks);
+        marks.start();
+        if let Some(seen) = sp.recent.find(&calls) {
             for (c, &k) in calls.iter().zip(&seen.keys) {
-                b.push(Some(k), c.v);
+                b.push_marked(Some(k), c.v, &mut marks);
             }
             b.calls.extend_from_slice(&seen.spelled);
+            sp.recent.marks = marks;
             return b.finish();
         }
         let mut keys = Vec::with_capacity(calls.len());
@@ -591,11 +656,12 @@ impl Values {
             let k = reg.intern(c.kind, c.id, c.vs, c.family, c.desc);
             b.calls
                 .push(sp.note(k, c.kind, c.id, c.vs, c.family, c.desc));
-            b.push(k, c.v);
+            b.push_marked(k, c.v, &mut marks);
             keys.extend(k);
         }
+        sp.recent.marks = marks;
         if keys.len() == calls.len() {
-            sp.recent.keep(keys, b.calls.clone());
+            sp.recent.keep(&calls, keys, b.calls.clone());
         }
         b.finish()
     }
@@ -1042,14 +1108,22 @@ mod tests {
         let mut runs: Vec<RunRecord> = syscost_site_bench::generate_real(12, 7).collect();
         runs.extend(syscost_site_bench::generate(12, 8));
         // Same keys, another text (a new spelling); a value that is not finite (left out);
-        // one scenario fewer; and every one of them again, interleaved with the others.
+        // one scenario fewer; a key met twice; and every one of them again, interleaved.
         let mut texts = runs[0].clone();
         texts.results[3].description.push_str(" (again)");
         let mut nan = runs[1].clone();
         nan.results[2].median_ns = Some(f64::NAN);
         let mut fewer = runs[2].clone();
         fewer.results.remove(5);
-        let odd = [texts, nan, fewer];
+        // A key met twice: the first finite value is kept (a value left out does not count).
+        let mut twice = runs[3].clone();
+        let mut again = twice.results[4].clone();
+        again.median_ns = again.median_ns.map(|m| m * 2.0);
+        twice.results.push(again);
+        let again = twice.results[0].clone();
+        twice.results[0].median_ns = Some(f64::INFINITY);
+        twice.results.push(again);
+        let odd = [texts, nan, fewer, twice];
         let mut order: Vec<&RunRecord> = Vec::new();
         for i in 0..RECENT + 2 {
             order.extend(runs.iter().skip(i % 3).step_by(2));
@@ -1057,6 +1131,7 @@ mod tests {
         }
         let (mut reg, mut sp) = (Registry::default(), Spellings::default());
         let (mut reg_new, mut sp_new) = (Registry::default(), Spellings::default());
+        let mut reg_plain = Registry::default();
         let (mut recalled, mut read) = (0, 0);
         for r in order {
             // A sequence read anew is kept, in the next slot.
@@ -1070,8 +1145,14 @@ mod tests {
             sp_new.recent = Recent::default();
             let (v_new, calls_new) = Values::read_spelled(r, &mut reg_new, Some(&mut sp_new));
             assert_eq!(calls, calls_new);
-            let (a, b): (Vec<_>, Vec<_>) = (v.iter().collect(), v_new.iter().collect());
+            let plain = Values::read(r, &mut reg_plain);
+            let (a, b, c): (Vec<_>, Vec<_>, Vec<_>) = (
+                v.iter().collect(),
+                v_new.iter().collect(),
+                plain.iter().collect(),
+            );
             assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            assert_eq!(format!("{a:?}"), format!("{c:?}"));
         }
         assert!(
             recalled > 10 && read > 10,
