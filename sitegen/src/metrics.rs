@@ -314,6 +314,8 @@ pub struct Spellings {
     pub list: Vec<Spelling>,
     /// Registry id → the spellings of that key (almost always one).
     by_key: Vec<Vec<u32>>,
+    /// Each spelling's registry id, as `list`.
+    keys: Vec<Option<u32>>,
     /// The key sequences of the last runs read, and what reading them gave.
     recent: Recent,
 }
@@ -448,19 +450,20 @@ impl Spellings {
         family: &str,
         description: &str,
     ) -> u32 {
-        let add = |list: &mut Vec<Spelling>| {
-            list.push(Spelling {
+        let add = |sp: &mut Spellings| {
+            sp.list.push(Spelling {
                 kind,
                 id: id.to_string(),
                 vs: vs.to_string(),
                 family: family.to_string(),
                 description: description.to_string(),
             });
-            (list.len() - 1) as u32
+            sp.keys.push(key);
+            (sp.list.len() - 1) as u32
         };
         // A key past MAX_METRICS has no registry id: its spelling is not shared.
         let Some(k) = key.map(|k| k as usize) else {
-            return add(&mut self.list);
+            return add(self);
         };
         if self.by_key.len() <= k {
             self.by_key.resize_with(k + 1, Vec::new);
@@ -471,11 +474,45 @@ impl Spellings {
             s.family == family && s.description == description
         });
         known.unwrap_or_else(|| {
-            let s = add(&mut self.list);
+            let s = add(self);
             self.by_key[k].push(s);
             s
         })
     }
+
+    /// The registry id of the key spelled `s` (none past [`MAX_METRICS`]).
+    fn key(&self, s: u32) -> Option<u32> {
+        self.keys.get(s as usize).copied().flatten()
+    }
+
+    /// The metrics a run page compares `r` by, from the spellings a reading of it met
+    /// (`calls`, in the order [`Values::read_spelled`] meets keys): for each measured result
+    /// its overhead's (its median's when it has none) and for each estimate its own, each
+    /// `None` where the run met no such key. A page looks these up in the registry by their
+    /// texts otherwise, one hash lookup and a few string comparisons each.
+    pub fn compared(&self, r: &RunRecord, calls: &[u32]) -> Compared {
+        let mut next = calls.iter().map(|&s| self.key(s));
+        let mut results = Vec::with_capacity(r.results.len());
+        for x in r.results.iter().filter(|x| x.status == Status::Measured) {
+            let median = x.median_ns.and_then(|_| next.next().flatten());
+            let overhead = x.overhead.as_ref().and_then(|_| next.next().flatten());
+            results.push(if x.overhead.is_some() {
+                overhead
+            } else {
+                median
+            });
+        }
+        let estimates = r.estimates.iter().map(|_| next.next().flatten()).collect();
+        Compared { results, estimates }
+    }
+}
+
+/// See [`Spellings::compared`].
+#[derive(Debug, Default)]
+pub struct Compared {
+    /// For each measured result, in order.
+    pub results: Vec<Option<u32>>,
+    pub estimates: Vec<Option<u32>>,
 }
 
 /// Values and spellings as a run's keys are met.
@@ -1160,6 +1197,49 @@ mod tests {
         );
         assert_eq!(reg.keys, reg_new.keys);
         assert_eq!(sp.list, sp_new.list);
+    }
+
+    /// The metrics a page compares by, taken from the spellings a run met, are those the
+    /// registry gives for their texts; none only where the run met no such key.
+    #[test]
+    fn compared_keys_are_the_registrys() {
+        let mut runs: Vec<RunRecord> = syscost_site_bench::generate_real(6, 3).collect();
+        runs.extend(syscost_site_bench::generate(6, 4));
+        let mut no_median = runs[0].clone();
+        let x = no_median
+            .results
+            .iter_mut()
+            .find(|x| x.status == Status::Measured && x.overhead.is_none())
+            .expect("a result without an overhead");
+        x.median_ns = None;
+        runs.push(no_median);
+        let (mut reg, mut sp) = (Registry::default(), Spellings::default());
+        let (mut given, mut absent) = (0, 0);
+        for r in runs.iter().chain(&runs) {
+            let (_, calls) = Values::read_spelled(r, &mut reg, Some(&mut sp));
+            let c = sp.compared(r, &calls);
+            let measured: Vec<_> = (r.results.iter())
+                .filter(|x| x.status == Status::Measured)
+                .collect();
+            assert_eq!(c.results.len(), measured.len());
+            assert_eq!(c.estimates.len(), r.estimates.len());
+            for (x, k) in measured.iter().zip(&c.results) {
+                let want = match &x.overhead {
+                    Some(o) => reg.find(Kind::Overhead, &x.id, &o.vs),
+                    None => reg.find(Kind::Median, &x.id, ""),
+                };
+                match k {
+                    Some(k) => assert_eq!(Some(*k), want, "{}", x.id),
+                    None => assert!(x.overhead.is_none() && x.median_ns.is_none(), "{}", x.id),
+                }
+                given += usize::from(k.is_some());
+                absent += usize::from(k.is_none());
+            }
+            for (e, k) in r.estimates.iter().zip(&c.estimates) {
+                assert_eq!(*k, reg.find(Kind::Estimate, &e.id, ""), "{}", e.id);
+            }
+        }
+        assert!(given > 100 && absent == 2, "{given} given, {absent} absent");
     }
 
     #[test]

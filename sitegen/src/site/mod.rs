@@ -24,12 +24,11 @@ mod trends;
 
 use crate::info::RunInfo;
 use crate::load::{self, Issue};
-use crate::metrics::{Registry, METRICS};
+use crate::metrics::{Compared, Registry, METRICS};
 use crate::out::{Staging, Stats};
 use crate::render::{RenderError, Renderer, STATIC};
 use ctx::Ctx;
 use groups::{confidence_label, Groups};
-use links::Links;
 use pages::run::Comparisons;
 pub use parallel::jobs;
 use parallel::{run_tasks, Task};
@@ -97,7 +96,8 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
         &info,
         &cmp,
         &reg,
-        &Links,
+        // Without spellings: every metric is looked up by its texts.
+        &Compared::default(),
         &format!("{}.json", rec.id),
         &env,
     );

@@ -542,9 +542,10 @@ impl Pending {
             prev_version: pick(self.prev),
             same_version: pick(self.same),
         };
-        let info = &infos[self.at].1.info;
+        let run = &infos[self.at].1;
+        let keys = w.sp.compared(&rec, &run.calls);
         self.part = Some(run::build(
-            &rec, info, &cmp, &w.reg, &Links, &self.raw, &env,
+            &rec, &run.info, &cmp, &w.reg, &keys, &self.raw, &env,
         ));
         Some((rec, env))
     }

@@ -5,7 +5,7 @@
 use crate::changes::{difference, Difference};
 use crate::fmt::{self, ns};
 use crate::info::{kind_label, RunInfo};
-use crate::metrics::Registry;
+use crate::metrics::{Compared, Registry};
 use crate::metrics::{Kind, Val, Values};
 use crate::render::Html;
 use crate::site::links::Links;
@@ -503,10 +503,11 @@ pub fn build(
     info: &RunInfo,
     cmp: &Comparisons,
     reg: &Registry,
-    links: &Links,
+    keys: &Compared,
     raw_href: &str,
     env: &EnvPage,
 ) -> RunPage {
+    let links = &Links;
     let here = links.run(info);
     let root = fmt::root_of(here.split('#').next().unwrap_or_default());
     let c = &r.environment.comparability;
@@ -556,13 +557,19 @@ pub fn build(
     };
     let results: Vec<ResultRow> = measured
         .iter()
-        .map(|res| {
+        .enumerate()
+        .map(|(j, res)| {
             // A scenario with an overhead is compared by it (paired against its baseline in
             // every round, so the baseline's own drift is not counted twice).
-            let m = match &res.overhead {
-                Some(o) => reg.find(Kind::Overhead, &res.id, &o.vs),
-                None => reg.find(Kind::Median, &res.id, ""),
-            };
+            let m = keys
+                .results
+                .get(j)
+                .copied()
+                .flatten()
+                .or_else(|| match &res.overhead {
+                    Some(o) => reg.find(Kind::Overhead, &res.id, &o.vs),
+                    None => reg.find(Kind::Median, &res.id, ""),
+                });
             let row = result_row(res, usual);
             let label = match &res.overhead {
                 Some(o) if o.vs != run_baseline => format!("{} − {}", res.id, o.vs),
@@ -575,9 +582,11 @@ pub fn build(
     let estimates: Vec<EstimateRow> = r
         .estimates
         .iter()
-        .map(|e| {
+        .enumerate()
+        .map(|(j, e)| {
+            let m = keys.estimates.get(j).copied().flatten();
             tally(
-                reg.find(Kind::Estimate, &e.id, ""),
+                m.or_else(|| reg.find(Kind::Estimate, &e.id, "")),
                 &format!("estimate {}", e.id),
             );
             estimate_row(e)
