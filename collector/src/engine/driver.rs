@@ -535,6 +535,29 @@ pub fn measure_groups(
             .filter(|&g| !needs[g].met() && needs[g] != Need::Nothing && measures(&groups[g]))
             .collect();
         if candidates.is_empty() {
+            // A group's targets can move after it was judged: a target relative to native's
+            // median follows the rounds of the other groups that sample native. Judged again
+            // on the samples as they are, so that a stop for the targets is one the record's
+            // analysis of the same samples agrees with; a group no longer within them is
+            // sampled again.
+            let mut moved = false;
+            for g in 0..groups.len() {
+                if !needs[g].met() {
+                    continue;
+                }
+                let now = judge.need(g, groups, &run.slots);
+                if !now.met() {
+                    needs[g] = now;
+                    states[g].ratio = match now {
+                        Need::Ratio(r) => Some(r),
+                        _ => None,
+                    };
+                    moved = true;
+                }
+            }
+            if moved {
+                continue;
+            }
             if needs.iter().any(|n| n.met()) {
                 stop_reason = StopReason::Target;
             }
@@ -1126,6 +1149,50 @@ mod tests {
         let last = o.round_group.iter().rposition(|&g| g == 0).unwrap();
         assert!(last < 2 * MIN_ROUNDS, "{last}");
         assert_eq!(o.stop_reason, StopReason::Budget);
+    }
+
+    /// Group 0's target moves with group 1's samples, as a target relative to native's median
+    /// does with the rounds of the groups that sample native: within it while group 1 has
+    /// fewer than its warm-up rounds, then not until group 0 has twice them.
+    struct Moving;
+
+    impl Judge for Moving {
+        fn need(&self, group: usize, groups: &[Group], slots: &[Slot]) -> Need {
+            let n = |g: usize| slots[groups[g].members[0]].samples.iter().flatten().count();
+            let within = group != 0 || n(1) < MIN_ROUNDS || n(0) >= 2 * MIN_ROUNDS;
+            Need::Ratio(if within { 0.5 } else { 2.0 })
+        }
+    }
+
+    #[test]
+    fn a_stop_for_the_targets_is_judged_on_the_samples_it_stops_with() {
+        let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut scenarios = boxed(vec![
+            Scripted::noisy("base", 100, 0.0),
+            Scripted::noisy("a", 150, 0.0),
+            Scripted::noisy("base2", 100, 0.0),
+            Scripted::noisy("b", 150, 0.0),
+        ]);
+        let groups = [group("a", &[0, 1]), group("b", &[2, 3])];
+        let o = measure_groups(
+            &mut scenarios,
+            &groups,
+            &Moving,
+            &options(3000),
+            &AtomicBool::new(false),
+            &mut |_| {},
+        );
+        assert_eq!(o.stop_reason, StopReason::Target, "{:?}", o.groups);
+        // Every group is within its target on the samples the run ended with: group 0 was
+        // sampled again once group 1's rounds had moved its target.
+        for g in 0..groups.len() {
+            assert!(
+                Moving.need(g, &groups, &o.slots).met(),
+                "{g}: {:?}",
+                o.groups
+            );
+        }
+        assert!(o.groups[0].rounds >= 2 * MIN_ROUNDS, "{:?}", o.groups);
     }
 
     #[test]
