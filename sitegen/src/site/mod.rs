@@ -123,6 +123,8 @@ pub struct Data<'a> {
     pub changes: Vec<Change>,
     /// The confidence level most runs use ("95%").
     pub conf: String,
+    /// What each series' pages say of its metrics, in `g.by_series` order.
+    pub trends: Vec<Vec<trends::Kept>>,
     /// The steps of each series (indices into `changes`).
     pub series_changes:
         std::collections::BTreeMap<std::sync::Arc<crate::series::SeriesKey>, Vec<usize>>,
@@ -153,7 +155,8 @@ pub fn runs_key(runs: &[RunInfo], idx: &[usize]) -> Vec<u8> {
 impl<'a> Data<'a> {
     pub fn new(runs: &'a [RunInfo], reg: &'a Registry) -> Data<'a> {
         let g = Groups::new(runs);
-        let changes = trends::detect(runs, &g);
+        let paged = |m| crate::metrics::headline_of(reg.key(m)).is_some();
+        let (changes, trends) = trends::detect(runs, &g, &paged);
         let mut series_changes = std::collections::BTreeMap::new();
         for (i, c) in changes.iter().enumerate() {
             series_changes
@@ -178,6 +181,7 @@ impl<'a> Data<'a> {
         shared.extend_from_slice(conf.as_bytes());
         Data {
             changes,
+            trends,
             series_changes,
             g,
             runs,

@@ -2,7 +2,7 @@
 //! versions ([`crate::changes`]). Computed from the run summaries, one series at a time.
 
 use super::groups::{Groups, SeriesRuns};
-use crate::changes::{self, Pair, VersionPoint};
+use crate::changes::{self, Pair, Verdict, VersionPoint};
 use crate::info::RunInfo;
 use crate::metrics::{usable_point, Point, Val};
 use crate::series::SeriesKey;
@@ -141,48 +141,71 @@ impl Change {
     }
 }
 
-/// Every step of every series: newest first (undated last), then by series and metric.
-pub fn detect(runs: &[RunInfo], g: &Groups) -> Vec<Change> {
-    let mut out = Vec::new();
-    for s in g.by_series.values() {
-        for t in series_trends(runs, s) {
-            for p in t
+/// What a series' pages say of one metric: its row of the series' overview and, when the
+/// metric has a page of its own there, its whole trend. Only those are kept from the step
+/// detection to the series pages: every metric's whole trend was 160 MB at 100,000 runs.
+pub struct Kept {
+    pub metric: u32,
+    /// How many versions have a point.
+    pub versions: usize,
+    /// The newest version with a point, and the point.
+    pub latest: Option<(usize, Point)>,
+    /// The judgement of the move into the newest version, and the version it is from.
+    pub into: Option<(usize, Pair)>,
+    /// How many moves were judged steps.
+    pub steps: usize,
+    /// The whole trend of a metric with a page of its own in the series: a headline metric, or
+    /// one with a step between kernel versions (the page every change links to). Every other
+    /// metric is a row of the overview and a line of the metric's page: pages per series ×
+    /// metric (over a hundred metrics) were most of the site's bytes.
+    pub full: Option<MetricTrend>,
+}
+
+impl Kept {
+    fn of(t: MetricTrend, full: bool) -> Kept {
+        let last = t.points.iter().rposition(Option::is_some);
+        Kept {
+            metric: t.metric,
+            versions: t.points.iter().filter(|p| p.is_some()).count(),
+            latest: last.and_then(|v| Some((v, t.points[v]?))),
+            into: last
+                .and_then(|v| t.pair_into(v))
+                .map(|(from, p)| (from, *p)),
+            steps: t
                 .pairs
                 .iter()
-                .filter(|p| p.verdict == changes::Verdict::Step)
-            {
-                let (a, b) = (t.judged[p.from], t.judged[p.to]);
-                let usable = |v: usize| -> Vec<usize> {
-                    s.versions[v]
-                        .1
-                        .iter()
-                        .copied()
-                        .filter(|&i| !runs[i].is_low() && runs[i].values.get(t.metric).is_some())
-                        .collect()
-                };
-                let (from_runs, to_runs) = (usable(a), usable(b));
-                let date = from_runs
-                    .iter()
-                    .chain(&to_runs)
-                    .filter_map(|&i| runs[i].date.as_deref().and_then(atom_date))
-                    .max();
-                if let (Some(fp), Some(tp)) = (t.points[a], t.points[b]) {
-                    out.push(Change {
-                        series: Arc::clone(&s.key),
-                        metric: t.metric,
-                        from: s.versions[a].0.clone(),
-                        to: s.versions[b].0.clone(),
-                        from_point: fp,
-                        to_point: tp,
-                        pair: *p,
-                        from_runs,
-                        to_runs,
-                        date,
-                    });
-                }
-            }
+                .filter(|p| p.verdict == Verdict::Step)
+                .count(),
+            full: full.then_some(t),
         }
     }
+}
+
+/// Every step of every series: newest first (undated last), then by series and metric; and
+/// what each series' pages say of its metrics, in `g.by_series` order, the whole trend of a
+/// metric with a step or for which `paged` holds. Worked out once, on all cores (the series
+/// pages worked every trend out again: 2 % of a build).
+pub fn detect(
+    runs: &[RunInfo],
+    g: &Groups,
+    paged: &(dyn Fn(u32) -> bool + Sync),
+) -> (Vec<Change>, Vec<Vec<Kept>>) {
+    let series: Vec<&SeriesRuns> = g.by_series.values().collect();
+    let found = super::parallel::par_map(series, super::parallel::jobs(), |s| {
+        let mut steps = Vec::new();
+        let kept = series_trends(runs, s)
+            .into_iter()
+            .map(|t| {
+                let before = steps.len();
+                steps.extend(steps_of(runs, s, &t));
+                let full = steps.len() > before || paged(t.metric);
+                Kept::of(t, full)
+            })
+            .collect();
+        (kept, steps)
+    });
+    let (kept, steps): (Vec<Vec<Kept>>, Vec<Vec<Change>>) = found.into_iter().unzip();
+    let mut out: Vec<Change> = steps.into_iter().flatten().collect();
     out.sort_by(|a, b| {
         b.date
             .cmp(&a.date)
@@ -190,6 +213,43 @@ pub fn detect(runs: &[RunInfo], g: &Groups) -> Vec<Change> {
             .then_with(|| a.metric.cmp(&b.metric))
             .then_with(|| a.from.cmp(&b.from))
     });
+    (out, kept)
+}
+
+/// The steps of one metric of a series.
+fn steps_of(runs: &[RunInfo], s: &SeriesRuns, t: &MetricTrend) -> Vec<Change> {
+    let mut out = Vec::new();
+    for p in t.pairs.iter().filter(|p| p.verdict == Verdict::Step) {
+        let (a, b) = (t.judged[p.from], t.judged[p.to]);
+        let usable = |v: usize| -> Vec<usize> {
+            s.versions[v]
+                .1
+                .iter()
+                .copied()
+                .filter(|&i| !runs[i].is_low() && runs[i].values.get(t.metric).is_some())
+                .collect()
+        };
+        let (from_runs, to_runs) = (usable(a), usable(b));
+        let date = from_runs
+            .iter()
+            .chain(&to_runs)
+            .filter_map(|&i| runs[i].date.as_deref().and_then(atom_date))
+            .max();
+        if let (Some(fp), Some(tp)) = (t.points[a], t.points[b]) {
+            out.push(Change {
+                series: Arc::clone(&s.key),
+                metric: t.metric,
+                from: s.versions[a].0.clone(),
+                to: s.versions[b].0.clone(),
+                from_point: fp,
+                to_point: tp,
+                pair: *p,
+                from_runs,
+                to_runs,
+                date,
+            });
+        }
+    }
     out
 }
 

@@ -13,7 +13,7 @@ use crate::site::groups::{machines, SeriesRuns};
 use crate::site::links::Links;
 use crate::site::pages::changes::{change_rows, ChangeRow};
 use crate::site::rows::{key_columns, run_row, Column, RunRow};
-use crate::site::trends::{series_trends, MetricTrend};
+use crate::site::trends::{Kept, MetricTrend};
 use crate::site::Data;
 use serde::Serialize;
 
@@ -125,44 +125,33 @@ fn point_text(p: &Option<Point>) -> String {
     p.as_ref().map(fmt::point).unwrap_or_default()
 }
 
-/// Whether a metric of a series has a page of its own: a headline metric, or one with a step
-/// between kernel versions in this series (the page every change links to). Every other metric
-/// of the series is a row of its overview and a line of the metric's page: pages per series ×
-/// metric (over a hundred metrics) were most of the site's bytes.
-fn has_page(d: &Data, s: &SeriesRuns, metric: u32) -> bool {
-    headline_of(d.reg.key(metric)).is_some()
-        || d.series_changes
-            .get(&s.key)
-            .is_some_and(|v| v.iter().any(|&i| d.changes[i].metric == metric))
-}
-
 /// Writes the pages of every `parts`-th series starting at `part`, so the work can be shared.
 pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), BuildError> {
-    for s in d.g.by_series.values().skip(part).step_by(parts.max(1)) {
+    let all = d.g.by_series.values().zip(&d.trends);
+    for (s, trends) in all.skip(part).step_by(parts.max(1)) {
         // A series' pages are made from its runs alone (its steps are found from them too).
         let runs = crate::site::runs_key(d.runs, &s.runs);
         let id = s.key.id();
         let key: [&[u8]; 4] = [b"series", &d.shared, id.as_bytes(), &runs];
-        ctx.group(&key, |ctx| series_pages(ctx, d, s))?;
+        ctx.group(&key, |ctx| series_pages(ctx, d, s, trends))?;
     }
     Ok(())
 }
 
-fn series_pages(ctx: &mut Ctx, d: &Data, s: &SeriesRuns) -> Result<(), BuildError> {
-    let trends = series_trends(d.runs, s);
-    overview(ctx, d, s, &trends)?;
-    for t in trends.iter().filter(|t| has_page(d, s, t.metric)) {
+fn series_pages(
+    ctx: &mut Ctx,
+    d: &Data,
+    s: &SeriesRuns,
+    trends: &[Kept],
+) -> Result<(), BuildError> {
+    overview(ctx, d, s, trends)?;
+    for t in trends.iter().filter_map(|t| t.full.as_ref()) {
         metric_page(ctx, d, s, t)?;
     }
     Ok(())
 }
 
-fn overview(
-    ctx: &mut Ctx,
-    d: &Data,
-    s: &SeriesRuns,
-    trends: &[MetricTrend],
-) -> Result<(), BuildError> {
+fn overview(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, trends: &[Kept]) -> Result<(), BuildError> {
     let links = Links;
     let runs = d.runs;
     let key = &s.key;
@@ -188,37 +177,35 @@ fn overview(
         .iter()
         .map(|t| {
             let k = d.reg.key(t.metric);
-            let last = t.points.iter().rposition(Option::is_some);
-            let into = last.and_then(|v| t.pair_into(v));
+            let into = t.into.as_ref();
             MetricRow {
                 label: k.label(),
                 headline: headline_of(k)
                     .map(|h| h.label.to_string())
                     .unwrap_or_default(),
-                href: if has_page(d, s, t.metric) {
+                href: if t.full.is_some() {
                     Some(format!("{root}{}", links.series_metric(key, &k.slug())))
                 } else {
                     drawn.then(|| {
                         format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch))
                     })
                 },
-                versions: t.points.iter().filter(|p| p.is_some()).count(),
-                latest: last.map(|v| s.versions[v].0.clone()).unwrap_or_default(),
-                latest_value: last.map(|v| point_text(&t.points[v])).unwrap_or_default(),
+                versions: t.versions,
+                latest: t
+                    .latest
+                    .map(|(v, _)| s.versions[v].0.clone())
+                    .unwrap_or_default(),
+                latest_value: t.latest.map(|(_, p)| fmt::point(&p)).unwrap_or_default(),
                 change: into
                     .map(|(from, p)| {
-                        format!("{} from {}", fmt::difference(&p.diff), s.versions[from].0)
+                        format!("{} from {}", fmt::difference(&p.diff), s.versions[*from].0)
                     })
                     .unwrap_or_default(),
                 verdict: into
                     .map(|(_, p)| p.verdict.words().to_string())
                     .unwrap_or_default(),
                 class: into.map_or("skip", |(_, p)| verdict_class(p.verdict, p.diff.delta)),
-                steps: t
-                    .pairs
-                    .iter()
-                    .filter(|p| p.verdict == Verdict::Step)
-                    .count(),
+                steps: t.steps,
             }
         })
         .collect();
