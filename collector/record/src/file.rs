@@ -86,11 +86,12 @@ pub(crate) fn dictionary() -> &'static Dictionary {
     })
 }
 
-/// The dictionary's lookups, made for every text of every record written: a text is hashed by
-/// its length and its first and last 8 bytes (a full hash of a scenario's description cost more
-/// than comparing it), the equality that follows compares it whole.
+/// The hash of the dictionary's lookups, made for every text of every record written, and of
+/// validation's lookups of ids: a text is hashed by its length and its first and last 8 bytes
+/// (a full hash of a scenario's description cost more than comparing it), the equality that
+/// follows compares it whole.
 #[derive(Clone, Copy, Default)]
-struct Sampled;
+pub(crate) struct Sampled;
 
 impl std::hash::BuildHasher for Sampled {
     type Hasher = SampledHasher;
@@ -99,7 +100,7 @@ impl std::hash::BuildHasher for Sampled {
     }
 }
 
-struct SampledHasher(u64);
+pub(crate) struct SampledHasher(u64);
 
 impl std::hash::Hasher for SampledHasher {
     fn write(&mut self, b: &[u8]) {

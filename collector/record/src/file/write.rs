@@ -114,8 +114,12 @@ macro_rules! row {
 
 /// `s` quoted and escaped as serde_json writes it.
 fn quote(out: &mut Vec<u8>, s: &str) {
-    // Most texts need no escape: copied as they are.
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+    // Most texts need no escape: copied as they are. Checked without stopping at the first
+    // byte that needs one, so the check is vectorised (byte by byte it was 1 % of a site build).
+    let plain = s
+        .bytes()
+        .fold(true, |ok, b| ok & (b >= 0x20) & (b != b'"') & (b != b'\\'));
+    if plain {
         out.reserve(s.len() + 2);
         out.push(b'"');
         out.extend_from_slice(s.as_bytes());
