@@ -137,6 +137,12 @@ pub fn interval(lo: f64, hi: f64) -> String {
 /// whole ns above 100, so `1,653,000` is `1.653 ms`, never a rounded `1.65`).
 pub fn scaled(m: Option<f64>, ci: Option<(f64, f64)>) -> String {
     let mut s = String::with_capacity(24);
+    scaled_into(&mut s, m, ci);
+    s
+}
+
+/// [`scaled`] appended to `out`.
+pub fn scaled_into(s: &mut String, m: Option<f64>, ci: Option<(f64, f64)>) {
     let size = m.or(ci.map(|(l, h)| l.abs().max(h.abs()))).map(f64::abs);
     let (div, k, unit) = match size {
         Some(a) if a >= 1e9 => (1e9, 9, " s"),
@@ -154,7 +160,7 @@ pub fn scaled(m: Option<f64>, ci: Option<(f64, f64)>) -> String {
         }
     };
     if let Some(m) = m {
-        num(&mut s, m);
+        num(s, m);
         s.push_str(unit);
     }
     if let Some((l, h)) = ci {
@@ -162,15 +168,14 @@ pub fn scaled(m: Option<f64>, ci: Option<(f64, f64)>) -> String {
             s.push(' ');
         }
         s.push('[');
-        num(&mut s, l);
+        num(s, l);
         s.push_str(", ");
-        num(&mut s, h);
+        num(s, h);
         s.push(']');
         if m.is_none() {
             s.push_str(unit);
         }
     }
-    s
 }
 
 pub fn pct(x: f64) -> String {

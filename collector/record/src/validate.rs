@@ -3,9 +3,9 @@
 //! before writing, the importer each record it makes, the site generator every submission.
 //! The limits are documented in docs/record-format.md ("Rules").
 
+use crate::file::Sampled;
 use crate::format::{is_arch, is_hex, is_ident, is_kernel_release, parse_date};
 use crate::{content_id, is_readable_schema, RunRecord, SourceKind, Status, SCHEMA_VERSION};
-use crate::file::Sampled;
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 

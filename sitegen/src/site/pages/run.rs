@@ -3,7 +3,7 @@
 //! scenarios), said once for all of them.
 
 use crate::changes::{difference, Difference};
-use crate::fmt::{self, ns};
+use crate::fmt;
 use crate::info::{kind_label, RunInfo};
 use crate::metrics::{Compared, Registry};
 use crate::metrics::{Kind, Val, Values};
@@ -12,8 +12,8 @@ use crate::site::links::Links;
 use crate::site::rows::{quality_badge, Badge};
 use serde::Serialize;
 use syscost_record::{
-    Estimate, EstimateOrigin, Expectation, Method, RunRecord, ScenarioResult, Source, SourceKind,
-    Status, StopReason, Verdict,
+    EstimateOrigin, Method, RunRecord, ScenarioResult, Source, SourceKind, Status, StopReason,
+    Verdict,
 };
 
 /// The page of the runs of one series on one upstream kernel version, oldest first, a few at a
@@ -53,85 +53,132 @@ pub struct RunsPage {
 
 /// The table bodies of a page of runs, written here rather than by the template: they are
 /// most of a page (a row per scenario, a cell per run and number), and converting every cell
-/// to a template value cost about 6 % of a build's CPU time. Every text is escaped as the
-/// template would ([`fmt::esc_into`]).
-struct Bodies;
+/// to a template value cost about 6 % of a build's CPU time. The cells are written straight
+/// from the records into the bodies (a string made for each cell first was 4 % of a build).
+/// Every text is escaped as the template would ([`fmt::esc_into`]).
+struct Bodies {
+    out: String,
+    /// One cell's text before it is escaped into `out`, its allocation kept.
+    cell: String,
+}
 
 impl Bodies {
-    fn results(rows: &[Row<(String, String)>], runs: usize) -> String {
-        let mut out = Self::sized(rows.len(), runs);
-        for row in rows {
-            Self::label(&mut out, &row.label);
-            for (median, overhead) in &row.cells {
-                Self::cell(&mut out, "<td>", median);
-                Self::cell(&mut out, "<td>", overhead);
-            }
+    /// Bodies sized for `rows` (a little over the usual cell), so they are not grown and
+    /// copied a dozen times.
+    fn sized(rows: usize, runs: usize) -> Bodies {
+        Bodies {
+            out: String::with_capacity(rows * (48 + 96 * runs)),
+            cell: String::with_capacity(64),
         }
-        out
     }
 
-    fn estimates(rows: &[Row<(String, &'static str)>], runs: usize) -> String {
-        let mut out = Self::sized(rows.len(), runs);
+    fn results(rows: &[Row], runs: &[RunPage], usual: &[Option<u64>]) -> String {
+        let mut b = Self::sized(rows.len(), runs.len());
         for row in rows {
-            Self::label(&mut out, &row.label);
-            for (median, origin) in &row.cells {
-                Self::cell(&mut out, "<td>", median);
+            b.text("<tr><td>", &row.label);
+            for ((cell, run), usual) in row.cells.iter().zip(runs).zip(usual) {
+                let Some(res) = cell.map(|j| &run.rec.results[j]) else {
+                    b.out.push_str("<td><td>");
+                    continue;
+                };
+                b.cell.clear();
+                median_cell(&mut b.cell, res, *usual);
+                b.pending("<td>");
+                b.cell.clear();
+                if let Some(o) = &res.overhead {
+                    with_ci(&mut b.cell, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
+                }
+                b.pending("<td>");
+            }
+        }
+        b.out
+    }
+
+    fn estimates(rows: &[Row], runs: &[RunPage]) -> String {
+        let mut b = Self::sized(rows.len(), runs.len());
+        for row in rows {
+            b.text("<tr><td>", &row.label);
+            for (cell, run) in row.cells.iter().zip(runs) {
+                let Some(e) = cell.map(|j| &run.rec.estimates[j]) else {
+                    b.out.push_str("<td>");
+                    continue;
+                };
+                b.cell.clear();
+                with_ci(&mut b.cell, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns);
+                b.pending("<td>");
+                let origin = origin_words(e.origin);
                 if !origin.is_empty() {
-                    Self::cell(&mut out, " <span class=\"note\">(", origin);
-                    out.push_str(")</span>");
+                    b.text(" <span class=\"note\">(", origin);
+                    b.out.push_str(")</span>");
                 }
             }
         }
-        out
+        b.out
     }
 
-    fn expectations(rows: &[Row<(String, &'static str, String)>], runs: usize) -> String {
-        let mut out = Self::sized(rows.len(), runs);
+    fn expectations(rows: &[Row], runs: &[RunPage]) -> String {
+        let mut b = Self::sized(rows.len(), runs.len());
         for row in rows {
-            Self::label(&mut out, &row.label);
-            for (diff, class, verdict) in &row.cells {
-                Self::cell(&mut out, "<td>", diff);
-                Self::cell(&mut out, "<td class=\"v ", class);
-                Self::cell(&mut out, "\">", verdict);
+            b.text("<tr><td>", &row.label);
+            for (cell, run) in row.cells.iter().zip(runs) {
+                let Some(e) = cell.map(|j| &run.rec.expectations[j]) else {
+                    b.out.push_str("<td><td class=\"v \">");
+                    continue;
+                };
+                b.cell.clear();
+                with_ci(
+                    &mut b.cell,
+                    e.diff_median_ns,
+                    e.diff_ci_low_ns,
+                    e.diff_ci_high_ns,
+                );
+                b.cell.push_str(", tol ");
+                fmt::ns_into(&mut b.cell, e.tolerance_ns);
+                b.pending("<td>");
+                let (verdict, kernel) = (verdict_name(e.verdict), verdict_name(e.kernel_verdict));
+                b.text("<td class=\"v ", verdict);
+                b.cell.clear();
+                b.cell.push_str(verdict);
+                if verdict != kernel {
+                    b.cell.push_str(", kernel: ");
+                    b.cell.push_str(kernel);
+                }
+                b.pending("\">");
             }
         }
-        out
-    }
-
-    /// A body sized for its rows (a little over the usual cell), so it is not grown and
-    /// copied a dozen times.
-    fn sized(rows: usize, runs: usize) -> String {
-        String::with_capacity(rows * (48 + 96 * runs))
-    }
-
-    fn label(out: &mut String, label: &str) {
-        Self::cell(out, "<tr><td>", label);
+        b.out
     }
 
     /// `markup`, then `text` escaped.
-    fn cell(out: &mut String, markup: &str, text: &str) {
-        out.push_str(markup);
+    fn text(&mut self, markup: &str, text: &str) {
+        self.out.push_str(markup);
         // Writing to a String cannot fail.
-        let _ = fmt::esc_into(out, text);
+        let _ = fmt::esc_into(&mut self.out, text);
+    }
+
+    /// `markup`, then the cell's text escaped.
+    fn pending(&mut self, markup: &str) {
+        self.out.push_str(markup);
+        let _ = fmt::esc_into(&mut self.out, &self.cell);
     }
 }
 
-/// A table row: its label and one cell (or group of cells) per run of the page.
-#[derive(Serialize)]
-struct Row<C> {
+/// A table row: its label and, per run of the page, the index of its entry in that run's list
+/// (results, estimates or expectations), if it has one.
+struct Row {
     label: String,
-    cells: Vec<C>,
+    cells: Vec<Option<usize>>,
 }
 
-impl<C: Default + Clone> Row<C> {
+impl Row {
     /// The row of `rows` labelled `label`, added with `n` empty cells when there is none.
-    fn of(rows: &mut Vec<Row<C>>, label: String, n: usize) -> &mut Row<C> {
+    fn of<'r>(rows: &'r mut Vec<Row>, label: &str, n: usize) -> &'r mut Row {
         let at = match rows.iter().position(|q| q.label == label) {
             Some(at) => at,
             None => {
                 rows.push(Row {
-                    label,
-                    cells: vec![C::default(); n],
+                    label: label.to_string(),
+                    cells: vec![None; n],
                 });
                 rows.len() - 1
             }
@@ -140,14 +187,26 @@ impl<C: Default + Clone> Row<C> {
     }
 }
 
-/// What is one run's own on its page: its section, and its columns of the tables.
+/// What is one run's own on its page: its section, and its record, from which its columns of
+/// the tables are written when the page is made.
 pub struct RunPage {
     part: RunPart,
-    baseline_counts: Vec<String>,
-    results: Vec<ResultRow>,
-    estimates: Vec<EstimateRow>,
-    expectations: Vec<ExpectationRow>,
+    rec: RunRecord,
     head: Head,
+}
+
+impl RunPage {
+    fn measured(&self) -> impl Iterator<Item = (usize, &ScenarioResult)> {
+        measured(&self.rec)
+    }
+}
+
+/// The measured results of a record, with their indices.
+fn measured(r: &RunRecord) -> impl Iterator<Item = (usize, &ScenarioResult)> {
+    r.results
+        .iter()
+        .enumerate()
+        .filter(|(_, x)| x.status == Status::Measured)
 }
 
 /// What a page of runs says once, taken from its first run (the runs of one series share it).
@@ -208,61 +267,78 @@ pub struct Pager {
 }
 
 /// The page of `runs`, whose site path has the root `root`; `alone` for the page of a run
-/// that is on no series' page. None when there are no runs.
-pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option<RunsPage> {
+/// that is on no series' page; and the runs' records, done with (to be freed, timed apart).
+/// None when there are no runs.
+pub fn page(
+    runs: Vec<RunPage>,
+    root: &str,
+    pager: Pager,
+    alone: bool,
+) -> Option<(RunsPage, Vec<RunRecord>)> {
     // The baseline most overheads are over, on the whole page; others are named in the row.
-    let baseline = most_common(
-        runs.iter()
-            .flat_map(|r| r.baseline_counts.iter().map(String::as_str)),
-    )
+    let baseline = most_common(runs.iter().flat_map(|r| {
+        r.measured()
+            .filter_map(|(_, x)| x.overhead.as_ref().map(|o| o.vs.as_str()))
+    }))
     .unwrap_or_default()
     .to_string();
     let n = runs.len();
-    let mut results: Vec<Row<(String, String)>> = Vec::new();
-    let mut keys: Vec<(String, String)> = Vec::new();
-    let mut estimates: Vec<Row<(String, &'static str)>> = Vec::new();
-    let mut expectations: Vec<Row<(String, &'static str, String)>> = Vec::new();
-    let mut parts = Vec::with_capacity(n);
-    let mut head = None;
-    for (k, r) in runs.into_iter().enumerate() {
-        for (j, x) in r.results.into_iter().enumerate() {
-            let key = (x.id, x.vs);
+    let mut results: Vec<Row> = Vec::new();
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    let mut estimates: Vec<Row> = Vec::new();
+    let mut expectations: Vec<Row> = Vec::new();
+    // Each run's usual sample count: a row with another count says so.
+    let mut usual = Vec::with_capacity(n);
+    for (k, r) in runs.iter().enumerate() {
+        usual.push(usual_samples(&r.rec));
+        for (j, (i, x)) in r.measured().enumerate() {
+            let key = (
+                x.id.as_str(),
+                x.overhead.as_ref().map_or("", |o| o.vs.as_str()),
+            );
             // The runs of a series usually have the same rows in the same order.
             let hint = keys.get(j).filter(|q| **q == key).map(|_| j);
             let at = match hint.or_else(|| keys.iter().position(|q| *q == key)) {
                 Some(at) => at,
                 None => {
                     let label = if key.1.is_empty() || key.1 == baseline {
-                        key.0.clone()
+                        key.0.to_string()
                     } else {
                         format!("{} − {}", key.0, key.1)
                     };
                     results.push(Row {
                         label,
-                        cells: vec![Default::default(); n],
+                        cells: vec![None; n],
                     });
                     keys.push(key);
                     keys.len() - 1
                 }
             };
-            results[at].cells[k] = (x.median, x.overhead);
+            results[at].cells[k] = Some(i);
         }
-        for e in r.estimates {
-            Row::of(&mut estimates, e.id, n).cells[k] = (e.median, e.origin);
+        for (j, e) in r.rec.estimates.iter().enumerate() {
+            Row::of(&mut estimates, &e.id, n).cells[k] = Some(j);
         }
-        for e in r.expectations {
-            let verdict = if e.verdict == e.kernel_verdict {
-                e.verdict.to_string()
-            } else {
-                format!("{}, kernel: {}", e.verdict, e.kernel_verdict)
-            };
-            Row::of(&mut expectations, e.label, n).cells[k] = (e.diff, e.verdict, verdict);
+        for (j, e) in r.rec.expectations.iter().enumerate() {
+            Row::of(&mut expectations, &e.label, n).cells[k] = Some(j);
         }
+    }
+    let bodies = (
+        Bodies::results(&results, &runs, &usual),
+        Bodies::estimates(&estimates, &runs),
+        Bodies::expectations(&expectations, &runs),
+    );
+    drop(keys);
+    let mut parts = Vec::with_capacity(n);
+    let mut recs = Vec::with_capacity(n);
+    let mut head = None;
+    for r in runs {
         parts.push(r.part);
+        recs.push(r.rec);
         head.get_or_insert(r.head);
     }
     let h = head?;
-    Some(RunsPage {
+    let page = RunsPage {
         root: root.to_string(),
         title: if alone {
             format!(
@@ -285,21 +361,16 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
         older: pager.older.map(|p| format!("{root}{p}")),
         newer: pager.newer.map(|p| format!("{root}{p}")),
         runs: parts,
-        results: Html::new(Bodies::results(&results, n)),
-        estimates: Html::new(Bodies::estimates(&estimates, n)),
-        expectations: Html::new(Bodies::expectations(&expectations, n)),
-    })
+        results: Html::new(bodies.0),
+        estimates: Html::new(bodies.1),
+        expectations: Html::new(bodies.2),
+    };
+    Some((page, recs))
 }
 
-#[derive(Serialize)]
-struct ResultRow {
-    id: String,
-    /// What its overhead is over; empty when it has none.
-    vs: String,
-    /// Median and CI in one cell (the sorter reads the leading number), with its sample count
-    /// when it is not the run's usual one and its share of preempted samples when there were.
-    median: String,
-    overhead: String,
+/// The sample count most of a run's measured scenarios have.
+fn usual_samples(r: &RunRecord) -> Option<u64> {
+    most_common(measured(r).filter_map(|(_, x)| x.samples))
 }
 
 /// A number that changed from the earlier run beyond what both intervals allow.
@@ -322,24 +393,6 @@ pub struct CompareHead {
     counts: String,
     /// The numbers whose intervals are disjoint; the rest did not move resolvably.
     moved: Vec<Moved>,
-}
-
-#[derive(Serialize)]
-struct EstimateRow {
-    id: String,
-    /// Median and CI in one cell.
-    median: String,
-    origin: &'static str,
-}
-
-#[derive(Serialize)]
-struct ExpectationRow {
-    label: String,
-    /// The paired difference and its CI in one cell.
-    /// The paired difference and its CI, and the tolerance, in one cell.
-    diff: String,
-    verdict: &'static str,
-    kernel_verdict: &'static str,
 }
 
 /// Scenarios skipped or failed for one reason.
@@ -464,8 +517,13 @@ fn earlier<'a>(info: &RunInfo, cmp: &Comparisons<'a>) -> Vec<(&'a RunInfo, Strin
 }
 
 /// Compares this run's value `t` of a metric with the earlier run's `p`: counts it in `tally`
-/// (higher, lower, neither) and keeps it when the two intervals are disjoint.
-fn compare_one(p: Option<Val>, t: Option<Val>, label: &str, tally: &mut ([usize; 3], Vec<Moved>)) {
+/// (higher, lower, neither) and keeps it, labelled, when the two intervals are disjoint.
+fn compare_one(
+    p: Option<Val>,
+    t: Option<Val>,
+    label: &dyn Fn() -> String,
+    tally: &mut ([usize; 3], Vec<Moved>),
+) {
     let (Some(p), Some(t)) = (p, t) else {
         return;
     };
@@ -480,7 +538,7 @@ fn compare_one(p: Option<Val>, t: Option<Val>, label: &str, tally: &mut ([usize;
     };
     tally.0[usize::from(class == "down")] += 1;
     tally.1.push(Moved {
-        id: label.to_string(),
+        id: label(),
         delta: fmt::difference(&difference(p.median, p.ci(), t.median, t.ci())),
         class,
     });
@@ -498,8 +556,10 @@ fn by_metric(v: &Values) -> Vec<Option<Val>> {
     t
 }
 
+/// One run's part of its page. The record is kept in it: its table cells are written from it
+/// when the page is made.
 pub fn build(
-    r: &RunRecord,
+    r: RunRecord,
     info: &RunInfo,
     cmp: &Comparisons,
     reg: &Registry,
@@ -513,11 +573,6 @@ pub fn build(
     let c = &r.environment.comparability;
     let s = &r.settings;
     let conf = format!("{}%", s.confidence * 100.0);
-    let measured: Vec<&ScenarioResult> = r
-        .results
-        .iter()
-        .filter(|x| x.status == Status::Measured)
-        .collect();
     let source_url = opt(&r.source.url);
     let placed = info.is_placed();
     let earlier = if placed {
@@ -532,17 +587,15 @@ pub fn build(
         (true, Some(_)) => "This is the first run of this series on this and earlier kernel versions.",
         (true, None) => "No earlier kernel version of this series has a run, and the record carries no machine identity to link it with earlier runs on this version.",
     };
-    let baseline_counts: Vec<String> = measured
-        .iter()
-        .filter_map(|x| x.overhead.as_ref().map(|o| o.vs.clone()))
-        .collect();
-    let run_baseline = most_common(baseline_counts.iter().map(String::as_str)).unwrap_or_default();
-    let usual = most_common(measured.iter().filter_map(|x| x.samples));
+    let run_baseline =
+        most_common(measured(&r).filter_map(|(_, x)| x.overhead.as_ref().map(|o| o.vs.as_str())))
+            .unwrap_or_default();
+    let usual = usual_samples(&r);
     let mut tallies: Vec<([usize; 3], Vec<Moved>)> =
         earlier.iter().map(|_| ([0; 3], Vec::new())).collect();
     let own = by_metric(&info.values);
     let theirs: Vec<Vec<Option<Val>>> = earlier.iter().map(|(p, _)| by_metric(&p.values)).collect();
-    let mut tally = |m: Option<u32>, label: &str| {
+    let mut tally = |m: Option<u32>, label: &dyn Fn() -> String| {
         let Some(m) = m.map(|m| m as usize) else {
             return;
         };
@@ -555,43 +608,29 @@ pub fn build(
             );
         }
     };
-    let results: Vec<ResultRow> = measured
-        .iter()
-        .enumerate()
-        .map(|(j, res)| {
-            // A scenario with an overhead is compared by it (paired against its baseline in
-            // every round, so the baseline's own drift is not counted twice).
-            let m = keys
-                .results
-                .get(j)
-                .copied()
-                .flatten()
-                .or_else(|| match &res.overhead {
-                    Some(o) => reg.find(Kind::Overhead, &res.id, &o.vs),
-                    None => reg.find(Kind::Median, &res.id, ""),
-                });
-            let row = result_row(res, usual);
-            let label = match &res.overhead {
-                Some(o) if o.vs != run_baseline => format!("{} − {}", res.id, o.vs),
-                _ => res.id.clone(),
-            };
-            tally(m, &label);
-            row
-        })
-        .collect();
-    let estimates: Vec<EstimateRow> = r
-        .estimates
-        .iter()
-        .enumerate()
-        .map(|(j, e)| {
-            let m = keys.estimates.get(j).copied().flatten();
-            tally(
-                m.or_else(|| reg.find(Kind::Estimate, &e.id, "")),
-                &format!("estimate {}", e.id),
-            );
-            estimate_row(e)
-        })
-        .collect();
+    for (j, (_, res)) in measured(&r).enumerate() {
+        // A scenario with an overhead is compared by it (paired against its baseline in
+        // every round, so the baseline's own drift is not counted twice).
+        let m = keys
+            .results
+            .get(j)
+            .copied()
+            .flatten()
+            .or_else(|| match &res.overhead {
+                Some(o) => reg.find(Kind::Overhead, &res.id, &o.vs),
+                None => reg.find(Kind::Median, &res.id, ""),
+            });
+        tally(m, &|| match &res.overhead {
+            Some(o) if o.vs != run_baseline => format!("{} − {}", res.id, o.vs),
+            _ => res.id.clone(),
+        });
+    }
+    for (j, e) in r.estimates.iter().enumerate() {
+        let m = keys.estimates.get(j).copied().flatten();
+        tally(m.or_else(|| reg.find(Kind::Estimate, &e.id, "")), &|| {
+            format!("estimate {}", e.id)
+        });
+    }
     let compares = earlier
         .iter()
         .zip(tallies)
@@ -636,7 +675,7 @@ pub fn build(
             .unwrap_or_default(),
         unplaced_href: format!("{root}{}", links.unplaced()),
         kernel_release: info.kernel.release.clone(),
-        kernel_stated: stated_kernel(r).unwrap_or_default().to_string(),
+        kernel_stated: stated_kernel(&r).unwrap_or_default().to_string(),
         date: opt(&r.source.date),
         raw_href: raw_href.to_string(),
         env_href: format!("{root}{}", env.path()),
@@ -645,7 +684,7 @@ pub fn build(
             Some(1) => "1 sample".to_string(),
             Some(n) => format!("{n} samples"),
         },
-        failed: groups(r, Status::Failed),
+        failed: groups(&r, Status::Failed),
         skipped: r
             .results
             .iter()
@@ -653,8 +692,8 @@ pub fn build(
             .count(),
         compares,
         no_compare: no_compare.to_string(),
-        facts: own_facts(r),
-        stated: stated(r),
+        facts: own_facts(&r),
+        stated: stated(&r),
         // Only plain web links become clickable; anything else (javascript:, data:) stays text.
         source_link: source_url.starts_with("https://") || source_url.starts_with("http://"),
         source_url,
@@ -676,17 +715,10 @@ pub fn build(
         series_href: placed.then(|| format!("{root}{}", links.series(&info.series))),
         per_op: info.series.unit(),
         confidence: conf,
-        any_ci: measured.iter().any(|x| x.ci_low_ns.is_some())
+        any_ci: measured(&r).any(|(_, x)| x.ci_low_ns.is_some())
             || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
     };
-    RunPage {
-        part,
-        baseline_counts,
-        results,
-        estimates,
-        expectations: r.expectations.iter().map(expectation_row).collect(),
-        head,
-    }
+    RunPage { part, rec: r, head }
 }
 
 /// The collector's notes that put into words what the page shows as numbers: the CI targets
@@ -723,35 +755,40 @@ fn most_common<T: PartialEq + Copy>(xs: impl Iterator<Item = T>) -> Option<T> {
 }
 
 /// A median and its interval in one cell (the sorter reads the leading number and its unit).
-fn with_ci(m: Option<f64>, lo: Option<f64>, hi: Option<f64>) -> String {
-    fmt::scaled(m, lo.zip(hi))
+fn with_ci(out: &mut String, m: Option<f64>, lo: Option<f64>, hi: Option<f64>) {
+    fmt::scaled_into(out, m, lo.zip(hi));
 }
 
-fn result_row(res: &ScenarioResult, usual: Option<u64>) -> ResultRow {
-    let o = res.overhead.as_ref();
-    let mut median = with_ci(res.median_ns, res.ci_low_ns, res.ci_high_ns);
+/// A scenario's median and CI, with its sample count when it is not the run's usual one and
+/// its share of preempted samples when there were.
+fn median_cell(out: &mut String, res: &ScenarioResult, usual: Option<u64>) {
+    with_ci(out, res.median_ns, res.ci_low_ns, res.ci_high_ns);
     if let Some(n) = res.samples.filter(|n| Some(*n) != usual) {
-        median.push_str(" n=");
-        median.push_str(&n.to_string());
+        out.push_str(" n=");
+        out.push_str(itoa::Buffer::new().format(n));
     }
     if let (Some(p), Some(n)) = (res.preempted, res.samples) {
         if p > 0 && n > 0 {
             let pct = p as f64 / n as f64 * 100.0;
             // A share that rounds to 0 % is still some.
             if pct < 0.5 {
-                median.push_str(" p<1%");
+                out.push_str(" p<1%");
             } else {
-                median.push_str(&format!(" p={pct:.0}%"));
+                use std::fmt::Write;
+                let _ = write!(out, " p={pct:.0}%");
             }
         }
     }
-    ResultRow {
-        id: res.id.clone(),
-        vs: o.map(|o| o.vs.clone()).unwrap_or_default(),
-        median,
-        overhead: o
-            .map(|o| with_ci(Some(o.median_ns), o.ci_low_ns, o.ci_high_ns))
-            .unwrap_or_default(),
+}
+
+fn origin_words(o: Option<EstimateOrigin>) -> &'static str {
+    match o {
+        None => "",
+        Some(EstimateOrigin::Printed) => "printed by the log",
+        Some(EstimateOrigin::Decoded) => "printed as an unsigned wrap-around; the signed value",
+        Some(EstimateOrigin::Recomputed) => {
+            "not printed; computed with the benchmark's formula from the values it printed"
+        }
     }
 }
 
@@ -773,34 +810,6 @@ fn groups(r: &RunRecord, status: Status) -> Vec<SkippedGroup> {
         }
     }
     out
-}
-
-fn estimate_row(e: &Estimate) -> EstimateRow {
-    EstimateRow {
-        id: e.id.clone(),
-        median: with_ci(Some(e.median_ns), e.ci_low_ns, e.ci_high_ns),
-        origin: match e.origin {
-            None => "",
-            Some(EstimateOrigin::Printed) => "printed by the log",
-            Some(EstimateOrigin::Decoded) => "printed as an unsigned wrap-around; the signed value",
-            Some(EstimateOrigin::Recomputed) => {
-                "not printed; computed with the benchmark's formula from the values it printed"
-            }
-        },
-    }
-}
-
-fn expectation_row(e: &Expectation) -> ExpectationRow {
-    ExpectationRow {
-        label: e.label.clone(),
-        diff: format!(
-            "{}, tol {}",
-            with_ci(e.diff_median_ns, e.diff_ci_low_ns, e.diff_ci_high_ns),
-            ns(e.tolerance_ns)
-        ),
-        verdict: verdict_name(e.verdict),
-        kernel_verdict: verdict_name(e.kernel_verdict),
-    }
 }
 
 /// Label/value rows without the ones that have nothing to say.
