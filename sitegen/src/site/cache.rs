@@ -139,15 +139,46 @@ pub struct Entries<'a> {
     pub reg: &'a Registry,
 }
 
-/// Writes the cache for the next build (to a temporary name, renamed into place). A build
-/// whose metric keys reached [`MAX_METRICS`] writes none: past it, which keys are followed
-/// depends on the other records, and a cached run could not intern what its record would.
-pub fn write(path: &Path, program: &[u8; 16], e: &Entries) -> std::io::Result<()> {
+/// The cache for the next build, written under a temporary name while the index pages are
+/// made: [`Written::commit`] puts it in place once the build is known to succeed; dropped
+/// before that, it is removed. A build whose metric keys reached [`MAX_METRICS`] writes none
+/// (committing removes the previous one): past it, which keys are followed depends on the
+/// other records, and a cached run could not intern what its record would.
+pub struct Written {
+    path: std::path::PathBuf,
+    tmp: Option<std::path::PathBuf>,
+}
+
+impl Written {
+    pub fn commit(mut self) -> std::io::Result<()> {
+        match self.tmp.take() {
+            Some(tmp) => fs::rename(&tmp, &self.path).inspect_err(|_| {
+                let _ = fs::remove_file(&tmp);
+            }),
+            None => match fs::remove_file(&self.path) {
+                Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
+                _ => Ok(()),
+            },
+        }
+    }
+}
+
+impl Drop for Written {
+    fn drop(&mut self) {
+        if let Some(tmp) = &self.tmp {
+            let _ = fs::remove_file(tmp);
+        }
+    }
+}
+
+/// Writes the cache for the next build to a temporary name beside `path` (see [`Written`]).
+pub fn write(path: &Path, program: &[u8; 16], e: &Entries) -> std::io::Result<Written> {
+    let mut written = Written {
+        path: path.to_path_buf(),
+        tmp: None,
+    };
     if e.reg.len() >= MAX_METRICS {
-        return match fs::remove_file(path) {
-            Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err),
-            _ => Ok(()),
-        };
+        return Ok(written);
     }
     let mut tmp = path.as_os_str().to_owned();
     tmp.push(".tmp");
@@ -192,11 +223,16 @@ pub fn write(path: &Path, program: &[u8; 16], e: &Entries) -> std::io::Result<()
         put(&mut w, &0u32.to_le_bytes())?;
         w.write_all(&h.key().bytes())?;
         w.flush()?;
-        drop(w);
-        fs::rename(&tmp, path)
+        Ok(())
     })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    match result {
+        Ok(()) => {
+            written.tmp = Some(tmp);
+            Ok(written)
+        }
+        Err(err) => {
+            let _ = fs::remove_file(&tmp);
+            Err(err)
+        }
     }
-    result
 }

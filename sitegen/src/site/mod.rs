@@ -257,8 +257,24 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         ..Data::new(infos, registry)
     };
     tm.phase("groups and changes");
-    let indexes = index_pages(ctx, &data, &tm);
-    tm.phase("index pages");
+    let entries = cache::Entries {
+        infos,
+        keys: &pass.keys,
+        calls: &pass.calls,
+        spellings: &pass.spellings,
+        reg: registry,
+    };
+    // Written beside the index pages (it needs only the summaries), put in place at the end.
+    let cache_file = std::sync::Mutex::new(None);
+    let write_cache: Task = Box::new(|_| {
+        let written = cache::write(&summaries, &ctx.program, &entries);
+        if let Ok(mut slot) = cache_file.lock() {
+            *slot = Some(written);
+        }
+        Ok(())
+    });
+    let indexes = index_pages(ctx, &data, &tm, ("summary cache", write_cache));
+    tm.phase("index pages and the summary cache");
     if let Err(e) = indexes {
         staging.discard();
         return Err(e);
@@ -296,18 +312,17 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         staging.discard();
         return Ok(report);
     }
-    let entries = cache::Entries {
-        infos,
-        keys: &pass.keys,
-        calls: &pass.calls,
-        spellings: &pass.spellings,
-        reg: registry,
+    let written = cache_file.into_inner().ok().flatten();
+    let committed = match written {
+        Some(Ok(w)) => w.commit(),
+        Some(Err(e)) => Err(e),
+        None => Err(std::io::Error::other("the summary cache was not written")),
     };
-    if let Err(e) = cache::write(&summaries, &ctx.program, &entries) {
+    if let Err(e) = committed {
         staging.discard();
         return Err(crate::out::OutputError::Write(summaries, e).into());
     }
-    tm.phase("write the summary cache");
+    tm.phase("put the summary cache in place");
     report.stats = staging.commit()?;
     tm.phase("manifest, swap the site in");
     tm.print();
@@ -315,12 +330,19 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     Ok(report)
 }
 
-/// Everything but the run pages: index, chart and export pages, prose and static files.
-fn index_pages(ctx: Ctx, d: &Data, tm: &Timings) -> Result<(), BuildError> {
+/// Everything but the run pages: index, chart and export pages, prose and static files; and
+/// `first`, another task run beside them.
+fn index_pages<'t>(
+    ctx: Ctx,
+    d: &'t Data,
+    tm: &'t Timings,
+    first: (&'static str, Task<'t>),
+) -> Result<(), BuildError> {
     // Each task writes its own files, so they can run side by side; the output does not
     // depend on which finishes first.
     // The largest first, so that the last to finish is a small one.
     let tasks: Vec<(&'static str, Task)> = vec![
+        first,
         (
             "metric pages (1 of 2)",
             Box::new(move |c| pages::metrics::write(c, d, 0, 2)),
