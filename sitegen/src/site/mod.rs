@@ -92,7 +92,7 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
     };
     let env = pages::run::environment(rec, &info);
     let page = pages::run::build(
-        rec.clone(),
+        rec,
         &info,
         &cmp,
         &reg,
@@ -108,7 +108,7 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
         true,
     );
     let html = match page {
-        Some((p, _)) => renderer.render("run.html", &p)?,
+        Some(p) => renderer.render("run.html", &p)?,
         None => String::new(),
     };
     Ok(html + &renderer.render("env.html", &env)?)

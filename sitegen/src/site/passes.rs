@@ -530,10 +530,9 @@ fn read(
 }
 
 impl Pending {
-    /// Makes its part of the page from its record, if it has been read (the part keeps the
-    /// record), and hands back what else was read for it, to be freed (the caller times that
-    /// apart).
-    fn prepare(&mut self, w: &Worker) -> Option<run::EnvPage> {
+    /// Makes its part of the page from its record, if it has been read, and hands the record
+    /// back to be freed (the caller times that apart).
+    fn prepare(&mut self, w: &Worker) -> Option<(RunRecord, run::EnvPage)> {
         let (Some(rec), Some(env)) = (self.rec.take(), self.env.take()) else {
             return None;
         };
@@ -546,12 +545,12 @@ impl Pending {
         let run = &infos[self.at].1;
         let keys = w.sp.compared(&rec, &run.calls);
         self.part = Some(run::build(
-            rec, &run.info, &cmp, &w.reg, &keys, &self.raw, &env,
+            &rec, &run.info, &cmp, &w.reg, &keys, &self.raw, &env,
         ));
-        Some(env)
+        Some((rec, env))
     }
 
-    /// [`Pending::prepare`], its time counted as the page's data and the freeing.
+    /// [`Pending::prepare`], its time counted as the page's data and the record's freeing.
     fn prepare_timed(&mut self, w: &mut Worker) {
         let mut t = Lap::start();
         let used = self.prepare(w);
@@ -628,12 +627,10 @@ fn make_page(
         pages.extend(p.part);
     }
     let parts = &mut w.out.parts;
-    let Some((page, recs)) = run::page(pages, &root, pager, alone) else {
+    let Some(page) = run::page(pages, &root, pager, alone) else {
         return Ok(());
     };
     parts.page += t.lap();
-    drop(recs);
-    parts.free += t.lap();
     w.ctx.renderer.render_into("run.html", &page, &mut w.html)?;
     parts.render += t.lap();
     w.ctx.out.write_keyed(rel, key, &w.html)?;

@@ -53,114 +53,130 @@ pub struct RunsPage {
 
 /// The table bodies of a page of runs, written here rather than by the template: they are
 /// most of a page (a row per scenario, a cell per run and number), and converting every cell
-/// to a template value cost about 6 % of a build's CPU time. The cells are written straight
-/// from the records into the bodies (a string made for each cell first was 4 % of a build).
-/// Every text is escaped as the template would ([`fmt::esc_into`]).
-struct Bodies {
-    out: String,
-    /// One cell's text before it is escaped into `out`, its allocation kept.
-    cell: String,
-}
+/// to a template value cost about 6 % of a build's CPU time. Each run's cells are one string
+/// ([`Cells`]); every text is escaped as the template would ([`fmt::esc_into`]).
+struct Bodies;
 
 impl Bodies {
-    /// Bodies sized for `rows` (a little over the usual cell), so they are not grown and
-    /// copied a dozen times.
-    fn sized(rows: usize, runs: usize) -> Bodies {
-        Bodies {
-            out: String::with_capacity(rows * (48 + 96 * runs)),
-            cell: String::with_capacity(64),
-        }
-    }
-
-    fn results(rows: &[Row], runs: &[RunPage], usual: &[Option<u64>]) -> String {
-        let mut b = Self::sized(rows.len(), runs.len());
+    fn results(rows: &[Row], runs: &[RunPage]) -> String {
+        let mut out = Self::sized(rows.len(), runs.len());
         for row in rows {
-            b.text("<tr><td>", &row.label);
-            for ((cell, run), usual) in row.cells.iter().zip(runs).zip(usual) {
-                let Some(res) = cell.map(|j| &run.rec.results[j]) else {
-                    b.out.push_str("<td><td>");
-                    continue;
-                };
-                b.cell.clear();
-                median_cell(&mut b.cell, res, *usual);
-                b.pending("<td>");
-                b.cell.clear();
-                if let Some(o) = &res.overhead {
-                    with_ci(&mut b.cell, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
-                }
-                b.pending("<td>");
+            Self::cell(&mut out, "<tr><td>", &row.label);
+            for (cell, run) in row.cells.iter().zip(runs) {
+                let c = cell.map(|j| &run.results[j]);
+                let text = |s: fn(&ResultCells) -> Span| c.map_or("", |c| run.cells.get(s(c)));
+                Self::cell(&mut out, "<td>", text(|c| c.median));
+                Self::cell(&mut out, "<td>", text(|c| c.overhead));
             }
         }
-        b.out
+        out
     }
 
     fn estimates(rows: &[Row], runs: &[RunPage]) -> String {
-        let mut b = Self::sized(rows.len(), runs.len());
+        let mut out = Self::sized(rows.len(), runs.len());
         for row in rows {
-            b.text("<tr><td>", &row.label);
+            Self::cell(&mut out, "<tr><td>", &row.label);
             for (cell, run) in row.cells.iter().zip(runs) {
-                let Some(e) = cell.map(|j| &run.rec.estimates[j]) else {
-                    b.out.push_str("<td>");
+                let Some(e) = cell.map(|j| &run.estimates[j]) else {
+                    out.push_str("<td>");
                     continue;
                 };
-                b.cell.clear();
-                with_ci(&mut b.cell, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns);
-                b.pending("<td>");
-                let origin = origin_words(e.origin);
-                if !origin.is_empty() {
-                    b.text(" <span class=\"note\">(", origin);
-                    b.out.push_str(")</span>");
+                Self::cell(&mut out, "<td>", run.cells.get(e.median));
+                if !e.origin.is_empty() {
+                    Self::cell(&mut out, " <span class=\"note\">(", e.origin);
+                    out.push_str(")</span>");
                 }
             }
         }
-        b.out
+        out
     }
 
     fn expectations(rows: &[Row], runs: &[RunPage]) -> String {
-        let mut b = Self::sized(rows.len(), runs.len());
+        let mut out = Self::sized(rows.len(), runs.len());
         for row in rows {
-            b.text("<tr><td>", &row.label);
+            Self::cell(&mut out, "<tr><td>", &row.label);
             for (cell, run) in row.cells.iter().zip(runs) {
-                let Some(e) = cell.map(|j| &run.rec.expectations[j]) else {
-                    b.out.push_str("<td><td class=\"v \">");
+                let Some(e) = cell.map(|j| &run.expectations[j]) else {
+                    out.push_str("<td><td class=\"v \">");
                     continue;
                 };
-                b.cell.clear();
-                with_ci(
-                    &mut b.cell,
-                    e.diff_median_ns,
-                    e.diff_ci_low_ns,
-                    e.diff_ci_high_ns,
-                );
-                b.cell.push_str(", tol ");
-                fmt::ns_into(&mut b.cell, e.tolerance_ns);
-                b.pending("<td>");
-                let (verdict, kernel) = (verdict_name(e.verdict), verdict_name(e.kernel_verdict));
-                b.text("<td class=\"v ", verdict);
-                b.cell.clear();
-                b.cell.push_str(verdict);
-                if verdict != kernel {
-                    b.cell.push_str(", kernel: ");
-                    b.cell.push_str(kernel);
+                Self::cell(&mut out, "<td>", run.cells.get(e.diff));
+                Self::cell(&mut out, "<td class=\"v ", e.verdict);
+                Self::cell(&mut out, "\">", e.verdict);
+                if e.kernel != e.verdict {
+                    Self::cell(&mut out, ", kernel: ", e.kernel);
                 }
-                b.pending("\">");
             }
         }
-        b.out
+        out
+    }
+
+    /// A body sized for its rows (a little over the usual cell), so it is not grown and
+    /// copied a dozen times.
+    fn sized(rows: usize, runs: usize) -> String {
+        String::with_capacity(rows * (48 + 96 * runs))
     }
 
     /// `markup`, then `text` escaped.
-    fn text(&mut self, markup: &str, text: &str) {
-        self.out.push_str(markup);
+    fn cell(out: &mut String, markup: &str, text: &str) {
+        out.push_str(markup);
         // Writing to a String cannot fail.
-        let _ = fmt::esc_into(&mut self.out, text);
+        let _ = fmt::esc_into(out, text);
+    }
+}
+
+/// A run's table cells, one text after another in one string: a string for each cell
+/// (hundreds a run) was 4 % of a build's CPU time, and the records they are made from are
+/// freed as soon as the run is summarised (kept until their page was made, they slowed the
+/// reading of the next records more than that saved).
+#[derive(Default)]
+struct Cells(String);
+
+/// Where a cell's text is in its [`Cells`].
+#[derive(Clone, Copy)]
+struct Span(u32, u32);
+
+impl Cells {
+    /// The text `write` appends, as a cell.
+    fn push(&mut self, write: impl FnOnce(&mut String)) -> Span {
+        let from = self.0.len();
+        write(&mut self.0);
+        // A run's cells are a few KB: their offsets fit.
+        Span(from as u32, self.0.len() as u32)
     }
 
-    /// `markup`, then the cell's text escaped.
-    fn pending(&mut self, markup: &str) {
-        self.out.push_str(markup);
-        let _ = fmt::esc_into(&mut self.out, &self.cell);
+    fn text(&mut self, s: &str) -> Span {
+        self.push(|out| out.push_str(s))
     }
+
+    fn get(&self, s: Span) -> &str {
+        self.0.get(s.0 as usize..s.1 as usize).unwrap_or_default()
+    }
+}
+
+struct ResultCells {
+    id: Span,
+    /// What its overhead is over; empty when it has none.
+    vs: Span,
+    /// Median and CI in one cell (the sorter reads the leading number), with its sample count
+    /// when it is not the run's usual one and its share of preempted samples when there were.
+    median: Span,
+    overhead: Span,
+}
+
+struct EstimateCells {
+    id: Span,
+    /// Median and CI in one cell.
+    median: Span,
+    origin: &'static str,
+}
+
+struct ExpectationCells {
+    label: Span,
+    /// The paired difference and its CI, and the tolerance, in one cell.
+    diff: Span,
+    verdict: &'static str,
+    kernel: &'static str,
 }
 
 /// A table row: its label and, per run of the page, the index of its entry in that run's list
@@ -187,26 +203,19 @@ impl Row {
     }
 }
 
-/// What is one run's own on its page: its section, and its record, from which its columns of
-/// the tables are written when the page is made.
+/// What is one run's own on its page: its section, and its columns of the tables.
 pub struct RunPage {
     part: RunPart,
-    rec: RunRecord,
     head: Head,
-}
-
-impl RunPage {
-    fn measured(&self) -> impl Iterator<Item = (usize, &ScenarioResult)> {
-        measured(&self.rec)
-    }
+    cells: Cells,
+    results: Vec<ResultCells>,
+    estimates: Vec<EstimateCells>,
+    expectations: Vec<ExpectationCells>,
 }
 
 /// The measured results of a record, with their indices.
-fn measured(r: &RunRecord) -> impl Iterator<Item = (usize, &ScenarioResult)> {
-    r.results
-        .iter()
-        .enumerate()
-        .filter(|(_, x)| x.status == Status::Measured)
+fn measured(r: &RunRecord) -> impl Iterator<Item = &ScenarioResult> {
+    r.results.iter().filter(|x| x.status == Status::Measured)
 }
 
 /// What a page of runs says once, taken from its first run (the runs of one series share it).
@@ -267,18 +276,14 @@ pub struct Pager {
 }
 
 /// The page of `runs`, whose site path has the root `root`; `alone` for the page of a run
-/// that is on no series' page; and the runs' records, done with (to be freed, timed apart).
-/// None when there are no runs.
-pub fn page(
-    runs: Vec<RunPage>,
-    root: &str,
-    pager: Pager,
-    alone: bool,
-) -> Option<(RunsPage, Vec<RunRecord>)> {
+/// that is on no series' page. None when there are no runs.
+pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option<RunsPage> {
     // The baseline most overheads are over, on the whole page; others are named in the row.
     let baseline = most_common(runs.iter().flat_map(|r| {
-        r.measured()
-            .filter_map(|(_, x)| x.overhead.as_ref().map(|o| o.vs.as_str()))
+        r.results
+            .iter()
+            .map(|x| r.cells.get(x.vs))
+            .filter(|vs| !vs.is_empty())
     }))
     .unwrap_or_default()
     .to_string();
@@ -287,15 +292,9 @@ pub fn page(
     let mut keys: Vec<(&str, &str)> = Vec::new();
     let mut estimates: Vec<Row> = Vec::new();
     let mut expectations: Vec<Row> = Vec::new();
-    // Each run's usual sample count: a row with another count says so.
-    let mut usual = Vec::with_capacity(n);
     for (k, r) in runs.iter().enumerate() {
-        usual.push(usual_samples(&r.rec));
-        for (j, (i, x)) in r.measured().enumerate() {
-            let key = (
-                x.id.as_str(),
-                x.overhead.as_ref().map_or("", |o| o.vs.as_str()),
-            );
+        for (j, x) in r.results.iter().enumerate() {
+            let key = (r.cells.get(x.id), r.cells.get(x.vs));
             // The runs of a series usually have the same rows in the same order.
             let hint = keys.get(j).filter(|q| **q == key).map(|_| j);
             let at = match hint.or_else(|| keys.iter().position(|q| *q == key)) {
@@ -314,31 +313,29 @@ pub fn page(
                     keys.len() - 1
                 }
             };
-            results[at].cells[k] = Some(i);
+            results[at].cells[k] = Some(j);
         }
-        for (j, e) in r.rec.estimates.iter().enumerate() {
-            Row::of(&mut estimates, &e.id, n).cells[k] = Some(j);
+        for (j, e) in r.estimates.iter().enumerate() {
+            Row::of(&mut estimates, r.cells.get(e.id), n).cells[k] = Some(j);
         }
-        for (j, e) in r.rec.expectations.iter().enumerate() {
-            Row::of(&mut expectations, &e.label, n).cells[k] = Some(j);
+        for (j, e) in r.expectations.iter().enumerate() {
+            Row::of(&mut expectations, r.cells.get(e.label), n).cells[k] = Some(j);
         }
     }
+    drop(keys);
     let bodies = (
-        Bodies::results(&results, &runs, &usual),
+        Bodies::results(&results, &runs),
         Bodies::estimates(&estimates, &runs),
         Bodies::expectations(&expectations, &runs),
     );
-    drop(keys);
     let mut parts = Vec::with_capacity(n);
-    let mut recs = Vec::with_capacity(n);
     let mut head = None;
     for r in runs {
         parts.push(r.part);
-        recs.push(r.rec);
         head.get_or_insert(r.head);
     }
     let h = head?;
-    let page = RunsPage {
+    Some(RunsPage {
         root: root.to_string(),
         title: if alone {
             format!(
@@ -364,13 +361,12 @@ pub fn page(
         results: Html::new(bodies.0),
         estimates: Html::new(bodies.1),
         expectations: Html::new(bodies.2),
-    };
-    Some((page, recs))
+    })
 }
 
 /// The sample count most of a run's measured scenarios have.
 fn usual_samples(r: &RunRecord) -> Option<u64> {
-    most_common(measured(r).filter_map(|(_, x)| x.samples))
+    most_common(measured(r).filter_map(|x| x.samples))
 }
 
 /// A number that changed from the earlier run beyond what both intervals allow.
@@ -556,10 +552,9 @@ fn by_metric(v: &Values) -> Vec<Option<Val>> {
     t
 }
 
-/// One run's part of its page. The record is kept in it: its table cells are written from it
-/// when the page is made.
+/// One run's part of its page.
 pub fn build(
-    r: RunRecord,
+    r: &RunRecord,
     info: &RunInfo,
     cmp: &Comparisons,
     reg: &Registry,
@@ -588,9 +583,9 @@ pub fn build(
         (true, None) => "No earlier kernel version of this series has a run, and the record carries no machine identity to link it with earlier runs on this version.",
     };
     let run_baseline =
-        most_common(measured(&r).filter_map(|(_, x)| x.overhead.as_ref().map(|o| o.vs.as_str())))
+        most_common(measured(r).filter_map(|x| x.overhead.as_ref().map(|o| o.vs.as_str())))
             .unwrap_or_default();
-    let usual = usual_samples(&r);
+    let usual = usual_samples(r);
     let mut tallies: Vec<([usize; 3], Vec<Moved>)> =
         earlier.iter().map(|_| ([0; 3], Vec::new())).collect();
     let own = by_metric(&info.values);
@@ -608,7 +603,9 @@ pub fn build(
             );
         }
     };
-    for (j, (_, res)) in measured(&r).enumerate() {
+    let mut cells = Cells(String::with_capacity(4096));
+    let mut results = Vec::with_capacity(r.results.len());
+    for (j, res) in measured(r).enumerate() {
         // A scenario with an overhead is compared by it (paired against its baseline in
         // every round, so the baseline's own drift is not counted twice).
         let m = keys
@@ -624,13 +621,44 @@ pub fn build(
             Some(o) if o.vs != run_baseline => format!("{} − {}", res.id, o.vs),
             _ => res.id.clone(),
         });
+        let o = res.overhead.as_ref();
+        results.push(ResultCells {
+            id: cells.text(&res.id),
+            vs: cells.text(o.map_or("", |o| &o.vs)),
+            median: cells.push(|out| median_cell(out, res, usual)),
+            overhead: cells.push(|out| {
+                if let Some(o) = o {
+                    with_ci(out, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
+                }
+            }),
+        });
     }
+    let mut estimates = Vec::with_capacity(r.estimates.len());
     for (j, e) in r.estimates.iter().enumerate() {
         let m = keys.estimates.get(j).copied().flatten();
         tally(m.or_else(|| reg.find(Kind::Estimate, &e.id, "")), &|| {
             format!("estimate {}", e.id)
         });
+        estimates.push(EstimateCells {
+            id: cells.text(&e.id),
+            median: cells.push(|out| with_ci(out, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns)),
+            origin: origin_words(e.origin),
+        });
     }
+    let expectations = r
+        .expectations
+        .iter()
+        .map(|e| ExpectationCells {
+            label: cells.text(&e.label),
+            diff: cells.push(|out| {
+                with_ci(out, e.diff_median_ns, e.diff_ci_low_ns, e.diff_ci_high_ns);
+                out.push_str(", tol ");
+                fmt::ns_into(out, e.tolerance_ns);
+            }),
+            verdict: verdict_name(e.verdict),
+            kernel: verdict_name(e.kernel_verdict),
+        })
+        .collect();
     let compares = earlier
         .iter()
         .zip(tallies)
@@ -675,7 +703,7 @@ pub fn build(
             .unwrap_or_default(),
         unplaced_href: format!("{root}{}", links.unplaced()),
         kernel_release: info.kernel.release.clone(),
-        kernel_stated: stated_kernel(&r).unwrap_or_default().to_string(),
+        kernel_stated: stated_kernel(r).unwrap_or_default().to_string(),
         date: opt(&r.source.date),
         raw_href: raw_href.to_string(),
         env_href: format!("{root}{}", env.path()),
@@ -684,7 +712,7 @@ pub fn build(
             Some(1) => "1 sample".to_string(),
             Some(n) => format!("{n} samples"),
         },
-        failed: groups(&r, Status::Failed),
+        failed: groups(r, Status::Failed),
         skipped: r
             .results
             .iter()
@@ -692,8 +720,8 @@ pub fn build(
             .count(),
         compares,
         no_compare: no_compare.to_string(),
-        facts: own_facts(&r),
-        stated: stated(&r),
+        facts: own_facts(r),
+        stated: stated(r),
         // Only plain web links become clickable; anything else (javascript:, data:) stays text.
         source_link: source_url.starts_with("https://") || source_url.starts_with("http://"),
         source_url,
@@ -715,10 +743,17 @@ pub fn build(
         series_href: placed.then(|| format!("{root}{}", links.series(&info.series))),
         per_op: info.series.unit(),
         confidence: conf,
-        any_ci: measured(&r).any(|(_, x)| x.ci_low_ns.is_some())
+        any_ci: measured(r).any(|x| x.ci_low_ns.is_some())
             || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
     };
-    RunPage { part, rec: r, head }
+    RunPage {
+        part,
+        head,
+        cells,
+        results,
+        estimates,
+        expectations,
+    }
 }
 
 /// The collector's notes that put into words what the page shows as numbers: the CI targets
