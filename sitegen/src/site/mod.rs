@@ -83,7 +83,7 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
     let renderer = Renderer::new()?;
     let mut reg = Registry::default();
     let prev = prev.map(|p| RunInfo::from_record(p, &mut reg, None));
-    let info = RunInfo::from_record(rec, &mut reg, None);
+    let mut info = RunInfo::from_record(rec, &mut reg, None);
     let rel = format!("{}.html", info.page);
     let same = prev.as_ref().filter(|p| p.kernel.base == info.kernel.base);
     let cmp = Comparisons {
@@ -91,6 +91,7 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
         same_version: same,
     };
     let env = pages::run::environment(rec, &info);
+    info.env_page = env.path();
     let page = pages::run::build(
         rec,
         &info,
@@ -99,7 +100,6 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
         // Without spellings: every metric is looked up by its texts.
         &Compared::default(),
         &format!("{}.json", rec.id),
-        &env,
     );
     let page = pages::run::page(
         vec![page],

@@ -264,6 +264,8 @@ struct Worker<'a> {
     replayed: Vec<Option<(u32, u32)>>,
     /// The page being written, its allocation kept from page to page.
     html: Vec<u8>,
+    /// The shared pages of the runs so far, by their inputs (`run::environment_key`).
+    envs: foldhash::HashMap<Key, String>,
     out: Share,
 }
 
@@ -368,14 +370,28 @@ fn from_record(
     };
     let (mut info, calls) = RunInfo::from_record_spelled(&rec, &mut w.reg, series, Some(&mut w.sp));
     info.values.share(&mut w.shapes);
-    let env = run::environment(&rec, &info);
-    info.env_page = env.path();
+    // The page of what the run shares with its machine's other runs: made once per worker
+    // and inputs, not once a run (hundreds of runs share one).
+    let env_inputs = run::environment_key(&rec, &info);
+    let env = match w.envs.get(&env_inputs) {
+        Some(path) => {
+            info.env_page.clone_from(path);
+            None
+        }
+        None => {
+            let env = run::environment(&rec, &info);
+            info.env_page = env.path();
+            w.envs.insert(env_inputs, info.env_page.clone());
+            Some(env)
+        }
+    };
+    debug_assert_eq!(info.env_page, run::environment(&rec, &info).path());
     tm.summarise += t.lap();
     Ok(Got {
         info,
         calls,
         rec: Some(rec),
-        env: Some(env),
+        env,
         canonical,
         content,
         cacheable: in_form,
@@ -390,7 +406,6 @@ struct Pending {
     /// Its index in the worker's accepted runs.
     at: usize,
     rec: Option<RunRecord>,
-    env: Option<run::EnvPage>,
     /// Its part of the page, made while its record is at hand (a cached run's record is read
     /// only if its page must be made).
     part: Option<run::RunPage>,
@@ -464,8 +479,11 @@ fn second_pass_one(
     // build of this program left it.
     let env_key = Key::of(&[&w.ctx.program, info.env_page.as_bytes()]);
     if w.ctx.claim_shared(&info.env_page) && !w.ctx.out.reuse(&info.env_page, env_key)? {
-        if let Err(why) = read(e, &info, &mut rec, &mut env, &mut canonical) {
+        if let Err(why) = read(e, &mut rec, &mut canonical) {
             return Ok(Err(why.into()));
+        }
+        if let Some(r) = rec.as_ref().filter(|_| env.is_none()) {
+            env = Some(run::environment(r, &info));
         }
         if let Some(env) = &env {
             let html = w.ctx.renderer.render("env.html", env)?;
@@ -479,7 +497,7 @@ fn second_pass_one(
     if w.ctx.data_url.is_none() {
         let json_rel = format!("{}.json", info.page);
         if !w.ctx.out.keep(&json_rel, content)? {
-            if let Err(why) = read(e, &info, &mut rec, &mut env, &mut canonical) {
+            if let Err(why) = read(e, &mut rec, &mut canonical) {
                 return Ok(Err(why.into()));
             }
             if let Some(c) = &canonical {
@@ -488,13 +506,12 @@ fn second_pass_one(
         }
     }
     parts.write += t.lap();
-    drop(canonical);
+    drop((canonical, env));
     parts.free += t.lap();
     let pending = Pending {
         entry: 0,
         at: w.out.infos.len(),
         rec,
-        env,
         part: None,
         raw,
         key,
@@ -514,16 +531,12 @@ fn second_pass_one(
 /// Reads a cached run's record, when something must be made from it.
 fn read(
     e: &Entry,
-    info: &RunInfo,
     rec: &mut Option<RunRecord>,
-    env: &mut Option<run::EnvPage>,
     canonical: &mut Option<Vec<u8>>,
 ) -> Result<(), RecordError> {
     if rec.is_none() {
         let bytes = load::read_limited(&e.cand.abs)?;
-        let r = load::parse_record(&bytes)?;
-        *env = Some(run::environment(&r, info));
-        *rec = Some(r);
+        *rec = Some(load::parse_record(&bytes)?);
         *canonical = Some(bytes);
     }
     Ok(())
@@ -532,10 +545,8 @@ fn read(
 impl Pending {
     /// Makes its part of the page from its record, if it has been read, and hands the record
     /// back to be freed (the caller times that apart).
-    fn prepare(&mut self, w: &Worker) -> Option<(RunRecord, run::EnvPage)> {
-        let (Some(rec), Some(env)) = (self.rec.take(), self.env.take()) else {
-            return None;
-        };
+    fn prepare(&mut self, w: &Worker) -> Option<RunRecord> {
+        let rec = self.rec.take()?;
         let infos = &w.out.infos;
         let pick = |i: Option<usize>| i.map(|i| &infos[i].1.info);
         let cmp = Comparisons {
@@ -544,10 +555,8 @@ impl Pending {
         };
         let run = &infos[self.at].1;
         let keys = w.sp.compared(&rec, &run.calls);
-        self.part = Some(run::build(
-            &rec, &run.info, &cmp, &w.reg, &keys, &self.raw, &env,
-        ));
-        Some((rec, env))
+        self.part = Some(run::build(&rec, &run.info, &cmp, &w.reg, &keys, &self.raw));
+        Some(rec)
     }
 
     /// [`Pending::prepare`], its time counted as the page's data and the record's freeing.
@@ -613,12 +622,9 @@ fn make_page(
     for mut p in runs.drain(..) {
         if p.part.is_none() {
             let e = &entries[p.entry];
-            let info = &w.out.infos[p.at].1.info;
-            read(e, info, &mut p.rec, &mut p.env, &mut None).map_err(|why| {
-                BuildError::Changed {
-                    path: e.cand.rel.clone(),
-                    why,
-                }
+            read(e, &mut p.rec, &mut None).map_err(|why| BuildError::Changed {
+                path: e.cand.rel.clone(),
+                why,
             })?;
             w.out.parts.read_parse += t.lap();
             p.prepare_timed(w);
@@ -809,6 +815,7 @@ fn render_chains(
         calls: Lists::default(),
         replayed: Vec::new(),
         html: Vec::new(),
+        envs: foldhash::HashMap::default(),
         out: Share::default(),
     };
     for chain in chains {

@@ -1682,3 +1682,81 @@ fn an_incremental_build_is_the_build_from_scratch() {
     assert!(out.contains(" 0 records summarised"), "{out}");
     assert_eq!(tree(&site), want);
 }
+
+/// Runs whose shared facts differ in one input each (a machine fact, a setting, the tool, a
+/// skipped scenario's reason) each link a shared page of their own that says it; a run with
+/// the same facts as another links the same page. A build makes each shared page once, from
+/// the first run with its inputs, and checks every other run's against it in a debug build.
+#[test]
+fn each_machine_and_settings_has_its_own_shared_page() {
+    type Edit = (&'static str, fn(&mut RunRecord));
+    let edits: [Edit; 9] = [
+        ("governor-x", |r| {
+            r.environment.incidental.governor = Some("governor-x".into())
+        }),
+        ("0xfeed", |r| {
+            r.environment.comparability.cpu.microcode = Some("0xfeed".into())
+        }),
+        ("clock-x", |r| {
+            r.environment.incidental.clocksource = Some("clock-x".into())
+        }),
+        ("123 s", |r| r.settings.budget_s = Some(123.0)),
+        ("abcdef1", |r| r.source.commit = Some("abcdef1".into())),
+        ("only.this", |r| r.settings.only = vec!["only.this".into()]),
+        ("97 /", |r| {
+            r.environment.comparability.cpu.logical_cpus = Some(97)
+        }),
+        ("syscost 9.9.9", |r| r.source.tool = "syscost 9.9.9".into()),
+        ("a reason of its own", |r| {
+            let x = r
+                .results
+                .iter_mut()
+                .find(|x| x.id == "bpf.tp")
+                .expect("bpf.tp");
+            x.status = syscost_record::Status::Skipped;
+            x.reason = Some("a reason of its own".into());
+            x.median_ns = None;
+            x.ci_low_ns = None;
+            x.ci_high_ns = None;
+            x.overhead = None;
+            x.throughput_mops = None;
+        }),
+    ];
+    let dir = fixture_dir("shared-pages");
+    let (data, site) = (dir.join("data"), dir.join("site"));
+    let base = base_record(11);
+    let dated = |r: &mut RunRecord, day: usize| {
+        r.source.date = Some(format!("2026-03-{:02}T10:00:00Z", day + 1));
+    };
+    let same = edited(base.clone(), |r| dated(r, 20));
+    let mut runs = vec![(String::new(), base.clone()), (String::new(), same)];
+    for (day, (says, edit)) in edits.iter().enumerate() {
+        let r = edited(base.clone(), |r| {
+            dated(r, day + 1);
+            edit(r);
+        });
+        runs.push((says.to_string(), r));
+    }
+    for (_, r) in &runs {
+        save(&data, r);
+    }
+    let out = build_site(&data, &site);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let env: Vec<String> = runs
+        .iter()
+        .map(|(_, r)| {
+            let page = read(&site, &page_of(&site, &r.id));
+            env_of(&run_section(&page, &r.id))
+        })
+        .collect();
+    assert_eq!(env[0], env[1], "runs with the same facts share a page");
+    for (i, ((says, r), page)) in runs.iter().zip(&env).enumerate().skip(2) {
+        let others = env
+            .iter()
+            .enumerate()
+            .filter(|(j, e)| *j != i && *e == page);
+        assert_eq!(others.count(), 0, "{} ({says}) shares {page}", r.id);
+        let text = read(&site, page);
+        assert!(text.contains(says.as_str()), "{page} does not say {says}");
+    }
+}

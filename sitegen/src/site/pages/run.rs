@@ -7,6 +7,7 @@ use crate::fmt;
 use crate::info::{kind_label, RunInfo};
 use crate::metrics::{Compared, Registry};
 use crate::metrics::{Kind, Val, Values};
+use crate::out::{Key, Streamed};
 use crate::render::Html;
 use crate::site::links::Links;
 use crate::site::rows::{quality_badge, Badge};
@@ -460,6 +461,78 @@ pub fn environment(r: &RunRecord, info: &RunInfo) -> EnvPage {
     page
 }
 
+/// What [`environment`] makes a run's shared page from, hashed: exactly the parts of the
+/// record and of its summary that the page says. Runs with the same key have the same page,
+/// so a build makes each page once rather than once a run (hundreds of runs share one); a
+/// debug build checks every run's page against its key's.
+pub fn environment_key(r: &RunRecord, info: &RunInfo) -> Key {
+    let c = &r.environment.comparability;
+    let cpu = &c.cpu;
+    let inc = &r.environment.incidental;
+    let s = &r.settings;
+    let src = &r.source;
+    let mut h = Inputs(Streamed::default());
+    for t in [&c.arch, &info.series.cpu, &info.series.virt]
+        .into_iter()
+        .chain([&info.series.mitigations, &info.series.flags])
+        .chain([&src.tool])
+    {
+        h.text(t);
+    }
+    for t in [
+        &cpu.microcode,
+        &c.bpf_jit_enable,
+        &c.bpf_jit_harden,
+        &inc.machine_hash,
+        &inc.clocksource,
+        &inc.governor,
+        &src.commit,
+        &src.format,
+    ] {
+        h.opt(t.as_deref());
+    }
+    for n in [cpu.logical_cpus, cpu.physical_cores, s.cpu] {
+        h.num(n.map_or(u64::MAX, u64::from));
+    }
+    h.num(cpu.smt.map_or(2, u64::from));
+    for x in [Some(s.confidence), s.budget_s, s.target_ci_pct, s.sample_ms] {
+        h.num(x.map_or(u64::MAX, f64::to_bits));
+    }
+    for list in [&s.only, &s.skip] {
+        h.num(list.len() as u64);
+        list.iter().for_each(|t| h.text(t));
+    }
+    h.num(src.kind as u64);
+    h.num(src.method as u64);
+    h.num(u64::from(r.schema));
+    for x in r.results.iter().filter(|x| x.status == Status::Skipped) {
+        h.text(&x.id);
+        h.opt(x.reason.as_deref());
+    }
+    h.0.key()
+}
+
+/// The inputs of a page, each told from the next.
+struct Inputs(Streamed);
+
+impl Inputs {
+    fn text(&mut self, t: &str) {
+        self.num(t.len() as u64);
+        self.0.update(t.as_bytes());
+    }
+
+    fn opt(&mut self, t: Option<&str>) {
+        match t {
+            Some(t) => self.text(t),
+            None => self.num(u64::MAX),
+        }
+    }
+
+    fn num(&mut self, n: u64) {
+        self.0.update(&n.to_le_bytes());
+    }
+}
+
 pub fn verdict_name(v: Verdict) -> &'static str {
     match v {
         Verdict::Pass => "pass",
@@ -560,7 +633,6 @@ pub fn build(
     reg: &Registry,
     keys: &Compared,
     raw_href: &str,
-    env: &EnvPage,
 ) -> RunPage {
     let links = &Links;
     let here = links.run(info);
@@ -706,7 +778,7 @@ pub fn build(
         kernel_stated: stated_kernel(r).unwrap_or_default().to_string(),
         date: opt(&r.source.date),
         raw_href: raw_href.to_string(),
-        env_href: format!("{root}{}", env.path()),
+        env_href: format!("{root}{}", info.env_page),
         samples_each: match usual {
             None => String::new(),
             Some(1) => "1 sample".to_string(),
