@@ -178,6 +178,80 @@ pub fn scaled_into(s: &mut String, m: Option<f64>, ci: Option<(f64, f64)>) {
     }
 }
 
+/// `x` as `{}` writes it (its shortest round-trip digits, never in exponent form), appended to
+/// `out`: the digits are serde_json's, laid out as `{}` lays them out, when there are at most
+/// 15 of them (as in the records). `fmt`'s own shortest digits cost several times as much, and
+/// the CSV exports write three numbers a run for each headline metric.
+pub fn plain_into(out: &mut String, x: f64) {
+    use serde_json::ser::Formatter;
+    if !x.is_finite() {
+        use std::fmt::Write;
+        let _ = write!(out, "{x}");
+        return;
+    }
+    // `1.5e-7`, `1e16`, `123.0`, `-0.0`: at most 24 bytes.
+    let mut buf = [0u8; 32];
+    let mut rest = &mut buf[..];
+    let _ = serde_json::ser::CompactFormatter.write_f64(&mut rest, x);
+    let n = 32 - rest.len();
+    let text = std::str::from_utf8(&buf[..n]).unwrap_or_default();
+    let (mantissa, exp) = match text.split_once('e') {
+        Some((m, e)) => (m, e.parse::<i32>().unwrap_or(0)),
+        None => (text, 0),
+    };
+    let (sign, mantissa) = match mantissa.strip_prefix('-') {
+        Some(m) => ("-", m),
+        None => ("", mantissa),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let frac = frac.trim_end_matches('0');
+    // The significant digits are `a` then `b`; the point goes `point` digits into them.
+    let (a, b, lead) = match int {
+        "0" => {
+            let b = frac.trim_start_matches('0');
+            ("", b, 1 + frac.len() - b.len())
+        }
+        _ => (int, frac, 0),
+    };
+    let point = int.len() as i64 + i64::from(exp) - lead as i64;
+    let n = (a.len() + b.len()) as i64;
+    // Up to 15 significant digits, the shortest digits that read back as a normal `x` are the
+    // only ones of their length (no two such decimals are within one double's rounding of each
+    // other); at 16 or 17, or below the normal range, there can be two, and serde_json's and
+    // `fmt`'s choices differ: `fmt` decides.
+    if n > 15 || (x != 0.0 && x.abs() < f64::MIN_POSITIVE) {
+        use std::fmt::Write;
+        let _ = write!(out, "{x}");
+        return;
+    }
+    out.push_str(sign);
+    let zeros = |out: &mut String, k: i64| (0..k).for_each(|_| out.push('0'));
+    if n == 0 {
+        out.push('0');
+    } else if point <= 0 {
+        out.push_str("0.");
+        zeros(out, -point);
+        out.push_str(a);
+        out.push_str(b);
+    } else if point >= n {
+        out.push_str(a);
+        out.push_str(b);
+        zeros(out, point - n);
+    } else if point as usize <= a.len() {
+        let (x, y) = a.split_at(point as usize);
+        out.push_str(x);
+        out.push('.');
+        out.push_str(y);
+        out.push_str(b);
+    } else {
+        let (x, y) = b.split_at(point as usize - a.len());
+        out.push_str(a);
+        out.push_str(x);
+        out.push('.');
+        out.push_str(y);
+    }
+}
+
 pub fn pct(x: f64) -> String {
     if x.is_finite() {
         format!("{x:+.1} %")
@@ -331,6 +405,30 @@ pub fn esc_into<W: std::fmt::Write + ?Sized>(out: &mut W, s: &str) -> std::fmt::
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn plain_numbers_are_written_as_display_writes_them() {
+        let check = |x: f64| {
+            let mut s = String::new();
+            super::plain_into(&mut s, x);
+            assert_eq!(s, format!("{x}"), "{x:e} ({:#x})", x.to_bits());
+        };
+        for x in [
+            0.0, -0.0, 1.0, -1.0, 123.0, 123.4, 0.001, 1e-7, 1.5e-7, 1e15, 1e16, 1.5e16, 1e21,
+            1e22, 123_456_789.125, 5e-324, f64::MIN_POSITIVE, f64::MAX, f64::MIN, 0.1, 0.3,
+            2.5e-5, 9.999_999e-5, f64::NAN, f64::INFINITY, f64::NEG_INFINITY,
+        ] {
+            check(x);
+        }
+        // Every exponent, and numbers as records give them (a few significant digits).
+        let mut z: u64 = 0x9E37_79B9_7F4A_7C15;
+        for i in 0..300_000u64 {
+            z ^= z << 13;
+            z ^= z >> 7;
+            z ^= z << 17;
+            check(f64::from_bits(z));
+            check((z % 1_000_000) as f64 / 10f64.powi((i % 12) as i32));
+        }
+    }
     use super::*;
 
     #[test]

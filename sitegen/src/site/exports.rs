@@ -278,8 +278,10 @@ fn csv_text(s: &str) -> String {
     }
 }
 
-fn csv_num(v: Option<f64>) -> String {
-    v.map(|x| x.to_string()).unwrap_or_default()
+fn csv_num(out: &mut String, v: Option<f64>) {
+    if let Some(x) = v {
+        fmt::plain_into(out, x);
+    }
 }
 
 /// A file of runs as CSV, one line per run, streamed into `w`.
@@ -324,11 +326,11 @@ pub fn write_csv(
         out.push_str(&fields.join(","));
         for v in headline.iter().map(|id| id.and_then(|id| r.values.get(id))) {
             out.push(',');
-            out.push_str(&csv_num(v.map(|v| v.median)));
+            csv_num(&mut out, v.map(|v| v.median));
             out.push(',');
-            out.push_str(&csv_num(v.and_then(|v| v.lo)));
+            csv_num(&mut out, v.and_then(|v| v.lo));
             out.push(',');
-            out.push_str(&csv_num(v.and_then(|v| v.hi)));
+            csv_num(&mut out, v.and_then(|v| v.hi));
         }
         out.push('\n');
         w.write_all(out.as_bytes())?;
