@@ -100,6 +100,7 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
         // Without spellings: every metric is looked up by its texts.
         &Compared::default(),
         &format!("{}.json", rec.id),
+        true,
     );
     let page = pages::run::page(
         vec![page],

@@ -545,7 +545,7 @@ fn read(
 impl Pending {
     /// Makes its part of the page from its record, if it has been read, and hands the record
     /// back to be freed (the caller times that apart).
-    fn prepare(&mut self, w: &Worker) -> Option<RunRecord> {
+    fn prepare(&mut self, w: &Worker, first: bool) -> Option<RunRecord> {
         let rec = self.rec.take()?;
         let infos = &w.out.infos;
         let pick = |i: Option<usize>| i.map(|i| &infos[i].1.info);
@@ -555,14 +555,16 @@ impl Pending {
         };
         let run = &infos[self.at].1;
         let keys = w.sp.compared(&rec, &run.calls);
-        self.part = Some(run::build(&rec, &run.info, &cmp, &w.reg, &keys, &self.raw));
+        self.part = Some(run::build(
+            &rec, &run.info, &cmp, &w.reg, &keys, &self.raw, first,
+        ));
         Some(rec)
     }
 
     /// [`Pending::prepare`], its time counted as the page's data and the record's freeing.
-    fn prepare_timed(&mut self, w: &mut Worker) {
+    fn prepare_timed(&mut self, w: &mut Worker, first: bool) {
         let mut t = Lap::start();
-        let used = self.prepare(w);
+        let used = self.prepare(w, first);
         w.out.parts.page += t.lap();
         drop(used);
         w.out.parts.free += t.lap();
@@ -627,7 +629,7 @@ fn make_page(
                 why,
             })?;
             w.out.parts.read_parse += t.lap();
-            p.prepare_timed(w);
+            p.prepare_timed(w, pages.is_empty());
             t.lap();
         }
         pages.extend(p.part);
@@ -875,7 +877,7 @@ fn render_chains(
                         let rel = format!("{}.html", acc.info.page);
                         acc.info.shown_on = 0;
                         w.out.infos.push((i, acc));
-                        pending.prepare_timed(&mut w);
+                        pending.prepare_timed(&mut w, true);
                         make_page(
                             entries,
                             &mut w,
@@ -905,7 +907,7 @@ fn render_chains(
                     }
                     acc.info.shown_on = (f.before / RUNS_A_PAGE + 1) as u32;
                     w.out.infos.push((i, acc));
-                    pending.prepare_timed(&mut w);
+                    pending.prepare_timed(&mut w, f.runs.is_empty());
                     f.runs.push(pending);
                 }
                 Err(why) => w.out.rejected.push(reject(why)),

@@ -207,7 +207,8 @@ impl Row {
 /// What is one run's own on its page: its section, and its columns of the tables.
 pub struct RunPage {
     part: RunPart,
-    head: Head,
+    /// What the page says once, made for the first run of a page only.
+    head: Option<Head>,
     cells: Cells,
     results: Vec<ResultCells>,
     estimates: Vec<EstimateCells>,
@@ -289,6 +290,10 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
     .unwrap_or_default()
     .to_string();
     let n = runs.len();
+    debug_assert!(
+        runs.first().is_none_or(|r| r.head.is_some()),
+        "the first run of a page says what its runs share"
+    );
     let mut results: Vec<Row> = Vec::new();
     let mut keys: Vec<(&str, &str)> = Vec::new();
     let mut estimates: Vec<Row> = Vec::new();
@@ -333,7 +338,9 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
     let mut head = None;
     for r in runs {
         parts.push(r.part);
-        head.get_or_insert(r.head);
+        if let Some(h) = r.head {
+            head.get_or_insert(h);
+        }
     }
     let h = head?;
     Some(RunsPage {
@@ -625,7 +632,8 @@ fn by_metric(v: &Values) -> Vec<Option<Val>> {
     t
 }
 
-/// One run's part of its page.
+/// One run's part of its page; `first` for the first run of its page, which says what the
+/// page's runs share.
 pub fn build(
     r: &RunRecord,
     info: &RunInfo,
@@ -633,6 +641,7 @@ pub fn build(
     reg: &Registry,
     keys: &Compared,
     raw_href: &str,
+    first: bool,
 ) -> RunPage {
     let links = &Links;
     let here = links.run(info);
@@ -804,7 +813,8 @@ pub fn build(
             .cloned()
             .collect(),
     };
-    let head = Head {
+    // Only the first run's is used: made only for it.
+    let head = first.then(|| Head {
         arch: c.arch.clone(),
         arch_href: placed.then(|| format!("{root}{}", links.arch(&info.arch))),
         kbase: info.kbase.clone(),
@@ -817,7 +827,7 @@ pub fn build(
         confidence: conf,
         any_ci: measured(r).any(|x| x.ci_low_ns.is_some())
             || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
-    };
+    });
     RunPage {
         part,
         head,
