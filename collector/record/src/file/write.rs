@@ -69,7 +69,8 @@ struct Writer<'a> {
 }
 
 /// Schema 3's form as the differences from the file form: the bytes `from..to` of the file
-/// form are `spelled[s..e]` in schema 3's, in the order they are written.
+/// form are `spelled[s..e]` in schema 3's, in the order they are written; `s` is
+/// [`POINT_ZERO`] where schema 3's form has `.0` after a whole number, most of them.
 #[derive(Default)]
 struct Patches {
     spelled: Vec<u8>,
@@ -79,11 +80,17 @@ struct Patches {
 impl Patches {
     /// Schema 3's form from the file form `four`, into `three`.
     fn apply(&self, four: &[u8], three: &mut Vec<u8>) {
-        three.reserve(four.len() + self.spelled.len());
+        // At most two bytes more a patch than the texts spelled out.
+        three.reserve(four.len() + self.spelled.len() + 2 * self.at.len());
         let mut done = 0;
         for &(from, to, s, e) in &self.at {
             three.extend_from_slice(&four[done..from]);
-            three.extend_from_slice(&self.spelled[s..e]);
+            if s == POINT_ZERO {
+                // Most patches: two bytes copied as a constant, not by a call to `memcpy`.
+                three.extend_from_slice(b".0");
+            } else {
+                three.extend_from_slice(&self.spelled[s..e]);
+            }
             done = to;
         }
         three.extend_from_slice(&four[done..]);
@@ -91,11 +98,12 @@ impl Patches {
 
     /// At `pos` of the file form, schema 3's has `.0` too (after a whole number).
     fn point_zero(&mut self, pos: usize) {
-        let s = self.spelled.len();
-        self.spelled.extend_from_slice(b".0");
-        self.at.push((pos, pos, s, s + 2));
+        self.at.push((pos, pos, POINT_ZERO, 0));
     }
 }
+
+/// The `s` of a patch that inserts `.0`.
+const POINT_ZERO: usize = usize::MAX;
 
 /// A row of the file form: `[`, its fields written in order and separated by commas, `]`.
 macro_rules! row {
