@@ -34,7 +34,7 @@ impl MetricTrend {
 type Slots = Vec<Vec<(Val, bool)>>;
 
 /// Every metric of a series, in registry order.
-pub fn series_trends(runs: &[RunInfo], s: &SeriesRuns) -> Vec<MetricTrend> {
+fn series_trends(runs: &[RunInfo], s: &SeriesRuns) -> Vec<MetricTrend> {
     // metric → per version: (value, low quality) of each run, oldest first.
     // Indexed by metric id (a registry has a few hundred), in id order as the map was.
     let mut per: Vec<Option<Slots>> = Vec::new();
