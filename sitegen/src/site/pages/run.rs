@@ -60,53 +60,68 @@ struct Bodies;
 
 impl Bodies {
     fn results(rows: &[Row], runs: &[RunPage]) -> String {
-        let mut out = Self::sized(rows.len(), runs.len());
-        for row in rows {
-            Self::cell(&mut out, "<tr><td>", &row.label);
-            for (cell, run) in row.cells.iter().zip(runs) {
-                let c = cell.map(|j| &run.results[j]);
-                let text = |s: fn(&ResultCells) -> Span| c.map_or("", |c| run.cells.get(s(c)));
-                Self::cell(&mut out, "<td>", text(|c| c.median));
-                Self::cell(&mut out, "<td>", text(|c| c.overhead));
-            }
-        }
-        out
+        Self::body(
+            rows,
+            runs,
+            |r| &r.results,
+            |out, cells, c| {
+                let text = |s: fn(&ResultCells) -> Span| c.map_or("", |c| cells.get(s(c)));
+                Self::cell(out, "<td>", text(|c| c.median));
+                Self::cell(out, "<td>", text(|c| c.overhead));
+            },
+        )
     }
 
     fn estimates(rows: &[Row], runs: &[RunPage]) -> String {
-        let mut out = Self::sized(rows.len(), runs.len());
-        for row in rows {
-            Self::cell(&mut out, "<tr><td>", &row.label);
-            for (cell, run) in row.cells.iter().zip(runs) {
-                let Some(e) = cell.map(|j| &run.estimates[j]) else {
-                    out.push_str("<td>");
-                    continue;
+        Self::body(
+            rows,
+            runs,
+            |r| &r.estimates,
+            |out, cells, e| {
+                let Some(e) = e else {
+                    return out.push_str("<td>");
                 };
-                Self::cell(&mut out, "<td>", run.cells.get(e.median));
+                Self::cell(out, "<td>", cells.get(e.median));
                 if !e.origin.is_empty() {
-                    Self::cell(&mut out, " <span class=\"note\">(", e.origin);
+                    Self::cell(out, " <span class=\"note\">(", e.origin);
                     out.push_str(")</span>");
                 }
-            }
-        }
-        out
+            },
+        )
     }
 
     fn expectations(rows: &[Row], runs: &[RunPage]) -> String {
+        Self::body(
+            rows,
+            runs,
+            |r| &r.expectations,
+            |out, cells, e| {
+                let Some(e) = e else {
+                    return out.push_str("<td><td class=\"v \">");
+                };
+                Self::cell(out, "<td>", cells.get(e.diff));
+                Self::cell(out, "<td class=\"v ", e.verdict);
+                Self::cell(out, "\">", e.verdict);
+                if e.kernel != e.verdict {
+                    Self::cell(out, ", kernel: ", e.kernel);
+                }
+            },
+        )
+    }
+
+    /// A table body: a row per label, and in it each run's cells, written by `cells` from the
+    /// run's entry of the row (in `list`), if it has one.
+    fn body<T>(
+        rows: &[Row],
+        runs: &[RunPage],
+        list: fn(&RunPage) -> &[T],
+        cells: impl Fn(&mut String, &Cells, Option<&T>),
+    ) -> String {
         let mut out = Self::sized(rows.len(), runs.len());
         for row in rows {
             Self::cell(&mut out, "<tr><td>", &row.label);
-            for (cell, run) in row.cells.iter().zip(runs) {
-                let Some(e) = cell.map(|j| &run.expectations[j]) else {
-                    out.push_str("<td><td class=\"v \">");
-                    continue;
-                };
-                Self::cell(&mut out, "<td>", run.cells.get(e.diff));
-                Self::cell(&mut out, "<td class=\"v ", e.verdict);
-                Self::cell(&mut out, "\">", e.verdict);
-                if e.kernel != e.verdict {
-                    Self::cell(&mut out, ", kernel: ", e.kernel);
-                }
+            for (at, run) in row.cells.iter().zip(runs) {
+                cells(&mut out, &run.cells, at.map(|j| &list(run)[j]));
             }
         }
         out
