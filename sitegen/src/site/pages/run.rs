@@ -64,10 +64,10 @@ impl Bodies {
             rows,
             runs,
             |r| &r.results,
+            "<td><td>",
             |out, cells, c| {
-                let text = |s: fn(&ResultCells) -> Span| c.map_or("", |c| cells.get(s(c)));
-                Self::cell(out, "<td>", text(|c| c.median));
-                Self::cell(out, "<td>", text(|c| c.overhead));
+                Self::cell(out, "<td>", cells.get(c.median));
+                Self::cell(out, "<td>", cells.get(c.overhead));
             },
         )
     }
@@ -77,10 +77,8 @@ impl Bodies {
             rows,
             runs,
             |r| &r.estimates,
+            "<td>",
             |out, cells, e| {
-                let Some(e) = e else {
-                    return out.push_str("<td>");
-                };
                 Self::cell(out, "<td>", cells.get(e.median));
                 if !e.origin.is_empty() {
                     Self::cell(out, " <span class=\"note\">(", e.origin);
@@ -91,14 +89,13 @@ impl Bodies {
     }
 
     fn expectations(rows: &[Row], runs: &[RunPage]) -> String {
+        let empty = "<td><td class=\"v \">";
         Self::body(
             rows,
             runs,
             |r| &r.expectations,
+            empty,
             |out, cells, e| {
-                let Some(e) = e else {
-                    return out.push_str("<td><td class=\"v \">");
-                };
                 Self::cell(out, "<td>", cells.get(e.diff));
                 Self::cell(out, "<td class=\"v ", e.verdict);
                 Self::cell(out, "\">", e.verdict);
@@ -110,18 +107,22 @@ impl Bodies {
     }
 
     /// A table body: a row per label, and in it each run's cells, written by `cells` from the
-    /// run's entry of the row (in `list`), if it has one.
+    /// run's entry of the row (in `list`), or `empty` when it has none.
     fn body<T>(
         rows: &[Row],
         runs: &[RunPage],
         list: fn(&RunPage) -> &[T],
-        cells: impl Fn(&mut String, &Cells, Option<&T>),
+        empty: &str,
+        cells: impl Fn(&mut String, &Cells, &T),
     ) -> String {
         let mut out = Self::sized(rows.len(), runs.len());
         for row in rows {
             Self::cell(&mut out, "<tr><td>", &row.label);
             for (at, run) in row.cells.iter().zip(runs) {
-                cells(&mut out, &run.cells, at.map(|j| &list(run)[j]));
+                match at.map(|j| &list(run)[j]) {
+                    Some(x) => cells(&mut out, &run.cells, x),
+                    None => out.push_str(empty),
+                }
             }
         }
         out
@@ -142,7 +143,7 @@ impl Bodies {
 }
 
 /// A run's table cells, one text after another in one string: a string for each cell
-/// (hundreds a run) was 4 % of a build's CPU time, and the records they are made from are
+/// (hundreds a run) was 3 % of a build's CPU time, and the records they are made from are
 /// freed as soon as the run is summarised (kept until their page was made, they slowed the
 /// reading of the next records more than that saved).
 #[derive(Default)]
@@ -150,15 +151,14 @@ struct Cells(String);
 
 /// Where a cell's text is in its [`Cells`].
 #[derive(Clone, Copy)]
-struct Span(u32, u32);
+struct Span(usize, usize);
 
 impl Cells {
     /// The text `write` appends, as a cell.
     fn push(&mut self, write: impl FnOnce(&mut String)) -> Span {
         let from = self.0.len();
         write(&mut self.0);
-        // A run's cells are a few KB: their offsets fit.
-        Span(from as u32, self.0.len() as u32)
+        Span(from, self.0.len())
     }
 
     fn text(&mut self, s: &str) -> Span {
@@ -166,7 +166,7 @@ impl Cells {
     }
 
     fn get(&self, s: Span) -> &str {
-        self.0.get(s.0 as usize..s.1 as usize).unwrap_or_default()
+        self.0.get(s.0..s.1).unwrap_or_default()
     }
 }
 
@@ -230,7 +230,7 @@ pub struct RunPage {
     expectations: Vec<ExpectationCells>,
 }
 
-/// The measured results of a record, with their indices.
+/// The measured results of a record: those on the page.
 fn measured(r: &RunRecord) -> impl Iterator<Item = &ScenarioResult> {
     r.results.iter().filter(|x| x.status == Status::Measured)
 }
