@@ -75,19 +75,21 @@ impl<'a> Dot<'a> {
 }
 
 fn trend(runs: &[RunInfo], g: &Groups, idx: &[usize], m: u32) -> TrendData {
-    let dots = idx
+    let dots: Vec<Dot> = idx
         .iter()
-        .filter_map(|&i| runs[i].values.get(m).and_then(|v| Dot::of(runs, g, i, v)));
-    trend_of_dots(g, dots)
+        .filter_map(|&i| runs[i].values.get(m).and_then(|v| Dot::of(runs, g, i, v)))
+        .collect();
+    trend_of_dots(g, &dots)
 }
 
-fn trend_of_dots<'a>(g: &Groups, dots: impl Iterator<Item = Dot<'a>>) -> TrendData {
+fn trend_of_dots(g: &Groups, dots: &[Dot]) -> TrendData {
     // By series rank (the order of the keys, without comparing them), then version: one sort
     // instead of a map lookup per dot (a metric page's charts have every run's value). Stable,
-    // so the values of a cell keep the runs' order.
-    let dots = by_series_and_version(dots.collect(), g.versions.len());
+    // so the values of a cell keep the runs' order. The dots stay where they are; their order
+    // is a list of positions (a dot is 64 bytes, a position 4).
+    let order = by_series_and_version(dots, g.versions.len());
     let mut present = vec![false; g.versions.len()];
-    for d in &dots {
+    for d in dots {
         if let Some(p) = present.get_mut(d.version as usize) {
             *p = true;
         }
@@ -95,19 +97,20 @@ fn trend_of_dots<'a>(g: &Groups, dots: impl Iterator<Item = Dot<'a>>) -> TrendDa
     let versions: Vec<u32> = (0..present.len() as u32)
         .filter(|&v| present[v as usize])
         .collect();
+    let at = |i: &u32| &dots[*i as usize];
     let mut vals: Vec<(Val, bool)> = Vec::new();
-    let mut lines: Vec<TrendLine> = dots
-        .chunk_by(|a, b| a.rank == b.rank)
+    let mut lines: Vec<TrendLine> = order
+        .chunk_by(|a, b| at(a).rank == at(b).rank)
         .map(|series| {
             let mut pts: Vec<Option<Point>> = vec![None; versions.len()];
-            for cell in series.chunk_by(|a, b| a.version == b.version) {
+            for cell in series.chunk_by(|a, b| at(a).version == at(b).version) {
                 vals.clear();
-                vals.extend(cell.iter().map(|d| (d.val, d.low)));
-                if let Ok(at) = versions.binary_search(&cell[0].version) {
-                    pts[at] = usable_point(&vals);
+                vals.extend(cell.iter().map(|i| (at(i).val, at(i).low)));
+                if let Ok(k) = versions.binary_search(&at(&cell[0]).version) {
+                    pts[k] = usable_point(&vals);
                 }
             }
-            (Arc::clone(series[0].series), series.len(), pts)
+            (Arc::clone(at(&series[0]).series), series.len(), pts)
         })
         .collect();
     // The best-covered series are drawn first; ties keep key order (stable sort).
@@ -120,35 +123,34 @@ fn trend_of_dots<'a>(g: &Groups, dots: impl Iterator<Item = Dot<'a>>) -> TrendDa
     }
 }
 
-/// `dots` ordered by series rank, then version, keeping their order within a cell (a stable
-/// sort). Counted into place when the (rank, version) cells are not many more than the dots:
-/// a comparison sort of a metric page's chart (every run of an architecture) was most of the
-/// time its chart took.
-fn by_series_and_version(dots: Vec<Dot<'_>>, versions: usize) -> Vec<Dot<'_>> {
+/// The positions of `dots` ordered by series rank, then version, keeping their order within a
+/// cell (a stable sort). Counted into place when the (rank, version) cells are not many more
+/// than the dots: a comparison sort of a metric page's chart (every run of an architecture)
+/// was most of the time its chart took.
+fn by_series_and_version(dots: &[Dot<'_>], versions: usize) -> Vec<u32> {
     let ranks = dots.iter().map(|d| d.rank as usize + 1).max().unwrap_or(0);
     let cells = ranks.saturating_mul(versions);
     let fits = dots.iter().all(|d| (d.version as usize) < versions);
+    let mut order: Vec<u32> = (0..dots.len() as u32).collect();
     if !fits || cells > 4 * dots.len() + 4096 {
-        let mut dots = dots;
-        dots.sort_by_key(|d| (d.rank, d.version));
-        return dots;
+        order.sort_by_key(|&i| (dots[i as usize].rank, dots[i as usize].version));
+        return order;
     }
     let cell = |d: &Dot| d.rank as usize * versions + d.version as usize;
     // starts[c]: where cell c's dots begin in the result.
     let mut starts = vec![0usize; cells + 1];
-    for d in &dots {
+    for d in dots {
         starts[cell(d) + 1] += 1;
     }
     for c in 1..starts.len() {
         starts[c] += starts[c - 1];
     }
-    let mut placed: Vec<Option<Dot>> = vec![None; dots.len()];
-    for d in dots {
-        let at = &mut starts[cell(&d)];
-        placed[*at] = Some(d);
+    for (i, d) in (0u32..).zip(dots) {
+        let at = &mut starts[cell(d)];
+        order[*at] = i;
         *at += 1;
     }
-    placed.into_iter().flatten().collect()
+    order
 }
 
 #[derive(Serialize)]
@@ -193,7 +195,7 @@ pub fn chart_for(
 /// [`chart_for`] of values gathered beforehand (the metric pages gather many metrics' values
 /// in one pass over an architecture's runs).
 pub fn chart_of_dots(g: &Groups, dots: &[Dot], spec: ChartSpec, root: &str) -> Chart {
-    chart_of(trend_of_dots(g, dots.iter().copied()), spec, root)
+    chart_of(trend_of_dots(g, dots), spec, root)
 }
 
 fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
@@ -333,7 +335,7 @@ mod tests {
             // Low quality, beside a good run: left out of the point.
             dot(1, &b, 2, val(99.0, 98.0, 100.0), true),
         ];
-        let t = trend_of_dots(&g, dots.into_iter());
+        let t = trend_of_dots(&g, &dots);
         // Only versions with a value, ascending.
         assert_eq!(t.kernels, ["5.10", "6.6"]);
         // The best-covered series first.
@@ -372,7 +374,10 @@ mod tests {
                 .collect();
             let mut want = dots.clone();
             want.sort_by_key(|d| (d.rank, d.version));
-            let got = by_series_and_version(dots, versions as usize);
+            let got: Vec<Dot> = by_series_and_version(&dots, versions as usize)
+                .into_iter()
+                .map(|i| dots[i as usize])
+                .collect();
             let order = |v: &[Dot]| {
                 v.iter()
                     .map(|d| (d.rank, d.version, d.val.median))
@@ -384,6 +389,6 @@ mod tests {
                 "{ranks} ranks, {versions} versions"
             );
         }
-        assert!(by_series_and_version(Vec::new(), 3).is_empty());
+        assert!(by_series_and_version(&[], 3).is_empty());
     }
 }
