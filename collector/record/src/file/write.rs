@@ -13,7 +13,7 @@
 //! by serde_json (`CompactFormatter`), and the parts that are not lists of rows (`source`,
 //! `settings`, `environment`) are serialised by their derives.
 
-use super::{dictionary, in_force};
+use super::{dictionary, in_force, Sampled};
 use crate::precision::derived_throughput;
 use crate::{
     Estimate, Expectation, GroupSummary, Overhead, RunRecord, ScenarioResult, Target, Throughput,
@@ -21,8 +21,11 @@ use crate::{
 };
 use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Formatter};
+use std::borrow::Borrow;
 use std::cell::Cell;
 use std::collections::BTreeMap;
+use std::collections::HashMap;
+use std::hash::Hash;
 
 /// Writes the file form of schema `form` (3 or later) into `out`, with `id` in place of the
 /// record's id; with `three`, the form its content id covers beside it (schema 3's, the id
@@ -237,20 +240,30 @@ impl Writer<'_> {
         (1..=5).contains(&n).then_some(i)
     }
 
+    /// The index of `key` among the dictionary's `entries` (`ix` finds it), the file's number
+    /// tried first.
+    fn index_of<K, Q>(&self, entries: &[K], ix: &HashMap<K, u32, Sampled>, key: &Q) -> Option<u32>
+    where
+        K: Borrow<Q> + Eq + Hash,
+        Q: Eq + Hash + ?Sized,
+    {
+        let hinted = self
+            .hint()
+            .filter(|&i| entries.get(i).is_some_and(|e| e.borrow() == key));
+        match hinted {
+            Some(i) => Some(i as u32),
+            None => ix.get(key).copied(),
+        }
+    }
+
     /// A text of a row: its index in the dictionary of this form, or the text.
     fn text(&mut self, s: &str) {
         let d = dictionary();
-        let hinted = self
-            .hint()
-            .filter(|&i| d.texts.get(i).is_some_and(|t| t == s));
-        let ix = hinted
-            .map(|i| i as u32)
-            .or_else(|| d.text_ix.get(s).copied());
-        match ix.as_ref() {
-            Some(&i) if (i as usize) >= d.schema3.0 && (i as usize) < in_force(self.form).0 => {
+        match self.index_of(&d.texts, &d.text_ix, s) {
+            Some(i) if (i as usize) >= d.schema3.0 && (i as usize) < in_force(self.form).0 => {
                 self.differs(|w| w.u64(u64::from(i)), |w| w.str(s));
             }
-            Some(&i) if (i as usize) < in_force(self.form).0 => self.u64(u64::from(i)),
+            Some(i) if (i as usize) < in_force(self.form).0 => self.u64(u64::from(i)),
             _ => self.str(s),
         }
     }
@@ -262,17 +275,11 @@ impl Writer<'_> {
             return self.raw(b"null");
         }
         let d = dictionary();
-        let hinted = self
-            .hint()
-            .filter(|&i| d.params.get(i).is_some_and(|q| q == p));
-        let ix = hinted
-            .map(|i| i as u32)
-            .or_else(|| d.params_ix.get(p).copied());
-        match ix.as_ref() {
-            Some(&i) if (i as usize) >= d.schema3.1 && (i as usize) < in_force(self.form).1 => {
+        match self.index_of(&d.params, &d.params_ix, p) {
+            Some(i) if (i as usize) >= d.schema3.1 && (i as usize) < in_force(self.form).1 => {
                 self.differs(|w| w.u64(u64::from(i)), |w| w.params(p));
             }
-            Some(&i) if (i as usize) < in_force(self.form).1 => self.u64(u64::from(i)),
+            Some(i) if (i as usize) < in_force(self.form).1 => self.u64(u64::from(i)),
             _ => {
                 self.byte(b'{');
                 for (k, (key, v)) in p.iter().enumerate() {
