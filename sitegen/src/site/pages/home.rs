@@ -10,7 +10,7 @@ use crate::site::groups::VersionCount;
 use crate::site::groups::{machines, SeriesRuns};
 use crate::site::links::Links;
 use crate::site::pages::changes::{change_rows, ChangeRow};
-use crate::site::rows::{key_columns, run_row, Column, RunRow};
+use crate::site::rows::{key_columns, run_row, Column, RunCols, RunsTable};
 use crate::site::trends::{series_trend, Change};
 use crate::site::Data;
 use serde::Serialize;
@@ -82,7 +82,7 @@ struct Home {
     arches: Vec<HomeArch>,
     changes: Vec<ChangeRow>,
     columns: Vec<Column>,
-    recent: Vec<RunRow>,
+    recent: RunsTable,
 }
 
 pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
@@ -117,13 +117,14 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             .collect(),
         changes: change_rows(d, &latest, ""),
         columns: key_columns(),
-        recent: d
-            .g
-            .newest
-            .iter()
-            .take(20)
-            .map(|&i| run_row(&runs[i], &d.headline, ""))
-            .collect(),
+        recent: RunsTable::new(
+            (d.g.newest.iter().take(20)).map(|&i| run_row(&runs[i], &d.headline, "")),
+            RunCols {
+                arch: true,
+                kernel: true,
+                machine: false,
+            },
+        ),
     };
     ctx.page("index.html", "home.html", &home)
 }

@@ -11,7 +11,7 @@ use crate::site::groups::SeriesRuns;
 use crate::site::groups::VersionCount;
 use crate::site::links::Links;
 use crate::site::pager::{pager, Pager, PAGE_SIZE};
-use crate::site::rows::{key_columns, point_cell, run_row, Cell, Column, RunRow};
+use crate::site::rows::{key_columns, point_cell, run_row, Cell, Column, RunCols, RunsTable};
 use crate::site::sweep::{self, SeriesAt, SweepBlock};
 use crate::site::Data;
 use serde::Serialize;
@@ -70,7 +70,7 @@ struct KernelPage {
     sweeps: Vec<SweepBlock>,
     nav: Pager,
     /// This page's runs, by architecture, then machine, newest first.
-    rows: Vec<RunRow>,
+    rows: RunsTable,
 }
 
 /// A series with its runs on one version.
@@ -219,10 +219,16 @@ fn version(
                 Vec::new()
             },
             nav: pager(n, pages, &root, |k| links.kernel_page(label, k)),
-            rows: chunk
-                .iter()
-                .map(|&i| run_row(&d.runs[i], &d.headline, &root))
-                .collect(),
+            rows: RunsTable::new(
+                chunk
+                    .iter()
+                    .map(|&i| run_row(&d.runs[i], &d.headline, &root)),
+                RunCols {
+                    arch: true,
+                    kernel: true,
+                    machine: true,
+                },
+            ),
             root,
         };
         ctx.page(&path, "kernel.html", &page)?;

@@ -7,7 +7,7 @@ use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
 use crate::site::links::Links;
 use crate::site::pager::PAGE_SIZE;
-use crate::site::rows::{key_columns, run_row, Column, RunRow};
+use crate::site::rows::{key_columns, run_row, Column, RunCols, RunsTable};
 use crate::site::Data;
 use serde::Serialize;
 
@@ -19,7 +19,7 @@ struct RunsPage {
     unplaced: usize,
     unplaced_href: String,
     columns: Vec<Column>,
-    rows: Vec<RunRow>,
+    rows: RunsTable,
     /// The files of every run (JSON and CSV), as `exports` splits them.
     files: Vec<RunFiles>,
 }
@@ -42,13 +42,14 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         unplaced: d.g.unplaced.len(),
         unplaced_href: format!("{root}{}", Links.unplaced()),
         columns: key_columns(),
-        rows: d
-            .g
-            .newest
-            .iter()
-            .take(PAGE_SIZE)
-            .map(|&i| run_row(&d.runs[i], &d.headline, &root))
-            .collect(),
+        rows: RunsTable::new(
+            (d.g.newest.iter().take(PAGE_SIZE)).map(|&i| run_row(&d.runs[i], &d.headline, &root)),
+            RunCols {
+                arch: true,
+                kernel: true,
+                machine: false,
+            },
+        ),
         files: crate::site::exports::shards(d.runs, &d.g.newest)
             .into_iter()
             .map(|s| RunFiles {

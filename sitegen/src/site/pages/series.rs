@@ -12,7 +12,7 @@ use crate::site::error::BuildError;
 use crate::site::groups::{machines, SeriesRuns};
 use crate::site::links::Links;
 use crate::site::pages::changes::{change_rows, ChangeRow};
-use crate::site::rows::{key_columns, run_row, Column, RunRow};
+use crate::site::rows::{key_columns, run_row, Column, RunCols, RunsTable};
 use crate::site::trends::{Kept, MetricTrend};
 use crate::site::Data;
 use serde::Serialize;
@@ -68,7 +68,7 @@ struct SeriesPage {
     charts: Vec<Chart>,
     metrics: Vec<MetricRow>,
     columns: Vec<Column>,
-    recent: Vec<RunRow>,
+    recent: RunsTable,
 }
 
 #[derive(Serialize)]
@@ -246,12 +246,14 @@ fn overview(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, trends: &[Kept]) -> Result<
         charts,
         metrics,
         columns: key_columns(),
-        recent: s
-            .runs
-            .iter()
-            .take(RECENT)
-            .map(|&i| run_row(&runs[i], &d.headline, &root))
-            .collect(),
+        recent: RunsTable::new(
+            (s.runs.iter().take(RECENT)).map(|&i| run_row(&runs[i], &d.headline, &root)),
+            RunCols {
+                arch: false,
+                kernel: true,
+                machine: false,
+            },
+        ),
         root,
     };
     ctx.page(&path, "series.html", &page)
