@@ -27,19 +27,24 @@ pub fn ns_into(out: &mut String, x: f64) {
     }
 }
 
-/// `format!("{x:.d$}")` for 1 or 2 decimals, by integer arithmetic where that cannot change a
-/// digit (the exact float path is slow, and pages print hundreds of numbers): only values whose
-/// scaled fraction is near one half, where the product's rounding error could decide, take the
-/// exact path. The sign is kept as `format!` keeps it (`-0.00`).
+/// `format!("{x:.d$}")` for 0, 1 or 2 decimals, by integer arithmetic where that cannot change
+/// a digit (the exact float path is slow, and pages print hundreds of numbers): only values
+/// whose scaled fraction is near one half, where the product's rounding error could decide,
+/// take the exact path. The sign is kept as `format!` keeps it (`-0.00`).
 pub fn fixed(x: f64, d: usize) -> String {
     let mut s = String::new();
     fixed_into(&mut s, x, d);
     s
 }
 
-fn fixed_into(out: &mut String, x: f64, d: usize) {
+/// [`fixed`] into `out`.
+pub fn fixed_into(out: &mut String, x: f64, d: usize) {
     use std::fmt::Write;
-    let scale: u64 = if d == 1 { 10 } else { 100 };
+    let scale: u64 = match d {
+        0 => 1,
+        1 => 10,
+        _ => 100,
+    };
     let y = x.abs() * scale as f64;
     if d > 2 || !y.is_finite() || y >= 1e15 || (y - y.floor() - 0.5).abs() < 1e-6 {
         let _ = write!(out, "{x:.d$}");
@@ -50,6 +55,9 @@ fn fixed_into(out: &mut String, x: f64, d: usize) {
         out.push('-');
     }
     push_digits(out, n / scale);
+    if d == 0 {
+        return;
+    }
     out.push('.');
     let frac = n % scale;
     if d == 2 && frac < 10 {
@@ -501,11 +509,12 @@ mod tests {
         for _ in 0..200_000 {
             let mag = 10f64.powf(rng.range(-4.0, 6.0));
             xs.push(if rng.f() < 0.5 { -mag } else { mag });
-            // Ties and near-ties in the last digit.
+            // Ties and near-ties in the last digit, and in the units.
             xs.push((rng.below(100_000) as f64 + 0.5) / 100.0);
+            xs.push(rng.below(1000) as f64 + 0.5);
         }
         for x in xs {
-            for d in [1, 2] {
+            for d in [0, 1, 2] {
                 assert_eq!(fixed(x, d), format!("{x:.d$}"), "{x:e} to {d}");
             }
         }

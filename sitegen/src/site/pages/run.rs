@@ -906,8 +906,9 @@ fn median_cell(out: &mut String, res: &ScenarioResult, usual: Option<u64>) {
             if pct < 0.5 {
                 out.push_str(" p<1%");
             } else {
-                use std::fmt::Write;
-                let _ = write!(out, " p={pct:.0}%");
+                out.push_str(" p=");
+                fmt::fixed_into(out, pct, 0);
+                out.push('%');
             }
         }
     }
@@ -958,9 +959,16 @@ fn own_facts(r: &RunRecord) -> Vec<(String, String)> {
     let inc = &r.environment.incidental;
     let sm = &r.summary;
     let src = &r.source;
+    // `{:.2}` each, without the exact float path (`fmt::fixed`).
     let load = |l: &Option<[f64; 3]>| {
-        l.map(|a| format!("{:.2} {:.2} {:.2}", a[0], a[1], a[2]))
-            .unwrap_or_default()
+        let mut s = String::new();
+        for (i, x) in l.iter().flatten().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            fmt::fixed_into(&mut s, *x, 2);
+        }
+        s
     };
     facts([
         ("load average at start / end", {
@@ -978,7 +986,7 @@ fn own_facts(r: &RunRecord) -> Vec<(String, String)> {
                 "{}, {}",
                 sm.rounds,
                 sm.duration_s
-                    .map(|d| format!("{d:.1} s"))
+                    .map(|d| fmt::fixed(d, 1) + " s")
                     .unwrap_or_else(|| "duration not recorded".to_string())
             ),
         ),
