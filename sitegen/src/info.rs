@@ -299,10 +299,10 @@ impl RunInfo {
         let kernel = record_kernel(r);
         let page = r.canonical_path();
         let page = page.strip_suffix(".json").unwrap_or(&page).to_string();
-        let key = record_series(r);
+        let key = series::recalled_key(&SeriesInput::of(r));
         let series = match series {
-            Some(s) if **s == key => Arc::clone(s),
-            _ => Arc::new(key),
+            Some(s) if Arc::ptr_eq(s, &key) || **s == *key => Arc::clone(s),
+            _ => key,
         };
         let info = RunInfo {
             record_rel: format!("{page}.json"),

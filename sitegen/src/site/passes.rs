@@ -131,7 +131,7 @@ const HEAD_BYTES: u64 = 8 * 1024;
 /// The entry of a record that is not in the summary cache, placed by its head.
 fn entry(cand: Candidate, head: Head, key: Option<Key>, keys: &Keys) -> Entry {
     let chain = match head.placement() {
-        Ok(()) => Chain::Series(keys.share(&head.series())),
+        Ok(()) => Chain::Series(keys.share(&crate::series::recalled_key(&head.series_input()))),
         Err(_) => Chain::Alone(head.id.clone()),
     };
     let c = &head.environment.comparability;
