@@ -105,33 +105,39 @@ impl Quality {
 
     /// What the grade rests on, one short sentence per measure.
     pub fn reasons(&self) -> Vec<String> {
+        // `{:.N}` each, without the exact float path (a page of runs says this of every run).
+        let f = crate::fmt::fixed;
         let mut out = Vec::new();
         if let Some(p) = &self.preempted {
             out.push(format!(
-                "preempted in {:.1} % of the {} samples ({} of {}; limit {:.0} %)",
-                p.fraction() * 100.0,
+                "preempted in {} % of the {} samples ({} of {}; limit {} %)",
+                f(p.fraction() * 100.0, 1),
                 if p.baseline { "baseline" } else { "scenarios'" },
                 p.preempted,
                 p.samples,
-                PREEMPTED_LIMIT * 100.0
+                f(PREEMPTED_LIMIT * 100.0, 0)
             ));
         }
         if let Some(c) = &self.ci {
             match c.target_pct {
                 Some(t) => out.push(format!(
-                    "CI target ±{t} % met by {} of {}; CI median ±{:.2} %, widest ±{:.2} %",
-                    c.within, c.of, c.median_pct, c.widest_pct
+                    "CI target ±{t} % met by {} of {}; CI median ±{} %, widest ±{} %",
+                    c.within,
+                    c.of,
+                    f(c.median_pct, 2),
+                    f(c.widest_pct, 2)
                 )),
                 None => out.push(format!(
-                    "no CI target; median half-width ±{:.2} %, widest ±{:.2} %",
-                    c.median_pct, c.widest_pct
+                    "no CI target; median half-width ±{} %, widest ±{} %",
+                    f(c.median_pct, 2),
+                    f(c.widest_pct, 2)
                 )),
             }
         }
         if let Some(l) = &self.load {
             out.push(match l.cpus {
-                Some(n) => format!("load average {:.2} at the start, {n} CPUs", l.start),
-                None => format!("load average {:.2} at the start", l.start),
+                Some(n) => format!("load average {} at the start, {n} CPUs", f(l.start, 2)),
+                None => format!("load average {} at the start", f(l.start, 2)),
             });
         }
         if out.is_empty() {
