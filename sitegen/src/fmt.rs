@@ -23,7 +23,23 @@ pub fn ns_into(out: &mut String, x: f64) {
     } else if a < 100.0 {
         fixed_into(out, x, 1)
     } else {
-        group_thousands(out, x.round())
+        group_thousands(out, round(x))
+    }
+}
+
+/// `x.round()`, by an integer cast below 2^52, where the fraction is exact (baseline x86-64
+/// rounds in software).
+fn round(x: f64) -> f64 {
+    let a = x.abs();
+    if a.is_nan() || a >= 4.5e15 {
+        return x.round();
+    }
+    let whole = a as u64;
+    let r = (whole + u64::from(a - whole as f64 >= 0.5)) as f64;
+    if x.is_sign_negative() {
+        -r
+    } else {
+        r
     }
 }
 
@@ -46,11 +62,19 @@ pub fn fixed_into(out: &mut String, x: f64, d: usize) {
         _ => 100,
     };
     let y = x.abs() * scale as f64;
-    if d > 2 || !y.is_finite() || y >= 1e15 || (y - y.floor() - 0.5).abs() < 1e-6 {
+    if d > 2 || !y.is_finite() || y >= 1e15 {
         let _ = write!(out, "{x:.d$}");
         return;
     }
-    let n = y.round() as u64;
+    // Below 1e15 the cast is the floor and the fraction exact (no call to `floor` or `round`,
+    // which baseline x86-64 does in software).
+    let whole = y as u64;
+    let frac = y - whole as f64;
+    if (frac - 0.5).abs() < 1e-6 {
+        let _ = write!(out, "{x:.d$}");
+        return;
+    }
+    let n = whole + u64::from(frac > 0.5);
     if x.is_sign_negative() {
         out.push('-');
     }
@@ -521,6 +545,25 @@ mod tests {
     }
 
     /// The fast paths write what `format!` writes.
+    /// Rounding by the cast is `f64::round`: halves, the doubles either side of them (a sum
+    /// with 0.5 would round some of them up at a power of two), signs and large values.
+    #[test]
+    fn round_is_f64_round() {
+        let mut rng = syscost_site_bench::Rng::new(3);
+        let mut xs = vec![0.0, -0.0, 0.5, 2.5, 1e15, 4.5e15, 9e15, 1e300, f64::MAX];
+        for k in 1..52 {
+            let h = 2f64.powi(k) - 0.5;
+            xs.extend([h, h.next_down(), h.next_up(), h + 1.0]);
+        }
+        for _ in 0..200_000 {
+            let x = rng.f() * 10f64.powi(rng.below(16) as i32);
+            xs.extend([x, x.trunc() + 0.5, (x.trunc() + 0.5).next_down()]);
+        }
+        for x in xs.iter().flat_map(|x| [*x, -*x]) {
+            assert_eq!(round(x).to_bits(), x.round().to_bits(), "{x:e}");
+        }
+    }
+
     #[test]
     fn digits_are_written_as_format_writes_them() {
         let mut rng = syscost_site_bench::Rng::new(9);
