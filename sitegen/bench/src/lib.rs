@@ -8,6 +8,7 @@ use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 mod real;
+pub mod rounds;
 pub use real::generate_real;
 
 use syscost_record::{

@@ -7,6 +7,7 @@
 //!     cargo build --release -p syscost-site-bench
 //!     target/release/site-bench [--sizes 1000,10000,100000] [--work DIR] [--repeat N]
 //!     target/release/site-bench synth --runs N --out DIR [--seed S]
+//!     target/release/site-bench ratio --data DIR [--rounds N] [--goal 3]
 
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -210,6 +211,23 @@ enum Tool {
         #[arg(long, value_enum, default_value_t = ShapeArg::Real)]
         shape: ShapeArg,
     },
+    /// Measure the build ÷ parse floor ratio over rounds on existing records: each round a
+    /// build from scratch and both floors, in alternating order; the median ratio with its
+    /// 95 % interval, and whether the goal is met.
+    Ratio {
+        /// The records (for example written by `synth`; never changed).
+        #[arg(long)]
+        data: PathBuf,
+        /// Rounds to measure (an interval needs at least 6).
+        #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
+        rounds: u16,
+        /// The most the build may take, as a multiple of the floor.
+        #[arg(long, default_value_t = 3.0)]
+        goal: f64,
+        /// Scratch directory for the site (default: a new one in the temp dir).
+        #[arg(long)]
+        work: Option<PathBuf>,
+    },
 }
 
 /// The floor a build is measured against: read and parse every record, nothing else.
@@ -286,6 +304,12 @@ fn main() {
             seed,
             shape,
         }) => synth(runs, &out, seed, shape.into()),
+        Some(Tool::Ratio {
+            data,
+            rounds,
+            goal,
+            work,
+        }) => ratio(&data, usize::from(rounds), goal, work),
         None => bench(cli.bench),
     });
 }
@@ -305,6 +329,106 @@ fn synth(runs: usize, out: &Path, seed: u64, shape: syscost_site_bench::Shape) -
             1
         }
     }
+}
+
+/// `site-bench ratio`: rounds of a build from scratch beside both floors (see
+/// `syscost_site_bench::rounds`). A round runs the floors first or the build first in turn, so
+/// a machine growing busier or quieter over the rounds does not favour either.
+fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
+    use syscost_site_bench::rounds::{median_interval, Verdict};
+    if !data.is_dir() {
+        eprintln!(
+            "site-bench ratio: {} is not a directory of records",
+            data.display()
+        );
+        return 2;
+    }
+    let own = work.is_none();
+    let work = work.unwrap_or_else(|| {
+        std::env::temp_dir().join(format!("syscost-site-ratio-{}", std::process::id()))
+    });
+    if let Err(e) = std::fs::create_dir_all(&work) {
+        eprintln!("site-bench ratio: cannot make {}: {e}", work.display());
+        return 1;
+    }
+    let site = work.join("site");
+    // The build's summary cache, beside the site: a build from scratch has none.
+    let summaries = work.join(".site.summaries");
+    let (d, s) = (data.to_string_lossy(), site.to_string_lossy());
+    let floor1 = ["parse", "--data", &d];
+    let floor_all = ["parse-all", "--data", &d];
+    let build = ["build", "--data", &d, "--out", &s, "--data-url", DATA_URL];
+    let from_scratch = || {
+        let _ = std::fs::remove_dir_all(&site);
+        let _ = std::fs::remove_file(&summaries);
+    };
+    let jobs = syscost_site::site::jobs();
+    println!("load average before: {}", loadavg());
+    println!("| round | first | floor, 1 thread: CPU | floor, {jobs} threads: wall | build: CPU (wall) | ÷ floor: CPU | ÷ {jobs}-thread floor: wall |");
+    println!("|---:|---|---:|---:|---:|---:|---:|");
+    let (mut cpu, mut wall) = (Vec::new(), Vec::new());
+    for round in 1..=rounds {
+        let floors_first = round % 2 == 1;
+        let measured = (|| -> Result<(Measure, Measure, Measure), BenchError> {
+            let floors = || Ok::<_, BenchError>((child(&floor1)?, child(&floor_all)?));
+            let built = || {
+                from_scratch();
+                child(&build)
+            };
+            Ok(if floors_first {
+                let (f1, fa) = floors()?;
+                (f1, fa, built()?)
+            } else {
+                let b = built()?;
+                let (f1, fa) = floors()?;
+                (f1, fa, b)
+            })
+        })();
+        let (f1, fa, b) = match measured {
+            Ok(m) => m,
+            Err(e) => {
+                eprintln!("site-bench ratio: round {round}: {e}");
+                return 1;
+            }
+        };
+        let (f1_cpu, b_cpu) = (f1.user_s + f1.sys_s, b.user_s + b.sys_s);
+        cpu.push(b_cpu / f1_cpu.max(1e-9));
+        wall.push(b.wall_s / fa.wall_s.max(1e-9));
+        println!(
+            "| {round} | {} | {f1_cpu:.2} s | {:.2} s | {b_cpu:.2} s ({:.2} s) | {:.3}× | {:.3}× |",
+            if floors_first { "floors" } else { "build" },
+            fa.wall_s,
+            b.wall_s,
+            cpu[round - 1],
+            wall[round - 1],
+        );
+    }
+    from_scratch();
+    if own {
+        let _ = std::fs::remove_dir(&work);
+    }
+    println!("load average after: {}", loadavg());
+    for (what, ratios) in [
+        ("build CPU ÷ 1-thread floor CPU", &cpu),
+        (&*format!("build wall ÷ {jobs}-thread floor wall"), &wall),
+    ] {
+        match median_interval(ratios, 0.95) {
+            Some(iv) => println!(
+                "{what}: median {:.3}×, {:.1} % interval [{:.3}×, {:.3}×] over {} rounds; ≤ {goal}×: {}",
+                iv.median,
+                100.0 * iv.coverage,
+                iv.low,
+                iv.high,
+                iv.n,
+                Verdict::of(&iv, goal).word(),
+            ),
+            None => println!(
+                "{what}: {} rounds are too few for a 95 % interval (6 at least); ≤ {goal}×: undecided",
+                ratios.len()
+            ),
+        }
+    }
+    0
 }
 
 fn bench(args: Bench) -> i32 {

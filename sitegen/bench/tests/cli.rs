@@ -1,4 +1,5 @@
-//! `site-bench synth`: same seed, same files; never into a directory named `data`.
+//! `site-bench synth`: same seed, same files; never into a directory named `data`. The floors,
+//! and `site-bench ratio`.
 
 use std::process::Command;
 
@@ -53,4 +54,64 @@ fn both_floors_parse_every_record_and_count_the_unreadable() {
         assert!(text.starts_with(says), "{floor}: {text}");
         assert!(text.contains("(1 unreadable)"), "{floor}: {text}");
     }
+}
+
+/// `site-bench ratio`: a row per round, the floors and the build first in turn, and each
+/// ratio's median with its interval and a verdict against the goal; too few rounds for an
+/// interval say so and decide nothing.
+#[test]
+fn ratio_measures_rounds_and_states_an_interval() {
+    let tmp = tempfile::tempdir().unwrap();
+    let recs = tmp.path().join("records");
+    let o = site_bench(&["synth", "--runs", "5", "--out", recs.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let work = tmp.path().join("work");
+    let run = |rounds: &str, goal: &str| {
+        let o = site_bench(&[
+            "ratio",
+            "--data",
+            recs.to_str().unwrap(),
+            "--rounds",
+            rounds,
+            "--goal",
+            goal,
+            "--work",
+            work.to_str().unwrap(),
+        ]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let text = run("6", "1000000");
+    let rows: Vec<&str> = text
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| round"))
+        .collect();
+    assert_eq!(rows.len(), 6, "{text}");
+    for (i, row) in rows.iter().enumerate() {
+        let first = if i % 2 == 0 { "floors" } else { "build" };
+        assert!(
+            row.starts_with(&format!("| {} | {first} |", i + 1)),
+            "{row}"
+        );
+    }
+    // Six rounds: the interval is the smallest and the largest ratio (coverage 1 − 2/64).
+    let cpu = text
+        .lines()
+        .find(|l| l.starts_with("build CPU ÷ 1-thread floor CPU: median "))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(cpu.contains("96.9 % interval ["), "{cpu}");
+    assert!(cpu.ends_with("over 6 rounds; ≤ 1000000×: met"), "{cpu}");
+    // The site and its summary cache are removed; the scratch directory given is kept.
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
+    // A build (templates, pages, validation) costs more than reading the records alone.
+    let text = run("6", "1");
+    assert!(text.contains("over 6 rounds; ≤ 1×: missed"), "{text}");
+    let text = run("2", "0.5");
+    assert!(
+        text.contains("2 rounds are too few for a 95 % interval (6 at least); ≤ 0.5×: undecided"),
+        "{text}"
+    );
+    let o = site_bench(&["ratio", "--data", tmp.path().join("none").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("is not a directory of records"));
 }

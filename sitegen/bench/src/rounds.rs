@@ -1,0 +1,167 @@
+//! The build ÷ floor ratio over rounds, as an interval: one build beside one floor is a draw
+//! from a noisy machine (on the 2-vCPU machine the figures in docs/site.md come from, one
+//! binary's ratio ranged 2.4–3.5× within two hours), so `site-bench ratio` measures several
+//! rounds and states the median ratio with a distribution-free confidence interval, and
+//! whether a goal is met, missed, or not decided by the rounds made.
+
+/// The median of some values with the order-statistic interval around it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Interval {
+    pub median: f64,
+    pub low: f64,
+    pub high: f64,
+    /// The interval's exact coverage of the true median (≥ the level asked for).
+    pub coverage: f64,
+    pub n: usize,
+}
+
+/// The median of `values` and the narrowest order-statistic interval `[x(l), x(n+1−l)]` whose
+/// coverage of the true median is at least `level`: the count of values below the true median
+/// is Binomial(n, ½) whatever the distribution, so the coverage is `1 − 2·P(B ≤ l − 1)`. None
+/// when no interval reaches the level (fewer than 6 values at 95 %) or a value is not finite.
+/// (The collector's `stats::interval` does the same for samples of any size; the site's crates
+/// do not depend on the collector, and rounds are few.)
+pub fn median_interval(values: &[f64], level: f64) -> Option<Interval> {
+    if values.iter().any(|v| !v.is_finite()) || values.len() > MAX_ROUNDS {
+        return None;
+    }
+    let mut x = values.to_vec();
+    x.sort_by(f64::total_cmp);
+    let n = x.len();
+    let median = match n {
+        0 => return None,
+        _ if n % 2 == 1 => x[n / 2],
+        _ => (x[n / 2 - 1] + x[n / 2]) / 2.0,
+    };
+    // P(B ≤ k) for k = 0, 1, …, walked until it exceeds the tail the level leaves.
+    let tail = (1.0 - level) / 2.0;
+    let (mut pmf, mut cdf, mut l) = (0.5f64.powi(n as i32), 0.0, 0);
+    for k in 0..n.div_ceil(2) {
+        if k > 0 {
+            pmf *= (n - k + 1) as f64 / k as f64;
+        }
+        if cdf + pmf > tail {
+            break;
+        }
+        cdf += pmf;
+        l = k + 1;
+    }
+    (l >= 1).then(|| Interval {
+        median,
+        low: x[l - 1],
+        high: x[n - l],
+        coverage: 1.0 - 2.0 * cdf,
+        n,
+    })
+}
+
+/// The most rounds [`median_interval`] takes (its binomial terms stay within `f64`'s range).
+pub const MAX_ROUNDS: usize = 1000;
+
+/// Whether a ratio is within a goal, by its interval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// The whole interval is at or below the goal.
+    Met,
+    /// The whole interval is above it.
+    Missed,
+    /// The interval has the goal inside: more rounds, or a quieter machine, may decide.
+    Undecided,
+}
+
+impl Verdict {
+    pub fn of(iv: &Interval, goal: f64) -> Verdict {
+        if iv.high <= goal {
+            Verdict::Met
+        } else if iv.low > goal {
+            Verdict::Missed
+        } else {
+            Verdict::Undecided
+        }
+    }
+
+    pub fn word(self) -> &'static str {
+        match self {
+            Verdict::Met => "met",
+            Verdict::Missed => "missed",
+            Verdict::Undecided => "undecided",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Ranks and coverages from the binomial tables (n = 6: l = 1, 1 − 2/64; n = 10: l = 2,
+    /// 1 − 2·11/1024; n = 15: l = 4, 1 − 2·576/32768), on values given out of order.
+    #[test]
+    fn ranks_and_coverage_are_the_binomial_tables() {
+        let v: Vec<f64> = [6.0, 1.0, 5.0, 2.0, 4.0, 3.0].to_vec();
+        let iv = median_interval(&v, 0.95).unwrap();
+        assert_eq!((iv.median, iv.low, iv.high, iv.n), (3.5, 1.0, 6.0, 6));
+        assert!((iv.coverage - (1.0 - 2.0 / 64.0)).abs() < 1e-12);
+
+        let v: Vec<f64> = (1..=10).rev().map(f64::from).collect();
+        let iv = median_interval(&v, 0.95).unwrap();
+        assert_eq!((iv.median, iv.low, iv.high), (5.5, 2.0, 9.0));
+        assert!((iv.coverage - (1.0 - 22.0 / 1024.0)).abs() < 1e-12);
+
+        let v: Vec<f64> = (1..=15).map(f64::from).collect();
+        let iv = median_interval(&v, 0.95).unwrap();
+        assert_eq!((iv.median, iv.low, iv.high), (8.0, 4.0, 12.0));
+        assert!((iv.coverage - (1.0 - 2.0 * 576.0 / 32768.0)).abs() < 1e-12);
+        assert!(iv.coverage >= 0.95);
+    }
+
+    #[test]
+    fn too_few_or_broken_values_have_no_interval() {
+        assert_eq!(median_interval(&[1.0; 5], 0.95), None);
+        assert_eq!(median_interval(&[], 0.95), None);
+        assert!(median_interval(&[1.0; 6], 0.95).is_some());
+        assert_eq!(
+            median_interval(&[1.0, 2.0, f64::NAN, 3.0, 4.0, 5.0], 0.95),
+            None
+        );
+        // A lower level needs fewer values.
+        assert!(median_interval(&[1.0, 2.0, 3.0, 4.0, 5.0], 0.9).is_some());
+    }
+
+    /// Over many draws from a skewed distribution the interval holds the true median at least
+    /// as often as it says (up to the draws' own noise).
+    #[test]
+    fn the_interval_covers_the_median_as_often_as_it_says() {
+        let mut rng = crate::Rng::new(7);
+        let (reps, n) = (4000, 11);
+        // Exponential(1): median ln 2.
+        let truth = std::f64::consts::LN_2;
+        let mut hits = 0;
+        let mut said = 0.0;
+        for _ in 0..reps {
+            let v: Vec<f64> = (0..n).map(|_| -(1.0 - rng.f()).ln()).collect();
+            let iv = median_interval(&v, 0.95).unwrap();
+            said = iv.coverage;
+            hits += usize::from(iv.low <= truth && truth <= iv.high);
+        }
+        let seen = hits as f64 / reps as f64;
+        // n = 11: l = 2, coverage 1 − 2·12/2048 ≈ 0.988; binomial noise of 4000 draws ≈ 0.002.
+        assert!((said - (1.0 - 24.0 / 2048.0)).abs() < 1e-12);
+        assert!((seen - said).abs() < 0.01, "seen {seen}, said {said}");
+    }
+
+    #[test]
+    fn verdicts_decide_only_outside_the_interval() {
+        let iv = |low, high| Interval {
+            median: (low + high) / 2.0,
+            low,
+            high,
+            coverage: 0.95,
+            n: 10,
+        };
+        assert_eq!(Verdict::of(&iv(2.5, 2.9), 3.0), Verdict::Met);
+        assert_eq!(Verdict::of(&iv(2.5, 3.0), 3.0), Verdict::Met);
+        assert_eq!(Verdict::of(&iv(2.9, 3.1), 3.0), Verdict::Undecided);
+        assert_eq!(Verdict::of(&iv(3.0, 3.1), 3.0), Verdict::Undecided);
+        assert_eq!(Verdict::of(&iv(3.01, 3.4), 3.0), Verdict::Missed);
+    }
+}
