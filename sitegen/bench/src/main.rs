@@ -335,7 +335,7 @@ fn synth(runs: usize, out: &Path, seed: u64, shape: syscost_site_bench::Shape) -
 /// `syscost_site_bench::rounds`). A round runs the floors first or the build first in turn, so
 /// a machine growing busier or quieter over the rounds does not favour either.
 fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
-    use syscost_site_bench::rounds::{median_interval, Verdict};
+    use syscost_site_bench::rounds::{median, median_interval, Verdict};
     if !data.is_dir() {
         eprintln!(
             "site-bench ratio: {} is not a directory of records",
@@ -426,6 +426,18 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
                 "{what}: {} rounds are too few for a 95 % interval (6 at least); ≤ {goal}×: undecided",
                 ratios.len()
             ),
+        }
+        // The order a round ran in can move its ratio (on the machine of docs/site.md, by
+        // about as much as the goal's margin): each order's median, for the reader to see.
+        let by_order =
+            |first: usize| -> Vec<f64> { ratios.iter().skip(first).step_by(2).copied().collect() };
+        let (floors, builds) = (by_order(0), by_order(1));
+        if let (Some(f), Some(b)) = (median(&floors), median(&builds)) {
+            println!(
+                "  by order: floors first median {f:.3}× ({} rounds), build first median {b:.3}× ({} rounds)",
+                floors.len(),
+                builds.len()
+            );
         }
     }
     0

@@ -25,14 +25,10 @@ pub fn median_interval(values: &[f64], level: f64) -> Option<Interval> {
     if values.iter().any(|v| !v.is_finite()) || values.len() > MAX_ROUNDS {
         return None;
     }
+    let median = median(values)?;
     let mut x = values.to_vec();
     x.sort_by(f64::total_cmp);
     let n = x.len();
-    let median = match n {
-        0 => return None,
-        _ if n % 2 == 1 => x[n / 2],
-        _ => (x[n / 2 - 1] + x[n / 2]) / 2.0,
-    };
     // P(B ≤ k) for k = 0, 1, …, walked until it exceeds the tail the level leaves.
     let tail = (1.0 - level) / 2.0;
     let (mut pmf, mut cdf, mut l) = (0.5f64.powi(n as i32), 0.0, 0);
@@ -53,6 +49,18 @@ pub fn median_interval(values: &[f64], level: f64) -> Option<Interval> {
         coverage: 1.0 - 2.0 * cdf,
         n,
     })
+}
+
+/// The median of `values` (the mean of the middle two of an even count); None for none.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut x = values.to_vec();
+    x.sort_by(f64::total_cmp);
+    let n = x.len();
+    match n {
+        0 => None,
+        _ if n % 2 == 1 => Some(x[n / 2]),
+        _ => Some((x[n / 2 - 1] + x[n / 2]) / 2.0),
+    }
 }
 
 /// The most rounds [`median_interval`] takes (its binomial terms stay within `f64`'s range).
@@ -112,6 +120,13 @@ mod tests {
         assert_eq!((iv.median, iv.low, iv.high), (8.0, 4.0, 12.0));
         assert!((iv.coverage - (1.0 - 2.0 * 576.0 / 32768.0)).abs() < 1e-12);
         assert!(iv.coverage >= 0.95);
+    }
+
+    #[test]
+    fn medians_of_odd_and_even_counts() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 3.0, 2.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
     }
 
     #[test]

@@ -101,6 +101,11 @@ fn ratio_measures_rounds_and_states_an_interval() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(cpu.contains("96.9 % interval ["), "{cpu}");
     assert!(cpu.ends_with("over 6 rounds; ≤ 1000000×: met"), "{cpu}");
+    assert!(
+        text.contains("  by order: floors first median ")
+            && text.contains("× (3 rounds), build first median "),
+        "{text}"
+    );
     // The site and its summary cache are removed; the scratch directory given is kept.
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
     // A build (templates, pages, validation) costs more than reading the records alone.
