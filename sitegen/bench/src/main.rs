@@ -427,8 +427,8 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
                 ratios.len()
             ),
         }
-        // The order a round ran in can move its ratio (on the machine of docs/site.md, by
-        // about as much as the goal's margin): each order's median, for the reader to see.
+        // A drift over the rounds, or an effect of what ran just before, shows as a difference
+        // between the two orders' medians.
         let by_order =
             |first: usize| -> Vec<f64> { ratios.iter().skip(first).step_by(2).copied().collect() };
         let (floors, builds) = (by_order(0), by_order(1));
