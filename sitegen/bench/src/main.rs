@@ -392,27 +392,40 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
             }
         };
         let (f1_cpu, b_cpu) = (f1.user_s + f1.sys_s, b.user_s + b.sys_s);
-        cpu.push(b_cpu / f1_cpu.max(1e-9));
-        wall.push(b.wall_s / fa.wall_s.max(1e-9));
+        // A floor too short for the clock to see gives no ratio: that round is left out, not
+        // given a made-up one.
+        let ratio = |build: f64, floor: f64| (floor > 0.0).then(|| build / floor);
+        let shown = |r: Option<f64>| r.map_or("—".to_string(), |r| format!("{r:.3}×"));
+        let (c, w) = (ratio(b_cpu, f1_cpu), ratio(b.wall_s, fa.wall_s));
         println!(
-            "| {round} | {} | {f1_cpu:.2} s | {:.2} s | {b_cpu:.2} s ({:.2} s) | {:.3}× | {:.3}× |",
+            "| {round} | {} | {f1_cpu:.2} s | {:.2} s | {b_cpu:.2} s ({:.2} s) | {} | {} |",
             if floors_first { "floors" } else { "build" },
             fa.wall_s,
             b.wall_s,
-            cpu[round - 1],
-            wall[round - 1],
+            shown(c),
+            shown(w),
         );
+        cpu.push(c);
+        wall.push(w);
     }
     from_scratch();
     if own {
         let _ = std::fs::remove_dir(&work);
     }
     println!("load average after: {}", loadavg());
-    for (what, ratios) in [
+    for (what, measured) in [
         ("build CPU ÷ 1-thread floor CPU", &cpu),
         (&*format!("build wall ÷ {jobs}-thread floor wall"), &wall),
     ] {
-        match median_interval(ratios, 0.95) {
+        let ratios: Vec<f64> = measured.iter().flatten().copied().collect();
+        if ratios.len() < measured.len() {
+            println!(
+                "{what}: {} of {} rounds left out (a floor too short to time)",
+                measured.len() - ratios.len(),
+                measured.len()
+            );
+        }
+        match median_interval(&ratios, 0.95) {
             Some(iv) => println!(
                 "{what}: median {:.3}×, {:.1} % interval [{:.3}×, {:.3}×] over {} rounds; ≤ {goal}×: {}",
                 iv.median,
@@ -429,8 +442,15 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
         }
         // A drift over the rounds, or an effect of what ran just before, shows as a difference
         // between the two orders' medians.
-        let by_order =
-            |first: usize| -> Vec<f64> { ratios.iter().skip(first).step_by(2).copied().collect() };
+        let by_order = |first: usize| -> Vec<f64> {
+            measured
+                .iter()
+                .skip(first)
+                .step_by(2)
+                .flatten()
+                .copied()
+                .collect()
+        };
         let (floors, builds) = (by_order(0), by_order(1));
         if let (Some(f), Some(b)) = (median(&floors), median(&builds)) {
             println!(
