@@ -544,7 +544,6 @@ mod tests {
         }
     }
 
-    /// The fast paths write what `format!` writes.
     /// Rounding by the cast is `f64::round`: halves, the doubles either side of them (a sum
     /// with 0.5 would round some of them up at a power of two), signs and large values.
     #[test]
@@ -564,6 +563,7 @@ mod tests {
         }
     }
 
+    /// The fast paths write what `format!` writes.
     #[test]
     fn digits_are_written_as_format_writes_them() {
         let mut rng = syscost_site_bench::Rng::new(9);

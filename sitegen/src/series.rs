@@ -232,31 +232,50 @@ struct OwnedInput {
 
 impl OwnedInput {
     fn of(i: &SeriesInput, key: &SeriesKey) -> OwnedInput {
+        // Every field named, none skipped with `..`: an input added to the key does not compile
+        // until it is kept here (and compared in `same`).
+        let SeriesInput {
+            id,
+            kind,
+            method,
+            format,
+            generation,
+            probe,
+            per_op,
+            operation,
+            sample_ms,
+            arch,
+            cpu_model,
+            cpu_family,
+            cpu_model_number,
+            cpu_stepping,
+            virt_kind,
+            hypervisor,
+            mitigations,
+            cmdline,
+            bpf_jit_enable,
+            bpf_jit_harden,
+            machine,
+        } = *i;
         let own = |s: Option<&str>| s.map(str::to_string);
         OwnedInput {
-            id: (key.only.is_some() && clean(i.machine).is_none()).then(|| i.id.to_string()),
-            kind: i.kind,
-            method: i.method,
-            format: own(i.format),
-            generation: own(i.generation),
-            probe: i.probe.to_string(),
-            per_op: i.per_op,
-            operation: own(i.operation),
-            sample_ms: i.sample_ms,
-            arch: i.arch.to_string(),
-            cpu: [
-                i.cpu_model,
-                i.cpu_family,
-                i.cpu_model_number,
-                i.cpu_stepping,
-            ]
-            .map(own),
-            virt_kind: i.virt_kind.to_string(),
-            hypervisor: own(i.hypervisor),
-            mitigations: i.mitigations.clone(),
-            cmdline: own(i.cmdline),
-            bpf_jit: [i.bpf_jit_enable, i.bpf_jit_harden].map(own),
-            machine: own(i.machine),
+            id: (key.only.is_some() && clean(machine).is_none()).then(|| id.to_string()),
+            kind,
+            method,
+            format: own(format),
+            generation: own(generation),
+            probe: probe.to_string(),
+            per_op,
+            operation: own(operation),
+            sample_ms,
+            arch: arch.to_string(),
+            cpu: [cpu_model, cpu_family, cpu_model_number, cpu_stepping].map(own),
+            virt_kind: virt_kind.to_string(),
+            hypervisor: own(hypervisor),
+            mitigations: mitigations.clone(),
+            cmdline: own(cmdline),
+            bpf_jit: [bpf_jit_enable, bpf_jit_harden].map(own),
+            machine: own(machine),
         }
     }
 

@@ -222,12 +222,20 @@ enum Tool {
         #[arg(long, default_value_t = 10, value_parser = clap::value_parser!(u16).range(1..=1000))]
         rounds: u16,
         /// The most the build may take, as a multiple of the floor.
-        #[arg(long, default_value_t = 3.0)]
+        #[arg(long, default_value_t = 3.0, value_parser = positive)]
         goal: f64,
         /// Scratch directory for the site (default: a new one in the temp dir).
         #[arg(long)]
         work: Option<PathBuf>,
     },
+}
+
+/// A goal ratio: a finite number above 0 (a NaN goal would leave every verdict undecided).
+fn positive(s: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(g) if g.is_finite() && g > 0.0 => Ok(g),
+        _ => Err(format!("{s:?} is not a ratio above 0")),
+    }
 }
 
 /// The floor a build is measured against: read and parse every record, nothing else.

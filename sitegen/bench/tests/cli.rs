@@ -116,6 +116,16 @@ fn ratio_measures_rounds_and_states_an_interval() {
         text.contains("2 rounds are too few for a 95 % interval (6 at least); ≤ 0.5×: undecided"),
         "{text}"
     );
+    for goal in ["NaN", "0", "-1", "inf", "three"] {
+        let arg = format!("--goal={goal}");
+        let o = site_bench(&["ratio", "--data", recs.to_str().unwrap(), &arg]);
+        assert_eq!(o.status.code(), Some(2), "--goal {goal}");
+        assert!(
+            String::from_utf8_lossy(&o.stderr).contains("is not a ratio above 0"),
+            "--goal {goal}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+    }
     let o = site_bench(&["ratio", "--data", tmp.path().join("none").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not a directory of records"));
