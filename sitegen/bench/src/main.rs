@@ -230,11 +230,16 @@ enum Tool {
     },
 }
 
+/// A `--goal` that is not a finite ratio above 0.
+#[derive(Debug, thiserror::Error)]
+#[error("{0:?} is not a ratio above 0")]
+struct NotARatio(String);
+
 /// A goal ratio: a finite number above 0 (a NaN goal would leave every verdict undecided).
-fn positive(s: &str) -> Result<f64, String> {
+fn positive(s: &str) -> Result<f64, NotARatio> {
     match s.parse::<f64>() {
         Ok(g) if g.is_finite() && g > 0.0 => Ok(g),
-        _ => Err(format!("{s:?} is not a ratio above 0")),
+        _ => Err(NotARatio(s.to_string())),
     }
 }
 
