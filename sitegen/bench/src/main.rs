@@ -7,7 +7,7 @@
 //!     cargo build --release -p syscost-site-bench
 //!     target/release/site-bench [--sizes 1000,10000,100000] [--work DIR] [--repeat N]
 //!     target/release/site-bench synth --runs N --out DIR [--seed S]
-//!     target/release/site-bench ratio --data DIR [--rounds N] [--goal 3]
+//!     target/release/site-bench ratio --data DIR [--rounds N] [--goal 3] [--work DIR]
 
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -356,25 +356,33 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
         );
         return 2;
     }
-    let own = work.is_none();
-    let work = work.unwrap_or_else(|| {
-        std::env::temp_dir().join(format!("syscost-site-ratio-{}", std::process::id()))
-    });
-    if let Err(e) = std::fs::create_dir_all(&work) {
-        eprintln!("site-bench ratio: cannot make {}: {e}", work.display());
-        return 1;
-    }
-    let site = work.join("site");
-    // The build's summary cache, beside the site: a build from scratch has none.
-    let summaries = work.join(".site.summaries");
-    let (d, s) = (data.to_string_lossy(), site.to_string_lossy());
+    // A directory of our own is made new (not reused) and removed whole at the end; one given
+    // keeps everything but the site and its summary cache.
+    let (work, made) = match work {
+        Some(w) => (std::fs::create_dir_all(&w).map(|()| w), false),
+        None => {
+            let w = std::env::temp_dir().join(format!("syscost-site-ratio-{}", std::process::id()));
+            (std::fs::create_dir(&w).map(|()| w), true)
+        }
+    };
+    let work = match work {
+        Ok(w) => w,
+        Err(e) => {
+            eprintln!("site-bench ratio: cannot make the scratch directory: {e}");
+            return 1;
+        }
+    };
+    let scratch = Scratch {
+        site: work.join("site"),
+        // The build's summary cache, beside the site: a build from scratch has none.
+        summaries: work.join(".site.summaries"),
+        made: made.then(|| work.clone()),
+    };
+    let (d, s) = (data.to_string_lossy(), scratch.site.to_string_lossy());
     let floor1 = ["parse", "--data", &d];
     let floor_all = ["parse-all", "--data", &d];
     let build = ["build", "--data", &d, "--out", &s, "--data-url", DATA_URL];
-    let from_scratch = || {
-        let _ = std::fs::remove_dir_all(&site);
-        let _ = std::fs::remove_file(&summaries);
-    };
+    let from_scratch = || scratch.clear();
     let jobs = syscost_site::site::jobs();
     println!("load average before: {}", loadavg());
     println!("| round | first | floor, 1 thread: CPU | floor, {jobs} threads: wall | build: CPU (wall) | ÷ floor: CPU | ÷ {jobs}-thread floor: wall |");
@@ -421,10 +429,7 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
         cpu.push(c);
         wall.push(w);
     }
-    from_scratch();
-    if own {
-        let _ = std::fs::remove_dir(&work);
-    }
+    drop(scratch);
     println!("load average after: {}", loadavg());
     for (what, measured) in [
         ("build CPU ÷ 1-thread floor CPU", &cpu),
@@ -474,6 +479,31 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
         }
     }
     0
+}
+
+/// Where `ratio`'s builds go. Cleared on every way out of `ratio`, a failed round included
+/// (a site at 100,000 runs is most of a gigabyte).
+struct Scratch {
+    site: PathBuf,
+    summaries: PathBuf,
+    /// The directory, when `ratio` made it.
+    made: Option<PathBuf>,
+}
+
+impl Scratch {
+    fn clear(&self) {
+        let _ = std::fs::remove_dir_all(&self.site);
+        let _ = std::fs::remove_file(&self.summaries);
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        self.clear();
+        if let Some(dir) = &self.made {
+            let _ = std::fs::remove_dir_all(dir);
+        }
+    }
 }
 
 fn bench(args: Bench) -> i32 {

@@ -130,3 +130,42 @@ fn ratio_measures_rounds_and_states_an_interval() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("is not a directory of records"));
 }
+
+/// `site-bench ratio`'s scratch: a directory of its own (in `TMPDIR`) is removed whole at the
+/// end; a round whose build fails ends the command with the round and the child named.
+#[test]
+fn ratio_cleans_its_own_scratch_and_names_a_failed_round() {
+    let tmp = tempfile::tempdir().unwrap();
+    let recs = tmp.path().join("records");
+    let o = site_bench(&["synth", "--runs", "3", "--out", recs.to_str().unwrap()]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let temp = tmp.path().join("temp");
+    std::fs::create_dir(&temp).unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_site-bench"))
+        .args(["ratio", "--data", recs.to_str().unwrap(), "--rounds", "1"])
+        .env("TMPDIR", &temp)
+        .output()
+        .expect("run site-bench");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stdout).contains("| 1 | floors |"));
+    assert_eq!(std::fs::read_dir(&temp).unwrap().count(), 0);
+
+    // The site's place taken by a file: the first round's build cannot write it.
+    let work = tmp.path().join("work");
+    std::fs::create_dir(&work).unwrap();
+    std::fs::write(work.join("site"), "").unwrap();
+    let o = site_bench(&[
+        "ratio",
+        "--data",
+        recs.to_str().unwrap(),
+        "--work",
+        work.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("site-bench ratio: round 1: the measured child") && err.contains("failed"),
+        "{err}"
+    );
+    assert!(!work.join(".site.summaries").exists());
+}
