@@ -348,7 +348,7 @@ fn synth(runs: usize, out: &Path, seed: u64, shape: syscost_site_bench::Shape) -
 /// `syscost_site_bench::rounds`). A round runs the floors first or the build first in turn, so
 /// a machine growing busier or quieter over the rounds does not favour either.
 fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
-    use syscost_site_bench::rounds::{median, median_interval, Verdict};
+    use syscost_site_bench::rounds::{ratio, report};
     if !data.is_dir() {
         eprintln!(
             "site-bench ratio: {} is not a directory of records",
@@ -413,9 +413,6 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
             }
         };
         let (f1_cpu, b_cpu) = (f1.user_s + f1.sys_s, b.user_s + b.sys_s);
-        // A floor too short for the clock to see gives no ratio: that round is left out, not
-        // given a made-up one.
-        let ratio = |build: f64, floor: f64| (floor > 0.0).then(|| build / floor);
         let shown = |r: Option<f64>| r.map_or("—".to_string(), |r| format!("{r:.3}×"));
         let (c, w) = (ratio(b_cpu, f1_cpu), ratio(b.wall_s, fa.wall_s));
         println!(
@@ -435,47 +432,8 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
         ("build CPU ÷ 1-thread floor CPU", &cpu),
         (&*format!("build wall ÷ {jobs}-thread floor wall"), &wall),
     ] {
-        let ratios: Vec<f64> = measured.iter().flatten().copied().collect();
-        if ratios.len() < measured.len() {
-            println!(
-                "{what}: {} of {} rounds left out (a floor too short to time)",
-                measured.len() - ratios.len(),
-                measured.len()
-            );
-        }
-        match median_interval(&ratios, 0.95) {
-            Some(iv) => println!(
-                "{what}: median {:.3}×, {:.1} % interval [{:.3}×, {:.3}×] over {} rounds; ≤ {goal}×: {}",
-                iv.median,
-                100.0 * iv.coverage,
-                iv.low,
-                iv.high,
-                iv.n,
-                Verdict::of(&iv, goal).word(),
-            ),
-            None => println!(
-                "{what}: {} rounds are too few for a 95 % interval (6 at least); ≤ {goal}×: undecided",
-                ratios.len()
-            ),
-        }
-        // A drift over the rounds, or an effect of what ran just before, shows as a difference
-        // between the two orders' medians.
-        let by_order = |first: usize| -> Vec<f64> {
-            measured
-                .iter()
-                .skip(first)
-                .step_by(2)
-                .flatten()
-                .copied()
-                .collect()
-        };
-        let (floors, builds) = (by_order(0), by_order(1));
-        if let (Some(f), Some(b)) = (median(&floors), median(&builds)) {
-            println!(
-                "  by order: floors first median {f:.3}× ({} rounds), build first median {b:.3}× ({} rounds)",
-                floors.len(),
-                builds.len()
-            );
+        for line in report(what, measured, goal) {
+            println!("{line}");
         }
     }
     0

@@ -97,6 +97,62 @@ impl Verdict {
     }
 }
 
+/// A round's ratio: `None` when the floor took no time the clock could see (that round is left
+/// out, not given a made-up ratio).
+pub fn ratio(build: f64, floor: f64) -> Option<f64> {
+    (floor > 0.0).then(|| build / floor)
+}
+
+/// What `site-bench ratio` says of one measure over its rounds (in the order they ran, the
+/// floors first in the odd ones): rounds left out, the median with its 95 % interval and the
+/// verdict against `goal`, and each order's median.
+pub fn report(what: &str, rounds: &[Option<f64>], goal: f64) -> Vec<String> {
+    let mut out = Vec::new();
+    let ratios: Vec<f64> = rounds.iter().flatten().copied().collect();
+    if ratios.len() < rounds.len() {
+        out.push(format!(
+            "{what}: {} of {} rounds left out (a floor too short to time)",
+            rounds.len() - ratios.len(),
+            rounds.len()
+        ));
+    }
+    out.push(match median_interval(&ratios, 0.95) {
+        Some(iv) => format!(
+            "{what}: median {:.3}×, {:.1} % interval [{:.3}×, {:.3}×] over {} rounds; ≤ {goal}×: {}",
+            iv.median,
+            100.0 * iv.coverage,
+            iv.low,
+            iv.high,
+            iv.n,
+            Verdict::of(&iv, goal).word(),
+        ),
+        None => format!(
+            "{what}: {} rounds are too few for a 95 % interval (6 at least); ≤ {goal}×: undecided",
+            ratios.len()
+        ),
+    });
+    // A drift over the rounds, or an effect of what ran just before, shows as a difference
+    // between the two orders' medians.
+    let by_order = |first: usize| -> Vec<f64> {
+        rounds
+            .iter()
+            .skip(first)
+            .step_by(2)
+            .flatten()
+            .copied()
+            .collect()
+    };
+    let (floors, builds) = (by_order(0), by_order(1));
+    if let (Some(f), Some(b)) = (median(&floors), median(&builds)) {
+        out.push(format!(
+            "  by order: floors first median {f:.3}× ({} rounds), build first median {b:.3}× ({} rounds)",
+            floors.len(),
+            builds.len()
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,5 +234,41 @@ mod tests {
         assert_eq!(Verdict::of(&iv(2.9, 3.1), 3.0), Verdict::Undecided);
         assert_eq!(Verdict::of(&iv(3.0, 3.1), 3.0), Verdict::Undecided);
         assert_eq!(Verdict::of(&iv(3.01, 3.4), 3.0), Verdict::Missed);
+    }
+
+    #[test]
+    fn a_round_without_a_timed_floor_is_left_out_and_counted() {
+        assert_eq!(ratio(6.0, 2.0), Some(3.0));
+        assert_eq!(ratio(6.0, 0.0), None);
+        // Seven rounds, the third's floor untimed: six ratios remain, 2.0 to 2.5.
+        let rounds = [
+            Some(2.0),
+            Some(2.4),
+            None,
+            Some(2.1),
+            Some(2.2),
+            Some(2.5),
+            Some(2.3),
+        ];
+        let lines = report("cpu", &rounds, 3.0);
+        assert_eq!(
+            lines,
+            [
+                "cpu: 1 of 7 rounds left out (a floor too short to time)",
+                "cpu: median 2.250×, 96.9 % interval [2.000×, 2.500×] over 6 rounds; ≤ 3×: met",
+                // Floors first: rounds 1, 3 (left out), 5, 7; build first: 2, 4, 6.
+                "  by order: floors first median 2.200× (3 rounds), build first median 2.400× (3 rounds)",
+            ]
+        );
+        let lines = report("wall", &[Some(3.5), None, Some(3.6)], 3.0);
+        assert_eq!(
+            lines[0],
+            "wall: 1 of 3 rounds left out (a floor too short to time)"
+        );
+        assert_eq!(
+            lines[1],
+            "wall: 2 rounds are too few for a 95 % interval (6 at least); ≤ 3×: undecided"
+        );
+        assert_eq!(lines.len(), 2, "no build-first round remains: {lines:?}");
     }
 }
