@@ -132,7 +132,8 @@ fn ratio_measures_rounds_and_states_an_interval() {
 }
 
 /// `site-bench ratio`'s scratch: a directory of its own (in `TMPDIR`) is removed whole at the
-/// end; a round whose build fails ends the command with the round and the child named.
+/// end; a round whose build fails ends the command with the round and the child named, and
+/// its scratch removed.
 #[test]
 fn ratio_cleans_its_own_scratch_and_names_a_failed_round() {
     let tmp = tempfile::tempdir().unwrap();
@@ -142,18 +143,26 @@ fn ratio_cleans_its_own_scratch_and_names_a_failed_round() {
     let temp = tmp.path().join("temp");
     std::fs::create_dir(&temp).unwrap();
     let o = Command::new(env!("CARGO_BIN_EXE_site-bench"))
-        .args(["ratio", "--data", recs.to_str().unwrap(), "--rounds", "1"])
+        .args(["ratio", "--data", recs.to_str().unwrap(), "--rounds", "2"])
         .env("TMPDIR", &temp)
         .output()
         .expect("run site-bench");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    assert!(String::from_utf8_lossy(&o.stdout).contains("| 1 | floors |"));
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(
+        out.contains("| 1 | floors |") && out.contains("| 2 | build |"),
+        "{out}"
+    );
     assert_eq!(std::fs::read_dir(&temp).unwrap().count(), 0);
 
-    // The site's place taken by a file: the first round's build cannot write it.
-    let work = tmp.path().join("work");
-    std::fs::create_dir(&work).unwrap();
-    std::fs::write(work.join("site"), "").unwrap();
+    // A work directory so deep that the scratch directory can be made in it but not the
+    // site's pages (a path is at most 4,096 bytes): the first round's build fails.
+    let mut work = tmp.path().to_path_buf();
+    while work.as_os_str().len() < 4040 {
+        let room = 4040 - work.as_os_str().len();
+        work.push("w".repeat(room.clamp(1, 200)));
+    }
+    std::fs::create_dir_all(&work).unwrap();
     let o = site_bench(&[
         "ratio",
         "--data",
@@ -167,5 +176,5 @@ fn ratio_cleans_its_own_scratch_and_names_a_failed_round() {
         err.contains("site-bench ratio: round 1: the measured child") && err.contains("failed"),
         "{err}"
     );
-    assert!(!work.join(".site.summaries").exists());
+    assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
 }
