@@ -9,8 +9,8 @@
 //!     target/release/site-bench synth --runs N --out DIR [--seed S]
 //!     target/release/site-bench ratio --data DIR [--rounds N] [--goal 3] [--work DIR]
 //!
-//! Every build is into a directory of its own, and nothing is deleted until the measuring is
-//! over (see `Scratch`).
+//! Every build is into a directory of its own; on a disk nothing is deleted until the
+//! measuring is over (see `Scratch`).
 
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
@@ -227,9 +227,9 @@ enum Tool {
         /// The most the build may take, as a multiple of the floor.
         #[arg(long, default_value_t = 3.0, value_parser = positive)]
         goal: f64,
-        /// Where to make the scratch directory for the sites (default: the temp dir). Each
-        /// round's site is kept until the last round (~1 GB at 100,000 runs): put it on the
-        /// file system of the records, with room for a site per round.
+        /// Where to make the scratch directory for the sites (default: the temp dir). On a
+        /// disk each round's site is kept until the last round (~1 GB at 100,000 runs): put it
+        /// on the file system of the records, with room for a site per round.
         #[arg(long)]
         work: Option<PathBuf>,
     },

@@ -284,9 +284,11 @@ mod values {
             if s >= EXACT {
                 break;
             }
-            if s == s.trunc() && s / p == a {
+            // `as u64` truncates (`trunc` is a library call on baseline x86-64).
+            let n = s as u64;
+            if n as f64 == s && s / p == a {
                 let sign = u64::from(v.is_sign_negative());
-                return varint(out, (s as u64) << 5 | sign << 4 | k as u64);
+                return varint(out, n << 5 | sign << 4 | k as u64);
             }
         }
         varint(out, WHOLE);
