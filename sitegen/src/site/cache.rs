@@ -244,14 +244,14 @@ pub fn write(path: &Path, program: &[u8; 16], e: &Entries) -> std::io::Result<Wr
 /// almost every one is `n / 10^k` for a small whole `n`, written as a varint of `n` with `k`
 /// and the sign (3 bytes for `1234.5` instead of 8). The check is that the division gives the
 /// very same `f64` back, so reading does exactly what writing checked; any other value is
-/// written whole. Less to write and hash in a build, less to read in a rebuild (the cache
+/// written as its eight bytes. Less to write and hash in a build, less to read in a rebuild (the cache
 /// was 3.3 KB a run).
 mod values {
     use serde::{Deserialize, Deserializer, Serializer};
 
     const POW10: [f64; 10] = [1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9];
-    /// The `k` of a value written whole.
-    const WHOLE: u64 = 15;
+    /// The `k` of a value written as its bits.
+    const AS_BITS: u64 = 15;
     /// Below 2^53 every whole `f64` is exact as a `u64`.
     const EXACT: f64 = 9_007_199_254_740_992.0;
 
@@ -276,7 +276,7 @@ mod values {
         None
     }
 
-    /// `(n << 5) | (sign << 4) | k`, or [`WHOLE`] and the value's bits.
+    /// `(n << 5) | (sign << 4) | k`, or [`AS_BITS`] and the value's bits.
     pub(super) fn put(out: &mut Vec<u8>, v: f64) {
         let a = v.abs();
         for (k, p) in POW10.iter().enumerate() {
@@ -291,14 +291,14 @@ mod values {
                 return varint(out, n << 5 | sign << 4 | k as u64);
             }
         }
-        varint(out, WHOLE);
+        varint(out, AS_BITS);
         out.extend_from_slice(&v.to_bits().to_le_bytes());
     }
 
     pub(super) fn get(b: &mut &[u8]) -> Option<f64> {
         let x = read_varint(b)?;
         let k = (x & 15) as usize;
-        if k as u64 == WHOLE {
+        if k as u64 == AS_BITS {
             let (bits, rest) = b.split_first_chunk::<8>()?;
             *b = rest;
             return Some(f64::from_bits(u64::from_le_bytes(*bits)));
@@ -408,13 +408,13 @@ mod values {
             assert_eq!(round_trip(1234.5).1, 3);
             assert_eq!(round_trip(0.25).1, 2);
             assert_eq!(round_trip(-17.0).1, 2);
-            // Not a short decimal: written whole.
+            // Not a short decimal: its bits.
             assert_eq!(round_trip(std::f64::consts::PI).1, 9);
         }
 
         #[test]
         fn damage_is_an_error_not_a_wrong_value() {
-            // A varint cut short, a decimal with k past the table, a whole value cut short.
+            // A varint cut short, a decimal with k past the table, a value's bits cut short.
             for bad in [&[0x80u8][..], &[0x0a], &[0x0f, 1, 2, 3]] {
                 assert_eq!(get(&mut &bad[..]), None, "{bad:?}");
             }
