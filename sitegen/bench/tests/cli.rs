@@ -178,3 +178,13 @@ fn ratio_cleans_its_own_scratch_and_names_a_failed_round() {
     );
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
 }
+
+/// No measurement at all is refused before anything is generated (the one more run is built
+/// into the last repetition's site).
+#[test]
+fn bench_refuses_zero_repetitions() {
+    let o = site_bench(&["--sizes", "10", "--repeat", "0"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--repeat"));
+    assert!(o.stdout.is_empty());
+}
