@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+pub mod pool;
 mod real;
 pub mod rounds;
 pub use real::generate_real;

@@ -8,6 +8,7 @@
 //!     target/release/site-bench [--sizes 1000,10000,100000] [--work DIR] [--repeat N]
 //!     target/release/site-bench synth --runs N --out DIR [--seed S]
 //!     target/release/site-bench ratio --data DIR [--rounds N] [--goal 3] [--work DIR]
+//!     target/release/site-bench pool [--goal 3] SAVED...   (outputs of `ratio`, as one set)
 //!
 //! Every build is into a directory of its own; on a disk nothing is deleted until the
 //! measuring is over (see `Scratch`).
@@ -233,6 +234,17 @@ enum Tool {
         #[arg(long)]
         work: Option<PathBuf>,
     },
+    /// The rounds of saved `ratio` outputs as one set: the median ratio with its 95 %
+    /// interval over all of them, and whether the goal is met (for a verdict planned over
+    /// sets made at different times).
+    Pool {
+        /// What `site-bench ratio` printed, one file a set.
+        #[arg(required = true)]
+        saved: Vec<PathBuf>,
+        /// The most the build may take, as a multiple of the floor.
+        #[arg(long, default_value_t = 3.0, value_parser = positive)]
+        goal: f64,
+    },
 }
 
 /// A `--goal` that is not a finite ratio above 0.
@@ -328,6 +340,7 @@ fn main() {
             goal,
             work,
         }) => ratio(&data, usize::from(rounds), goal, work),
+        Some(Tool::Pool { saved, goal }) => pool(&saved, goal),
         None => bench(cli.bench),
     });
 }
@@ -353,7 +366,7 @@ fn synth(runs: usize, out: &Path, seed: u64, shape: syscost_site_bench::Shape) -
 /// `syscost_site_bench::rounds`). A round runs the floors first or the build first in turn, so
 /// a machine growing busier or quieter over the rounds does not favour either.
 fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
-    use syscost_site_bench::rounds::{ratio, report};
+    use syscost_site_bench::rounds::{ratio, report, Round};
     if !data.is_dir() {
         eprintln!(
             "site-bench ratio: {} is not a directory of records",
@@ -417,8 +430,14 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
             shown(c),
             shown(w),
         );
-        cpu.push(c);
-        wall.push(w);
+        cpu.push(Round {
+            floors_first,
+            ratio: c,
+        });
+        wall.push(Round {
+            floors_first,
+            ratio: w,
+        });
         scratch.done(&site);
     }
     drop(scratch);
@@ -428,6 +447,63 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
         (&*format!("build wall ÷ {jobs}-thread floor wall"), &wall),
     ] {
         for line in report(what, measured, goal) {
+            println!("{line}");
+        }
+    }
+    0
+}
+
+/// `site-bench pool`: the rounds of saved `ratio` outputs reported as one set (see
+/// `syscost_site_bench::pool`). Sets whose wall floor ran on different thread counts do not
+/// pool.
+fn pool(saved: &[PathBuf], goal: f64) -> i32 {
+    use syscost_site_bench::pool::parse;
+    use syscost_site_bench::rounds::report;
+    let mut sets = Vec::new();
+    for path in saved {
+        let read = std::fs::read_to_string(path).map_err(|e| e.to_string());
+        match read.and_then(|text| parse(&text).map_err(|e| e.to_string())) {
+            Ok(set) => sets.push((path, set)),
+            Err(e) => {
+                eprintln!("site-bench pool: {}: {e}", path.display());
+                return 1;
+            }
+        }
+    }
+    let Some((first_path, first)) = sets.first() else {
+        eprintln!("site-bench pool: no saved outputs given");
+        return 2;
+    };
+    if let Some((path, other)) = sets.iter().find(|(_, s)| s.jobs != first.jobs) {
+        eprintln!(
+            "site-bench pool: {}: its wall floor ran on {} threads, {}'s on {}: not one measure",
+            path.display(),
+            other.jobs,
+            first_path.display(),
+            first.jobs
+        );
+        return 1;
+    }
+    let jobs = first.jobs;
+    let cpu: Vec<_> = sets
+        .iter()
+        .flat_map(|(_, s)| s.cpu.iter().copied())
+        .collect();
+    let wall: Vec<_> = sets
+        .iter()
+        .flat_map(|(_, s)| s.wall.iter().copied())
+        .collect();
+    let n = sets.len();
+    println!(
+        "{} rounds from {n} set{}",
+        cpu.len(),
+        if n == 1 { "" } else { "s" }
+    );
+    for (what, rounds) in [
+        ("build CPU ÷ 1-thread floor CPU", &cpu),
+        (&*format!("build wall ÷ {jobs}-thread floor wall"), &wall),
+    ] {
+        for line in report(what, rounds, goal) {
             println!("{line}");
         }
     }

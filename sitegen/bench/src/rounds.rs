@@ -103,12 +103,19 @@ pub fn ratio(build: f64, floor: f64) -> Option<f64> {
     (floor > 0.0).then(|| build / floor)
 }
 
-/// What `site-bench ratio` says of one measure over its rounds (in the order they ran, the
-/// floors first in the odd ones): rounds left out, the median with its 95 % interval and the
-/// verdict against `goal`, and each order's median.
-pub fn report(what: &str, rounds: &[Option<f64>], goal: f64) -> Vec<String> {
+/// One round's ratio (`None`: left out, see [`ratio`]) and whether the floors ran before the
+/// build in it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Round {
+    pub floors_first: bool,
+    pub ratio: Option<f64>,
+}
+
+/// What `site-bench ratio` (or `pool`) says of one measure over its rounds: rounds left out,
+/// the median with its 95 % interval and the verdict against `goal`, and each order's median.
+pub fn report(what: &str, rounds: &[Round], goal: f64) -> Vec<String> {
     let mut out = Vec::new();
-    let ratios: Vec<f64> = rounds.iter().flatten().copied().collect();
+    let ratios: Vec<f64> = rounds.iter().filter_map(|r| r.ratio).collect();
     if ratios.len() < rounds.len() {
         out.push(format!(
             "{what}: {} of {} rounds left out (a floor too short to time)",
@@ -133,16 +140,14 @@ pub fn report(what: &str, rounds: &[Option<f64>], goal: f64) -> Vec<String> {
     });
     // A drift over the rounds, or an effect of what ran just before, shows as a difference
     // between the two orders' medians.
-    let by_order = |first: usize| -> Vec<f64> {
+    let by_order = |floors_first: bool| -> Vec<f64> {
         rounds
             .iter()
-            .skip(first)
-            .step_by(2)
-            .flatten()
-            .copied()
+            .filter(|r| r.floors_first == floors_first)
+            .filter_map(|r| r.ratio)
             .collect()
     };
-    let (floors, builds) = (by_order(0), by_order(1));
+    let (floors, builds) = (by_order(true), by_order(false));
     if let (Some(f), Some(b)) = (median(&floors), median(&builds)) {
         out.push(format!(
             "  by order: floors first median {f:.3}× ({} rounds), build first median {b:.3}× ({} rounds)",
@@ -241,7 +246,15 @@ mod tests {
         assert_eq!(ratio(6.0, 2.0), Some(3.0));
         assert_eq!(ratio(6.0, 0.0), None);
         // Seven rounds, the third's floor untimed: six ratios remain, 2.0 to 2.5.
-        let rounds = [
+        let alternating = |ratios: &[Option<f64>]| -> Vec<Round> {
+            (ratios.iter().enumerate())
+                .map(|(i, &ratio)| Round {
+                    floors_first: i % 2 == 0,
+                    ratio,
+                })
+                .collect()
+        };
+        let rounds = alternating(&[
             Some(2.0),
             Some(2.4),
             None,
@@ -249,7 +262,7 @@ mod tests {
             Some(2.2),
             Some(2.5),
             Some(2.3),
-        ];
+        ]);
         let lines = report("cpu", &rounds, 3.0);
         assert_eq!(
             lines,
@@ -260,7 +273,7 @@ mod tests {
                 "  by order: floors first median 2.200× (3 rounds), build first median 2.400× (3 rounds)",
             ]
         );
-        let lines = report("wall", &[Some(3.5), None, Some(3.6)], 3.0);
+        let lines = report("wall", &alternating(&[Some(3.5), None, Some(3.6)]), 3.0);
         assert_eq!(
             lines[0],
             "wall: 1 of 3 rounds left out (a floor too short to time)"

@@ -1,5 +1,5 @@
 //! `site-bench synth`: same seed, same files; never into a directory named `data`. The floors,
-//! and `site-bench ratio`.
+//! `site-bench ratio`, and `site-bench pool` of what it printed.
 
 use std::process::Command;
 
@@ -108,6 +108,29 @@ fn ratio_measures_rounds_and_states_an_interval() {
     );
     // The site and its summary cache are removed; the scratch directory given is kept.
     assert_eq!(std::fs::read_dir(&work).unwrap().count(), 0);
+    // Pooled, one set says what it said of itself (its interval's ends, as printed), and two
+    // copies of it are twice the rounds, each order twice as many.
+    let saved = tmp.path().join("set.txt");
+    std::fs::write(&saved, &text).unwrap();
+    let pool = |files: &[&std::path::Path]| {
+        let mut args = vec!["pool", "--goal", "1000000"];
+        args.extend(files.iter().map(|f| f.to_str().unwrap()));
+        let o = site_bench(&args);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let bracket = |line: &str| line[line.find(" % interval [").unwrap()..].to_string();
+    let one = pool(&[&saved]);
+    assert!(one.starts_with("6 rounds from 1 set\n"), "{one}");
+    let pooled = one
+        .lines()
+        .find(|l| l.starts_with("build CPU ÷ 1-thread floor CPU: median "))
+        .unwrap_or_else(|| panic!("{one}"));
+    assert_eq!(bracket(pooled), bracket(cpu), "{one}");
+    let two = pool(&[&saved, &saved]);
+    assert!(two.starts_with("12 rounds from 2 sets\n"), "{two}");
+    assert!(two.contains("over 12 rounds; ≤ 1000000×: met"), "{two}");
+    assert!(two.contains("× (6 rounds), build first median "), "{two}");
     // A build (templates, pages, validation) costs more than reading the records alone.
     let text = run("6", "1");
     assert!(text.contains("over 6 rounds; ≤ 1×: missed"), "{text}");
@@ -187,4 +210,53 @@ fn bench_refuses_zero_repetitions() {
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("--repeat"));
     assert!(o.stdout.is_empty());
+}
+
+/// `site-bench pool` refuses what it cannot pool, naming the file and why: an unreadable file,
+/// text that is not `ratio`'s, a damaged round (with its line), and sets whose wall floors ran
+/// on different thread counts.
+#[test]
+fn pool_names_the_file_it_cannot_pool() {
+    let tmp = tempfile::tempdir().unwrap();
+    let set = |threads: u32, ratio: &str| {
+        format!(
+            "| round | first | floor, 1 thread: CPU | floor, {threads} threads: wall | build: CPU (wall) | ÷ floor: CPU | ÷ {threads}-thread floor: wall |\n\
+             |---:|---|---:|---:|---:|---:|---:|\n\
+             | 1 | floors | 1.00 s | 0.50 s | 2.00 s (1.00 s) | {ratio} | 2.000× |\n"
+        )
+    };
+    let write = |name: &str, text: &str| {
+        let p = tmp.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_str().unwrap().to_string()
+    };
+    let (two, four) = (
+        write("two.txt", &set(2, "2.000×")),
+        write("four.txt", &set(4, "2.000×")),
+    );
+    let fail = |args: &[&str], says: &str| {
+        let o = site_bench(args);
+        let err = String::from_utf8_lossy(&o.stderr).to_string();
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    };
+    let ok = site_bench(&["pool", &two, &two]);
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    fail(
+        &["pool", &two, &four],
+        "four.txt: its wall floor ran on 4 threads, ",
+    );
+    let missing = tmp.path().join("missing.txt");
+    fail(&["pool", &two, missing.to_str().unwrap()], "missing.txt: ");
+    let notes = write("notes.txt", "a set was planned\n");
+    fail(&["pool", &notes], "notes.txt: no table of rounds");
+    let damaged = write("damaged.txt", &set(2, "2.0"));
+    fail(
+        &["pool", &damaged],
+        "damaged.txt: line 3: \"2.0\" is not a ratio",
+    );
 }
