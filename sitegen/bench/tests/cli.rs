@@ -260,3 +260,24 @@ fn pool_names_the_file_it_cannot_pool() {
         "damaged.txt: line 3: \"2.0\" is not a ratio",
     );
 }
+
+/// The saved sets (`sitegen/bench/sets/`) still read, and pool to the verdict docs/site.md
+/// states for the disk: what `ratio` printed then stays poolable whatever it prints now.
+#[test]
+fn the_saved_ext4_sets_pool_to_the_documented_verdict() {
+    let sets = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("sets");
+    let o = site_bench(&[
+        "pool",
+        sets.join("2026-12-05-ext4-30.txt").to_str().unwrap(),
+        sets.join("2026-12-06-ext4-30.txt").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8(o.stdout).unwrap();
+    assert!(text.starts_with("60 rounds from 2 sets\n"), "{text}");
+    for line in [
+        "build CPU ÷ 1-thread floor CPU: median 2.822×, 97.3 % interval [2.773×, 2.886×] over 60 rounds; ≤ 3×: met",
+        "build wall ÷ 2-thread floor wall: median 2.885×, 97.3 % interval [2.786×, 2.941×] over 60 rounds; ≤ 3×: met",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}\nnot in\n{text}");
+    }
+}
