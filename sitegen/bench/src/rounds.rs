@@ -247,7 +247,9 @@ mod tests {
         assert_eq!(ratio(6.0, 0.0), None);
         // Seven rounds, the third's floor untimed: six ratios remain, 2.0 to 2.5.
         let alternating = |ratios: &[Option<f64>]| -> Vec<Round> {
-            (ratios.iter().enumerate())
+            ratios
+                .iter()
+                .enumerate()
                 .map(|(i, &ratio)| Round {
                     floors_first: i % 2 == 0,
                     ratio,
