@@ -11,9 +11,7 @@ use crate::rounds::Round;
 /// The rounds of one saved `site-bench ratio` output.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Saved {
-    /// The table's header, which names the thread count of the wall floor.
-    pub header: String,
-    /// How many threads the wall floor (and the build) ran on.
+    /// How many threads the wall floor (and the build) ran on, from the table's header.
     pub jobs: usize,
     pub cpu: Vec<Round>,
     pub wall: Vec<Round>,
@@ -62,25 +60,26 @@ fn ratio_cell(cell: &str) -> Result<Option<f64>, String> {
 /// The rounds of `text`, what `site-bench ratio` printed (other lines, such as the summary or
 /// notes around it, are ignored).
 pub fn parse(text: &str) -> Result<Saved, ParseError> {
-    let mut header: Option<(String, usize)> = None;
+    // The thread count of the table's header, once it is read.
+    let mut jobs: Option<usize> = None;
     let (mut cpu, mut wall) = (Vec::new(), Vec::new());
     for (i, line) in text.lines().enumerate() {
         let row = |why: String| ParseError::Row { line: i + 1, why };
         let Some(c) = cells(line) else { continue };
         if c.first() == Some(&"round") {
-            let jobs = jobs_of(&c)
+            let n = jobs_of(&c)
                 .ok_or_else(|| row("a header without the wall floor's thread count".to_string()))?;
-            if header.is_some() {
+            if jobs.is_some() {
                 return Err(row("a second table".to_string()));
             }
-            header = Some((line.trim().to_string(), jobs));
+            jobs = Some(n);
             continue;
         }
         // The separator row, or a row of another table.
         if c.first().is_none_or(|r| r.parse::<u32>().is_err()) {
             continue;
         }
-        if header.is_none() {
+        if jobs.is_none() {
             return Err(row("a round before the table's header".to_string()));
         }
         if c.len() != 7 {
@@ -104,16 +103,11 @@ pub fn parse(text: &str) -> Result<Saved, ParseError> {
             ratio: ratio_cell(c[6]).map_err(row)?,
         });
     }
-    let (header, jobs) = header.ok_or(ParseError::NoTable)?;
+    let jobs = jobs.ok_or(ParseError::NoTable)?;
     if cpu.is_empty() {
         return Err(ParseError::NoRounds);
     }
-    Ok(Saved {
-        header,
-        jobs,
-        cpu,
-        wall,
-    })
+    Ok(Saved { jobs, cpu, wall })
 }
 
 #[cfg(test)]
@@ -134,7 +128,6 @@ build CPU ÷ 1-thread floor CPU: 2 rounds are too few for a 95 % interval (6 at 
     fn reads_each_rounds_order_and_ratios_and_keeps_left_out_rounds() {
         let s = parse(SAVED).unwrap();
         assert_eq!(s.jobs, 2);
-        assert!(s.header.starts_with("| round | first |"));
         let r = |floors_first, ratio| Round {
             floors_first,
             ratio,
