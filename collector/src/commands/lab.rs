@@ -245,6 +245,10 @@ pub fn spec(
 }
 
 pub fn run(args: &LabArgs) -> Result<i32, Error> {
+    // Before booting anything: a guest's run is minutes lost when its record cannot be written.
+    for path in args.out.output.iter().chain(&args.console) {
+        crate::report::json::check_writable_file(path).map_err(Error::Destination)?;
+    }
     let work = WorkDir::new("lab")?;
     let spec = spec(
         &args.kernel,
@@ -279,7 +283,7 @@ pub fn run(args: &LabArgs) -> Result<i32, Error> {
     if let Some(path) = &args.console {
         let log = spec.work_dir.join("console.log");
         if let Ok(bytes) = std::fs::read(&log) {
-            crate::report::json::write_atomic(path, &bytes)?;
+            crate::report::json::write_output(path, &bytes)?;
             eprintln!("syscost lab: console written to {}", path.display());
         }
     }

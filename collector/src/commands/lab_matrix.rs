@@ -7,7 +7,7 @@ use crate::cli::LabMatrixArgs;
 use crate::error::Error;
 use crate::lab::matrix::{cached_kernels, Column, Matrix};
 use crate::lab::{self, Spec};
-use crate::report::json::{save_record, write_atomic};
+use crate::report::json::{save_record, write_output};
 use crate::sys::signals;
 use std::time::{Duration, Instant};
 
@@ -32,6 +32,9 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
             }
         }
         kernels.retain(|k| args.kernels.iter().any(|s| k.matches(s)));
+    }
+    if let Some(path) = &args.markdown {
+        crate::report::json::check_writable_file(path).map_err(Error::Destination)?;
     }
     if kernels.is_empty() {
         return Err(Error::Argument(format!(
@@ -98,7 +101,7 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
     let text = matrix.markdown();
     print!("{text}");
     if let Some(path) = &args.markdown {
-        write_atomic(path, text.as_bytes())?;
+        write_output(path, text.as_bytes())?;
         eprintln!("syscost lab-matrix: table written to {}", path.display());
     }
     eprintln!(

@@ -186,7 +186,7 @@ pub fn emit(args: &Output, record: &RunRecord) -> Result<i32, Error> {
     let mut lost: Vec<String> = Vec::new();
     let mut kept = false;
     if let Some(path) = &args.output {
-        match json::write_atomic(path, text.as_bytes()) {
+        match json::write_output(path, text.as_bytes()) {
             Ok(()) => {
                 eprintln!("syscost: record written to {}", path.display());
                 kept = true;

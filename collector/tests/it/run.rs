@@ -4,6 +4,7 @@
 use crate::common;
 
 use common::*;
+use std::os::unix::fs::OpenOptionsExt;
 use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use syscost::engine::driver::MIN_ROUNDS;
@@ -616,10 +617,21 @@ fn an_unwritable_destination_is_refused_before_measuring() {
     std::fs::write(&file, b"").unwrap();
     let missing = tmp.path().join("no/such/dir/x.json");
     let under_a_file = file.join("data");
-    let cases: [(&[&str], &std::path::Path); 3] = [
+    // Issue 42: a 300-byte name was found only when the record was written, after the budget.
+    let too_long = tmp.path().join(format!("{}.json", "x".repeat(295)));
+    // A loop of links, and a link to a directory: nothing to write to, found before measuring.
+    let looped = tmp.path().join("loop1");
+    std::os::unix::fs::symlink("loop2", &looped).unwrap();
+    std::os::unix::fs::symlink("loop1", tmp.path().join("loop2")).unwrap();
+    let to_dir = tmp.path().join("to-dir");
+    std::os::unix::fs::symlink(tmp.path(), &to_dir).unwrap();
+    let cases: [(&[&str], &std::path::Path); 6] = [
         (&["-o"], &missing),
         (&["-o"], tmp.path()),
         (&["--save"], &under_a_file),
+        (&["-o"], &too_long),
+        (&["-o"], &looped),
+        (&["-o"], &to_dir),
     ];
     for (flag, path) in cases {
         let start = std::time::Instant::now();
@@ -644,6 +656,135 @@ fn an_unwritable_destination_is_refused_before_measuring() {
             "{err}"
         );
     }
+    // Nothing was made or replaced by the refusals.
+    assert!(std::fs::symlink_metadata(&to_dir).unwrap().is_symlink());
+    assert!(std::fs::symlink_metadata(&looped).unwrap().is_symlink());
+    assert_eq!(std::fs::read_dir(tmp.path()).unwrap().count(), 4);
+}
+
+/// `syscost run --budget 1 --only native -o PATH`.
+fn run_to(path: &std::path::Path) -> std::process::Output {
+    Command::new(bin())
+        .args(["run", "--budget", "1", "--only", "native", "-o"])
+        .arg(path)
+        .stdout(Stdio::null())
+        .output()
+        .unwrap()
+}
+
+/// Puts `/dev/null` back (a character device 1:3, mode 0666) if a run replaced it, so that a
+/// regression fails this test without breaking the machine.
+struct DevNullGuard;
+
+fn is_dev_null(m: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    m.file_type().is_char_device() && m.rdev() == libc::makedev(1, 3)
+}
+
+impl Drop for DevNullGuard {
+    fn drop(&mut self) {
+        let ok = std::fs::symlink_metadata("/dev/null").is_ok_and(|m| is_dev_null(&m));
+        if !ok {
+            let _ = std::fs::remove_file("/dev/null");
+            // SAFETY: a NUL-terminated path; mknod(2) only reads it.
+            unsafe {
+                libc::mknod(
+                    c"/dev/null".as_ptr(),
+                    libc::S_IFCHR | 0o666,
+                    libc::makedev(1, 3),
+                );
+                libc::chmod(c"/dev/null".as_ptr(), 0o666);
+            }
+        }
+    }
+}
+
+#[test]
+fn output_goes_into_devices_and_fifos_and_through_links_replacing_only_files() {
+    // Issue 42: `-o` left a regular file in place of a character device, a FIFO or a symbolic
+    // link; as root, `-o /dev/null` turned the system's /dev/null into a file.
+    use std::os::unix::fs::FileTypeExt;
+    let _m = measuring();
+    let tmp = tempfile::tempdir().unwrap();
+    let record_in = |bytes: &[u8], what: &str| {
+        let r: syscost_record::RunRecord = serde_json::from_slice(bytes)
+            .unwrap_or_else(|e| panic!("{what}: no record ({e}): {:?}", bytes.len()));
+        assert!(validate(&r).is_empty(), "{what}: {:?}", validate(&r));
+    };
+
+    // A link: the file it points to is replaced, in its own directory; the link stays.
+    let elsewhere = tmp.path().join("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let target = elsewhere.join("r.json");
+    std::fs::write(&target, b"old").unwrap();
+    let link = tmp.path().join("link.json");
+    std::os::unix::fs::symlink("elsewhere/r.json", &link).unwrap();
+    let out = run_to(&link);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(std::fs::symlink_metadata(&link).unwrap().is_symlink());
+    record_in(&std::fs::read(&target).unwrap(), "the link's target");
+    assert_eq!(
+        std::fs::read_dir(&elsewhere).unwrap().count(),
+        1,
+        "a temporary file left"
+    );
+
+    // A FIFO: written into, read by whoever holds its other end, and still a FIFO.
+    let fifo = tmp.path().join("fifo");
+    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    let reader = {
+        let fifo = fifo.clone();
+        std::thread::spawn(move || std::fs::read(fifo).unwrap())
+    };
+    let out = run_to(&fifo);
+    // Whatever happened, the reader is let go: a writer that opens and closes ends its read.
+    drop(
+        std::fs::OpenOptions::new()
+            .write(true)
+            .custom_flags(libc::O_NONBLOCK)
+            .open(&fifo),
+    );
+    let read = reader.join().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    record_in(&read, "the FIFO");
+    assert!(std::fs::symlink_metadata(&fifo)
+        .unwrap()
+        .file_type()
+        .is_fifo());
+
+    // A character device: written into, never replaced. First one of this test's own (root
+    // may make it), then the system's /dev/null, which a guard puts back should it be lost.
+    if unsafe { libc::geteuid() } == 0 {
+        let null = tmp.path().join("null");
+        let c = std::ffi::CString::new(null.to_str().unwrap()).unwrap();
+        // SAFETY: a NUL-terminated path.
+        let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
+        assert_eq!(made, 0, "{}", std::io::Error::last_os_error());
+        let out = run_to(&null);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(is_dev_null(&std::fs::symlink_metadata(&null).unwrap()));
+    }
+    let _guard = DevNullGuard;
+    let out = run_to(std::path::Path::new("/dev/null"));
+    let still = std::fs::symlink_metadata("/dev/null").is_ok_and(|m| is_dev_null(&m));
+    assert!(still, "/dev/null is no longer the null device");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("record written to /dev/null"), "{err}");
 }
 
 /// The state letter of a process (`R`, `S`, `T`, `Z`, …), if it exists.
