@@ -25,7 +25,8 @@ pub use id::{
 pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
 pub use precision::round_to_intervals;
 pub use validate::{
-    validate, validate_at, validate_canonical, validate_file, Problem, ENTRIES_MAX,
+    validate, validate_at, validate_canonical, validate_file, validate_settings, Problem,
+    ENTRIES_MAX,
 };
 
 use serde::{Deserialize, Serialize};

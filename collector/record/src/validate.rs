@@ -384,7 +384,7 @@ fn checks(r: &RunRecord, now: i64, id: &dyn Fn() -> String) -> Vec<Problem> {
         );
     }
     source(&mut c, r, now);
-    settings(&mut c, r);
+    settings(&mut c, &r.settings);
     environment(&mut c, r);
     summary(&mut c, r);
     results(&mut c, r);
@@ -481,8 +481,17 @@ fn release_message(k: &str) -> String {
     )
 }
 
-fn settings(c: &mut Checker, r: &RunRecord) {
-    let s = &r.settings;
+/// The rules of a record's settings alone: what `syscost run` checks its options against
+/// before it measures, so that a record it writes is one `check` accepts.
+pub fn validate_settings(s: &crate::Settings) -> Vec<Problem> {
+    let mut c = Checker {
+        problems: Vec::new(),
+    };
+    settings(&mut c, s);
+    c.problems
+}
+
+fn settings(c: &mut Checker, s: &crate::Settings) {
     c.range(
         "settings.budget_s",
         s.budget_s,

@@ -128,6 +128,31 @@ fn worst_ci(results: &[ScenarioResult]) -> Option<(f64, String)> {
         .max_by(|a, b| a.0.total_cmp(&b.0))
 }
 
+/// The settings an interleaved run's record keeps (checked against the record's rules before
+/// the run measures anything).
+pub fn interleaved_settings(plan: &Plan, args: &RunSettings) -> Settings {
+    let mut settings = Settings::new(
+        plan.syscall.name(),
+        plan.syscall.syscalls_per_op(),
+        CONFIDENCE,
+    );
+    settings.budget_s = Some(args.budget_s);
+    settings.target_ci_pct = Some(args.target_ci_pct);
+    settings.cpu = Some(plan.cpu);
+    settings.sample_ms = Some(args.sample_ms);
+    settings.only = args.only.clone();
+    settings.skip = args.skip.clone();
+    settings
+}
+
+/// The settings a sequential run's record keeps.
+pub fn sequential_settings(plan: &Plan, args: &RunSettings) -> Settings {
+    let mut settings = Settings::new("getpid", 1, CONFIDENCE);
+    settings.budget_s = Some(args.budget_s);
+    settings.cpu = Some(plan.cpu);
+    settings
+}
+
 /// The record of an interleaved run.
 pub fn interleaved(
     plan: &Plan,
@@ -142,17 +167,7 @@ pub fn interleaved(
     let series = Series::new(&ids, &outcome.slots);
     let targets = comparisons.targets(&outcome.slots);
     let notes = notes(outcome, comparisons, &results, &targets);
-    let mut settings = Settings::new(
-        plan.syscall.name(),
-        plan.syscall.syscalls_per_op(),
-        CONFIDENCE,
-    );
-    settings.budget_s = Some(args.budget_s);
-    settings.target_ci_pct = Some(args.target_ci_pct);
-    settings.cpu = Some(plan.cpu);
-    settings.sample_ms = Some(args.sample_ms);
-    settings.only = args.only.clone();
-    settings.skip = args.skip.clone();
+    let settings = interleaved_settings(plan, args);
     let worst = worst_ci(&results);
     let summary = RunSummary {
         rounds: outcome.rounds as u64,
@@ -239,9 +254,7 @@ pub fn sequential(
     if let Some(e) = &out.error {
         notes.push(format!("the sequence stopped early: {e}"));
     }
-    let mut settings = Settings::new("getpid", 1, CONFIDENCE);
-    settings.budget_s = Some(args.budget_s);
-    settings.cpu = Some(plan.cpu);
+    let settings = sequential_settings(plan, args);
     let summary = RunSummary::complete(
         out.elapsed.as_secs_f64(),
         "none (one timing per scenario, the kernel's method)",

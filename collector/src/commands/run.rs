@@ -54,6 +54,30 @@ fn check_numbers(a: &RunArgs) -> Result<(), Error> {
     Ok(())
 }
 
+/// The options as the record will keep them, held to the record's own rules before anything
+/// is measured: what `run` writes, `syscost-site check` accepts.
+fn check_settings(s: &syscost_record::Settings) -> Result<(), Error> {
+    let problems = syscost_record::validate_settings(s);
+    if problems.is_empty() {
+        return Ok(());
+    }
+    let flag = |field: &str| match field.split('[').next().unwrap_or(field) {
+        "settings.budget_s" => "--budget",
+        "settings.target_ci_pct" => "--target-ci",
+        "settings.cpu" => "--cpu",
+        "settings.only" => "--only",
+        "settings.skip" => "--skip",
+        _ => "an option",
+    };
+    Err(Error::Argument(
+        problems
+            .iter()
+            .map(|p| format!("{}: {}", flag(&p.field), p.message))
+            .collect::<Vec<_>>()
+            .join("; "),
+    ))
+}
+
 fn settings(args: &RunArgs) -> RunSettings {
     RunSettings {
         budget_s: args.budget,
@@ -83,6 +107,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     )?;
     // What some scenarios probe for their parameters (the filter-chain limit forks a child)
     // is probed now, once and inside the budget: the workers inherit it, the record reads it.
+    check_settings(&record::interleaved_settings(&plan, &settings(args)))?;
     for s in &plan.scenarios {
         s.params();
     }
@@ -250,6 +275,7 @@ fn run_sequential(args: &RunArgs) -> Result<i32, Error> {
         ));
     }
     let plan = Plan::new(super::syscall(a.syscall), a.cpu, &a.only, &a.skip)?;
+    check_settings(&record::sequential_settings(&plan, &settings(args)))?;
     let stop = signals::stop_flag();
     affinity::keep_off(plan.cpu);
     let started = now_rfc3339();

@@ -286,6 +286,19 @@ fn bad_arguments_are_usage_errors() {
         (&["run", "--only", "native,"], "--only has an empty pattern"),
         (&["run", "--skip", ""], "--skip has an empty pattern"),
         (&["list", "--only", ""], "--only has an empty pattern"),
+        // Issue 42: accepted, measured and saved, then refused by `syscost-site check`.
+        (
+            &["run", "--target-ci", "100.5"],
+            "--target-ci: 100.5 % is out of range: must be above 0 % and at most 100 %",
+        ),
+        (
+            &["run", "--target-ci", "1e9"],
+            "--target-ci: 1000000000 % is out of range",
+        ),
+        (
+            &["run", "--method", "sequential", "--budget", "86401"],
+            "--budget 86401 s is more than a day",
+        ),
     ];
     for (args, msg) in cases {
         let out = syscost(args);
