@@ -406,6 +406,11 @@ fn nothing_stays_attached_after_the_collector_is_killed() {
 /// Starts `syscost ARGS` chrooted into `root`, a plain directory (no mount point, as a chroot
 /// usually is) holding bind mounts of /usr, /proc, /dev, the binary's directory and /sys (not
 /// recursively: tracefs is not mounted there, so the worker must mount it itself).
+///
+/// The binds are made in a mount namespace of the child's own, under a mount made private
+/// there so that none of them propagates back. That mount is `root`'s parent directory bound
+/// onto itself for the run: `/` cannot be made private when it is no mount point itself — when
+/// this test suite runs in a chroot (issue 42: EINVAL) — and `root` must stay a plain directory.
 fn in_chroot(root: &std::path::Path, args: &[&str]) -> std::process::Output {
     use std::ffi::CString;
     use std::os::unix::ffi::OsStrExt;
@@ -430,6 +435,8 @@ fn in_chroot(root: &std::path::Path, args: &[&str]) -> std::process::Output {
     }
     std::fs::create_dir_all(root.join("tmp")).unwrap();
     let root_c = CString::new(root.as_os_str().as_bytes()).unwrap();
+    let _held = SelfBind::new(root.parent().unwrap());
+    let held_c = CString::new(root.parent().unwrap().as_os_str().as_bytes()).unwrap();
     let exe = format!(
         "/syscost-bin/{}",
         std::path::Path::new(bin())
@@ -450,7 +457,7 @@ fn in_chroot(root: &std::path::Path, args: &[&str]) -> std::process::Output {
             let (none, data) = (std::ptr::null(), std::ptr::null());
             if libc::mount(
                 none,
-                c"/".as_ptr(),
+                held_c.as_ptr(),
                 none,
                 libc::MS_REC | libc::MS_PRIVATE,
                 data,
@@ -470,6 +477,41 @@ fn in_chroot(root: &std::path::Path, args: &[&str]) -> std::process::Output {
         });
     }
     cmd.output().expect("start syscost in the chroot")
+}
+
+/// A directory bound onto itself (a mount point of its own) for as long as this lives.
+struct SelfBind(std::ffi::CString);
+
+impl SelfBind {
+    fn new(dir: &std::path::Path) -> SelfBind {
+        use std::os::unix::ffi::OsStrExt;
+        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
+        // SAFETY: NUL-terminated paths; mount(2) only reads them.
+        let r = unsafe {
+            libc::mount(
+                c.as_ptr(),
+                c.as_ptr(),
+                std::ptr::null(),
+                libc::MS_BIND,
+                std::ptr::null(),
+            )
+        };
+        assert_eq!(
+            r,
+            0,
+            "bind {}: {}",
+            dir.display(),
+            std::io::Error::last_os_error()
+        );
+        SelfBind(c)
+    }
+}
+
+impl Drop for SelfBind {
+    fn drop(&mut self) {
+        // SAFETY: a NUL-terminated path.
+        unsafe { libc::umount2(self.0.as_ptr(), libc::MNT_DETACH) };
+    }
 }
 
 #[test]
