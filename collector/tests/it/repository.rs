@@ -332,3 +332,131 @@ fn workflows_run_on_node24_actions_and_cache_cargo() {
         }
     }
 }
+
+/// Writes an executable shell script.
+fn script(path: &Path, body: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, format!("#!/bin/sh\n{body}\n")).unwrap();
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+#[test]
+fn ci_names_the_step_that_failed_and_times_every_step() {
+    // Issue 42: `.ci/run` printed only apt's `E:` line, not which step failed or how long any
+    // took. Run it against stand-ins: the first step passes, the second fails.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join(".ci")).unwrap();
+    std::fs::copy(root().join(".ci/run"), tmp.path().join(".ci/run")).unwrap();
+    script(
+        &tmp.path().join("scripts/test-tools"),
+        "echo tools installed",
+    );
+    script(
+        &tmp.path().join("scripts/lab-kernels"),
+        "echo 'E: Release file for http://x/dists/sid/InRelease is expired' >&2; exit 7",
+    );
+    let out = std::process::Command::new("sh")
+        .arg(tmp.path().join(".ci/run"))
+        .output()
+        .unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert_eq!(out.status.code(), Some(7), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("== FAILED: ./scripts/lab-kernels x86_64:5.10 aarch64:6.12 (exit 7, after"),
+        "{stderr}"
+    );
+    assert!(stdout.contains("== ./scripts/test-tools: 0 s"), "{stdout}");
+    // The times of every step that ran, the failed one marked, and the total.
+    let times = stdout
+        .split_once("== steps (seconds):\n")
+        .map(|(_, t)| t)
+        .unwrap_or_else(|| panic!("no list of step times: {stdout}"));
+    let lines: Vec<&str> = times.lines().collect();
+    assert_eq!(lines.len(), 3, "{times}");
+    assert!(
+        lines[0].trim_start().starts_with("0  ./scripts/test-tools"),
+        "{times}"
+    );
+    assert!(
+        lines[1].ends_with("./scripts/lab-kernels x86_64:5.10 aarch64:6.12  FAILED (exit 7)"),
+        "{times}"
+    );
+    assert!(lines[2].starts_with("== total: "), "{times}");
+}
+
+#[test]
+fn lab_apt_fetches_only_the_suites_asked_for_and_a_failing_one_stops_no_other() {
+    // Issue 42: `lab-apt update` fetched all five suites and stopped at sid's expired Release
+    // file, though CI needs two. A stand-in apt-get records what it is asked and fails for sid.
+    let tmp = tempfile::tempdir().unwrap();
+    let bin = tmp.path().join("bin");
+    let calls = tmp.path().join("calls");
+    script(
+        &bin.join("apt-get"),
+        &format!(
+            r#"list=$(printf '%s\n' "$@" | sed -n 's/^Dir::Etc::SourceList=//p' | tail -n 1)
+suites=$(awk '{{print $5}}' "$list" | tr '\n' ' ')
+echo "$suites" >>"{}"
+case " $suites " in *" sid "*)
+    echo "E: Release file for http://mirror.invalid/debian/dists/sid/InRelease is expired (invalid since 1d 2h 3min 4s). Updates for this repository will not be applied."
+    exit 100 ;;
+esac"#,
+            calls.display()
+        ),
+    );
+    let cache = tmp.path().join("cache");
+    let lab_apt = |args: &[&str]| {
+        std::process::Command::new(root().join("scripts/lab-apt"))
+            .args(args)
+            .env("SYSCOST_LAB_CACHE", &cache)
+            .env("LAB_DEBIAN_MIRROR", "http://mirror.invalid/debian")
+            .env(
+                "PATH",
+                format!("{}:{}", bin.display(), std::env::var("PATH").unwrap()),
+            )
+            .output()
+            .unwrap()
+    };
+    let called = || std::fs::read_to_string(&calls).unwrap_or_default();
+    let has = |suite: &str| lab_apt(&["has", suite]).status.success();
+
+    // Only the suites asked for, each on its own.
+    let out = lab_apt(&["update", "bullseye", "trixie"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(called(), "bullseye \ntrixie \n");
+    assert!(has("bullseye") && has("trixie") && !has("sid") && !has("bookworm"));
+    // Kept a day: asked again, nothing is fetched.
+    assert!(lab_apt(&["update", "trixie"]).status.success());
+    assert_eq!(called(), "bullseye \ntrixie \n");
+
+    // A failing suite is named, the others are still fetched, and the update fails.
+    let out = lab_apt(&["update", "--force", "sid", "bookworm"]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(called(), "bullseye \ntrixie \nsid \nbookworm \n");
+    assert!(
+        err.contains("lab-apt: sid: E: Release file for http://mirror.invalid/debian/dists/sid/InRelease is expired"),
+        "{err}"
+    );
+    assert!(err.contains("lab-apt: could not update: sid"), "{err}");
+    assert!(has("bookworm") && !has("sid"));
+    // What `get` and `cache` read: the suites that were fetched.
+    let sources = std::fs::read_to_string(cache.join("apt/etc/sources.list")).unwrap();
+    let listed: Vec<&str> = sources
+        .lines()
+        .map(|l| l.split_whitespace().nth(4).unwrap())
+        .collect();
+    assert_eq!(listed, ["bullseye", "bookworm", "trixie"], "{sources}");
+
+    let out = lab_apt(&["update", "buster"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown suite buster"));
+}
