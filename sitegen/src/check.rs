@@ -4,7 +4,7 @@
 
 use crate::load::{self, Issue};
 use crate::metrics::Registry;
-use crate::{names, plausible, triage};
+use crate::{plausible, triage};
 use std::collections::BTreeMap;
 use std::path::Path;
 use syscost_record::{validate_file, SourceKind};
@@ -83,8 +83,7 @@ pub fn check_dir(dir: &Path, allow_emulated: bool) -> Report {
             )));
         }
         // One serialisation checks the id and the file form.
-        let (mut problems, in_form) = validate_file(&rec, &bytes);
-        problems.extend(names::problems(&rec));
+        let (problems, in_form) = validate_file(&rec, &bytes);
         let id_ok = !problems
             .iter()
             .any(|p| p.field == "id" || p.field == "schema");

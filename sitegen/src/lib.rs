@@ -12,7 +12,6 @@ pub mod kver;
 pub mod load;
 pub mod metrics;
 pub mod migrate;
-pub mod names;
 pub mod out;
 pub mod plausible;
 pub mod quality;

@@ -52,3 +52,24 @@ w('seccomp-contradicting-timing.txt', ktap.replace('Benchmarking 23486415 syscal
 w('sud-zero-ns.txt', sud.replace('Avg syscall time 171ns.', 'Avg syscall time 0ns.'))
 w('perf-zero-usecs.txt', '# Running \'syscall/basic\' benchmark:\n# Executed 10,000,000 getppid() calls\n'
   '     Total time: 1.750 [sec]\n\n       0.000000 usecs/op\n       5,714,285 ops/sec\n')
+# Issue 42. A log captured from a terminal: colours around every line (and a title set).
+w('ansi-colours.txt', '\x1b]0;ci-runner-7: ~\x07' + ''.join(f'\x1b[32m{line}\x1b[0m\n' for line in ktap.splitlines()))
+# A release named like one of the site's pages: recorded as unknown, never a directory name.
+w('uname-named-like-a-page.txt', ktap.replace('6.8.0-45-generic', '6.9.1-index.html'))
+# Figures the benchmark computes from others, contradicting them beyond any rounding: refused.
+untimed = '\n'.join(l for l in ktap.splitlines() if ' - ' not in l or ' = ' not in l) + '\n'
+w('seccomp-estimate-contradicts-scenarios.txt', ktap + untimed.replace(
+    'getpid RET_ALLOW 3 filters (full): 356 ns', 'getpid RET_ALLOW 3 filters (full): 250 ns'))
+w('seccomp-total-contradicts-overhead.txt', ktap
+  .replace('overhead for 1 bitmapped filter: 16 ns', 'overhead for 1 bitmapped filter: 999 ns')
+  .replace('Estimated seccomp entry overhead: 15 ns', 'Estimated seccomp entry overhead: 900 ns'))
+w('seccomp-compare-contradicts-scenarios.txt', ktap.replace('(302 ≤ 318)', '(302 ≤ 999)'))
+w('sud-overhead-contradicts-averages.txt', sud.replace('Avg syscall time 171ns.', 'Avg syscall time 170ns.')
+  .replace('Avg syscall time 239ns.', 'Avg syscall time 240ns.')
+  .replace('Interception overhead: 39.8% (+68ns).', 'Interception overhead: 9999.9% (+99999ns).'))
+w('sud-percent-contradicts-averages.txt', sud.replace('Interception overhead: 39.8% (+68ns).',
+                                                      'Interception overhead: 99.8% (+68ns).'))
+w('perf-rate-contradicts-usecs.txt', '# Running \'syscall/basic\' benchmark:\n# Executed 10,000,000 getppid() calls\n'
+  '     Total time: 0.500 [sec]\n\n       0.050000 usecs/op\n          1,000 ops/sec\n')
+w('bpf-scaling-contradicts-total.txt', 'uprobe-nop      ( 1 cpus):    0.907 \u00b1 0.003M/s  (  0.907M/s/cpu)\n'
+  'uprobe-nop      ( 4 cpus):    3.210 \u00b1 0.003M/s  (  0.100M/s/cpu)\n')

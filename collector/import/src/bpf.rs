@@ -17,7 +17,9 @@
 //! makes syscalls, so those rows are kept apart (`bpf.kdriver.*`), never mixed with syscall
 //! costs.
 
-use crate::build::{overhead_vs, provenance, single, skeleton, Hint, Outcome, Parsed, MAX_RUNS};
+use crate::build::{
+    overhead_vs, provenance, single, skeleton, Contradiction, Hint, Outcome, Parsed, MAX_RUNS,
+};
 use crate::format::Format;
 use crate::lex::leading_f64;
 use crate::text::Cleaned;
@@ -290,6 +292,29 @@ fn read(t: &str, no: usize, bench: Option<&str>) -> Read {
     }
 }
 
+/// A scaling-table row's per-CPU rate against its total: the script prints both to the
+/// thousandth from one mean (total ÷ CPUs), so per-CPU × CPUs lies within half a thousandth per
+/// CPU, and half of one for the total, of the printed total. A row further off was not printed
+/// so.
+fn contradiction(row: &Row, cleaned: &Cleaned) -> Option<Contradiction> {
+    let (n, per) = (row.cpus?, row.per_producer?);
+    let slack = 0.0005 * f64::from(n) + 0.0005 + 1e-9;
+    let total = per * f64::from(n);
+    ((total - row.mops).abs() > slack).then(|| {
+        Contradiction::new(
+            cleaned,
+            row.line,
+            &[],
+            format!(
+                "{per} M/s per CPU on {n} CPUs is {total:.3} M/s in all (± {:.4} from the \
+                 rounding), not {}",
+                slack - 1e-9,
+                row.mops
+            ),
+        )
+    })
+}
+
 pub fn parse(cleaned: &Cleaned) -> Outcome {
     let mut out = Outcome::default();
     let mut runs: Vec<Vec<Row>> = Vec::new();
@@ -305,6 +330,12 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         }
         match read(t, line.no, bench.as_deref()) {
             Read::Row(row) => {
+                if let Some(c) = contradiction(&row, cleaned) {
+                    return Outcome {
+                        contradiction: Some(c),
+                        ..Outcome::default()
+                    };
+                }
                 // A bench (at a CPU count) seen again begins the next run.
                 if !seen.insert((row.name.clone(), row.cpus)) {
                     runs.push(std::mem::take(&mut cur));

@@ -55,15 +55,76 @@ impl Hint {
     pub fn no_result_at(cleaned: &Cleaned, line: usize) -> Hint {
         Hint {
             line,
-            // Cleaned lines are in the order of the file.
-            text: cleaned
-                .lines
-                .get(cleaned.lines.partition_point(|l| l.no < line))
-                .filter(|l| l.no == line)
-                .map(|l| l.text.to_string())
-                .unwrap_or_default(),
+            text: line_text(cleaned, line),
             why: NO_RESULT_FOLLOWS.into(),
         }
+    }
+}
+
+/// The cleaned text of line `no` (empty if cleaning dropped it).
+pub fn line_text(cleaned: &Cleaned, no: usize) -> String {
+    // Cleaned lines are in the order of the file.
+    cleaned
+        .lines
+        .get(cleaned.lines.partition_point(|l| l.no < no))
+        .filter(|l| l.no == no)
+        .map(|l| l.text.to_string())
+        .unwrap_or_default()
+}
+
+/// Figures of one run that cannot all be what the tool printed: a figure the tool computes
+/// from others (an estimate, an overhead, a rate), the lines of those others, and what they
+/// give instead — beyond what the printed rounding allows. Which line is wrong cannot be told,
+/// so the log is refused, naming them all.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Contradiction {
+    /// The computed figure: its line and text.
+    pub line: (usize, String),
+    /// The lines it is computed from.
+    pub from: Vec<(usize, String)>,
+    /// What those give, and how far off the figure may be.
+    pub why: String,
+}
+
+impl Contradiction {
+    /// A contradiction of line `line` with the lines `from` (in the order given, each once).
+    pub fn new(cleaned: &Cleaned, line: usize, from: &[usize], why: String) -> Contradiction {
+        let mut seen: Vec<usize> = Vec::new();
+        for &l in from {
+            if l != line && !seen.contains(&l) {
+                seen.push(l);
+            }
+        }
+        Contradiction {
+            line: (line, line_text(cleaned, line)),
+            from: seen
+                .into_iter()
+                .map(|l| (l, line_text(cleaned, l)))
+                .collect(),
+            why,
+        }
+    }
+}
+
+/// `line 27 ("…") contradicts line 12 ("…") and line 21 ("…"): why`
+impl fmt::Display for Contradiction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let quote = |(no, text): &(usize, String)| format!("line {no} (\"{}\")", excerpt(text));
+        write!(f, "{} contradicts ", quote(&self.line))?;
+        if self.from.is_empty() {
+            f.write_str("itself")?;
+        }
+        for (i, l) in self.from.iter().enumerate() {
+            if i > 0 {
+                f.write_str(if i + 1 == self.from.len() {
+                    " and "
+                } else {
+                    ", "
+                })?;
+            }
+            f.write_str(&quote(l))?;
+        }
+        write!(f, ": {}", self.why)
     }
 }
 
@@ -110,6 +171,8 @@ pub struct Outcome {
     pub refused: Vec<Hint>,
     /// Refused lines beyond the first [`MAX_HINTS`].
     pub more_refused: usize,
+    /// The first run whose figures contradict each other: the log is refused.
+    pub contradiction: Option<Contradiction>,
 }
 
 /// Most empty parts and near lines a parser keeps: messages cite the first few, and a log of

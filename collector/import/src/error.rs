@@ -83,6 +83,18 @@ pub enum Error {
         flag: &'static str,
         stated: String,
     },
+    /// Figures of a run contradict each other beyond their printed rounding: the log was
+    /// edited or damaged, and which of them is wrong cannot be told.
+    #[error(
+        "{file}: {contradiction}; the {} output disagrees with itself beyond its printed \
+         rounding (edited, damaged or two runs mixed up), so none of it is imported",
+        .format.tool()
+    )]
+    Contradiction {
+        file: String,
+        format: Format,
+        contradiction: crate::build::Contradiction,
+    },
     /// A run was read but its record breaks the format's rules (a parser's bug, not the
     /// log's).
     #[error(
@@ -110,6 +122,7 @@ impl Error {
             | Error::TooManyRuns { file, .. }
             | Error::TooManyLines { file, .. }
             | Error::RunTooLarge { file, .. }
+            | Error::Contradiction { file, .. }
             | Error::Invalid { file, .. } => file,
         }
     }

@@ -101,6 +101,13 @@ fn parse_cleaned(
                 line,
             });
         }
+        if let Some(contradiction) = out.contradiction {
+            return Err(Error::Contradiction {
+                file: file.into(),
+                format: parser,
+                contradiction,
+            });
+        }
         near.extend(out.near);
         // An empty or refused part is only worth a warning when the parser found runs
         // elsewhere; otherwise it may explain why nothing was found.

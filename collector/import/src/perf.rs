@@ -14,7 +14,9 @@
 //! and waits for it, so they get ids of their own (`process.fork`, `process.execve`), no
 //! syscall count, and `settings.operation` saying what one iteration is.
 
-use crate::build::{provenance, single, skeleton, Hint, Outcome, Parsed, MAX_RUNS, UNKNOWN};
+use crate::build::{
+    provenance, single, skeleton, Contradiction, Hint, Outcome, Parsed, MAX_RUNS, UNKNOWN,
+};
 use crate::format::Format;
 use crate::lex::{grouped_u64, leading_f64};
 use crate::text::Cleaned;
@@ -74,6 +76,9 @@ struct Run {
     total_s: Option<f64>,
     usecs: Option<f64>,
     ops: Option<u64>,
+    /// The lines of usecs/op and ops/sec.
+    usecs_line: usize,
+    ops_line: usize,
     /// Lines whose number was refused: (line, text, why).
     refused: Vec<(usize, String, String)>,
 }
@@ -151,10 +156,16 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
             Ev::Usecs(v) => {
                 match refuse_usecs(v, run.executed.as_ref().map(|e| e.0), run.total_s) {
                     Some(why) => run.refused.push((line.no, line.text.to_string(), why)),
-                    None => run.usecs = Some(v),
+                    None => {
+                        run.usecs = Some(v);
+                        run.usecs_line = line.no;
+                    }
                 }
             }
-            Ev::Ops(v) => run.ops = Some(v),
+            Ev::Ops(v) => {
+                run.ops = Some(v);
+                run.ops_line = line.no;
+            }
         }
     }
     if run.started() {
@@ -162,6 +173,12 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
     }
     let mut out = Outcome::default();
     for run in runs.iter().filter(|r| r.is_syscall_bench()) {
+        if let Some(c) = contradiction(run, cleaned) {
+            return Outcome {
+                contradiction: Some(c),
+                ..Outcome::default()
+            };
+        }
         for (line, text, why) in &run.refused {
             out.refused(Hint {
                 line: *line,
@@ -175,6 +192,35 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         }
     }
     out
+}
+
+/// ops/sec against usecs/op. perf prints both from one time: `%lf` (six decimals) of the usecs
+/// per call, and the whole calls per second its loop made, `(int)(loops / seconds)` — so the
+/// rate lies between 10⁶ over the slowest and over the fastest time per call that prints as
+/// that usecs/op (± 0.5e-6), cut to a whole number. Anything outside was not printed by this
+/// run.
+fn contradiction(run: &Run, cleaned: &Cleaned) -> Option<Contradiction> {
+    let (us, ops) = (run.usecs?, run.ops?);
+    let half = 0.5e-6;
+    let low = (1e6 / (us + half)).floor() - 1.0;
+    let high = if us > half {
+        (1e6 / (us - half)).floor() + 1.0
+    } else {
+        f64::INFINITY
+    };
+    let o = ops as f64;
+    (o < low || o > high).then(|| {
+        Contradiction::new(
+            cleaned,
+            run.ops_line,
+            &[run.usecs_line],
+            format!(
+                "{us} usecs/op is {:.0} calls a second ({low:.0} to {high:.0} within its printed \
+                 rounding), not {ops}",
+                1e6 / us
+            ),
+        )
+    })
 }
 
 fn record(run: &Run, repairs: &[String]) -> Option<RecordBuilder> {

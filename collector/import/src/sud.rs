@@ -17,7 +17,8 @@
 //! run that follows, never taken as a run of its own.
 
 use crate::build::{
-    overhead_vs, provenance, published_overhead, single, skeleton, Hint, Outcome, Parsed, MAX_RUNS,
+    overhead_vs, provenance, published_overhead, single, skeleton, Contradiction, Hint, Outcome,
+    Parsed, MAX_RUNS,
 };
 use crate::format::Format;
 use crate::lex::{leading_f64, leading_i64, leading_u64, whole_number};
@@ -133,11 +134,14 @@ struct Run {
     calibration_s: Option<u64>,
     iterations: Option<u64>,
     avgs: Vec<Option<u64>>,
+    /// The line of each average.
+    avg_lines: Vec<usize>,
     caught: Option<String>,
     /// The Caught line came before the run (captured output).
     caught_before: bool,
     counts: Option<(String, String)>,
     overhead: Option<(f64, i64)>,
+    overhead_line: usize,
     runner: RunnerFacts,
     /// Lines whose number was refused: (line, text, why).
     refused: Vec<(usize, String, String)>,
@@ -228,19 +232,26 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
             match ev {
                 Ev::Calibrating(s) => run.calibration_s = s,
                 Ev::Iterations(Ok(n)) => run.iterations = Some(n),
-                Ev::Avg(Ok(n)) => run.avgs.push(Some(n)),
+                Ev::Avg(Ok(n)) => {
+                    run.avgs.push(Some(n));
+                    run.avg_lines.push(line.no);
+                }
                 Ev::Iterations(Err(why)) => {
                     run.refused
                         .push((line.no, line.text.to_string(), why.to_string()))
                 }
                 Ev::Avg(Err(why)) => {
                     run.avgs.push(None);
+                    run.avg_lines.push(line.no);
                     run.refused
                         .push((line.no, line.text.to_string(), why.to_string()));
                 }
                 Ev::Caught(s) => run.caught = Some(s),
                 Ev::Counts(a, b) => run.counts = Some((a, b)),
-                Ev::Overhead(p, n) => run.overhead = Some((p, n)),
+                Ev::Overhead(p, n) => {
+                    run.overhead = Some((p, n));
+                    run.overhead_line = line.no;
+                }
                 Ev::Runner(_) => {}
             }
         }
@@ -253,6 +264,12 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         out.empty(Hint::no_result_at(cleaned, line));
     }
     for run in runs {
+        if let Some(c) = contradiction(&run, cleaned) {
+            return Outcome {
+                contradiction: Some(c),
+                ..Outcome::default()
+            };
+        }
         for (line, text, why) in &run.refused {
             out.refused(Hint {
                 line: *line,
@@ -271,6 +288,56 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         }
     }
     out
+}
+
+/// The overhead line against the two averages. sud_benchmark prints each average rounded to
+/// the ns (`%.0lf`) and the overhead from the unrounded times: `+%.0lfns` of their difference
+/// and `%.1lf%%` of their ratio. Each average may be up to 0.5 ns from its time, so the printed
+/// difference is within 1 ns of the averages' (a whole number, rounded itself), and the percent
+/// within what their rounding allows, ± 0.05. Anything further was not printed by this run.
+fn contradiction(run: &Run, cleaned: &Cleaned) -> Option<Contradiction> {
+    let (Some(Some(off)), Some(Some(on)), Some((pct, ns))) =
+        (run.avgs.first(), run.avgs.get(1), run.overhead)
+    else {
+        return None;
+    };
+    let (off, on) = (*off as f64, *on as f64);
+    let lines = [run.avg_lines[0], run.avg_lines[1]];
+    let diff = on - off;
+    if (ns as f64 - diff).abs() > 1.0 {
+        return Some(Contradiction::new(
+            cleaned,
+            run.overhead_line,
+            &lines,
+            format!(
+                "averages of {off} and {on} ns differ by {diff} ns, so the overhead of the times \
+                 they round is {} to {} ns, not {ns}",
+                diff - 1.0,
+                diff + 1.0
+            ),
+        ));
+    }
+    let ratio = |a: f64, b: f64| 100.0 * (a / b - 1.0);
+    let low = ratio(on - 0.5, off + 0.5) - 0.05;
+    let high = if off > 0.5 {
+        ratio(on + 0.5, off - 0.5) + 0.05
+    } else {
+        f64::INFINITY
+    };
+    // A hair of slack for the division's own rounding.
+    if pct < low - 1e-9 || pct > high + 1e-9 {
+        return Some(Contradiction::new(
+            cleaned,
+            run.overhead_line,
+            &lines,
+            format!(
+                "averages of {off} and {on} ns give an overhead of {:.1} % (from {low:.2} to \
+                 {high:.2} % within their rounding), not {pct} %",
+                ratio(on, off)
+            ),
+        ));
+    }
+    None
 }
 
 fn record(run: &Run, repairs: &[String]) -> RecordBuilder {

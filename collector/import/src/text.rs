@@ -109,11 +109,19 @@ struct LineCleaner<'a> {
     quoted: bool,
     kernel: bool,
     flattened: bool,
+    escapes: bool,
 }
 
 impl<'a> LineCleaner<'a> {
     fn line(&mut self, line: Line<'a>) {
-        match line.text {
+        let text = match strip_escapes(&line.text) {
+            Some(plain) => {
+                self.escapes = true;
+                Cow::Owned(plain)
+            }
+            None => line.text,
+        };
+        match text {
             Cow::Borrowed(t) => {
                 let pieces = unflatten(t);
                 self.flattened |= pieces.len() > 1;
@@ -177,6 +185,9 @@ impl<'a> LineCleaner<'a> {
         if let Some(p) = self.pending.take() {
             self.out.push(p);
         }
+        if self.escapes {
+            repairs.push("terminal escape sequences (colours) removed".to_string());
+        }
         if self.quoted {
             repairs.push("e-mail quoting removed".to_string());
         }
@@ -191,6 +202,58 @@ impl<'a> LineCleaner<'a> {
         self.out.retain(|l| !l.text.is_empty());
         self.out
     }
+}
+
+/// `t` without the terminal's escape sequences, None when it has none. A log captured from a
+/// terminal (`script`, a CI console) wraps its lines in colours (`\e[32m … \e[0m`) and may
+/// set titles or move the cursor: control sequences (`ESC [` or the 8-bit CSI, parameters,
+/// one final byte), strings (`ESC ]`, `ESC P`, `ESC _`, `ESC ^`, `ESC X`, up to BEL or `ESC \`)
+/// and two-character escapes are taken out whole, as the terminal would not show them.
+fn strip_escapes(t: &str) -> Option<String> {
+    if !t.contains(['\u{1b}', '\u{9b}']) {
+        return None;
+    }
+    let mut out = String::with_capacity(t.len());
+    let mut chars = t.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\u{9b}' => {}
+            '\u{1b}' => match chars.next() {
+                Some('[') => {}
+                Some(']' | 'P' | '_' | '^' | 'X') => {
+                    // A string: up to BEL or ESC \ (or the end of the line).
+                    while let Some(s) = chars.next() {
+                        if s == '\u{7}' || (s == '\u{1b}' && chars.next_if_eq(&'\\').is_some()) {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                // ESC, intermediate bytes, one final byte: charset selections (`ESC ( B`),
+                // keypad modes, RIS.
+                Some(' '..='/') => {
+                    for s in chars.by_ref() {
+                        if ('0'..='~').contains(&s) {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                _ => continue,
+            },
+            c => {
+                out.push(c);
+                continue;
+            }
+        }
+        // A control sequence: parameter and intermediate bytes, then one final byte (@ to ~).
+        for s in chars.by_ref() {
+            if ('@'..='~').contains(&s) {
+                break;
+            }
+        }
+    }
+    Some(out)
 }
 
 /// What seccomp_benchmark writes after `… (a ≤ b): ` in a second write.
@@ -391,6 +454,19 @@ mod tests {
         let c = clean("> a\n>> b\n> > c\n>d\n  > # # e\nplain\n");
         assert_eq!(texts(&c), ["a", "b", "c", "d", "e", "plain"]);
         assert!(c.repairs.iter().any(|r| r.contains("quoting")));
+    }
+
+    #[test]
+    fn terminal_escapes_are_taken_out_whole() {
+        // Issue 42: a log captured from a terminal, colours around each line, gave 0
+        // scenarios.
+        let c = clean(
+            "\u{1b}[32m# # getpid native: 302 ns\u{1b}[0m\n\u{1b}[1;31mred\u{1b}[m\u{1b}]0;title\u{7}x\n\
+             \u{1b}]8;;http://a\u{1b}\\link\u{1b}]8;;\u{1b}\\ \u{1b}(Bok\u{9b}2Kz\n",
+        );
+        assert_eq!(texts(&c), ["getpid native: 302 ns", "redx", "link okz"]);
+        assert!(c.repairs.iter().any(|r| r.contains("terminal escape")));
+        assert!(clean("plain\n").repairs.is_empty());
     }
 
     #[test]

@@ -24,7 +24,9 @@ pub fn is_arch(s: &str) -> bool {
 
 /// A kernel release as `uname -r` prints it: at most [`KERNEL_RELEASE_MAX`] characters of
 /// `[A-Za-z0-9._+-]`, beginning with a letter or digit, never containing `..` (`6.8.0-45-generic`,
-/// `5.11.0-rc5-00462-gdc8df6e85d2c`, `6.6.0+`); or `unknown`.
+/// `5.11.0-rc5-00462-gdc8df6e85d2c`, `6.6.0+`); or `unknown`. Nor may it end like one of the
+/// site's own files ([`is_site_file_name`]: `6.9.1-index.html`), which it would be written
+/// beside. The one rule the collector, the importer and the site's checker all apply.
 pub fn is_kernel_release(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
@@ -33,6 +35,24 @@ pub fn is_kernel_release(s: &str) -> bool {
         && b.iter()
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'+' | b'-'))
         && !s.contains("..")
+        && !is_site_file_name(s)
+}
+
+/// The extensions of every file the site writes. A record's architecture and kernel release
+/// become directory names beside the site's pages (`runs/<arch>/<kernel>/`, `runs/index.html`),
+/// so no name from a record may end in one of them.
+pub const PAGE_EXTENSIONS: &[&str] = &["html", "json", "xml", "csv", "css", "js", "svg"];
+
+/// Whether `name` could be (or become) one of the site's own file names: it begins with a dot
+/// (the site's marker files) or ends in one of [`PAGE_EXTENSIONS`], in any case.
+pub fn is_site_file_name(name: &str) -> bool {
+    let b = name.as_bytes();
+    b.first() == Some(&b'.')
+        || PAGE_EXTENSIONS.iter().any(|ext| {
+            b.len() > ext.len()
+                && b[b.len() - ext.len() - 1] == b'.'
+                && b[b.len() - ext.len()..].eq_ignore_ascii_case(ext.as_bytes())
+        })
 }
 
 /// A scenario, estimate or expectation id and the like (`seccomp.bitmap.1`, `attach.bpf.tp`,

@@ -473,6 +473,14 @@ fn release_message(k: &str) -> String {
     if k.trim().is_empty() {
         return "is empty".to_string();
     }
+    if crate::format::is_site_file_name(k) {
+        return format!(
+            "{} is named like one of the site's own pages (it would become runs/<arch>/{}, \
+             beside the site's index.html and page-N.html); a real uname never prints that",
+            quoted(k),
+            short(k)
+        );
+    }
     format!(
         "{} is not a kernel release as uname -r prints it (at most {} characters of A-Z a-z \
          0-9 . _ + -, beginning with a letter or digit, no \"..\")",

@@ -137,6 +137,21 @@ fn every_hostile_log_gives_valid_records_or_a_clear_error() {
                     .components()
                     .all(|c| matches!(c, std::path::Component::Normal(_))));
             }
+            // Issue 42: what import writes, `syscost-site check` accepts — the same rules
+            // (syscost_record::validate_file, as check applies them to the file), the form
+            // syscost writes, at the path the record names.
+            for rel in &saved {
+                let bytes = std::fs::read(save.join(rel)).unwrap();
+                let rec: RunRecord = serde_json::from_slice(&bytes).unwrap();
+                let (problems, in_form) = syscost_record::validate_file(&rec, &bytes);
+                if !problems.is_empty() || !in_form {
+                    wrong.push(format!(
+                        "{name}: check would refuse {}: {problems:?}, in form: {in_form}",
+                        rel.display()
+                    ));
+                }
+                assert_eq!(rel, &PathBuf::from(rec.canonical_path()));
+            }
         } else {
             if r.code != 1 {
                 wrong.push(format!("{name}: exit {}, want 1", r.code));
@@ -414,4 +429,83 @@ pub fn closed_pipe() -> std::fs::File {
     assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
     unsafe { libc::close(fds[0]) };
     unsafe { std::fs::File::from_raw_fd(fds[1]) }
+}
+
+#[test]
+fn a_log_captured_from_a_terminal_gives_every_figure() {
+    // Issue 42: colour codes around each line gave 0 scenarios and 7 estimates, exit 0, with
+    // a note claiming the scenario lines were missing.
+    let tmp = tempfile::tempdir().unwrap();
+    let plain = corpus().join("logs/latin1.txt");
+    let coloured = corpus().join("logs/ansi-colours.txt");
+    let r = import(&[coloured.as_os_str(), OsStr::new("--json")], tmp.path());
+    assert_eq!(r.code, 0, "{}", r.stderr);
+    let records: Vec<RunRecord> = serde_json::from_str(&r.stdout).unwrap();
+    let rec = &records[0];
+    assert_eq!(rec.results.len(), 5, "{:?}", rec.results);
+    assert_eq!(rec.estimates.len(), 7);
+    assert_eq!(rec.expectations.len(), 7);
+    assert!(
+        rec.notes.iter().all(|n| !n.contains("missing")),
+        "{:?}",
+        rec.notes
+    );
+    // The same figures as the log without colours.
+    let r = import(&[plain.as_os_str(), OsStr::new("--json")], tmp.path());
+    let plain: Vec<RunRecord> = serde_json::from_str(&r.stdout).unwrap();
+    let medians =
+        |r: &RunRecord| -> Vec<Option<f64>> { r.results.iter().map(|x| x.median_ns).collect() };
+    assert_eq!(medians(rec), medians(&plain[0]));
+}
+
+#[test]
+fn figures_that_contradict_each_other_refuse_the_log_naming_the_lines() {
+    // Issue 42: estimates, overheads and rates that contradict the lines they are computed
+    // from were kept without a warning. The log is refused, naming every line concerned.
+    let tmp = tempfile::tempdir().unwrap();
+    for (log, lines) in [
+        (
+            "seccomp-estimate-contradicts-scenarios.txt",
+            &[70, 63, 66][..],
+        ),
+        ("seccomp-total-contradicts-overhead.txt", &[25, 16, 18]),
+        ("seccomp-compare-contradicts-scenarios.txt", &[33, 16, 18]),
+        ("sud-overhead-contradicts-averages.txt", &[8, 4, 7]),
+        ("sud-percent-contradicts-averages.txt", &[8, 4, 7]),
+        ("perf-rate-contradicts-usecs.txt", &[6, 5]),
+        ("bpf-scaling-contradicts-total.txt", &[2]),
+    ] {
+        let save = tmp.path().join(log);
+        let path = corpus().join("logs").join(log);
+        let r = import(
+            &[path.as_os_str(), OsStr::new("--save"), save.as_os_str()],
+            tmp.path(),
+        );
+        assert_eq!(r.code, 1, "{log}: {}", r.stderr);
+        let first = r.stderr.lines().next().unwrap_or("");
+        for l in lines {
+            assert!(
+                first.contains(&format!("line {l} (")),
+                "{log}: line {l}: {first}"
+            );
+        }
+        assert!(first.contains("none of it is imported"), "{log}: {first}");
+        assert!(!save.exists(), "{log}: something was saved");
+    }
+    // The published logs and the importer's fixtures all agree with themselves.
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("import/tests/fixtures");
+    let mut logs: Vec<PathBuf> = Vec::new();
+    for dir in [fixtures.clone(), fixtures.join("published")] {
+        for e in std::fs::read_dir(dir).unwrap() {
+            let p = e.unwrap().path();
+            if p.is_file() && p.file_name().is_some_and(|n| n != "garbage.txt") {
+                logs.push(p);
+            }
+        }
+    }
+    assert!(logs.len() > 20, "{logs:?}");
+    for log in logs {
+        let r = import(&[log.as_os_str()], tmp.path());
+        assert_eq!(r.code, 0, "{}: {}", log.display(), r.stderr);
+    }
 }

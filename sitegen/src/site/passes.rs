@@ -349,9 +349,7 @@ fn from_record(
     let rec = load::parse_record(bytes)?;
     tm.read_parse += t.lap();
     // The file-form check and the content id, without a copy of the record's text.
-    let (mut problems, in_form) = validate_file(&rec, bytes);
-    // A name the site uses for its own pages would make a directory collide with a page.
-    problems.extend(crate::names::problems(&rec));
+    let (problems, in_form) = validate_file(&rec, bytes);
     tm.validate += t.lap();
     if !problems.is_empty() {
         return Err(Rejection::Invalid(problems));

@@ -1320,13 +1320,14 @@ fn stated_kernels_place_imports_and_approximate_ones_stay_apart() {
 #[test]
 fn every_file_the_site_writes_has_a_page_extension() {
     // What keeps a record's names off the site's own: names from records never end in one of
-    // these (syscost_site::names), and every file the site writes does.
+    // these (the record's own grammar, syscost_record::format), and every file the site writes
+    // does.
     let f = fixture();
     let odd: Vec<String> = tree(&f.site)
         .into_keys()
         .filter(|p| {
             let name = p.rsplit('/').next().unwrap_or(p);
-            !syscost_site::names::is_site_file_name(name)
+            !syscost_record::format::is_site_file_name(name)
         })
         .collect();
     assert!(odd.is_empty(), "{odd:?}");

@@ -214,7 +214,7 @@ fn generation_note(run: &Run) -> Option<String> {
 }
 
 /// How an estimate is computed, in scenario ids.
-fn formula(e: Est) -> &'static str {
+pub(super) fn formula(e: Est) -> &'static str {
     use EstimateId::*;
     match e {
         Est::Kernel(TotalBitmap1) => "seccomp.bitmap.1 − native",
@@ -231,7 +231,7 @@ fn formula(e: Est) -> &'static str {
 }
 
 /// The estimate as the kernel computes it: unsigned, wrapping.
-fn kernel_u64(e: Est, run: &Run) -> Option<u64> {
+pub(super) fn kernel_u64(e: Est, run: &Run) -> Option<u64> {
     use EstimateId::*;
     use KernelScenario::{Bitmap1, Bitmap2, Full3, Full4, Native};
     let s = |x| run.scenario(x);
@@ -372,7 +372,7 @@ fn estimate(e: Est, v: f64, origin: EstimateOrigin) -> Estimate {
 fn estimates(run: &Run, notes: &mut Vec<String>) -> (Vec<Estimate>, Known) {
     let mut known = Known::from_scenarios(run);
     let mut out: Vec<Estimate> = Vec::new();
-    for (est, _, printed) in &run.estimates {
+    for (est, _, printed, _) in &run.estimates {
         if out.iter().any(|x| x.id == est.id()) {
             continue;
         }
@@ -402,7 +402,10 @@ fn stopped_at_negative(run: &Run) -> bool {
     run.generation == Some(Generation::Bitmap)
         && !run.pinning
         && !run.ktap
-        && run.estimates.last().is_some_and(|(_, _, v)| *v > INT_MAX)
+        && run
+            .estimates
+            .last()
+            .is_some_and(|(_, _, v, _)| *v > INT_MAX)
 }
 
 /// The 2020–2023 benchmark stops printing estimates at the first one that went negative (it
@@ -427,7 +430,7 @@ fn recomputed(run: &Run, printed: &[Estimate], notes: &mut Vec<String>) -> Vec<E
         .collect();
     if !out.is_empty() {
         let ids: Vec<&str> = out.iter().map(|e| e.id.as_str()).collect();
-        let (last, label, _) = &run.estimates[run.estimates.len() - 1];
+        let (last, label, _, _) = &run.estimates[run.estimates.len() - 1];
         notes.push(format!(
             "The benchmark stopped printing estimates after \"{label}\" went negative \
              ({}); {} are computed here with its formulas from the scenario lines it printed \

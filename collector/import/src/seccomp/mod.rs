@@ -7,9 +7,11 @@
 //!   CPU`, `ok N` / `not ok N` / `# SKIP`, `Totals:`).
 //!
 //! `read` splits the log into runs (concatenated runs split where the benchmark's fixed order
-//! starts again); `assemble` makes each run that holds a result a record.
+//! starts again); `check` holds each run's computed figures to its scenario lines (a log that
+//! contradicts itself is refused); `assemble` makes each run that holds a result a record.
 
 mod assemble;
+mod check;
 mod read;
 
 use crate::build::{Hint, Outcome, Parsed, NO_RESULT_FOLLOWS};
@@ -26,6 +28,12 @@ pub fn parse(cleaned: &Cleaned) -> Outcome {
         }
     };
     for run in runs {
+        if let Some(c) = check::contradiction(&run, cleaned) {
+            return Outcome {
+                contradiction: Some(c),
+                ..Outcome::default()
+            };
+        }
         for (line, text, why) in &run.refused {
             out.refused(Hint {
                 line: *line,

@@ -479,6 +479,8 @@ pub struct ScenarioLine {
     pub ns: u64,
     /// The timed loop's total ns, printed before it.
     pub timed_ns: Option<u64>,
+    /// Where it is printed.
+    pub line: usize,
 }
 
 /// Everything one run said, in the order it said it.
@@ -507,9 +509,12 @@ pub struct Run {
     pending_timing: Option<u64>,
     pub generation: Option<Generation>,
     pub scenarios: Vec<ScenarioLine>,
-    pub estimates: Vec<(Est, String, u64)>,
+    /// Each printed estimate: what it is, its label, its value and its line.
+    pub estimates: Vec<(Est, String, u64, usize)>,
     pub expect_header: bool,
     pub compares: PerExpectation<Compare>,
+    /// The line of each comparison.
+    pub compare_lines: PerExpectation<usize>,
     pub ktap_results: PerExpectation<Verdict>,
     pub runner: RunnerFacts,
     pub totals: Option<String>,
@@ -535,6 +540,19 @@ impl Run {
 
     pub fn estimate(&self, e: Est) -> Option<u64> {
         self.estimates.iter().find(|x| x.0 == e).map(|x| x.2)
+    }
+
+    /// The line of a scenario's value (its first, as recorded).
+    pub fn scenario_line(&self, s: KernelScenario) -> Option<usize> {
+        self.scenarios
+            .iter()
+            .find(|x| x.scenario == s)
+            .map(|x| x.line)
+    }
+
+    /// The line of an estimate's printed value (its first).
+    pub fn estimate_line(&self, e: Est) -> Option<usize> {
+        self.estimates.iter().find(|x| x.0 == e).map(|x| x.3)
     }
 
     /// The log's own verdict on an expectation: the KTAP line, else the printed mark.
@@ -598,6 +616,7 @@ impl Run {
                     label,
                     ns: v,
                     timed_ns,
+                    line: no,
                 });
             }
             Ev::Refused(why) => self.refused.push((no, t.to_string(), why)),
@@ -607,9 +626,12 @@ impl Run {
                 if self.scenarios.is_empty() {
                     self.generation = self.generation.max(estimate_generation(&label));
                 }
-                self.estimates.push((est, label, v))
+                self.estimates.push((est, label, v, no))
             }
-            Ev::Compare(e, c) => self.compares.set(e, c),
+            Ev::Compare(e, c) => {
+                self.compares.set(e, c);
+                self.compare_lines.set(e, no);
+            }
             Ev::KtapResult(e, v) => {
                 self.ktap = true;
                 self.ktap_results.set(e, v);

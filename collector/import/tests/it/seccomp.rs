@@ -233,11 +233,21 @@ fn a_verdict_cut_off_is_computed_with_the_kernel_rule_and_said() {
 
 #[test]
 fn the_log_own_verdicts_decide_between_the_1_and_10_percent_rules() {
-    // 790 vs 752 passes only under the 10 % rule; the log says ✔️.
-    let r = seed_000_edited(|t| t.replace("(755 ≈ 752)", "(790 ≈ 752)"));
+    // 827 vs 770 passes only under the 10 % rule; the log says ✔️. The 4-filter time is
+    // edited, and with it every figure the benchmark computes from it (a log whose figures
+    // disagree is refused), its timed loop left out.
+    let r = seed_000_edited(|t| {
+        t.replace("696.337101319 - 545.874097681 = 150463003638 (150.5s)", "")
+            .replace("4 filters (full): 752 ns", "4 filters (full): 770 ns")
+            .replace("for 4 full filters: 106 ns", "for 4 full filters: 124 ns")
+            .replace("(last 2 diff): 20 ns", "(last 2 diff): 38 ns")
+            .replace("(filters / 4): 19 ns", "(filters / 4): 23 ns")
+            .replace("(20 ≈ 19): ✔️", "(38 ≈ 23): ❌")
+            .replace("(755 ≈ 752)", "(827 ≈ 770)")
+    });
     let e = r.expectations.last().unwrap();
-    assert_eq!((e.lhs_ns, e.kernel_verdict), (790.0, Verdict::Pass));
-    assert_close(e.tolerance_ns, 75.2);
+    assert_eq!((e.lhs_ns, e.kernel_verdict), (827.0, Verdict::Pass));
+    assert_close(e.tolerance_ns, 77.0);
     assert!(has_note(&r, "fit the 10 % rule"));
     // Unedited, the 1 % rule stands.
     assert_close(one(SEED_000).expectations[6].tolerance_ns, 7.52);
