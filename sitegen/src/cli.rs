@@ -28,6 +28,10 @@ pub enum Command {
         /// Fail (exit 1, nothing written) if any record is unusable.
         #[arg(long)]
         strict: bool,
+        /// Replace a site that has runs with one that has none. Without it, a build that finds
+        /// no run record leaves such a site as it is (exit 1).
+        #[arg(long)]
+        allow_empty: bool,
         /// Absolute URL the site is published at, for the Atom feed only
         /// (e.g. https://user.github.io/syscost/). Pages always link relatively.
         #[arg(long, value_name = "URL")]

@@ -23,12 +23,26 @@ pub enum CommandError {
     /// Some records could not be migrated (they have been listed).
     #[error("syscost-site migrate: {0} record(s) could not be migrated")]
     Unmigrated(usize),
-    /// A usage error: `check` needs an existing directory.
+    /// A usage error: the data directory is missing, not a directory, or cannot be read.
+    /// Nothing is built, checked or rewritten from it.
     #[error(
-        "syscost-site: {} is not a directory (give the data directory, e.g. `data`)",
-        .0.display()
+        "syscost-site: {}: {why} (give the data directory, e.g. `data`)",
+        dir.display()
     )]
-    NotADirectory(PathBuf),
+    Data { dir: PathBuf, why: String },
+    /// The build found no run, and the site it would replace has some: an empty data
+    /// directory (a wrong path, a failed checkout) would unpublish every run.
+    #[error(
+        "syscost-site build: {} holds no run record, and {} is a site of {previous} run(s): \
+         nothing written (give --allow-empty to replace it with an empty site)",
+        data.display(),
+        out.display()
+    )]
+    WouldEmpty {
+        data: PathBuf,
+        out: PathBuf,
+        previous: String,
+    },
     /// Standard output could not be written (a full disk, a closed pipe).
     #[error("cannot write to standard output: {0}")]
     Stdout(#[source] std::io::Error),
@@ -48,12 +62,14 @@ pub fn run(cli: Cli) -> Result<(), CommandError> {
             data,
             out,
             strict,
+            allow_empty,
             base_url,
             data_url,
         } => build(site::Options {
             data,
             out,
             strict,
+            allow_empty,
             base_url,
             data_url,
         }),
@@ -71,11 +87,9 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
             return Err(CommandError::BaseUrl(u.clone()));
         }
     }
+    data_dir(&opts.data)?;
     let report = site::build(&opts)?;
     let data = opts.data.display();
-    if report.data_missing {
-        eprintln!("note: {data} does not exist; building a site with no runs");
-    }
     for w in &report.warnings {
         eprintln!("warning: {data}/{w}");
     }
@@ -87,6 +101,13 @@ fn build(opts: site::Options) -> Result<(), CommandError> {
         for r in &report.rejected {
             eprintln!("  {data}/{r}");
         }
+    }
+    if let Some(previous) = report.would_empty {
+        return Err(CommandError::WouldEmpty {
+            data: opts.data,
+            out: opts.out,
+            previous: previous.map_or("an unknown number of".into(), |n| n.to_string()),
+        });
     }
     if !report.written {
         return Err(CommandError::Strict(report.rejected.len()));
@@ -128,10 +149,27 @@ fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-fn migrate(dir: &Path) -> Result<(), CommandError> {
-    if !dir.is_dir() {
-        return Err(CommandError::NotADirectory(dir.to_path_buf()));
+/// The data directory a command reads: one that exists, is a directory (a link to one is
+/// followed) and can be listed. A wrong path is an error, never an empty data set.
+fn data_dir(dir: &Path) -> Result<(), CommandError> {
+    let err = |why: String| CommandError::Data {
+        dir: dir.to_path_buf(),
+        why,
+    };
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(err("does not exist".to_string()))
+        }
+        Err(e) => Err(err(format!("cannot be read: {e}"))),
+        Ok(m) if !m.is_dir() => Err(err("is not a directory".to_string())),
+        Ok(_) => std::fs::read_dir(dir)
+            .map(drop)
+            .map_err(|e| err(format!("cannot be read: {e}"))),
     }
+}
+
+fn migrate(dir: &Path) -> Result<(), CommandError> {
+    data_dir(dir)?;
     let report = crate::migrate::migrate_dir(dir)?;
     for m in &report.moved {
         out(format_args!(
@@ -157,9 +195,7 @@ fn migrate(dir: &Path) -> Result<(), CommandError> {
 }
 
 fn check(dir: &Path, allow_emulated: bool) -> Result<(), CommandError> {
-    if !dir.is_dir() {
-        return Err(CommandError::NotADirectory(dir.to_path_buf()));
-    }
+    data_dir(dir)?;
     let report = crate::check::check_dir(dir, allow_emulated);
     for w in &report.warnings {
         eprintln!("warning: {}/{w}", dir.display());

@@ -28,8 +28,9 @@ fn main() -> ExitCode {
         Err(e) => {
             eprintln!("{e}");
             ExitCode::from(match e {
-                CommandError::BaseUrl(_) | CommandError::NotADirectory(_) => EXIT_USAGE,
-                CommandError::Build(_)
+                CommandError::BaseUrl(_) | CommandError::Data { .. } => EXIT_USAGE,
+                CommandError::WouldEmpty { .. }
+                | CommandError::Build(_)
                 | CommandError::Strict(_)
                 | CommandError::Problems { .. }
                 | CommandError::Migrate(_)

@@ -29,6 +29,10 @@ const CHECKSUM: &str = "/checksum/";
 /// are the previous build's and none of them is made again.
 const GROUP: &str = "/group/";
 
+/// The manifest line of how many runs the site shows (`/runs/ TAB N`): a build that would
+/// replace a site of runs with one of none is refused unless asked for.
+const RUNS: &str = "/runs/";
+
 /// Where the summary cache of the site at `out` is kept (`site::cache`): beside it, not in it,
 /// since it is not part of what is published.
 pub fn summaries_path(out: &Path) -> PathBuf {
@@ -161,6 +165,8 @@ pub struct Staging {
     prev: HashMap<String, String>,
     /// This build's manifest.
     manifest: Mutex<Vec<(String, String)>>,
+    /// There was no site at `out` (nothing, or an empty directory).
+    was_empty: bool,
 }
 
 #[derive(Debug, Default, Clone)]
@@ -217,12 +223,13 @@ impl Staging {
         if out.as_os_str().is_empty() || out.file_name().is_none() {
             return Err(OutputError::NotADirectoryName(out.to_path_buf()));
         }
+        let mut was_empty = true;
         if out.exists() {
-            let empty = fs::read_dir(out)
+            was_empty = fs::read_dir(out)
                 .map_err(at(OutputError::Inspect, out))?
                 .next()
                 .is_none();
-            if !empty && !out.join(MARKER).is_file() {
+            if !was_empty && !out.join(MARKER).is_file() {
                 return Err(OutputError::NotOurs(out.to_path_buf()));
             }
         }
@@ -238,6 +245,7 @@ impl Staging {
             stats: Mutex::new(Stats::default()),
             prev: read_manifest(out),
             manifest: Mutex::new(Vec::new()),
+            was_empty,
         };
         s.write(
             MARKER,
@@ -480,14 +488,24 @@ impl Staging {
         Ok(())
     }
 
+    /// How many runs the site this build replaces shows: 0 when there is none, `None` for a
+    /// site whose manifest does not say (made by an earlier syscost-site, or damaged).
+    pub fn previous_runs(&self) -> Option<usize> {
+        if self.was_empty {
+            return Some(0);
+        }
+        self.prev.get(RUNS).and_then(|n| n.parse().ok())
+    }
+
     pub fn stats(&self) -> Stats {
         self.stats.lock().map(|s| s.clone()).unwrap_or_default()
     }
 
-    /// Puts the staged site in place of the old one, with its manifest.
-    pub fn commit(self) -> Result<Stats, OutputError> {
+    /// Puts the staged site of `runs` runs in place of the old one, with its manifest.
+    pub fn commit(self, runs: usize) -> Result<Stats, OutputError> {
         let stats = self.stats();
         let mut m = self.manifest.lock().map(|m| m.clone()).unwrap_or_default();
+        m.push((RUNS.to_string(), runs.to_string()));
         m.sort();
         let mut text: String = m.iter().map(|(p, h)| format!("{p}\t{h}\n")).collect();
         text += &manifest_checksum(&text);

@@ -48,6 +48,8 @@ pub struct Options {
     pub data: PathBuf,
     pub out: PathBuf,
     pub strict: bool,
+    /// Replace a site of runs with one of none.
+    pub allow_empty: bool,
     /// Absolute URL of the published site, used only in the Atom feed.
     pub base_url: Option<String>,
     /// URL of the data directory in the repository: raw records are linked there, not copied.
@@ -67,8 +69,10 @@ pub struct Report {
     pub rejected: Vec<Issue>,
     /// Problems that did not stop a record from being used.
     pub warnings: Vec<Issue>,
-    pub data_missing: bool,
-    /// False when `--strict` refused to publish.
+    /// The build has no run and the site at `out` has some (`None`: a site of an earlier
+    /// syscost-site, which does not say how many): nothing was written.
+    pub would_empty: Option<Option<usize>>,
+    /// False when `--strict` refused to publish, or `would_empty`.
     pub written: bool,
     /// Records summarised from the previous build's summary cache, not read.
     pub cached: usize,
@@ -199,7 +203,6 @@ impl<'a> Data<'a> {
 pub fn build(opts: &Options) -> Result<Report, BuildError> {
     let mut tm = Timings::new();
     let renderer = Renderer::new()?;
-    let data_missing = !opts.data.is_dir();
     let scan = load::scan(&opts.data);
     let mut rejected = scan.issues;
     let mut warnings: Vec<Issue> = scan
@@ -304,7 +307,7 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         changes: data.changes.len(),
         rejected,
         warnings,
-        data_missing,
+        would_empty: None,
         written: false,
         cached,
         stats: staging.stats(),
@@ -312,6 +315,16 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     if opts.strict && !report.rejected.is_empty() {
         staging.discard();
         return Ok(report);
+    }
+    if infos.is_empty() && !opts.allow_empty {
+        match staging.previous_runs() {
+            Some(0) => {}
+            previous => {
+                report.would_empty = Some(previous);
+                staging.discard();
+                return Ok(report);
+            }
+        }
     }
     let written = cache_file.into_inner().ok().flatten();
     let committed = match written {
@@ -324,7 +337,7 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         return Err(crate::out::OutputError::Write(summaries, e).into());
     }
     tm.phase("put the summary cache in place");
-    report.stats = staging.commit()?;
+    report.stats = staging.commit(infos.len())?;
     tm.phase("manifest, swap the site in");
     tm.print();
     report.written = true;

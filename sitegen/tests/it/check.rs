@@ -267,7 +267,7 @@ fn non_utf8_names_are_reported() {
 fn missing_directory_is_a_usage_error() {
     let o = run(&["check", "/nonexistent/syscost-data"]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("is not a directory"));
+    assert!(stderr(&o).contains("/nonexistent/syscost-data: does not exist"));
 }
 
 /// `text` with `from` replaced once (it must be there).

@@ -529,3 +529,132 @@ fn long_strings_do_not_blow_up_pages() {
         assert!(*n < 4 << 20, "{p} is {n} bytes");
     }
 }
+
+/// `syscost-site ARGS` as the unprivileged user `nobody` (a copy of the binary in `dir`, which
+/// that user can reach): as root every directory is readable, so an unreadable data directory
+/// is only one for someone else.
+fn as_nobody(dir: &Path, args: &[&OsStr]) -> std::process::Output {
+    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::process::CommandExt;
+    let exe = dir.join("syscost-site");
+    if !exe.exists() {
+        std::fs::copy(bin(), &exe).unwrap();
+    }
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let mut cmd = std::process::Command::new(&exe);
+    cmd.args(args);
+    if unsafe { libc::geteuid() } == 0 {
+        cmd.uid(65534).gid(65534);
+    }
+    cmd.output().unwrap()
+}
+
+#[test]
+fn a_bad_data_path_is_an_error_and_the_published_site_stays() {
+    // Issue 42: `build --strict --data <missing | loop | file>` exited 0 ("building a site with
+    // no runs") and replaced a published site of 43 runs with an empty one.
+    use std::os::unix::fs::{symlink, PermissionsExt};
+    let tmp = tempfile::tempdir().unwrap();
+    let t = tmp.path();
+    let data = t.join("data");
+    for seed in [201, 202, 203] {
+        save(&data, &base_record(seed));
+    }
+    let site = t.join("pub");
+    let o = build_site(&data, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let published = tree(&site);
+    assert!(stdout(&o).contains("3 runs"), "{}", stdout(&o));
+
+    let missing = t.join("missing");
+    let looped = t.join("loop");
+    symlink("loop", &looped).unwrap();
+    let dangling = t.join("dangling");
+    symlink("nowhere", &dangling).unwrap();
+    let file = t.join("file.json");
+    std::fs::write(&file, b"{}").unwrap();
+    let under_file = file.join("data");
+    let unreadable = t.join("unreadable");
+    std::fs::create_dir_all(unreadable.join("runs")).unwrap();
+    std::fs::set_permissions(&unreadable, std::fs::Permissions::from_mode(0o000)).unwrap();
+    let cases: [(&Path, &str); 6] = [
+        (&missing, "does not exist"),
+        (&looped, "cannot be read: Too many levels of symbolic links"),
+        (&dangling, "does not exist"),
+        (&file, "is not a directory"),
+        (&under_file, "cannot be read: Not a directory"),
+        (&unreadable, "cannot be read: Permission denied"),
+    ];
+    let out = site.as_os_str();
+    for (path, why) in cases {
+        let d = path.as_os_str();
+        let mut runs: Vec<(String, std::process::Output)> = Vec::new();
+        for strict in [false, true] {
+            let mut args = vec![OsStr::new("build"), OsStr::new("--data"), d];
+            args.extend([OsStr::new("--out"), out]);
+            if strict {
+                args.push(OsStr::new("--strict"));
+            }
+            runs.push((format!("build strict={strict}"), as_nobody(t, &args)));
+        }
+        runs.push(("check".into(), as_nobody(t, &[OsStr::new("check"), d])));
+        runs.push(("migrate".into(), as_nobody(t, &[OsStr::new("migrate"), d])));
+        for (what, o) in runs {
+            let err = stderr(&o);
+            assert_eq!(o.status.code(), Some(2), "{what} {}: {err}", path.display());
+            assert!(
+                err.contains(&format!("{}: {why}", path.display())),
+                "{what} {}: want {why:?}: {err}",
+                path.display()
+            );
+            assert!(o.stdout.is_empty(), "{what}");
+        }
+        assert_eq!(
+            tree(&site),
+            published,
+            "{}: the site changed",
+            path.display()
+        );
+    }
+    std::fs::set_permissions(&unreadable, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+    // A data directory with no run in it: the site of runs stays unless asked.
+    let empty = t.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    for strict in [false, true] {
+        let mut args = vec!["build", "--data", empty.to_str().unwrap()];
+        args.extend(["--out", site.to_str().unwrap()]);
+        if strict {
+            args.push("--strict");
+        }
+        let o = run(&args);
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{err}");
+        assert!(
+            err.contains("holds no run record, and") && err.contains("is a site of 3 run(s)"),
+            "{err}"
+        );
+        assert!(err.contains("--allow-empty"), "{err}");
+        assert_eq!(tree(&site), published, "the site changed");
+    }
+    let leftovers: Vec<String> = std::fs::read_dir(t)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("build"))
+        .collect();
+    assert!(leftovers.is_empty(), "{leftovers:?}");
+    // Asked for: replaced; and an empty site may be rebuilt empty without asking.
+    for allow in [true, false] {
+        let mut args = vec!["build", "--data", empty.to_str().unwrap()];
+        args.extend(["--out", site.to_str().unwrap()]);
+        if allow {
+            args.push("--allow-empty");
+        }
+        let o = run(&args);
+        assert!(o.status.success(), "{}", stderr(&o));
+        assert!(stdout(&o).contains(": 0 runs"), "{}", stdout(&o));
+    }
+    // A first build from an empty data directory needs no flag either.
+    let o = build_site(&empty, &t.join("fresh"));
+    assert!(o.status.success(), "{}", stderr(&o));
+}
