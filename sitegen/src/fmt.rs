@@ -380,7 +380,8 @@ pub fn esc(s: &str) -> String {
     out
 }
 
-/// The bytes [`esc_into`] looks at: those it replaces and 0xEF, which starts U+FFFE and U+FFFF.
+/// The bytes [`esc_into`] looks at: those it replaces, 0xEF, which starts U+FFFE and U+FFFF,
+/// and 0xE2, which starts the directional formatting characters.
 const MAY_ESCAPE: [bool; 256] = {
     let mut t = [false; 256];
     let mut c = 0;
@@ -394,13 +395,28 @@ const MAY_ESCAPE: [bool; 256] = {
     t[b'"' as usize] = true;
     t[b'\'' as usize] = true;
     t[0xEF] = true;
+    t[0xE2] = true;
     t
 };
 
+/// The explicit directional formatting characters, as [`esc_into`] shows them: embeddings and
+/// overrides (U+202A–U+202E) and isolates (U+2066–U+2069). Raw, one in a record's text would
+/// reorder what follows it on the page, up to the end of its paragraph (U+202E shows
+/// `txt.json` as `nosj.txt`); shown escaped, as `syscost-site check` prints them.
+const BIDI_202X: [&str; 5] = [
+    "\\u{202a}",
+    "\\u{202b}",
+    "\\u{202c}",
+    "\\u{202d}",
+    "\\u{202e}",
+];
+const BIDI_206X: [&str; 4] = ["\\u{2066}", "\\u{2067}", "\\u{2068}", "\\u{2069}"];
+
 /// [`esc`] into any writer: runs of plain text are copied as one slice, so the common case
 /// (nothing to escape) allocates nothing. Scanned by byte, not by char: every character it
-/// replaces is ASCII but U+FFFE and U+FFFF, whose UTF-8 starts with 0xEF, so only those bytes
-/// are looked at more closely (decoding every char was a percent of a build).
+/// replaces is ASCII but U+FFFE and U+FFFF (UTF-8 starting with 0xEF) and the directional
+/// formatting characters (0xE2), so only those bytes are looked at more closely (decoding
+/// every char was a percent of a build).
 pub fn esc_into<W: std::fmt::Write + ?Sized>(out: &mut W, s: &str) -> std::fmt::Result {
     let b = s.as_bytes();
     let mut plain = 0;
@@ -420,6 +436,14 @@ pub fn esc_into<W: std::fmt::Write + ?Sized>(out: &mut W, s: &str) -> std::fmt::
             // Control characters are not allowed in XML 1.0, nor are these two noncharacters.
             c if c < 0x20 && !matches!(c, b'\n' | b'\t' | b'\r') => ("\u{FFFD}", 1),
             0xEF if matches!(b.get(i + 1..i + 3), Some([0xBF, 0xBE | 0xBF])) => ("\u{FFFD}", 3),
+            0xE2 => match b.get(i + 1..i + 3) {
+                Some(&[0x80, c @ 0xAA..=0xAE]) => (BIDI_202X[usize::from(c - 0xAA)], 3),
+                Some(&[0x81, c @ 0xA6..=0xA9]) => (BIDI_206X[usize::from(c - 0xA6)], 3),
+                _ => {
+                    i += 1;
+                    continue;
+                }
+            },
             _ => {
                 i += 1;
                 continue;
@@ -633,6 +657,11 @@ mod tests {
         );
         assert_eq!(esc("a\u{1}b"), "a\u{FFFD}b");
         assert_eq!(esc("a\u{FFFE}b\u{FFFF}"), "a\u{FFFD}b\u{FFFD}");
+        // Issue 42: bidirectional controls reached pages raw; other U+20xx stay as they are.
+        assert_eq!(
+            esc("x\u{202e}nosj.txt \u{2066}a\u{2069} \u{202a}\u{202c} — ≤ ≈ … \u{2065}\u{206a}"),
+            "x\\u{202e}nosj.txt \\u{2066}a\\u{2069} \\u{202a}\\u{202c} — ≤ ≈ … \u{2065}\u{206a}"
+        );
         // Characters whose UTF-8 shares bytes with those two stay as they are.
         for kept in [
             "\u{FFFD}",

@@ -193,7 +193,8 @@ edit('extreme-numbers-in-range.json', limits)
 def unicode(r):
     c = r['environment']['comparability']
     c['cpu']['model_name'] = 'CPU \u202eevil\u202c \u200b\ufeff \u0000nul \u0007bell \u001b[31mred \ufffe\uffff \U0001F600'
-    r['notes'] = ['\u0000\u0001\u0002\u0003\u0008\u000b\u000c\u001f\u007f\u0085\u2028\u2029']
+    r['notes'] = ['\u0000\u0001\u0002\u0003\u0008\u000b\u000c\u001f\u007f\u0085\u2028\u2029',
+                  'isolates \u2066LRI \u2067RLI \u2068FSI\u2069 \u202aLRE \u202bRLE \u202dLRO\u202c']
     r['source']['url'] = 'https://example.org/\u0000"onmouseover="alert(1)'
 edit('control-and-bidi-characters.json', unicode)
 def longest(r):

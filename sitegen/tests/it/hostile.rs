@@ -466,6 +466,14 @@ fn nothing_from_a_record_becomes_markup() {
         }) {
             bad.push(format!("{path}: control character U+{:04X}", c as u32));
         }
+        // Issue 42: a directional override or isolate from a record reorders the page's text
+        // after it (3,712 of them reached one build's pages raw).
+        if let Some(c) = text
+            .chars()
+            .find(|c| matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+        {
+            bad.push(format!("{path}: directional control U+{:04X}", c as u32));
+        }
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
@@ -502,6 +510,20 @@ fn record_strings_reach_the_run_page_as_text() {
     );
     // The javascript: URL is shown, but as text, never as a link.
     assert!(page.contains("javascript:alert(document.cookie)"));
+    // Directional controls are on their run's page, shown escaped.
+    let c = f
+        .cases
+        .iter()
+        .find(|c| c.file == "fill-id/control-and-bidi-characters.json")
+        .expect("bidi record case");
+    let page = std::fs::read_to_string(f.site().join(page_of(&f.site(), &id_of(&c.rel)))).unwrap();
+    let page = page.clone() + &std::fs::read_to_string(f.site().join(env_of(&page))).unwrap();
+    for shown in [
+        "CPU \\u{202e}evil\\u{202c}",
+        "isolates \\u{2066}LRI \\u{2067}RLI \\u{2068}FSI\\u{2069} \\u{202a}LRE \\u{202b}RLE \\u{202d}LRO\\u{202c}",
+    ] {
+        assert!(page.contains(shown), "{shown:?} not on the run page");
+    }
     // The feed carries escaped text and stays well-formed enough to have its closing tag.
     let feed = std::fs::read_to_string(f.site().join("feed.xml")).unwrap();
     assert!(feed.trim_end().ends_with("</feed>"));
