@@ -18,7 +18,11 @@ const EXIT_USAGE: u8 = 2;
 const EXIT_PIPE: u8 = 141;
 
 fn main() -> ExitCode {
-    match commands::run(Cli::parse()) {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return arguments(e),
+    };
+    match commands::run(cli) {
         Ok(()) => ExitCode::SUCCESS,
         // The reader went away (`syscost-site check | head`): nothing to say, as a program
         // ended by SIGPIPE says nothing.
@@ -37,6 +41,25 @@ fn main() -> ExitCode {
                 | CommandError::Unmigrated(_)
                 | CommandError::Stdout(_) => 1,
             })
+        }
+    }
+}
+
+/// What the arguments did not make a command of: `--help` and `--version`, written to
+/// standard output like any output (a full disk is an error, a closed pipe leaves quietly); a
+/// usage error, as clap reports it (exit 2).
+fn arguments(e: clap::Error) -> ExitCode {
+    use std::io::Write;
+    if e.use_stderr() {
+        e.exit();
+    }
+    let mut o = std::io::stdout().lock();
+    match write!(o, "{}", e.render()).and_then(|()| o.flush()) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::from(EXIT_PIPE),
+        Err(e) => {
+            eprintln!("syscost-site: {}", CommandError::Stdout(e));
+            ExitCode::from(1)
         }
     }
 }

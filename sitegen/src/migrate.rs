@@ -22,7 +22,9 @@ pub struct Moved {
 pub struct Report {
     pub moved: Vec<Moved>,
     pub unchanged: usize,
-    /// Records left as they are, with why (they do not read or do not validate).
+    /// Records left as they are, with why: they do not read or do not validate, or are no
+    /// file to rewrite (a symbolic link, which is never followed, a pipe, a name that is not
+    /// UTF-8).
     pub skipped: Vec<(String, String)>,
 }
 
@@ -49,7 +51,12 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
 /// Migrates every record under `dir`.
 pub fn migrate_dir(dir: &Path) -> Result<Report, WriteError> {
     let mut report = Report::default();
-    for c in load::scan(dir).records {
+    let scan = load::scan(dir);
+    // What the scan would not read is said, as check says it.
+    for i in scan.issues {
+        report.skipped.push((i.path, i.message));
+    }
+    for c in scan.records {
         let rec = match load::read_record(&c.abs) {
             Ok(r) => r,
             Err(e) => {

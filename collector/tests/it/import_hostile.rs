@@ -394,6 +394,10 @@ fn an_unwritable_stdout_is_an_error_not_a_panic() {
             OsStr::new("--only"),
             OsStr::new("native"),
         ],
+        // Issue 42: exited 0 silently.
+        vec![OsStr::new("--help")],
+        vec![OsStr::new("--version")],
+        vec![OsStr::new("run"), OsStr::new("--help")],
     ] {
         let full = std::fs::OpenOptions::new()
             .write(true)
@@ -419,6 +423,20 @@ fn an_unwritable_stdout_is_an_error_not_a_panic() {
         assert_eq!(o.status.code(), Some(141), "{args:?}");
         assert_eq!(String::from_utf8_lossy(&o.stderr), "", "{args:?}");
     }
+    // Written, they are what they were; a usage error is still clap's, on stderr, exit 2.
+    let o = Command::new(env!("CARGO_BIN_EXE_syscost"))
+        .arg("--version")
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(0));
+    let version = format!("syscost {}\n", env!("CARGO_PKG_VERSION"));
+    assert_eq!(String::from_utf8_lossy(&o.stdout), version);
+    let o = Command::new(env!("CARGO_BIN_EXE_syscost"))
+        .args(["run", "--bogus"])
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unexpected argument '--bogus'"));
 }
 
 /// A pipe whose reading end is already closed: every write to the other end fails (EPIPE).

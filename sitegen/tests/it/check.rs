@@ -466,27 +466,45 @@ fn an_unwritable_stdout_is_an_error_not_a_panic() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     save(&data, &base_record(1));
-    let full = std::fs::OpenOptions::new()
-        .write(true)
-        .open("/dev/full")
-        .expect("/dev/full");
-    let o = std::process::Command::new(bin())
-        .args(["check", data.to_str().unwrap()])
-        .stdout(full)
-        .output()
-        .unwrap();
-    let err = stderr(&o);
-    assert_eq!(o.status.code(), Some(1), "{err}");
-    assert!(err.contains("cannot write to standard output"), "{err}");
-    assert!(!err.contains("panicked"), "{err}");
-    // A reader that went away: quiet, as a program ended by SIGPIPE.
-    let o = std::process::Command::new(bin())
-        .args(["check", data.to_str().unwrap()])
-        .stdout(closed_pipe())
-        .output()
-        .unwrap();
-    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
-    assert_eq!(stderr(&o), "");
+    // Issue 42: `--help` and `--version` to a full standard output exited 0 silently.
+    for args in [
+        vec!["check", data.to_str().unwrap()],
+        vec!["--help"],
+        vec!["--version"],
+        vec!["build", "--help"],
+    ] {
+        let full = std::fs::OpenOptions::new()
+            .write(true)
+            .open("/dev/full")
+            .expect("/dev/full");
+        let o = std::process::Command::new(bin())
+            .args(&args)
+            .stdout(full)
+            .output()
+            .unwrap();
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains("cannot write to standard output"),
+            "{args:?}: {err}"
+        );
+        assert!(!err.contains("panicked"), "{err}");
+        // A reader that went away: quiet, as a program ended by SIGPIPE.
+        let o = std::process::Command::new(bin())
+            .args(&args)
+            .stdout(closed_pipe())
+            .output()
+            .unwrap();
+        assert_eq!(o.status.code(), Some(141), "{args:?}: {}", stderr(&o));
+        assert_eq!(stderr(&o), "", "{args:?}");
+    }
+    // Written, they are what they were.
+    let o = run(&["--version"]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(
+        stdout(&o),
+        format!("syscost-site {}\n", env!("CARGO_PKG_VERSION"))
+    );
 }
 
 #[test]
@@ -574,4 +592,37 @@ fn migrate_keeps_schema_3_ids_and_renames_older_records() {
         "{}",
         stdout(&o)
     );
+}
+
+#[test]
+fn migrate_says_what_it_leaves_and_never_follows_a_link() {
+    // Issue 42: a symbolic link named like a record was skipped without a word.
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let old = edited(base_record(3), |r| r.schema = 3);
+    let at = save(&data, &old);
+    // The record itself outside the data directory, a link to it inside.
+    let outside = tmp.path().join("outside.json");
+    std::fs::rename(&at, &outside).unwrap();
+    std::os::unix::fs::symlink(&outside, &at).unwrap();
+    let before = std::fs::read(&outside).unwrap();
+    let o = run(&["migrate", data.to_str().unwrap()]);
+    let (out, err) = (stdout(&o), stderr(&o));
+    assert_eq!(o.status.code(), Some(1), "{out}{err}");
+    let rel = at.strip_prefix(&data).unwrap().display().to_string();
+    assert!(
+        err.contains(&format!(
+            "{}/{rel}: left as it is: is a symbolic link",
+            data.display()
+        )),
+        "{err}"
+    );
+    assert!(
+        out.contains("0 record(s) migrated, 0 already current, 1 left as they are"),
+        "{out}"
+    );
+    assert!(err.contains("1 record(s) could not be migrated"), "{err}");
+    // Neither the link nor what it points to was touched.
+    assert!(std::fs::symlink_metadata(&at).unwrap().is_symlink());
+    assert_eq!(std::fs::read(&outside).unwrap(), before);
 }
