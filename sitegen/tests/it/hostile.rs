@@ -478,19 +478,25 @@ fn nothing_from_a_record_becomes_markup() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
 
+/// The run page of the corpus file `file` and the page of its machine and settings, as one
+/// text: what a run shares with its machine's other runs (the tool, the incidental facts, the
+/// skip reasons) is on the page it links to.
+fn run_pages_of(f: &Fixture, file: &str) -> String {
+    let c = f
+        .cases
+        .iter()
+        .find(|c| c.file == file)
+        .unwrap_or_else(|| panic!("no case {file}"));
+    let page = std::fs::read_to_string(f.site().join(page_of(&f.site(), &id_of(&c.rel)))).unwrap();
+    let env = std::fs::read_to_string(f.site().join(env_of(&page))).unwrap();
+    page + &env
+}
+
 #[test]
 fn record_strings_reach_the_run_page_as_text() {
     // The check above is only meaningful if the payloads were rendered: find them, escaped.
     let f = fixture();
-    let c = f
-        .cases
-        .iter()
-        .find(|c| c.file == "fill-id/markup-in-every-string.json")
-        .expect("markup record case");
-    let page = std::fs::read_to_string(f.site().join(page_of(&f.site(), &id_of(&c.rel)))).unwrap();
-    // What the run shares with its machine's other runs (the tool, the incidental facts, the
-    // skip reasons) is on the page it links to: the two are read as one.
-    let page = page.clone() + &std::fs::read_to_string(f.site().join(env_of(&page))).unwrap();
+    let page = run_pages_of(f, "fill-id/markup-in-every-string.json");
     let mut absent = Vec::new();
     // The CPU vendor, command line, kernel configuration, scenario parameters, estimate labels
     // and what a verification counted are not on run pages (they are in the raw record).
@@ -511,13 +517,7 @@ fn record_strings_reach_the_run_page_as_text() {
     // The javascript: URL is shown, but as text, never as a link.
     assert!(page.contains("javascript:alert(document.cookie)"));
     // Directional controls are on their run's page, shown escaped.
-    let c = f
-        .cases
-        .iter()
-        .find(|c| c.file == "fill-id/control-and-bidi-characters.json")
-        .expect("bidi record case");
-    let page = std::fs::read_to_string(f.site().join(page_of(&f.site(), &id_of(&c.rel)))).unwrap();
-    let page = page.clone() + &std::fs::read_to_string(f.site().join(env_of(&page))).unwrap();
+    let page = run_pages_of(f, "fill-id/control-and-bidi-characters.json");
     for shown in [
         "CPU \\u{202e}evil\\u{202c}",
         "isolates \\u{2066}LRI \\u{2067}RLI \\u{2068}FSI\\u{2069} \\u{202a}LRE \\u{202b}RLE \\u{202d}LRO\\u{202c}",
