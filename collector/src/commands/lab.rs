@@ -43,6 +43,7 @@ pub fn check_run_args(args: &[String]) -> Result<f64, Error> {
     let Command::Run(run) = cli.command else {
         return Err(Error::Argument("not run arguments".into()));
     };
+    super::run::check_numbers(&run)?;
     if run.json || run.output.is_some() || run.save.is_some() {
         return Err(Error::Argument(
             "--json, -o and --save belong to syscost lab (before `--`): the guest always sends \

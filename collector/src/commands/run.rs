@@ -26,7 +26,9 @@ pub const SAMPLE_MS: f64 = 0.25;
 /// measures anything.
 pub const MIN_BUDGET_S: f64 = 0.1;
 
-fn check_numbers(a: &RunArgs) -> Result<(), Error> {
+/// The numbers of `run`'s options, in their ranges (also checked for a guest's run before
+/// `syscost lab` boots it).
+pub fn check_numbers(a: &RunArgs) -> Result<(), Error> {
     if !(a.budget.is_finite() && a.budget > 0.0) {
         return Err(Error::Argument(format!(
             "--budget must be a positive number of seconds, got {}",
@@ -51,7 +53,11 @@ fn check_numbers(a: &RunArgs) -> Result<(), Error> {
             a.target_ci
         )));
     }
-    Ok(())
+    // And as the record will keep them (its upper bounds).
+    let mut s = syscost_record::Settings::new("getpid", 1, crate::stats::CONFIDENCE);
+    s.budget_s = Some(a.budget);
+    s.target_ci_pct = Some(a.target_ci);
+    check_settings(&s)
 }
 
 /// The options as the record will keep them, held to the record's own rules before anything

@@ -299,6 +299,18 @@ fn bad_arguments_are_usage_errors() {
             &["run", "--method", "sequential", "--budget", "86401"],
             "--budget 86401 s is more than a day",
         ),
+        // A guest's run is checked before its kernel is booted.
+        (
+            &[
+                "lab",
+                "--kernel",
+                "/nonexistent",
+                "--",
+                "--target-ci",
+                "200",
+            ],
+            "--target-ci: 200 % is out of range",
+        ),
     ];
     for (args, msg) in cases {
         let out = syscost(args);
