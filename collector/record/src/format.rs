@@ -28,6 +28,12 @@ pub fn is_arch(s: &str) -> bool {
 /// site's own files ([`is_site_file_name`]: `6.9.1-index.html`), which it would be written
 /// beside. The one rule the collector, the importer and the site's checker all apply.
 pub fn is_kernel_release(s: &str) -> bool {
+    is_release_shaped(s) && !is_site_file_name(s)
+}
+
+/// The characters and length of a kernel release ([`is_kernel_release`] without the rule on
+/// the site's file names).
+pub fn is_release_shaped(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && b.len() <= KERNEL_RELEASE_MAX
@@ -35,7 +41,6 @@ pub fn is_kernel_release(s: &str) -> bool {
         && b.iter()
             .all(|&c| c.is_ascii_alphanumeric() || matches!(c, b'.' | b'_' | b'+' | b'-'))
         && !s.contains("..")
-        && !is_site_file_name(s)
 }
 
 /// The extensions of every file the site writes. A record's architecture and kernel release
@@ -142,6 +147,35 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_of_the_site_s_files_are_no_kernel_release() {
+        for n in [
+            "index.html",
+            "page-2.html",
+            "feed.xml",
+            "runs.csv",
+            "INDEX.HTML",
+            ".syscost-site",
+            "6.9.1-index.html",
+            "6.8.JSON",
+        ] {
+            assert!(is_site_file_name(n), "{n}");
+        }
+        for n in [
+            "x86_64",
+            "6.8.0-45-generic",
+            "5.10-rc4",
+            "unknown",
+            "html",
+            "6.8.0-html",
+        ] {
+            assert!(!is_site_file_name(n), "{n}");
+        }
+        assert!(!is_kernel_release("6.9.1-index.html"));
+        assert!(is_release_shaped("6.9.1-index.html"));
+        assert!(is_kernel_release("6.8.0-45-generic"));
+    }
 
     #[test]
     fn identifiers_are_letters_digits_and_four_marks() {

@@ -473,7 +473,7 @@ fn release_message(k: &str) -> String {
     if k.trim().is_empty() {
         return "is empty".to_string();
     }
-    if crate::format::is_site_file_name(k) {
+    if crate::format::is_release_shaped(k) && crate::format::is_site_file_name(k) {
         return format!(
             "{} is named like one of the site's own pages (it would become runs/<arch>/{}, \
              beside the site's index.html and page-N.html); a real uname never prints that",

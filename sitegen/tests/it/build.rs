@@ -764,21 +764,25 @@ fn kernel_pages_use_upstream_versions() {
 }
 
 #[test]
-fn empty_and_missing_data_build_a_site_that_says_so() {
+fn empty_data_builds_a_site_that_says_so_and_missing_data_is_an_error() {
     let tmp = tempfile::tempdir().unwrap();
-    for data in [tmp.path().join("missing"), tmp.path().join("empty")] {
-        if data.ends_with("empty") {
-            std::fs::create_dir_all(&data).unwrap();
-        }
-        let site = tmp.path().join(format!(
-            "site-{}",
-            data.file_name().unwrap().to_string_lossy()
-        ));
-        let o = build_site(&data, &site);
-        assert!(o.status.success(), "{}", stderr(&o));
-        assert!(read(&site, "index.html").contains("No runs yet"));
-        assert!(broken_links(&site).is_empty());
-    }
+    let data = tmp.path().join("empty");
+    std::fs::create_dir_all(&data).unwrap();
+    let site = tmp.path().join("site");
+    let o = build_site(&data, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(read(&site, "index.html").contains("No runs yet"));
+    assert!(broken_links(&site).is_empty());
+    // Issue 42: a missing data directory built an empty site too (see
+    // hostile::a_bad_data_path_is_an_error_and_the_published_site_stays).
+    let o = build_site(&tmp.path().join("missing"), &tmp.path().join("site2"));
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("missing: does not exist"),
+        "{}",
+        stderr(&o)
+    );
+    assert!(!tmp.path().join("site2").exists());
 }
 
 #[test]
@@ -819,10 +823,12 @@ fn refuses_to_replace_a_directory_it_did_not_make() {
     let out = tmp.path().join("precious");
     std::fs::create_dir_all(&out).unwrap();
     std::fs::write(out.join("thesis.tex"), b"important").unwrap();
+    let data = tmp.path().join("data");
+    save(&data, &base_record(22));
     let o = run(&[
         "build",
         "--data",
-        "nonexistent-dir",
+        data.to_str().unwrap(),
         "--out",
         out.to_str().unwrap(),
     ]);
