@@ -111,9 +111,9 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
         &select.only,
         &select.skip,
     )?;
+    check_settings(&record::interleaved_settings(&plan, &settings(args)))?;
     // What some scenarios probe for their parameters (the filter-chain limit forks a child)
     // is probed now, once and inside the budget: the workers inherit it, the record reads it.
-    check_settings(&record::interleaved_settings(&plan, &settings(args)))?;
     for s in &plan.scenarios {
         s.params();
     }
