@@ -33,7 +33,7 @@ pub enum CommandError {
     /// The build found no run, and the site it would replace has some: an empty data
     /// directory (a wrong path, a failed checkout) would unpublish every run.
     #[error(
-        "syscost-site build: {} holds no run record, and {} is a site of {previous} run(s): \
+        "syscost-site build: {} has no usable run record, and {} is a site of {previous} run(s): \
          nothing written (give --allow-empty to replace it with an empty site)",
         data.display(),
         out.display()

@@ -653,7 +653,7 @@ fn a_bad_data_path_is_an_error_and_the_published_site_stays() {
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(1), "{err}");
         assert!(
-            err.contains("holds no run record, and") && err.contains("is a site of 3 run(s)"),
+            err.contains("has no usable run record, and") && err.contains("is a site of 3 run(s)"),
             "{err}"
         );
         assert!(err.contains("--allow-empty"), "{err}");
