@@ -395,6 +395,9 @@ pub fn run(
             kernel_config_sha256: config_sha256,
             kvm_fallback: fallback,
             boot_s: boot_s.map(|b| (b * 10.0).round() / 10.0),
+            icount: None,
+            seed: None,
+            kernel_package: None,
         };
         return Ok(Outcome {
             record: facts::apply(record, lab),

@@ -91,6 +91,9 @@ pub fn emulated(r: RunRecord) -> RunRecord {
             kernel_config_sha256: None,
             kvm_fallback: None,
             boot_s: Some(12.0),
+            icount: None,
+            seed: None,
+            kernel_package: None,
         });
     })
 }
