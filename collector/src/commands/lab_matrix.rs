@@ -2,14 +2,14 @@
 //! default suite in each, and judges every scenario against its kernel
 //! ([`crate::lab::matrix`]); prints the kernel × scenario table.
 
-use super::lab::{accel_of, boot_limit, cache_dir, check_run_args, contents, WorkDir};
+use super::lab::{boot_limit, cache_dir, check_run_args, contents, Guest, WorkDir};
 use crate::cli::LabMatrixArgs;
 use crate::error::Error;
 use crate::lab::matrix::{cached_kernels, Column, Matrix};
 use crate::lab::{self, Spec};
 use crate::report::json::{save_record, write_atomic};
 use crate::sys::signals;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
     let cache = args.cache.clone().or_else(cache_dir).ok_or_else(|| {
@@ -42,6 +42,7 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
     let mut run_args = vec!["--budget".to_string(), args.budget.to_string()];
     run_args.extend(args.run_args.iter().cloned());
     let budget = check_run_args(&run_args)?;
+    let guest = Guest::of(&args.guest)?;
     let stop = signals::stop_flag();
     let work = WorkDir::new("lab-matrix")?;
     let started = Instant::now();
@@ -58,13 +59,19 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
         let spec = Spec {
             kernel: k.image.clone(),
             arch: k.arch,
-            accel: accel_of(args.guest.accel),
+            accel: guest.accel,
+            clock: guest.clock,
             config: k.config_path.clone(),
-            cpus: args.guest.cpus,
+            cpus: guest.cpus,
             mem_mib: args.guest.mem,
             boot_timeout,
-            timeout: boot_timeout + Duration::from_secs_f64(budget * 3.0 + 180.0),
-            contents: contents(k.arch, &args.guest, k.config_path.clone(), run_args.clone())?,
+            timeout: guest.timeout(boot_timeout, budget),
+            contents: contents(
+                k.arch,
+                &args.guest,
+                k.config_path.clone(),
+                guest.run_args(&run_args),
+            )?,
             append: args.guest.append.clone(),
             work_dir: work.0.join(format!("{}-{}", k.arch, k.release)),
         };

@@ -2,15 +2,16 @@
 
 use crate::analysis::groups::Comparisons;
 use crate::analysis::record::{self, RunSettings};
-use crate::cli::{MethodArg, RunArgs};
+use crate::cli::{ClockArg, MethodArg, RunArgs};
 use crate::engine::{driver, sequential, Plan};
 use crate::error::Error;
+use crate::harness::clock;
 use crate::machine;
 use crate::report::{json, progress::Bar, stdout, table};
 use crate::sys::{affinity, signals};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use syscost_record::{canonical_path_for, Environment, RunRecord, Status};
+use syscost_record::{canonical_path_for, Clock, Environment, RunRecord, Status};
 
 /// Intended length of one sample. Short, because a paired difference is only as good as its
 /// members are close in time: the noise of a VM or a shared host drifts over milliseconds, so
@@ -68,9 +69,28 @@ fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
+/// With `--clock instructions`: checks that the clock counts instructions and reads it as one
+/// from now on (the workers forked later inherit that).
+fn choose_clock(args: &RunArgs) -> Result<(), Error> {
+    if args.clock == ClockArg::Instructions {
+        clock::count_instructions()?;
+    }
+    Ok(())
+}
+
+/// The environment as probed, with what the clock counts.
+fn environment() -> Environment {
+    let mut env = machine::probe();
+    if clock::counts_instructions() {
+        env.comparability.clock = Some(Clock::Instructions);
+    }
+    env
+}
+
 pub fn run(args: &RunArgs) -> Result<i32, Error> {
     let started = std::time::Instant::now();
     check_numbers(args)?;
+    choose_clock(args)?;
     if args.method == MethodArg::Sequential {
         return run_sequential(args);
     }
@@ -89,7 +109,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     let stop = signals::stop_flag();
     affinity::keep_off(plan.cpu);
     let date = now_rfc3339();
-    let mut env = machine::probe();
+    let mut env = environment();
     check_destinations(&Output::of(args), &env)?;
     let opts = driver::Options {
         started,
@@ -241,6 +261,7 @@ pub fn emit(args: &Output, record: &RunRecord) -> Result<i32, Error> {
 
 /// `--method sequential`: the kernel benchmark's method, one process, five timings.
 fn run_sequential(args: &RunArgs) -> Result<i32, Error> {
+    choose_clock(args)?;
     let a = &args.select;
     if a.syscall != crate::cli::SyscallArg::Getpid || !a.only.is_empty() || !a.skip.is_empty() {
         return Err(Error::Argument(
@@ -253,7 +274,7 @@ fn run_sequential(args: &RunArgs) -> Result<i32, Error> {
     let stop = signals::stop_flag();
     affinity::keep_off(plan.cpu);
     let started = now_rfc3339();
-    let mut env = machine::probe();
+    let mut env = environment();
     check_destinations(&Output::of(args), &env)?;
     let budget = Duration::from_secs_f64(args.budget);
     eprintln!(

@@ -722,6 +722,7 @@ fn sample_round(
         loop {
             // Never wait past the budget: a sample still running when it ends is dropped with
             // its round, and that is the budget's doing, not a hang.
+            super::quiet::before(deadline);
             let asked = Instant::now();
             let budget_left = deadline
                 .saturating_duration_since(asked)
@@ -751,6 +752,7 @@ fn sample_round(
 
             match reply {
                 Ok(Reply::Batch(sample)) => {
+                    super::quiet::after(&*run.scenarios[i]);
                     run.sample_wall[i] = Some(asked.elapsed());
                     if let Some(settle) = sample.settle_ns {
                         run.ready_at[i] = Instant::now() + Duration::from_nanos(settle);

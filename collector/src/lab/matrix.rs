@@ -25,6 +25,8 @@ pub enum Need {
     /// Clock reads served by the vDSO: the clocksource has a vDSO mode (read from the record,
     /// which the guest's probe filled).
     VdsoClock,
+    /// A second CPU the run may use (read from the record: the guest's vCPUs).
+    SecondCpu,
     /// Something neither version nor config tells (the fmod_ret target being on the
     /// error-injection list): a skip is explained when its reason contains this text.
     Undecidable(&'static str),
@@ -47,6 +49,9 @@ impl Need {
             Need::VdsoClock => r
                 .and_then(|r| r.environment.incidental.clocksource.as_deref())
                 .map(|c| VDSO_CLOCKSOURCES.contains(&c)),
+            Need::SecondCpu => r
+                .and_then(|r| r.environment.comparability.cpu.logical_cpus)
+                .map(|n| n >= 2),
             Need::Undecidable(_) => None,
         }
     }
@@ -57,6 +62,7 @@ impl Need {
             Need::Since(a, b) => format!("{a}.{b}"),
             Need::Config(name) => name.to_string(),
             Need::VdsoClock => "vDSO".to_string(),
+            Need::SecondCpu => "second CPU".to_string(),
             Need::Undecidable(text) => text.to_string(),
         }
     }
@@ -67,6 +73,7 @@ impl Need {
             Need::Since(a, b) => format!("< {a}.{b}"),
             Need::Config(name) => format!("no {}", name.trim_start_matches("CONFIG_")),
             Need::VdsoClock => "no vDSO clock".to_string(),
+            Need::SecondCpu => "one CPU".to_string(),
             Need::Undecidable(text) => text.to_string(),
         }
     }
@@ -84,6 +91,9 @@ pub const RULES: &[(&str, &[Need])] = &[
     // SECCOMP_RET_LOG writes through audit_seccomp(), built with syscall auditing.
     ("seccomp.log", &[Need::Config("CONFIG_AUDITSYSCALL")]),
     ("ptrace.sysemu", &[Need::VdsoClock]),
+    // Cross-CPU round trips; their `.same_cpu` twins measure the one-CPU case.
+    ("seccomp.user_notif", &[Need::SecondCpu]),
+    ("ptrace.syscall", &[Need::SecondCpu]),
     ("*bpf.tp", &[Need::Config("CONFIG_FTRACE_SYSCALLS")]),
     ("*bpf.kprobe", &[Need::Config("CONFIG_KPROBE_EVENTS")]),
     ("*bpf.kretprobe", &[Need::Config("CONFIG_KPROBE_EVENTS")]),
