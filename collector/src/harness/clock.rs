@@ -133,11 +133,16 @@ pub fn count_instructions() -> Result<(), ClockError> {
     if let Some(hz) = counter_hz().filter(|&hz| hz != 1_000_000_000) {
         return Err(ClockError::Frequency { hz });
     }
-    let time = |n: u64| {
+    // One function reads the counter around both loops, the count a value it cannot see
+    // through: the instructions around the loop are the same for both (inlined twice, the
+    // compiler may move a constant's load across the first read in one copy and not the other).
+    #[inline(never)]
+    fn time(n: u64) -> u64 {
+        let n = std::hint::black_box(n);
         let t0 = counter();
         two_per_iteration(n);
         counter().wrapping_sub(t0)
-    };
+    }
     let want = 2 * CHECK_ITERATIONS;
     let mut seen = Vec::new();
     let mut shorts = Vec::new();
