@@ -3,7 +3,7 @@
 use crate::analysis::groups::Comparisons;
 use crate::analysis::record::{self, RunSettings};
 use crate::cli::{ClockArg, MethodArg, RunArgs};
-use crate::engine::{driver, sequential, Plan};
+use crate::engine::{driver, quiet, sequential, Plan};
 use crate::error::Error;
 use crate::harness::clock;
 use crate::machine;
@@ -73,10 +73,25 @@ fn now_rfc3339() -> String {
 /// from now on (the workers forked later inherit that).
 fn choose_clock(args: &RunArgs) -> Result<(), Error> {
     if args.clock == ClockArg::Instructions {
+        // The kernel's own work after its boot would share the one CPU with the samples (and
+        // with the check that the clock counts instructions).
+        let waited = quiet::settle(SETTLED_STEPS, SETTLE_MOST);
+        if waited > Duration::from_secs(2) {
+            eprintln!(
+                "syscost: waited {:.1} s of the guest's clock for the kernel's work after boot",
+                waited.as_secs_f64()
+            );
+        }
         clock::count_instructions()?;
     }
     Ok(())
 }
+
+/// Where the clock counts instructions, measuring starts once the CPUs have been idle for this
+/// many steps of 100 ms in a row (the boot's background work is over)...
+const SETTLED_STEPS: u32 = 10;
+/// ...or after this long (of the guest's clock: idle time costs QEMU nothing).
+const SETTLE_MOST: Duration = Duration::from_secs(600);
 
 /// The environment as probed, with what the clock counts.
 fn environment() -> Environment {
@@ -88,9 +103,9 @@ fn environment() -> Environment {
 }
 
 pub fn run(args: &RunArgs) -> Result<i32, Error> {
-    let started = std::time::Instant::now();
     check_numbers(args)?;
     choose_clock(args)?;
+    let started = std::time::Instant::now();
     if args.method == MethodArg::Sequential {
         return run_sequential(args);
     }

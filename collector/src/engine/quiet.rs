@@ -48,15 +48,26 @@ pub fn before(deadline: Instant) {
     if !crate::harness::clock::counts_instructions() || !PENDING.swap(false, Ordering::Relaxed) {
         return;
     }
-    let end = (Instant::now() + MOST).min(deadline);
+    settle(
+        QUIET_STEPS,
+        MOST.min(deadline.saturating_duration_since(Instant::now())),
+    );
+}
+
+/// Waits until the CPUs have been idle for `steps` steps of [`STEP`] in a row, or until `most`
+/// has passed; returns how long it waited. A kernel goes on working for a while after its
+/// boot (7.x: crypto self-tests, ftrace's record check), and in a guest with one vCPU that
+/// work is a second task sharing the loop's CPU, a scheduler slice at a time.
+pub fn settle(steps: u32, most: Duration) -> Duration {
+    let t0 = Instant::now();
     let mut quiet = 0;
-    while quiet < QUIET_STEPS && Instant::now() + STEP <= end {
+    while quiet < steps && t0.elapsed() + STEP <= most {
         let Some((before, cpus)) = idle_ticks() else {
-            return;
+            break;
         };
         std::thread::sleep(STEP);
         let Some((after, _)) = idle_ticks() else {
-            return;
+            break;
         };
         let idle = Duration::from_millis(after.saturating_sub(before) * 1000 / user_hz());
         quiet = if idle.as_secs_f64() >= QUIET_SHARE * STEP.as_secs_f64() * cpus as f64 {
@@ -65,6 +76,7 @@ pub fn before(deadline: Instant) {
             0
         };
     }
+    t0.elapsed()
 }
 
 /// Idle (and I/O wait) time of every CPU together, in clock ticks (/proc/stat's first line),
