@@ -152,32 +152,31 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
 
 /// The instruction-count series, best covered first.
 fn history(d: &Data) -> Vec<History> {
-    let mut out: Vec<History> = d
-        .g
-        .by_series
-        .values()
-        .filter(|s| s.key.instructions && s.versions.len() > 1)
-        .map(|s| History {
-            arch: s.key.arch.clone(),
-            series_id: s.key.id(),
-            series_href: Links.series(&s.key),
-            charts_href: format!(
-                "{}#{}",
-                Links.arch(&s.key.arch),
-                crate::site::charts::chart_anchor(&s.key.arch, true)
-            ),
-            emulator: s.key.virt.clone(),
-            runs: s.runs.len(),
-            versions: s.versions.len(),
-            first: s.versions.first().map(|v| v.0.clone()).unwrap_or_default(),
-            last: s.versions.last().map(|v| v.0.clone()).unwrap_or_default(),
-            steps: d
-                .changes
-                .iter()
-                .filter(|c| std::sync::Arc::ptr_eq(&c.series, &s.key))
-                .count(),
-        })
-        .collect();
+    let mut out: Vec<History> =
+        d.g.by_series
+            .values()
+            .filter(|s| s.key.instructions && s.versions.len() > 1)
+            .map(|s| History {
+                arch: s.key.arch.clone(),
+                series_id: s.key.id(),
+                series_href: Links.series(&s.key),
+                charts_href: format!(
+                    "{}#{}",
+                    Links.arch(&s.key.arch),
+                    crate::site::charts::chart_anchor(&s.key.arch, true)
+                ),
+                emulator: s.key.virt.clone(),
+                runs: s.runs.len(),
+                versions: s.versions.len(),
+                first: s.versions.first().map(|v| v.0.clone()).unwrap_or_default(),
+                last: s.versions.last().map(|v| v.0.clone()).unwrap_or_default(),
+                steps: d
+                    .changes
+                    .iter()
+                    .filter(|c| std::sync::Arc::ptr_eq(&c.series, &s.key))
+                    .count(),
+            })
+            .collect();
     out.sort_by(|a, b| b.versions.cmp(&a.versions).then(a.arch.cmp(&b.arch)));
     out
 }
