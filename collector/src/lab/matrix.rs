@@ -632,6 +632,33 @@ mod tests {
         );
     }
 
+    /// The cross-CPU round trips skip on a one-CPU guest (an instruction-counting one), and
+    /// only there: the record's CPUs decide.
+    #[test]
+    fn a_cross_cpu_skip_is_explained_by_one_cpu_only() {
+        let k = kernel("6.1.0-50-amd64", "");
+        let reason = "needs a second CPU: this run may use one, so the tracer would share the \
+                      timed loop's CPU, which ptrace.syscall.same_cpu measures";
+        let mut r = record(vec![result(
+            "ptrace.syscall",
+            Status::Skipped,
+            Some(reason),
+        )]);
+        r.environment.comparability.cpu.logical_cpus = Some(1);
+        assert_eq!(
+            judge(&k, &r, "ptrace.syscall"),
+            Cell::Skipped(vec!["one CPU".into()])
+        );
+        r.environment.comparability.cpu.logical_cpus = Some(2);
+        assert!(matches!(
+            judge(&k, &r, "ptrace.syscall"),
+            Cell::Unexplained(_)
+        ));
+        // The one-CPU twin needs nothing.
+        assert!(needs("ptrace.syscall.same_cpu").is_empty());
+        assert_eq!(needs("seccomp.user_notif"), vec![Need::SecondCpu]);
+    }
+
     #[test]
     fn a_wrong_verification_count_fails_the_cell() {
         let k = kernel("6.12.117+deb13-amd64", "CONFIG_FTRACE_SYSCALLS=y\n");

@@ -463,3 +463,34 @@ pub fn run(
         });
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The package `scripts/lab-kernels` noted beside an image is the record's provenance; a
+    /// kernel without that note (built by hand) has none.
+    #[test]
+    fn the_package_noted_beside_an_image_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("vmlinuz-6.1.0-50-amd64");
+        std::fs::write(&image, b"x").unwrap();
+        assert_eq!(package_beside(&image), None);
+        std::fs::write(
+            dir.path().join("SOURCE"),
+            "package linux-image-6.1.0-50-amd64=6.1.176-1:amd64\nsuite bookworm\n\
+             linux-image-6.1.0-50-amd64_6.1.176-1_amd64.deb 0123\n",
+        )
+        .unwrap();
+        assert_eq!(
+            package_beside(&image),
+            Some(KernelPackage {
+                name: "linux-image-6.1.0-50-amd64".into(),
+                version: "6.1.176-1".into(),
+                suite: Some("bookworm".into()),
+            })
+        );
+        std::fs::write(dir.path().join("SOURCE"), "package nonsense\n").unwrap();
+        assert_eq!(package_beside(&image), None);
+    }
+}

@@ -98,6 +98,24 @@ pub fn emulated(r: RunRecord) -> RunRecord {
     })
 }
 
+/// `r` as `syscost lab --count instructions` leaves it: emulated under TCG, its clock counting
+/// instructions, the emulator in its key.
+pub fn counted(r: RunRecord) -> RunRecord {
+    edited(emulated(r), |r| {
+        let c = &mut r.environment.comparability;
+        c.clock = Some(syscost_record::Clock::Instructions);
+        c.emulator = Some(syscost_record::Emulator {
+            name: "QEMU".into(),
+            version: "7.2.22".into(),
+            cpu_model: "max".into(),
+        });
+        let lab = r.environment.lab.as_mut().expect("lab facts");
+        lab.vcpus = 1;
+        lab.icount = Some("shift=0,sleep=off".into());
+        lab.seed = Some(1);
+    })
+}
+
 /// Applies `f`, then recomputes the id so the record stays self-consistent.
 pub fn edited(mut r: RunRecord, f: impl FnOnce(&mut RunRecord)) -> RunRecord {
     f(&mut r);
