@@ -189,6 +189,8 @@ pub struct Chart {
     slug: String,
     svg: Option<String>,
     caption: String,
+    /// What its numbers are: `ns per operation`, or instructions per operation.
+    unit: &'static str,
     legend: Vec<LegendItem>,
     hidden: usize,
     heads: Vec<ChartHead>,
@@ -273,6 +275,7 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
     Chart {
         svg: chart::trend_svg(&trend),
         caption: format!("{label} — {unit_words}, by kernel version"),
+        unit: unit_words,
         legend: t.lines[..drawn]
             .iter()
             .enumerate()
