@@ -290,7 +290,8 @@ pub struct LabMatrixArgs {
     /// ~/.cache/syscost): boots every kernels/<arch>/<release>/vmlinuz-* in it.
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
-    /// Only these kernels: arch:version prefixes (`x86_64:5.10,aarch64:6.12`).
+    /// Only these kernels: arch:version prefixes (`x86_64:5.10,aarch64:6.12`), each the newest
+    /// cached release it matches.
     #[arg(long, value_delimiter = ',', value_name = "ARCH:VERSION")]
     pub kernels: Vec<String>,
     /// Budget of each guest's `syscost run`, seconds. Under TCG the whole default suite needs

@@ -31,7 +31,20 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
                 )));
             }
         }
-        kernels.retain(|k| args.kernels.iter().any(|s| k.matches(s)));
+        // Each prefix picks the newest release it matches: the cache may hold many (every
+        // Debian 6.12.x, after scripts/lab-kernels --every).
+        let newest: Vec<String> = args
+            .kernels
+            .iter()
+            .filter_map(|s| {
+                kernels
+                    .iter()
+                    .filter(|k| k.matches(s))
+                    .max_by_key(|k| release_order(&k.release))
+                    .map(|k| format!("{}:{}", k.arch, k.release))
+            })
+            .collect();
+        kernels.retain(|k| newest.contains(&format!("{}:{}", k.arch, k.release)));
     }
     if kernels.is_empty() {
         return Err(Error::Argument(format!(
@@ -118,4 +131,30 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
         return Err(Error::MatrixFailed(findings));
     }
     Ok(0)
+}
+
+/// A release's numbers in order (`6.12.117+deb13-arm64` → 6, 12, 117, 13, 64), to find the
+/// newest of several.
+fn release_order(release: &str) -> Vec<u64> {
+    release
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_newest_release_sorts_last() {
+        let mut r = [
+            "6.12.95+deb12-arm64",
+            "6.12.117+deb13-arm64",
+            "6.12.90+deb12.1-arm64",
+            "6.12.43+deb12-arm64",
+        ];
+        r.sort_by_key(|x| release_order(x));
+        assert_eq!(r.last(), Some(&"6.12.117+deb13-arm64"));
+    }
 }
