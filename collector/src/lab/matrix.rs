@@ -25,7 +25,8 @@ pub enum Need {
     /// Clock reads served by the vDSO: the clocksource has a vDSO mode (read from the record,
     /// which the guest's probe filled).
     VdsoClock,
-    /// A second CPU the run may use (read from the record: the guest's vCPUs).
+    /// A second CPU the run may use (read from the record: the guest's vCPUs, or the CPUs its
+    /// probe counted).
     SecondCpu,
     /// Something neither version nor config tells (the fmod_ret target being on the
     /// error-injection list): a skip is explained when its reason contains this text.
@@ -49,8 +50,16 @@ impl Need {
             Need::VdsoClock => r
                 .and_then(|r| r.environment.incidental.clocksource.as_deref())
                 .map(|c| VDSO_CLOCKSOURCES.contains(&c)),
+            // The guest's vCPUs as the host started it (a TCG guest's cpuinfo may count
+            // otherwise), else what the probe counted.
             Need::SecondCpu => r
-                .and_then(|r| r.environment.comparability.cpu.logical_cpus)
+                .and_then(|r| {
+                    (r.environment.lab.as_ref().map(|l| l.vcpus)).or(r
+                        .environment
+                        .comparability
+                        .cpu
+                        .logical_cpus)
+                })
                 .map(|n| n >= 2),
             Need::Undecidable(_) => None,
         }
