@@ -117,6 +117,20 @@ pub struct RunArgs {
     /// Sampling method.
     #[arg(long, value_enum, default_value_t = MethodArg::Interleaved)]
     pub method: MethodArg,
+    /// What this machine's clock counts. `instructions`: one tick per instruction executed, as
+    /// in a QEMU guest under `-icount shift=0` (`syscost lab --count instructions` boots one and
+    /// says so): every number is then instructions per operation, and the run refuses to start
+    /// unless the clock really counts exactly (identical loops must read identical counts).
+    #[arg(long, value_enum, default_value_t = ClockArg::Time)]
+    pub clock: ClockArg,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ClockArg {
+    /// Time (nanoseconds).
+    Time,
+    /// Instructions executed (an emulator's instruction-counting clock).
+    Instructions,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -210,9 +224,16 @@ pub struct GuestArgs {
     /// Accelerator: auto uses KVM when it works and falls back to TCG, saying so.
     #[arg(long, value_enum, default_value_t = AccelArg::Auto)]
     pub accel: AccelArg,
-    /// Virtual CPUs.
-    #[arg(long, default_value_t = 2)]
-    pub cpus: u32,
+    /// What the guest's clock counts: `time`, or `instructions` — QEMU's TCG with `-icount
+    /// shift=0,sleep=off` (one tick per instruction), a fixed `-seed` and clock, so every number
+    /// is instructions per operation (path length on the emulated CPU, not time) and a boot
+    /// repeats exactly.
+    #[arg(long, value_enum, default_value_t = ClockArg::Time)]
+    pub count: ClockArg,
+    /// Virtual CPUs (default 2; 1 with --count instructions: QEMU before 8.1 can starve a vCPU
+    /// under -icount, and a boot with two hangs).
+    #[arg(long)]
+    pub cpus: Option<u32>,
     /// Guest memory, MiB.
     #[arg(long, default_value_t = 1024)]
     pub mem: u32,
@@ -269,7 +290,8 @@ pub struct LabMatrixArgs {
     /// ~/.cache/syscost): boots every kernels/<arch>/<release>/vmlinuz-* in it.
     #[arg(long, value_name = "DIR")]
     pub cache: Option<PathBuf>,
-    /// Only these kernels: arch:version prefixes (`x86_64:5.10,aarch64:6.12`).
+    /// Only these kernels: arch:version prefixes (`x86_64:5.10,aarch64:6.12`), each the newest
+    /// cached release it matches.
     #[arg(long, value_delimiter = ',', value_name = "ARCH:VERSION")]
     pub kernels: Vec<String>,
     /// Budget of each guest's `syscost run`, seconds. Under TCG the whole default suite needs

@@ -1,6 +1,7 @@
 //! The one place where the collector's failures become messages and exit codes.
 
 use crate::engine::PlanError;
+use crate::harness::clock::ClockError;
 use crate::lab::LabError;
 use crate::report::json::WriteError;
 use std::path::PathBuf;
@@ -59,6 +60,9 @@ pub enum Error {
     },
     #[error(transparent)]
     Lab(#[from] LabError),
+    /// `--clock instructions` on a clock that does not count them: nothing was measured.
+    #[error("--clock instructions: {0}; nothing was measured")]
+    Clock(#[from] ClockError),
     /// The matrix found cells whose cause is not the kernel (they have been printed).
     #[error("{0} kernel × scenario cell(s) failed or disagree with their kernel (see the table)")]
     MatrixFailed(usize),
@@ -77,9 +81,15 @@ impl Error {
 
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Argument(_) | Error::Plan(_) | Error::Destination(_) => EXIT_USAGE,
+            Error::Argument(_) | Error::Plan(_) | Error::Destination(_) | Error::Clock(_) => {
+                EXIT_USAGE
+            }
             Error::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_PIPE,
-            Error::Lab(LabError::UnknownImage(_) | LabError::ArchMismatch { .. }) => EXIT_USAGE,
+            Error::Lab(
+                LabError::UnknownImage(_)
+                | LabError::ArchMismatch { .. }
+                | LabError::IcountSmp { .. },
+            ) => EXIT_USAGE,
             Error::Lab(LabError::Interrupted) => EXIT_INTERRUPTED,
             Error::Interrupted { .. } | Error::InterruptedSequential => EXIT_INTERRUPTED,
             _ => EXIT_FAILED,

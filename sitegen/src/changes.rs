@@ -20,6 +20,12 @@
 //! tolerance for "≈" instead: 10 % of the smaller value or 2 ns, whichever is larger. Either way
 //! it must exceed [`PRACTICAL_REL`] of the earlier value and [`PRACTICAL_NS`]: smaller changes
 //! are not worth a kernel developer's time even when they are real.
+//!
+//! A series of instruction counts ([`judge_counts`]) has no noise to learn a floor from: its
+//! numbers repeat exactly from one boot to the next. There a move is a step when it is at
+//! least [`COUNT_STEP`] (one instruction per operation) and beyond both versions' intervals —
+//! for exact points (every sample the same) any move of a whole instruction, for the others
+//! beyond the spread measured within their runs.
 
 use crate::metrics::Point;
 
@@ -60,6 +66,8 @@ pub const PRACTICAL_NS: f64 = 1.0;
 /// The kernel benchmark's "≈" tolerance, used when there is no history.
 pub const KERNEL_REL: f64 = 0.10;
 pub const KERNEL_NS: f64 = 2.0;
+/// The smallest step of an instruction count: one instruction per operation.
+pub const COUNT_STEP: f64 = 1.0;
 
 /// One kernel version's point of a series and metric, and its runs' medians in time order.
 #[derive(Debug, Clone)]
@@ -98,6 +106,8 @@ pub enum Floor {
     History { n: usize, median: f64, k: f64 },
     /// Too little history: the kernel benchmark's tolerance.
     Kernel,
+    /// Instruction counts: [`COUNT_STEP`] beyond both intervals.
+    Counted,
 }
 
 /// The difference between two numbers with their intervals, `b − a`.
@@ -185,6 +195,34 @@ pub fn judge(points: &[VersionPoint]) -> Vec<Pair> {
             let skip = hist.binary_search_by(|x| x.total_cmp(&moves[i])).ok();
             let n = hist.len() - usize::from(skip.is_some());
             pair(i, &w[0].point, &w[1].point, median_without(&hist, skip), n)
+        })
+        .collect()
+}
+
+/// Judges every pair of consecutive points of a series of instruction counts (ascending
+/// kernel versions, usable runs only): a step is a move of at least [`COUNT_STEP`] with the two
+/// versions' intervals disjoint.
+pub fn judge_counts(points: &[VersionPoint]) -> Vec<Pair> {
+    points
+        .windows(2)
+        .enumerate()
+        .map(|(i, w)| {
+            let (a, b) = (&w[0].point, &w[1].point);
+            let diff = difference(a.median, a.interval, b.median, b.interval);
+            let verdict = match Difference::resolved(a.interval, b.interval) {
+                None => Verdict::NotJudged,
+                Some(false) => Verdict::Overlap,
+                Some(true) if diff.delta.abs() < COUNT_STEP => Verdict::WithinNoise,
+                Some(true) => Verdict::Step,
+            };
+            Pair {
+                from: i,
+                to: i + 1,
+                diff,
+                floor: COUNT_STEP,
+                floor_basis: Floor::Counted,
+                verdict,
+            }
         })
         .collect()
 }
@@ -288,6 +326,43 @@ mod tests {
         // Two versions, no history: a 20 % step is beyond the kernel's tolerance.
         let s = series(&mut rng, 2, 150.0, 1.0, 1.5, 30.0, 1);
         assert_eq!(steps(&judge(&s)), vec![1]);
+    }
+
+    /// Instruction counts: a move of a whole instruction between exact points is a step, a
+    /// smaller one (the harness's fraction of an instruction) is not, and a move within an
+    /// interval measured in a run is not either; no history is needed.
+    #[test]
+    fn instruction_counts_step_at_one_instruction_beyond_their_intervals() {
+        let exact = |m: f64| vp(m, Some(0.0));
+        let s = [
+            exact(231.0),
+            exact(314.0),
+            exact(314.02),
+            exact(313.0),
+            vp(320.0, Some(3.0)),
+            vp(322.0, Some(0.5)),
+        ];
+        let v: Vec<Verdict> = judge_counts(&s).iter().map(|p| p.verdict).collect();
+        assert_eq!(
+            v,
+            [
+                Verdict::Step,
+                Verdict::WithinNoise,
+                Verdict::Step,
+                Verdict::Step,
+                Verdict::Overlap
+            ]
+        );
+        assert!(judge_counts(&s)
+            .iter()
+            .all(|p| p.floor_basis == Floor::Counted && p.floor == COUNT_STEP));
+        assert_eq!(
+            judge_counts(&[exact(1.0), vp(2.0, None)])[0].verdict,
+            Verdict::NotJudged
+        );
+        // The same points judged as times: too little history, and 83 of 231 ns is a step but
+        // one of 314 is within the kernel's tolerance.
+        assert_eq!(judge(&s[..3])[1].verdict, Verdict::WithinNoise);
     }
 
     #[test]

@@ -55,9 +55,11 @@ pub enum Command {
         /// Data directory.
         #[arg(default_value = "data")]
         dir: PathBuf,
-        /// Accept records emulated under QEMU's TCG (`syscost lab` without KVM). They are
-        /// refused by default: their times are an emulator's. Accepted, they appear on their
-        /// own run and series pages only, never pooled with measurements.
+        /// Accept records emulated under QEMU's TCG (`syscost lab` without KVM) that timed.
+        /// They are refused by default: their times are an emulator's. Accepted, they appear on
+        /// their own run and series pages only, never pooled with measurements. (An emulated
+        /// record that counted instructions, `syscost lab --count instructions`, is accepted
+        /// without this: its series are instruction counts, labelled so.)
         #[arg(long)]
         allow_emulated: bool,
     },

@@ -345,10 +345,16 @@ pub fn signed_ns(x: f64) -> String {
 
 /// A difference in ns with its interval, then in percent with its own.
 pub fn difference(d: &crate::changes::Difference) -> String {
+    difference_in(d, "ns")
+}
+
+/// [`difference`] in `unit` (`ns`, or `instructions` for an instruction-count series).
+pub fn difference_in(d: &crate::changes::Difference, unit: &str) -> String {
     use std::fmt::Write;
     let mut s = String::with_capacity(64);
     signed_into(&mut s, d.delta);
-    s.push_str(" ns");
+    s.push(' ');
+    s.push_str(unit);
     if let Some((l, h)) = d.delta_interval {
         s.push_str(" [");
         signed_into(&mut s, l);

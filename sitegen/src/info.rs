@@ -8,7 +8,7 @@ use crate::series::{self, SeriesInput, SeriesKey, Unplaced, GENERATION_KEY};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use syscost_record::{Method, RunRecord, SourceKind};
+use syscost_record::{Clock, Method, RunRecord, SourceKind};
 
 /// The few fields read in the first pass (ordering runs per machine) without building the full
 /// record. Unknown fields are skipped by serde.
@@ -79,6 +79,16 @@ pub struct HeadComparability {
     pub bpf_jit_enable: Option<String>,
     #[serde(default)]
     pub bpf_jit_harden: Option<String>,
+    #[serde(default)]
+    pub clock: Option<Clock>,
+    #[serde(default)]
+    pub emulator: Option<HeadEmulator>,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct HeadEmulator {
+    pub version: String,
+    pub cpu_model: String,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -194,6 +204,11 @@ impl Head {
             bpf_jit_enable: c.bpf_jit_enable.as_deref(),
             bpf_jit_harden: c.bpf_jit_harden.as_deref(),
             machine: inc.machine_hash.as_deref(),
+            clock: c.clock.unwrap_or(Clock::Time),
+            emulator: c
+                .emulator
+                .as_ref()
+                .map(|e| (e.version.as_str(), e.cpu_model.as_str())),
         }
     }
 
@@ -268,8 +283,10 @@ pub struct RunInfo {
     /// "unverified".
     #[serde(skip)]
     pub accepted: bool,
-    /// Emulated (QEMU TCG, `syscost lab`): its times are an emulator's. Shown on its run page
-    /// and its own series (one virtualization kind), never pooled with measurements.
+    /// Emulated (QEMU TCG, `syscost lab`) and timed: its times are an emulator's. Shown on its
+    /// run page and its own series (one virtualization kind), never pooled with measurements.
+    /// An emulated run whose clock counted instructions is not this: its numbers are path
+    /// lengths, drawn in charts of their own (their series say `instructions`).
     pub emulated: bool,
     /// Site path of the page of what the run shares with its machine's other runs, named by
     /// that content's hash: set by the build, which makes that page (`site::pages::run`).
@@ -328,7 +345,7 @@ impl RunInfo {
             quality: quality::assess(r),
             confidence: r.settings.confidence,
             accepted: false,
-            emulated: r.is_emulated(),
+            emulated: r.is_emulated() && !r.counts_instructions(),
             env_page: String::new(),
         };
         (info, calls)
@@ -344,9 +361,21 @@ impl RunInfo {
     }
 
     /// The runs of `idx` that measured hardware (or a VM on it): what the charts of the arch
-    /// and metric pages may draw side by side (an emulated run keeps its own series page).
+    /// and metric pages may draw side by side (an emulated run keeps its own series page, an
+    /// instruction count its own charts).
     pub fn measured(runs: &[RunInfo], idx: &[usize]) -> Vec<usize> {
-        idx.iter().copied().filter(|&i| !runs[i].emulated).collect()
+        idx.iter()
+            .copied()
+            .filter(|&i| !runs[i].emulated && !runs[i].series.instructions)
+            .collect()
+    }
+
+    /// The runs of `idx` whose numbers are instruction counts: the charts of their own.
+    pub fn counted(runs: &[RunInfo], idx: &[usize]) -> Vec<usize> {
+        idx.iter()
+            .copied()
+            .filter(|&i| runs[i].series.instructions)
+            .collect()
     }
 
     /// Newest first: by date (undated last), then kernel, then id.

@@ -1,7 +1,7 @@
 //! `syscost-site migrate`: rewrites the records of a data directory in the current schema and
 //! file form (`syscost_record::migrate`, `to_file_json`). A record of schema 1 or 2 has its
 //! numbers rounded to the precision their intervals justify, so its content, hence its id and
-//! file name, change once; one of schema 3 changes only its form and keeps its id. A new file
+//! file name, change once; one of schema 3 or later changes only its form and keeps its id. A new file
 //! replaces the old one atomically, and `triage.tsv` (the maintainers' verdicts, keyed by id)
 //! follows. Running it again changes nothing.
 

@@ -9,7 +9,7 @@ use sha2::{Digest, Sha256};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::sync::Arc;
-use syscost_record::{Method, RunRecord, SourceKind};
+use syscost_record::{Clock, Method, RunRecord, SourceKind};
 
 use crate::kver::KernelVersion;
 
@@ -49,6 +49,10 @@ pub struct SeriesKey {
     /// machine's identity, or the record's own id when there is none. Unknown is never equal to
     /// unknown, so such runs are only compared with runs of the same machine.
     pub only: Option<String>,
+    /// The numbers are instructions per operation (the record's clock counted them: an
+    /// emulator's path length, not time), not ns. Said by `method` too, so it is in the id.
+    #[serde(default)]
+    pub instructions: bool,
     /// [`SeriesKey::id`], worked out the first time it is asked for: a key is shared by every
     /// run of its series, whose links and exports ask for it again and again (hashing it each
     /// time was a percent of a build).
@@ -84,6 +88,10 @@ pub struct SeriesInput<'a> {
     pub bpf_jit_enable: Option<&'a str>,
     pub bpf_jit_harden: Option<&'a str>,
     pub machine: Option<&'a str>,
+    /// What the clock counted.
+    pub clock: Clock,
+    /// The emulator's version and CPU model, for a run emulated under TCG (schema 5).
+    pub emulator: Option<(&'a str, &'a str)>,
 }
 
 /// Where the importer keeps the generation of a log's output format.
@@ -115,6 +123,11 @@ impl<'a> SeriesInput<'a> {
             bpf_jit_enable: c.bpf_jit_enable.as_deref(),
             bpf_jit_harden: c.bpf_jit_harden.as_deref(),
             machine: inc.machine_hash.as_deref(),
+            clock: c.clock(),
+            emulator: c
+                .emulator
+                .as_ref()
+                .map(|e| (e.version.as_str(), e.cpu_model.as_str())),
         }
     }
 }
@@ -152,12 +165,18 @@ pub fn series_key(i: &SeriesInput) -> SeriesKey {
     };
     let kind = clean(Some(i.virt_kind)).filter(|k| !k.eq_ignore_ascii_case("unknown"));
     let virt_known = kind.is_some();
-    let virt = match (kind, clean(i.hypervisor)) {
+    // An emulator's version and CPU model decide what its numbers mean: they take the place
+    // of the hypervisor's name ("QEMU TCG").
+    let emulator = i
+        .emulator
+        .map(|(version, cpu)| format!("QEMU {}, -cpu {}", version.trim(), cpu.trim()));
+    let virt = match (kind, emulator.or_else(|| clean(i.hypervisor))) {
         (Some(k), Some(h)) => format!("{k} ({h})"),
         (Some(k), None) => k,
         (None, Some(h)) => format!("{NOT_RECORDED} ({h})"),
         (None, None) => NOT_RECORDED.to_string(),
     };
+    let instructions = i.clock == Clock::Instructions;
     let only = (!cpu_known || !virt_known).then(|| match clean(i.machine) {
         Some(m) => format!("machine {m}"),
         None => format!("run {}", i.id),
@@ -167,7 +186,13 @@ pub fn series_key(i: &SeriesInput) -> SeriesKey {
         arch: i.arch.trim().to_string(),
         cpu,
         virt,
-        mitigations: mitigation_profile(i.mitigations),
+        // Each kernel decides how to mitigate the emulated CPU's vulnerabilities: part of what
+        // changes from one version to the next on the one emulated machine, not another one.
+        mitigations: if instructions {
+            EMULATED_MITIGATIONS.to_string()
+        } else {
+            mitigation_profile(i.mitigations)
+        },
         flags: match i.cmdline {
             Some(c) => cost_flags(c),
             None => NOT_RECORDED.to_string(),
@@ -182,9 +207,13 @@ pub fn series_key(i: &SeriesInput) -> SeriesKey {
         operation: clean(i.operation),
         method: method_label(i),
         only,
+        instructions,
         cached_id: Memo::default(),
     }
 }
+
+/// The mitigations part of an instruction-count series' key (each run page shows its own).
+pub const EMULATED_MITIGATIONS: &str = "as each kernel chooses for the emulated CPU";
 
 /// [`series_key`], shared with an equal input among the thread's last few: the runs of one
 /// machine are read one after another, and working the key out again for each (a dozen texts
@@ -228,6 +257,8 @@ struct OwnedInput {
     cmdline: Option<String>,
     bpf_jit: [Option<String>; 2],
     machine: Option<String>,
+    clock: Clock,
+    emulator: Option<(String, String)>,
 }
 
 impl OwnedInput {
@@ -256,6 +287,8 @@ impl OwnedInput {
             bpf_jit_enable,
             bpf_jit_harden,
             machine,
+            clock,
+            emulator,
         } = *i;
         let own = |s: Option<&str>| s.map(str::to_string);
         OwnedInput {
@@ -276,6 +309,8 @@ impl OwnedInput {
             cmdline: own(cmdline),
             bpf_jit: [bpf_jit_enable, bpf_jit_harden].map(own),
             machine: own(machine),
+            clock,
+            emulator: emulator.map(|(v, c)| (v.to_string(), c.to_string())),
         }
     }
 
@@ -303,10 +338,24 @@ impl OwnedInput {
             && eq(&self.bpf_jit[1], i.bpf_jit_harden)
             && eq(&self.machine, i.machine)
             && self.mitigations == *i.mitigations
+            && self.clock == i.clock
+            && self
+                .emulator
+                .as_ref()
+                .map(|(v, c)| (v.as_str(), c.as_str()))
+                == i.emulator
     }
 }
 
 fn method_label(i: &SeriesInput) -> String {
+    if i.clock == Clock::Instructions {
+        let mut i = *i;
+        i.clock = Clock::Time;
+        return format!(
+            "instructions counted (emulated: path length, not time), {}",
+            method_label(&i)
+        );
+    }
     let base = match i.method {
         Method::Interleaved => match i.sample_ms {
             Some(ms) => format!("interleaved rounds of {ms} ms samples"),
@@ -554,6 +603,16 @@ impl SeriesKey {
         hex(&h.finalize()[..6])
     }
 
+    /// What every number of the series counts: `ns`, or `instructions` (an instruction-count
+    /// series: an emulator's path length, not time).
+    pub fn number_unit(&self) -> &'static str {
+        if self.instructions {
+            "instructions"
+        } else {
+            "ns"
+        }
+    }
+
     /// The unit of every ns: `getpid call`, `mix operation (5 syscalls)`, or what the record
     /// says an operation is.
     pub fn unit(&self) -> String {
@@ -755,6 +814,7 @@ pub(crate) fn test_key(cpu: &str) -> SeriesKey {
         operation: None,
         method: s("interleaved"),
         only: None,
+        instructions: false,
         cached_id: Memo::default(),
     }
 }
@@ -786,6 +846,8 @@ mod tests {
             bpf_jit_enable: Some("1"),
             bpf_jit_harden: Some("0"),
             machine: Some("abc"),
+            clock: Clock::Time,
+            emulator: None,
         }
     }
 

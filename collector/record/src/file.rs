@@ -48,6 +48,8 @@ const DICTIONARY: &str = include_str!("dictionary.json");
 /// What schema 4 appends to them: the texts of a default run and of the importers' formats
 /// written since schema 3's froze. Appended, so an index of schema 3 means the same in 4.
 const DICTIONARY_4: &str = include_str!("dictionary4.json");
+/// What schema 5 appends to those: the texts written since schema 4's froze.
+const DICTIONARY_5: &str = include_str!("dictionary5.json");
 
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -61,8 +63,10 @@ pub(crate) struct Dictionary {
     params: Vec<BTreeMap<String, String>>,
     text_ix: HashMap<String, u32, Sampled>,
     params_ix: HashMap<BTreeMap<String, String>, u32, Sampled>,
-    /// How many texts and maps are schema 3's (the rest are schema 4's).
+    /// How many texts and maps are schema 3's (the rest are later schemas').
     schema3: (usize, usize),
+    /// How many are schema 3's and 4's together (the rest are schema 5's).
+    schema4: (usize, usize),
 }
 
 pub(crate) fn dictionary() -> &'static Dictionary {
@@ -71,9 +75,15 @@ pub(crate) fn dictionary() -> &'static Dictionary {
         // Committed data, checked by the tests: failing here is a build defect.
         let three: DictFile = serde_json::from_str(DICTIONARY).expect("dictionary.json parses");
         let four: DictFile = serde_json::from_str(DICTIONARY_4).expect("dictionary4.json parses");
+        let five: DictFile = serde_json::from_str(DICTIONARY_5).expect("dictionary5.json parses");
         let schema3 = (three.texts.len(), three.params.len());
-        let texts: Vec<String> = three.texts.into_iter().chain(four.texts).collect();
-        let params: Vec<_> = three.params.into_iter().chain(four.params).collect();
+        let schema4 = (schema3.0 + four.texts.len(), schema3.1 + four.params.len());
+        let texts: Vec<String> = (three.texts.into_iter().chain(four.texts))
+            .chain(five.texts)
+            .collect();
+        let params: Vec<_> = (three.params.into_iter().chain(four.params))
+            .chain(five.params)
+            .collect();
         let text_ix = (0u32..).zip(&texts).map(|(i, t)| (t.clone(), i)).collect();
         let params_ix = (0u32..).zip(&params).map(|(i, p)| (p.clone(), i)).collect();
         Dictionary {
@@ -82,6 +92,7 @@ pub(crate) fn dictionary() -> &'static Dictionary {
             text_ix,
             params_ix,
             schema3,
+            schema4,
         }
     })
 }
@@ -138,10 +149,10 @@ fn word<const N: usize>(b: &[u8]) -> u64 {
 /// How much of the dictionary a schema's file form uses: (texts, parameter maps).
 fn in_force(form: u32) -> (usize, usize) {
     let d = dictionary();
-    if form >= 4 {
-        (d.texts.len(), d.params.len())
-    } else {
-        d.schema3
+    match form {
+        5.. => (d.texts.len(), d.params.len()),
+        4 => d.schema4,
+        _ => d.schema3,
     }
 }
 
@@ -161,6 +172,11 @@ pub fn dictionary_sha256() -> String {
 /// The SHA-256 (hex) of what schema 4 appends to it, frozen as well.
 pub fn dictionary4_sha256() -> String {
     sha256_hex(DICTIONARY_4.as_bytes())
+}
+
+/// The SHA-256 (hex) of what schema 5 appends to those, frozen as well.
+pub fn dictionary5_sha256() -> String {
+    sha256_hex(DICTIONARY_5.as_bytes())
 }
 
 /// A text of a row: its index in the dictionary, or the text itself.
@@ -1004,7 +1020,7 @@ fn rows<'a>(r: &'a RunRecord, id: &'a str, form: u32) -> Rows<'a> {
     }
 }
 
-/// A schema-4 record's file form, and the SHA-256 of the form its content id covers (schema
+/// A record's file form (schema 4 or later), and the SHA-256 of the form its content id covers (schema
 /// 3's, the id blank), from one writing: schema 3's form is schema 4's with the texts and maps
 /// 4 appended to the dictionary spelled out, a row's own id written out instead of `0` and
 /// whole numbers with `.0`, so both are written together, each value formatted once. Whether
@@ -1020,7 +1036,7 @@ pub(crate) fn file_form_and_id_hash(
     with_buffer(|out| {
         let mut three = THREE.take();
         three.clear();
-        write::record(r, &r.id, 4, out, Some(&mut three), file);
+        write::record(r, &r.id, r.schema, out, Some(&mut three), file);
         let hashed = hash.write_all(&three);
         THREE.set(three);
         hashed.map(|()| out.as_slice() == file)
@@ -1047,7 +1063,7 @@ impl schemars::JsonSchema for Text<'_> {
         or_index(
             "Text",
             serde_json::json!({"type": "string"}),
-            "A text, or its index in the dictionary: schema 3's (collector/record/src/dictionary.json, `texts`), in schema 4 followed by dictionary4.json's.",
+            "A text, or its index in the dictionary: schema 3's (collector/record/src/dictionary.json, `texts`), in schema 4 followed by dictionary4.json's, in schema 5 by dictionary5.json's too.",
         )
     }
 }
@@ -1061,7 +1077,7 @@ impl schemars::JsonSchema for Params<'_> {
         or_index(
             "Params",
             serde_json::json!({"type": "object", "additionalProperties": {"anyOf": [{"type": "string"}, {"type": "integer", "minimum": 0}]}}),
-            "Scenario parameters (values: texts or their indices), or the index of the whole map in the dictionary (`params`: schema 3's, in schema 4 followed by dictionary4.json's).",
+            "Scenario parameters (values: texts or their indices), or the index of the whole map in the dictionary (`params`: schema 3's, in schema 4 followed by dictionary4.json's, in 5 by dictionary5.json's too).",
         )
     }
 }
@@ -1099,10 +1115,10 @@ impl schemars::JsonSchema for ThroughputCell {
 mod tests {
     use super::*;
 
-    /// Records refer to the dictionary by position: schema 3's and what schema 4 appends must
-    /// never change (a new text belongs to the dictionary of a new schema).
+    /// Records refer to the dictionary by position: schema 3's and what schemas 4 and 5 append
+    /// must never change (a new text belongs to the dictionary of a new schema).
     #[test]
-    fn the_dictionaries_of_schemas_3_and_4_are_frozen() {
+    fn the_dictionaries_of_schemas_3_to_5_are_frozen() {
         let d = dictionary();
         assert!(!d.texts.is_empty() && !d.params.is_empty());
         assert_eq!(d.text_ix.len(), d.texts.len(), "texts are unique");
@@ -1115,8 +1131,12 @@ mod tests {
         assert!(d.texts.len() > d.schema3.0 && d.params.len() > d.schema3.1);
         assert_eq!(dictionary_sha256(), FROZEN, "dictionary.json changed");
         assert_eq!(dictionary4_sha256(), FROZEN_4, "dictionary4.json changed");
+        assert_eq!(dictionary5_sha256(), FROZEN_5, "dictionary5.json changed");
         assert_eq!(in_force(3), d.schema3);
-        assert_eq!(in_force(4), (d.texts.len(), d.params.len()));
+        assert_eq!(d.schema4, (315, 76), "schema 4's dictionary");
+        assert_eq!(in_force(4), d.schema4);
+        assert_eq!(in_force(5), (d.texts.len(), d.params.len()));
+        assert!(d.texts.len() > d.schema4.0);
     }
 
     /// Schema 4's form is noted as schema 3's with `.0` after each whole number (what
@@ -1350,14 +1370,20 @@ mod tests {
                     }
                 })
                 .collect();
+            // Schema 4's form, or the record's own when it is later (5 writes as 4 does).
+            let form = r.schema.max(4);
             for hint in [file.as_bytes(), &shifted] {
                 let (mut three, mut four) = (Vec::new(), Vec::new());
-                write::record(r, &r.id, 4, &mut four, Some(&mut three), hint);
-                same(&four, serde_form(r, &r.id, 4));
+                write::record(r, &r.id, form, &mut four, Some(&mut three), hint);
+                same(&four, serde_form(r, &r.id, form));
                 same(&three, serde_form(r, "", 3));
             }
             let mut h = Sha256::new();
-            let file = serde_form(r, &r.id, 4);
+            let file = serde_form(r, &r.id, form);
+            let r = &RunRecord {
+                schema: form,
+                ..r.clone()
+            };
             assert!(file_form_and_id_hash(r, file.as_bytes(), &mut h).unwrap());
             assert_eq!(h.finalize()[..], Sha256::digest(serde_form(r, "", 3))[..]);
         }
@@ -1366,4 +1392,5 @@ mod tests {
 
     const FROZEN: &str = "aa6b3ad0476902b7fd0ef93302dc594796d1f36d04d299c15d27939007850155";
     const FROZEN_4: &str = "6ee4eca271a5f443bfffbae42cee0e146e0fee77850497ae586f217459518bad";
+    const FROZEN_5: &str = "4283d2676973d53d9271f786c2f5d5cdaa0b8241fa239845e510ede2e1b85c96";
 }

@@ -54,12 +54,12 @@ pub fn is_file_form(record: &RunRecord, bytes: &[u8]) -> bool {
     crate::file::write_with_id(record, &record.id, record.schema, &mut rest) && rest.rest == b"\n"
 }
 
-/// [`is_file_form`] and [`content_id`] together, from one serialisation for schema 4 (see
+/// [`is_file_form`] and [`content_id`] together, from one serialisation from schema 4 on (see
 /// `file::file_form_and_id_hash`).
 pub(crate) fn file_form_and_id(record: &RunRecord, bytes: &[u8]) -> (bool, String) {
     let mut h = Sha256::new();
     let file = bytes.strip_suffix(b"\n");
-    match (record.schema == 4)
+    match (record.schema >= 4)
         .then(|| crate::file::file_form_and_id_hash(record, file.unwrap_or(b"\0"), &mut h))
     {
         Some(Ok(same)) => (same && file.is_some(), hex16(&h.finalize())),

@@ -2,7 +2,9 @@
 //! and the site generator (which reads thousands of them). Serde types only — no system
 //! dependencies — so reading records never pulls in BPF or seccomp code.
 //!
-//! Every time is in nanoseconds per *operation*; an operation is one iteration of the probe
+//! Every time is in nanoseconds per *operation* — or, in a record whose clock counted
+//! instructions ([`Comparability::clock`]), every `*_ns` number is instructions per operation;
+//! an operation is one iteration of the probe
 //! (one syscall, or five for the `mix` probe — see [`Settings::syscall`]). Every measured number
 //! carries its confidence interval and the number of samples behind it; imported single-sample
 //! results carry no interval (`ci_*` absent), never a made-up one.
@@ -17,7 +19,7 @@ mod unique;
 mod validate;
 
 pub use build::RecordBuilder;
-pub use file::{dictionary4_sha256, dictionary_sha256, objects_json};
+pub use file::{dictionary4_sha256, dictionary5_sha256, dictionary_sha256, objects_json};
 pub use id::{
     canonical_json, canonical_path_for, content_id, content_id_of_json, is_file_form, machine_hash,
     migrate, sanitize_path_component, to_file_json, with_id,
@@ -48,7 +50,15 @@ use std::collections::BTreeMap;
 /// the row's own id written `0`, whole numbers without `.0`. The content id is still computed
 /// on schema 3's form, so [`migrate`] turns a version 3 record into 4 with the same id (1 and
 /// 2 get a new one, as their numbers are rounded).
-pub const SCHEMA_VERSION: u32 = 4;
+///
+/// 5: what the run's clock counted and the emulator it ran in are part of the comparability
+/// key ([`Comparability::clock`], [`Comparability::emulator`]: an instruction count is never
+/// pooled or compared with a time, nor one emulator's with another's); a lab run says how its
+/// guest was made deterministic and which distribution package its kernel came from
+/// ([`Lab::icount`], [`Lab::seed`], [`Lab::kernel_package`]); the dictionary grows by
+/// appending again (`dictionary5.json`). Every new field is optional and absent from older
+/// records, so [`migrate`] turns a version 3 or 4 record into 5 with the same id.
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// The oldest version this build reads.
 pub const OLDEST_SCHEMA: u32 = 1;
@@ -272,6 +282,70 @@ pub struct Lab {
     /// Seconds from starting QEMU to the guest's init starting `syscost run`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub boot_s: Option<f64>,
+    /// QEMU's `-icount` option when the guest's clock counted instructions (`shift=0,sleep=off`:
+    /// one tick per instruction, idle time skipped). Absent: the clock kept time.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub icount: Option<String>,
+    /// QEMU's `-seed`: the guest's random numbers (RDRAND, the arm64 KASLR seed) came from a
+    /// generator seeded with it, and its real-time clock started at a fixed date, so the boot
+    /// and every number of the run repeat exactly. Absent: the host's randomness and clock.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The distribution package the kernel image came from, as `scripts/lab-kernels` noted it
+    /// beside the image. Absent for a kernel built by hand.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kernel_package: Option<KernelPackage>,
+}
+
+/// A kernel's distribution package (Debian's `linux-image-*`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct KernelPackage {
+    /// The package name (`linux-image-6.1.0-50-amd64`).
+    pub name: String,
+    /// Its version (`6.1.176-1`).
+    pub version: String,
+    /// The archive suite it was taken from (`bookworm`, `trixie-backports`), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite: Option<String>,
+}
+
+/// What a run's clock counted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(rename_all = "snake_case")]
+pub enum Clock {
+    /// Time: every `*_ns` number is nanoseconds.
+    Time,
+    /// The instructions the guest executed (QEMU's `-icount shift=0`: the virtual clock advances
+    /// 1 ns per instruction): every `*_ns` number is a count of instructions, and a duration in
+    /// seconds is 10⁹ of them (plus idle time the emulator skipped).
+    Instructions,
+}
+
+impl Clock {
+    /// The unit of every `*_ns` number under this clock, per operation.
+    pub fn unit(self) -> &'static str {
+        match self {
+            Clock::Time => "ns",
+            Clock::Instructions => "instructions",
+        }
+    }
+}
+
+/// The emulator a run's guest ran in (QEMU under TCG): an emulated number depends on it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Emulator {
+    /// `QEMU`.
+    pub name: String,
+    /// Its version (`7.2.22`): how it translates and counts guest instructions.
+    pub version: String,
+    /// The CPU model it emulated (`-cpu max`): which features the guest kernel saw, and so
+    /// which code paths and mitigations it chose.
+    pub cpu_model: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -323,6 +397,21 @@ pub struct Comparability {
     /// Relevant CONFIG_* options, when the kernel config is readable.
     #[serde(default, deserialize_with = "unique::map")]
     pub kernel_config: BTreeMap<String, String>,
+    /// What the run's clock counted (from schema 5). Absent: time, as in every earlier record.
+    /// [`Clock::Instructions`]: every `*_ns` number of the record is instructions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<Clock>,
+    /// The emulator the guest ran in, for a run under QEMU's TCG (from schema 5; absent on
+    /// hardware and under KVM).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub emulator: Option<Emulator>,
+}
+
+impl Comparability {
+    /// What the clock counted: [`Clock::Time`] unless the record says otherwise.
+    pub fn clock(&self) -> Clock {
+        self.clock.unwrap_or(Clock::Time)
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
@@ -689,6 +778,10 @@ pub struct Expectation {
 }
 
 impl RunRecord {
+    /// Whether the numbers are instruction counts (see [`Clock::Instructions`]).
+    pub fn counts_instructions(&self) -> bool {
+        self.environment.comparability.clock() == Clock::Instructions
+    }
     /// Whether the numbers come from an emulator (QEMU TCG), not from any CPU.
     pub fn is_emulated(&self) -> bool {
         self.environment.comparability.virtualization.kind == VIRT_QEMU_TCG

@@ -607,9 +607,47 @@ fn environment(c: &mut Checker, r: &RunRecord) {
             _ => {}
         }
     }
+    if let Some(e) = &env.emulator {
+        for (name, v) in [
+            ("name", &e.name),
+            ("version", &e.version),
+            ("cpu_model", &e.cpu_model),
+        ] {
+            c.text(Lazy(|| format!("{p}.emulator.{name}")), v);
+        }
+        if env.virtualization.kind != crate::VIRT_QEMU_TCG {
+            c.push(
+                format!("{p}.emulator"),
+                format!(
+                    "is set for a run whose virtualization is {:?}: only a run emulated under \
+                     TCG (\"{}\") has an emulator",
+                    env.virtualization.kind,
+                    crate::VIRT_QEMU_TCG
+                ),
+            );
+        }
+    }
+    let icount = r.environment.lab.as_ref().and_then(|l| l.icount.as_ref());
+    if (env.clock() == crate::Clock::Instructions) != icount.is_some() {
+        c.push(
+            format!("{p}.clock"),
+            format!(
+                "is {:?} and environment.lab.icount is {}: a clock counts instructions exactly \
+                 when its QEMU guest ran with -icount",
+                env.clock(),
+                if icount.is_some() { "set" } else { "absent" }
+            ),
+        );
+    }
     if let Some(lab) = &r.environment.lab {
         lab_facts(c, lab);
         let tcg = lab.accelerator == crate::Accelerator::Tcg;
+        if lab.icount.is_some() && !tcg {
+            c.push(
+                format!("{p}.clock"),
+                "counts instructions under KVM: QEMU counts instructions only under TCG",
+            );
+        }
         if tcg != (env.virtualization.kind == crate::VIRT_QEMU_TCG) {
             c.push(
                 format!("{p}.virtualization.kind"),
@@ -698,6 +736,12 @@ fn lab_facts(c: &mut Checker, lab: &crate::Lab) {
         c.text(&format!("{p}.{name}"), v);
     }
     c.opt_text(&format!("{p}.kvm_fallback"), &lab.kvm_fallback);
+    c.opt_text(&format!("{p}.icount"), &lab.icount);
+    if let Some(k) = &lab.kernel_package {
+        c.text(&format!("{p}.kernel_package.name"), &k.name);
+        c.text(&format!("{p}.kernel_package.version"), &k.version);
+        c.opt_text(&format!("{p}.kernel_package.suite"), &k.suite);
+    }
     for (name, v) in [("vcpus", lab.vcpus), ("memory_mib", lab.memory_mib)] {
         if v == 0 {
             c.push(format!("{p}.{name}"), "must be at least 1");

@@ -2,7 +2,7 @@
 //! `run` does. `syscost lab-matrix` is in [`super::lab_matrix`].
 
 use super::run::{emit, Output};
-use crate::cli::{AccelArg, ArchArg, Cli, Command, GuestArgs, LabArgs};
+use crate::cli::{AccelArg, ArchArg, Cli, ClockArg, Command, GuestArgs, LabArgs};
 use crate::error::Error;
 use crate::lab::initramfs::{self, Contents};
 use crate::lab::{self, AccelChoice, Arch, Spec};
@@ -10,6 +10,7 @@ use crate::sys::signals;
 use clap::Parser;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
+use syscost_record::Clock;
 
 pub fn arch_of(a: ArchArg) -> Arch {
     match a {
@@ -51,7 +52,73 @@ pub fn check_run_args(args: &[String]) -> Result<f64, Error> {
                 .into(),
         ));
     }
+    if run.clock != ClockArg::Time {
+        return Err(Error::Argument(
+            "--clock belongs to syscost lab, as --count instructions (before `--`): the lab \
+             makes the guest's clock count instructions and tells its syscost run so"
+                .into(),
+        ));
+    }
     Ok(run.budget)
+}
+
+/// How a guest is booted, from the arguments shared by `lab` and `lab-matrix`.
+#[derive(Debug, Clone, Copy)]
+pub struct Guest {
+    pub accel: AccelChoice,
+    pub clock: Clock,
+    pub cpus: u32,
+}
+
+impl Guest {
+    pub fn of(g: &GuestArgs) -> Result<Guest, Error> {
+        let clock = match g.count {
+            ClockArg::Time => Clock::Time,
+            ClockArg::Instructions => Clock::Instructions,
+        };
+        let counting = clock == Clock::Instructions;
+        if counting && g.accel == AccelArg::Kvm {
+            return Err(Error::Argument(
+                "--count instructions runs under TCG (QEMU counts instructions only when it \
+                 translates them): leave out --accel kvm"
+                    .into(),
+            ));
+        }
+        let cpus = g.cpus.unwrap_or(if counting { 1 } else { 2 });
+        if cpus == 0 || cpus > 64 {
+            return Err(Error::Argument(format!(
+                "--cpus must be 1 to 64, got {cpus}"
+            )));
+        }
+        Ok(Guest {
+            accel: accel_of(g.accel),
+            clock,
+            cpus,
+        })
+    }
+
+    /// The guest's `syscost run` arguments: `--clock instructions` first when it counts them.
+    pub fn run_args(&self, args: &[String]) -> Vec<String> {
+        let mut v = Vec::new();
+        if self.clock == Clock::Instructions {
+            v.extend(["--clock".to_string(), "instructions".to_string()]);
+        }
+        v.extend(args.iter().cloned());
+        v
+    }
+
+    /// The whole run's limit when none is given: the boot, then the guest's budget — which
+    /// under an instruction-counting clock is 10⁹ instructions a second, several times longer
+    /// in the host's time than in the guest's (QEMU emulates some 10⁸ a second here) — and a
+    /// margin.
+    pub fn timeout(&self, boot: Duration, budget: f64) -> Duration {
+        let stretch = if self.clock == Clock::Instructions {
+            20.0
+        } else {
+            3.0
+        };
+        boot + Duration::from_secs_f64(budget * stretch + 180.0)
+    }
 }
 
 /// A directory of its own under the system's temp dir, removed when dropped.
@@ -211,12 +278,7 @@ pub fn spec(
     work: &Path,
 ) -> Result<Spec, Error> {
     let budget = check_run_args(run_args)?;
-    if g.cpus == 0 || g.cpus > 64 {
-        return Err(Error::Argument(format!(
-            "--cpus must be 1 to 64, got {}",
-            g.cpus
-        )));
-    }
+    let guest = Guest::of(g)?;
     if g.mem < 256 {
         return Err(Error::Argument(format!(
             "--mem must be at least 256 (MiB), got {}",
@@ -228,17 +290,18 @@ pub fn spec(
     let boot_timeout = boot_limit(g, arch)?;
     let timeout = match timeout {
         Some(t) => seconds("--timeout", t)?,
-        None => boot_timeout + Duration::from_secs_f64(budget * 3.0 + 180.0),
+        None => guest.timeout(boot_timeout, budget),
     };
     Ok(Spec {
         kernel: kernel.to_path_buf(),
         arch,
-        accel: accel_of(g.accel),
-        cpus: g.cpus,
+        accel: guest.accel,
+        clock: guest.clock,
+        cpus: guest.cpus,
         mem_mib: g.mem,
         boot_timeout,
         timeout,
-        contents: contents(arch, g, config.clone(), run_args.to_vec())?,
+        contents: contents(arch, g, config.clone(), guest.run_args(run_args))?,
         config,
         append: g.append.clone(),
         work_dir: work.join("guest"),

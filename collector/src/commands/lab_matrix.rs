@@ -2,14 +2,14 @@
 //! default suite in each, and judges every scenario against its kernel
 //! ([`crate::lab::matrix`]); prints the kernel × scenario table.
 
-use super::lab::{accel_of, boot_limit, cache_dir, check_run_args, contents, WorkDir};
+use super::lab::{boot_limit, cache_dir, check_run_args, contents, Guest, WorkDir};
 use crate::cli::LabMatrixArgs;
 use crate::error::Error;
 use crate::lab::matrix::{cached_kernels, Column, Matrix};
 use crate::lab::{self, Spec};
 use crate::report::json::{save_record, write_output};
 use crate::sys::signals;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
     let cache = args.cache.clone().or_else(cache_dir).ok_or_else(|| {
@@ -31,7 +31,20 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
                 )));
             }
         }
-        kernels.retain(|k| args.kernels.iter().any(|s| k.matches(s)));
+        // Each prefix picks the newest release it matches: the cache may hold many (every
+        // Debian 6.12.x, after scripts/lab-kernels --every).
+        let newest: Vec<String> = args
+            .kernels
+            .iter()
+            .filter_map(|s| {
+                kernels
+                    .iter()
+                    .filter(|k| k.matches(s))
+                    .max_by_key(|k| release_order(&k.release))
+                    .map(|k| format!("{}:{}", k.arch, k.release))
+            })
+            .collect();
+        kernels.retain(|k| newest.contains(&format!("{}:{}", k.arch, k.release)));
     }
     if let Some(path) = &args.markdown {
         crate::report::json::check_writable_file(path).map_err(Error::Destination)?;
@@ -45,6 +58,7 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
     let mut run_args = vec!["--budget".to_string(), args.budget.to_string()];
     run_args.extend(args.run_args.iter().cloned());
     let budget = check_run_args(&run_args)?;
+    let guest = Guest::of(&args.guest)?;
     let stop = signals::stop_flag();
     let work = WorkDir::new("lab-matrix")?;
     let started = Instant::now();
@@ -61,13 +75,19 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
         let spec = Spec {
             kernel: k.image.clone(),
             arch: k.arch,
-            accel: accel_of(args.guest.accel),
+            accel: guest.accel,
+            clock: guest.clock,
             config: k.config_path.clone(),
-            cpus: args.guest.cpus,
+            cpus: guest.cpus,
             mem_mib: args.guest.mem,
             boot_timeout,
-            timeout: boot_timeout + Duration::from_secs_f64(budget * 3.0 + 180.0),
-            contents: contents(k.arch, &args.guest, k.config_path.clone(), run_args.clone())?,
+            timeout: guest.timeout(boot_timeout, budget),
+            contents: contents(
+                k.arch,
+                &args.guest,
+                k.config_path.clone(),
+                guest.run_args(&run_args),
+            )?,
             append: args.guest.append.clone(),
             work_dir: work.0.join(format!("{}-{}", k.arch, k.release)),
         };
@@ -114,4 +134,30 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
         return Err(Error::MatrixFailed(findings));
     }
     Ok(0)
+}
+
+/// A release's numbers in order (`6.12.117+deb13-arm64` → 6, 12, 117, 13, 64), to find the
+/// newest of several.
+fn release_order(release: &str) -> Vec<u64> {
+    release
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|p| p.parse().ok())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_newest_release_sorts_last() {
+        let mut r = [
+            "6.12.95+deb12-arm64",
+            "6.12.117+deb13-arm64",
+            "6.12.90+deb12.1-arm64",
+            "6.12.43+deb12-arm64",
+        ];
+        r.sort_by_key(|x| release_order(x));
+        assert_eq!(r.last(), Some(&"6.12.117+deb13-arm64"));
+    }
 }

@@ -2,15 +2,16 @@
 
 use crate::analysis::groups::Comparisons;
 use crate::analysis::record::{self, RunSettings};
-use crate::cli::{MethodArg, RunArgs};
-use crate::engine::{driver, sequential, Plan};
+use crate::cli::{ClockArg, MethodArg, RunArgs};
+use crate::engine::{driver, quiet, sequential, Plan};
 use crate::error::Error;
+use crate::harness::clock;
 use crate::machine;
 use crate::report::{json, progress::Bar, stdout, table};
 use crate::sys::{affinity, signals};
 use std::sync::atomic::Ordering;
 use std::time::Duration;
-use syscost_record::{canonical_path_for, Environment, RunRecord, Status};
+use syscost_record::{canonical_path_for, Clock, Environment, RunRecord, Status};
 
 /// Intended length of one sample. Short, because a paired difference is only as good as its
 /// members are close in time: the noise of a VM or a shared host drifts over milliseconds, so
@@ -98,9 +99,43 @@ fn now_rfc3339() -> String {
     humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string()
 }
 
+/// With `--clock instructions`: checks that the clock counts instructions and reads it as one
+/// from now on (the workers forked later inherit that).
+fn choose_clock(args: &RunArgs) -> Result<(), Error> {
+    if args.clock == ClockArg::Instructions {
+        // The kernel's own work after its boot would share the one CPU with the samples (and
+        // with the check that the clock counts instructions).
+        let waited = quiet::settle(SETTLED_STEPS, SETTLE_MOST);
+        if waited > Duration::from_secs(2) {
+            eprintln!(
+                "syscost: waited {:.1} s of the guest's clock for the kernel's work after boot",
+                waited.as_secs_f64()
+            );
+        }
+        clock::count_instructions()?;
+    }
+    Ok(())
+}
+
+/// Where the clock counts instructions, measuring starts once the CPUs have been idle for this
+/// many steps of 100 ms in a row (the boot's background work is over)...
+const SETTLED_STEPS: u32 = 10;
+/// ...or after this long (of the guest's clock: idle time costs QEMU nothing).
+const SETTLE_MOST: Duration = Duration::from_secs(600);
+
+/// The environment as probed, with what the clock counts.
+fn environment() -> Environment {
+    let mut env = machine::probe();
+    if clock::counts_instructions() {
+        env.comparability.clock = Some(Clock::Instructions);
+    }
+    env
+}
+
 pub fn run(args: &RunArgs) -> Result<i32, Error> {
-    let started = std::time::Instant::now();
     check_numbers(args)?;
+    choose_clock(args)?;
+    let started = std::time::Instant::now();
     if args.method == MethodArg::Sequential {
         return run_sequential(args);
     }
@@ -120,7 +155,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     let stop = signals::stop_flag();
     affinity::keep_off(plan.cpu);
     let date = now_rfc3339();
-    let mut env = machine::probe();
+    let mut env = environment();
     check_destinations(&Output::of(args), &env)?;
     let opts = driver::Options {
         started,
@@ -272,6 +307,7 @@ pub fn emit(args: &Output, record: &RunRecord) -> Result<i32, Error> {
 
 /// `--method sequential`: the kernel benchmark's method, one process, five timings.
 fn run_sequential(args: &RunArgs) -> Result<i32, Error> {
+    choose_clock(args)?;
     let a = &args.select;
     if a.syscall != crate::cli::SyscallArg::Getpid || !a.only.is_empty() || !a.skip.is_empty() {
         return Err(Error::Argument(
@@ -285,7 +321,7 @@ fn run_sequential(args: &RunArgs) -> Result<i32, Error> {
     let stop = signals::stop_flag();
     affinity::keep_off(plan.cpu);
     let started = now_rfc3339();
-    let mut env = machine::probe();
+    let mut env = environment();
     check_destinations(&Output::of(args), &env)?;
     let budget = Duration::from_secs_f64(args.budget);
     eprintln!(

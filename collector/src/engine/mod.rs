@@ -7,6 +7,7 @@ mod allocate;
 pub mod driver;
 mod peer;
 mod plan;
+pub mod quiet;
 pub mod sequential;
 pub mod worker;
 

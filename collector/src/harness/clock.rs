@@ -2,11 +2,28 @@
 //! vDSO. One read costs ~30 ns; samples last milliseconds, so it is negligible. The vDSO's
 //! function is found by [`crate::sys::vdso`], not by the C library: musl's lookup misses it on
 //! kernels whose vDSO has only the GNU hash table, and every read would be a syscall.
+//!
+//! Or, where the clock counts instructions (a QEMU guest under `-icount shift=0`, `syscost run
+//! --clock instructions`): the CPU's own counter, read with one instruction — the TSC on x86,
+//! the generic timer's virtual count on arm64 — which then advances once per instruction. The
+//! kernel's clocks follow it too, but through a frequency it calibrated (999.993 MHz, refined
+//! to 1000.000 on Debian's 6.1), whose rounding moves a sample by a tick now and then; the
+//! counter itself is exact.
 
-/// Nanoseconds on CLOCK_MONOTONIC_RAW.
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Whether [`now_ns`] reads the instruction counter ([`count_instructions`]).
+static INSTRUCTIONS: AtomicBool = AtomicBool::new(false);
+
+/// Nanoseconds on CLOCK_MONOTONIC_RAW — or, once [`count_instructions`] has succeeded,
+/// instructions on the CPU's counter.
 #[inline]
 pub fn now_ns() -> u64 {
-    read(libc::CLOCK_MONOTONIC_RAW)
+    if INSTRUCTIONS.load(Ordering::Relaxed) {
+        counter()
+    } else {
+        read(libc::CLOCK_MONOTONIC_RAW)
+    }
 }
 
 /// Nanoseconds on `clock`, through the vDSO when this process has one.
@@ -23,4 +40,150 @@ pub fn read(clock: libc::clockid_t) -> u64 {
         None => unsafe { libc::clock_gettime(clock, &mut ts) },
     };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The CPU's free-running counter.
+#[cfg(target_arch = "x86_64")]
+#[inline]
+fn counter() -> u64 {
+    // SAFETY: RDTSC has no preconditions (Linux leaves it allowed to user space).
+    unsafe { core::arch::x86_64::_rdtsc() }
+}
+
+/// The CPU's free-running counter.
+#[cfg(target_arch = "aarch64")]
+#[inline]
+fn counter() -> u64 {
+    let v: u64;
+    // SAFETY: Linux lets user space read the virtual count (the vDSO does); ISB orders it after
+    // the instructions before it.
+    unsafe { core::arch::asm!("isb", "mrs {v}, cntvct_el0", v = out(reg) v, options(nostack)) };
+    v
+}
+
+/// The counter's frequency, when the architecture says it (arm64's CNTFRQ_EL0).
+#[cfg(target_arch = "aarch64")]
+fn counter_hz() -> Option<u64> {
+    let v: u64;
+    // SAFETY: CNTFRQ_EL0 is readable from user space wherever the counter is.
+    unsafe { core::arch::asm!("mrs {v}, cntfrq_el0", v = out(reg) v, options(nostack)) };
+    Some(v)
+}
+
+#[cfg(target_arch = "x86_64")]
+fn counter_hz() -> Option<u64> {
+    None
+}
+
+/// Runs `n` (at least 1) iterations of a loop of exactly two instructions.
+#[cfg(target_arch = "x86_64")]
+#[inline(never)]
+fn two_per_iteration(n: u64) {
+    // SAFETY: a register countdown, nothing else.
+    unsafe {
+        core::arch::asm!("2:", "dec {n}", "jnz 2b", n = inout(reg) n.max(1) => _,
+            options(nomem, nostack));
+    }
+}
+
+/// Runs `n` (at least 1) iterations of a loop of exactly two instructions.
+#[cfg(target_arch = "aarch64")]
+#[inline(never)]
+fn two_per_iteration(n: u64) {
+    // SAFETY: a register countdown, nothing else.
+    unsafe {
+        core::arch::asm!("2:", "subs {n}, {n}, #1", "b.ne 2b", n = inout(reg) n.max(1) => _,
+            options(nomem, nostack));
+    }
+}
+
+/// Why the clock is not taken for an instruction counter.
+#[derive(Debug, thiserror::Error)]
+pub enum ClockError {
+    #[error(
+        "the CPU's counter runs at {hz} Hz, so it does not tick once per instruction (QEMU's \
+         arm64 CPUs need cntfrq=1000000000 before QEMU 9.0, as syscost lab sets it)"
+    )]
+    Frequency { hz: u64 },
+    #[error(
+        "the clock does not count instructions: {extra} more iterations of a two-instruction \
+         loop advanced it by {seen:?} ticks, not {want} each time (this is not a QEMU guest \
+         under -icount shift=0; syscost lab --count instructions boots one)"
+    )]
+    NotExact {
+        extra: u64,
+        want: u64,
+        seen: Vec<u64>,
+    },
+}
+
+/// Iterations of the check's shorter loop; the longer runs twice as many.
+const CHECK_ITERATIONS: u64 = 100_000;
+/// Exact readings the check needs, and how many it may take (a timer interrupt inside a loop
+/// spoils a reading).
+const CHECK_EXACT: usize = 3;
+const CHECK_TRIES: usize = 12;
+
+/// Makes [`now_ns`] read the CPU's counter as an instruction counter, after checking that it
+/// is one: `N` more iterations of a loop of two instructions must advance it by exactly `2N`,
+/// three times, and the shorter loop must read the same each of those times. A clock that keeps
+/// time does not (the loop's time varies, and is not two ticks an iteration to the tick); an
+/// instruction count does, but for a reading an interrupt fell into.
+pub fn count_instructions() -> Result<(), ClockError> {
+    if let Some(hz) = counter_hz().filter(|&hz| hz != 1_000_000_000) {
+        return Err(ClockError::Frequency { hz });
+    }
+    // One function reads the counter around both loops, the count a value it cannot see
+    // through: the instructions around the loop are the same for both (inlined twice, the
+    // compiler may move a constant's load across the first read in one copy and not the other).
+    #[inline(never)]
+    fn time(n: u64) -> u64 {
+        let n = std::hint::black_box(n);
+        let t0 = counter();
+        two_per_iteration(n);
+        counter().wrapping_sub(t0)
+    }
+    let want = 2 * CHECK_ITERATIONS;
+    let mut seen = Vec::new();
+    let mut shorts = Vec::new();
+    for _ in 0..CHECK_TRIES {
+        let short = time(CHECK_ITERATIONS);
+        let long = time(2 * CHECK_ITERATIONS);
+        seen.push(long.wrapping_sub(short));
+        if long.wrapping_sub(short) == want {
+            shorts.push(short);
+            if shorts.iter().filter(|&&s| s == short).count() >= CHECK_EXACT {
+                INSTRUCTIONS.store(true, Ordering::Relaxed);
+                return Ok(());
+            }
+        }
+    }
+    Err(ClockError::NotExact {
+        extra: CHECK_ITERATIONS,
+        want,
+        seen,
+    })
+}
+
+/// Whether [`now_ns`] counts instructions.
+pub fn counts_instructions() -> bool {
+    INSTRUCTIONS.load(Ordering::Relaxed)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A machine's clock keeps time: it is refused as an instruction counter, with what it
+    /// read, and `now_ns` stays on CLOCK_MONOTONIC_RAW.
+    #[test]
+    fn a_clock_that_keeps_time_is_no_instruction_counter() {
+        match count_instructions() {
+            Err(ClockError::NotExact { seen, .. }) => assert_eq!(seen.len(), CHECK_TRIES),
+            // Only an arm64 machine whose counter is not at 1 GHz stops before.
+            Err(ClockError::Frequency { hz }) => assert_ne!(hz, 1_000_000_000),
+            Ok(()) => panic!("this test machine's clock counted instructions"),
+        }
+        assert!(!counts_instructions());
+    }
 }

@@ -60,12 +60,15 @@ impl Arch {
 
     /// The CPU model: everything TCG can emulate, or the host's own CPU under KVM. On arm64,
     /// pointer authentication uses QEMU's own (fast) algorithm: the architected QARMA cipher
-    /// makes every signed return several times slower to emulate.
-    pub fn cpu_model(self, kvm: bool) -> &'static str {
-        match (self, kvm) {
-            (_, true) => "host",
-            (Arch::X86_64, false) => "max",
-            (Arch::Aarch64, false) => "max,pauth-impdef=on",
+    /// makes every signed return several times slower to emulate. When the clock counts
+    /// instructions, arm64's generic timer runs at 1 GHz — one tick per instruction under
+    /// `-icount shift=0` — where QEMU before 9.0 defaults to 62.5 MHz (a tick every 16).
+    pub fn cpu_model(self, kvm: bool, instructions: bool) -> &'static str {
+        match (self, kvm, instructions) {
+            (_, true, _) => "host",
+            (Arch::X86_64, false, _) => "max",
+            (Arch::Aarch64, false, false) => "max,pauth-impdef=on",
+            (Arch::Aarch64, false, true) => "max,pauth-impdef=on,cntfrq=1000000000",
         }
     }
 

@@ -25,6 +25,9 @@ pub enum Need {
     /// Clock reads served by the vDSO: the clocksource has a vDSO mode (read from the record,
     /// which the guest's probe filled).
     VdsoClock,
+    /// A second CPU the run may use (read from the record: the guest's vCPUs, or the CPUs its
+    /// probe counted).
+    SecondCpu,
     /// Something neither version nor config tells (the fmod_ret target being on the
     /// error-injection list): a skip is explained when its reason contains this text.
     Undecidable(&'static str),
@@ -47,6 +50,17 @@ impl Need {
             Need::VdsoClock => r
                 .and_then(|r| r.environment.incidental.clocksource.as_deref())
                 .map(|c| VDSO_CLOCKSOURCES.contains(&c)),
+            // The guest's vCPUs as the host started it (a TCG guest's cpuinfo may count
+            // otherwise), else what the probe counted.
+            Need::SecondCpu => r
+                .and_then(|r| {
+                    (r.environment.lab.as_ref().map(|l| l.vcpus)).or(r
+                        .environment
+                        .comparability
+                        .cpu
+                        .logical_cpus)
+                })
+                .map(|n| n >= 2),
             Need::Undecidable(_) => None,
         }
     }
@@ -57,6 +71,7 @@ impl Need {
             Need::Since(a, b) => format!("{a}.{b}"),
             Need::Config(name) => name.to_string(),
             Need::VdsoClock => "vDSO".to_string(),
+            Need::SecondCpu => "second CPU".to_string(),
             Need::Undecidable(text) => text.to_string(),
         }
     }
@@ -67,6 +82,7 @@ impl Need {
             Need::Since(a, b) => format!("< {a}.{b}"),
             Need::Config(name) => format!("no {}", name.trim_start_matches("CONFIG_")),
             Need::VdsoClock => "no vDSO clock".to_string(),
+            Need::SecondCpu => "one CPU".to_string(),
             Need::Undecidable(text) => text.to_string(),
         }
     }
@@ -84,6 +100,9 @@ pub const RULES: &[(&str, &[Need])] = &[
     // SECCOMP_RET_LOG writes through audit_seccomp(), built with syscall auditing.
     ("seccomp.log", &[Need::Config("CONFIG_AUDITSYSCALL")]),
     ("ptrace.sysemu", &[Need::VdsoClock]),
+    // Cross-CPU round trips; their `.same_cpu` twins measure the one-CPU case.
+    ("seccomp.user_notif", &[Need::SecondCpu]),
+    ("ptrace.syscall", &[Need::SecondCpu]),
     ("*bpf.tp", &[Need::Config("CONFIG_FTRACE_SYSCALLS")]),
     ("*bpf.kprobe", &[Need::Config("CONFIG_KPROBE_EVENTS")]),
     ("*bpf.kretprobe", &[Need::Config("CONFIG_KPROBE_EVENTS")]),
@@ -620,6 +639,33 @@ mod tests {
             judge(&k, &r, "seccomp.user_notif.sync_wake"),
             Cell::MeasuredAnyway(vec!["< 6.6".into()])
         );
+    }
+
+    /// The cross-CPU round trips skip on a one-CPU guest (an instruction-counting one), and
+    /// only there: the record's CPUs decide.
+    #[test]
+    fn a_cross_cpu_skip_is_explained_by_one_cpu_only() {
+        let k = kernel("6.1.0-50-amd64", "");
+        let reason = "needs a second CPU: this run may use one, so the tracer would share the \
+                      timed loop's CPU, which ptrace.syscall.same_cpu measures";
+        let mut r = record(vec![result(
+            "ptrace.syscall",
+            Status::Skipped,
+            Some(reason),
+        )]);
+        r.environment.comparability.cpu.logical_cpus = Some(1);
+        assert_eq!(
+            judge(&k, &r, "ptrace.syscall"),
+            Cell::Skipped(vec!["one CPU".into()])
+        );
+        r.environment.comparability.cpu.logical_cpus = Some(2);
+        assert!(matches!(
+            judge(&k, &r, "ptrace.syscall"),
+            Cell::Unexplained(_)
+        ));
+        // The one-CPU twin needs nothing.
+        assert!(needs("ptrace.syscall.same_cpu").is_empty());
+        assert_eq!(needs("seccomp.user_notif"), vec![Need::SecondCpu]);
     }
 
     #[test]

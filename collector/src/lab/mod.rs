@@ -28,7 +28,7 @@ use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::AtomicBool;
 use std::time::Duration;
-use syscost_record::{Accelerator, RunRecord};
+use syscost_record::{Accelerator, Clock, KernelPackage, RunRecord};
 
 /// Console lines an error shows.
 pub const TAIL_LINES: usize = 40;
@@ -50,6 +50,8 @@ pub struct Spec {
     pub kernel: PathBuf,
     pub arch: Arch,
     pub accel: AccelChoice,
+    /// What the guest's clock counts: instructions only under TCG, with `-icount`.
+    pub clock: Clock,
     pub config: Option<PathBuf>,
     pub cpus: u32,
     pub mem_mib: u32,
@@ -105,6 +107,19 @@ pub enum LabError {
     },
     #[error("--accel kvm: KVM cannot be used: {0}")]
     KvmUnavailable(qemu::NoKvm),
+    #[error(
+        "--cpus {cpus} with --count instructions needs QEMU 8.1 or later; this is {qemu}. \
+         Before 8.1, QEMU's single-threaded TCG gives a vCPU under -icount all the instructions \
+         until the next timer: one that spins waiting for another (Linux's SMP bring-up, an IPI \
+         that waits for its answer) starves it, and the guest hangs (QEMU commit \"ensure \
+         fairness with icount\", 8.1). Use --cpus 1"
+    )]
+    IcountSmp { cpus: u32, qemu: String },
+    #[error(
+        "the guest's record says its clock counted {got:?}, not {want:?}: it was not made by the \
+         syscost this lab put into the guest"
+    )]
+    ClockMismatch { got: Clock, want: Clock },
     #[error(transparent)]
     Initramfs(#[from] InitramfsError),
     #[error("cannot prepare {}: {source}", path.display())]
@@ -213,6 +228,26 @@ pub fn config_beside(image: &Path) -> Option<PathBuf> {
         .find(|c| c.is_file())
 }
 
+/// The distribution package `scripts/lab-kernels` noted in `SOURCE` beside an image it
+/// unpacked (`package linux-image-6.1.0-50-amd64=6.1.176-1:amd64`, `suite bookworm`).
+pub fn package_beside(image: &Path) -> Option<KernelPackage> {
+    let text = std::fs::read_to_string(image.parent()?.join("SOURCE")).ok()?;
+    let field = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(key)?.strip_prefix(' '))
+            .map(str::trim)
+    };
+    let package = field("package")?;
+    // NAME=VERSION:ARCH (a kernel package's version has no epoch, but allow one).
+    let (name, rest) = package.split_once('=')?;
+    let version = rest.rsplit_once(':').map_or(rest, |(v, _)| v);
+    (!name.is_empty() && !version.is_empty()).then(|| KernelPackage {
+        name: name.to_string(),
+        version: version.to_string(),
+        suite: field("suite").filter(|s| !s.is_empty()).map(str::to_string),
+    })
+}
+
 /// Boots `spec`'s kernel, runs syscost in it and returns its record with the lab facts. `say`
 /// gets what the user should know on the way (the accelerator, a fallback to TCG).
 pub fn run(
@@ -221,11 +256,20 @@ pub fn run(
     say: &mut dyn FnMut(String),
 ) -> Result<Outcome, LabError> {
     let arch = spec.arch;
+    // The host's date: a guest that counts instructions has its clock set to a fixed one.
+    let started = humantime::format_rfc3339_seconds(std::time::SystemTime::now()).to_string();
     let qemu_version = qemu::version(arch).map_err(|source| LabError::NoQemu {
         binary: arch.qemu_binary(),
         package: arch.qemu_package(),
         source,
     })?;
+    let counting = spec.clock == Clock::Instructions;
+    if counting && spec.cpus > 1 && qemu::version_number(&qemu_version) < Some((8, 1)) {
+        return Err(LabError::IcountSmp {
+            cpus: spec.cpus,
+            qemu: qemu_version,
+        });
+    }
     let kernel_sha256 = sha256_file(&spec.kernel).map_err(|source| LabError::Kernel {
         path: spec.kernel.clone(),
         source,
@@ -246,6 +290,8 @@ pub fn run(
     initramfs::build(&spec.contents, &initrd)?;
 
     let mut kvm = match spec.accel {
+        // QEMU counts instructions only when it translates them.
+        _ if counting => false,
         AccelChoice::Tcg => false,
         AccelChoice::Kvm => {
             qemu::kvm_available(arch).map_err(LabError::KvmUnavailable)?;
@@ -267,6 +313,7 @@ pub fn run(
         let boot = qemu::Boot {
             arch,
             kvm,
+            instructions: counting,
             cpus: spec.cpus,
             mem_mib: spec.mem_mib,
             kernel: spec.kernel.clone(),
@@ -378,6 +425,13 @@ pub fn run(
             });
         }
         let record: RunRecord = serde_json::from_slice(&framed.body).map_err(LabError::Record)?;
+        let got = record.environment.comparability.clock();
+        if got != spec.clock {
+            return Err(LabError::ClockMismatch {
+                got,
+                want: spec.clock,
+            });
+        }
         let accelerator = if kvm {
             Accelerator::Kvm
         } else {
@@ -395,14 +449,48 @@ pub fn run(
             kernel_config_sha256: config_sha256,
             kvm_fallback: fallback,
             boot_s: boot_s.map(|b| (b * 10.0).round() / 10.0),
+            icount: counting.then(|| qemu::ICOUNT.to_string()),
+            seed: counting.then_some(qemu::SEED),
+            kernel_package: package_beside(&spec.kernel),
         };
         return Ok(Outcome {
-            record: facts::apply(record, lab),
+            record: facts::apply(record, lab, &started),
             guest_exit: framed.exit,
             console: seen.console,
             accelerator,
             boot_s,
             total_s: seen.elapsed,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The package `scripts/lab-kernels` noted beside an image is the record's provenance; a
+    /// kernel without that note (built by hand) has none.
+    #[test]
+    fn the_package_noted_beside_an_image_is_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("vmlinuz-6.1.0-50-amd64");
+        std::fs::write(&image, b"x").unwrap();
+        assert_eq!(package_beside(&image), None);
+        std::fs::write(
+            dir.path().join("SOURCE"),
+            "package linux-image-6.1.0-50-amd64=6.1.176-1:amd64\nsuite bookworm\n\
+             linux-image-6.1.0-50-amd64_6.1.176-1_amd64.deb 0123\n",
+        )
+        .unwrap();
+        assert_eq!(
+            package_beside(&image),
+            Some(KernelPackage {
+                name: "linux-image-6.1.0-50-amd64".into(),
+                version: "6.1.176-1".into(),
+                suite: Some("bookworm".into()),
+            })
+        );
+        std::fs::write(dir.path().join("SOURCE"), "package nonsense\n").unwrap();
+        assert_eq!(package_beside(&image), None);
     }
 }

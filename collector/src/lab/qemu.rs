@@ -15,6 +15,16 @@ use std::time::{Duration, Instant};
 
 /// What the kernel prints first once its console is up: the sign that it booted at all.
 pub const LIFE_SIGN: &str = "Linux version ";
+/// QEMU's `-icount` when the guest's clock counts instructions: one virtual nanosecond per
+/// instruction (`shift=0`), and idle time skipped rather than waited for (`sleep=off`).
+pub const ICOUNT: &str = "shift=0,sleep=off";
+/// QEMU's `-seed` then: the guest's random numbers (RDRAND, RNDR, the arm64 KASLR seed in the
+/// device tree) come from a generator seeded with it instead of the host's.
+pub const SEED: u64 = 1;
+/// And its real-time clock: starts at this date and follows the virtual clock. The boot's
+/// randomness mixes in the wall-clock time; with both fixed, two boots run the same
+/// instructions.
+pub const RTC: &str = "base=2026-01-01T00:00:00,clock=vm";
 /// How long QEMU may take to power off after the record has arrived.
 const POWEROFF_GRACE: Duration = Duration::from_secs(15);
 const POLL: Duration = Duration::from_millis(50);
@@ -24,6 +34,8 @@ const POLL: Duration = Duration::from_millis(50);
 pub struct Boot {
     pub arch: Arch,
     pub kvm: bool,
+    /// The guest's clock counts instructions ([`ICOUNT`], [`SEED`], [`RTC`]); TCG only.
+    pub instructions: bool,
     pub cpus: u32,
     pub mem_mib: u32,
     pub kernel: PathBuf,
@@ -38,7 +50,7 @@ pub struct Boot {
 
 impl Boot {
     pub fn cpu_model(&self) -> &'static str {
-        self.arch.cpu_model(self.kvm)
+        self.arch.cpu_model(self.kvm, self.instructions)
     }
 
     /// The kernel command line.
@@ -53,6 +65,13 @@ impl Boot {
         // ticks fails on a busy host ("IO-APIC + timer doesn't work!", a panic).
         if self.arch == Arch::X86_64 && !self.kvm {
             s.push_str(" tsc=reliable no_timer_check");
+        }
+        // Counting instructions, timers run off the periodic tick: in high-resolution mode,
+        // 7.x arms an hrtimer at every other context switch of a one-CPU guest, and its
+        // interrupt (some 700 instructions) lands in the next sample of whichever scenario
+        // runs then — half the samples of every scenario read a call higher.
+        if self.instructions && !self.kvm {
+            s.push_str(" highres=off");
         }
         if !self.append.trim().is_empty() {
             s.push(' ');
@@ -115,6 +134,16 @@ impl Boot {
                 "chardev:record".into(),
             ]);
         }
+        if self.instructions && !self.kvm {
+            v.extend([
+                "-icount".into(),
+                ICOUNT.into(),
+                "-seed".into(),
+                SEED.to_string(),
+                "-rtc".into(),
+                RTC.into(),
+            ]);
+        }
         v
     }
 
@@ -162,6 +191,20 @@ pub fn version(arch: Arch) -> std::io::Result<String> {
         )));
     }
     Ok(first)
+}
+
+/// Major and minor of `qemu-system-* --version`'s first line ("QEMU emulator version 7.2.22
+/// (Debian ...)" → (7, 2)).
+pub fn version_number(line: &str) -> Option<(u32, u32)> {
+    let v = line.split("version ").nth(1)?.split_whitespace().next()?;
+    let mut parts = v.split('.').map(|p| p.parse::<u32>().ok());
+    Some((parts.next()??, parts.next()??))
+}
+
+/// The upstream version in `qemu-system-* --version`'s first line ("7.2.22").
+pub fn version_text(line: &str) -> Option<&str> {
+    let v = line.split("version ").nth(1)?.split_whitespace().next()?;
+    v.chars().next()?.is_ascii_digit().then_some(v)
 }
 
 /// Bytes appended to a file since the last read.
@@ -392,6 +435,7 @@ mod tests {
         Boot {
             arch,
             kvm,
+            instructions: false,
             cpus: 2,
             mem_mib: 1024,
             kernel: "/k".into(),
@@ -427,6 +471,37 @@ mod tests {
         );
         assert!(a.contains("console=ttyAMA0"));
         assert!(!a.contains("chardev:record"), "{a}");
+        assert!(!x.contains("-icount") && !a.contains("cntfrq"));
+        let counting = |arch| Boot {
+            instructions: true,
+            ..boot(arch, false)
+        };
+        let xi = counting(Arch::X86_64).args().join(" ");
+        assert!(xi.contains("no_timer_check highres=off"), "{xi}");
+        assert!(
+            xi.contains("-icount shift=0,sleep=off -seed 1 -rtc base=2026-01-01T00:00:00,clock=vm"),
+            "{xi}"
+        );
+        let ai = counting(Arch::Aarch64).args().join(" ");
+        assert!(
+            ai.contains("-cpu max,pauth-impdef=on,cntfrq=1000000000") && ai.contains("-icount"),
+            "{ai}"
+        );
+    }
+
+    #[test]
+    fn versions_are_read_from_the_first_line() {
+        let debian = "QEMU emulator version 7.2.22 (Debian 1:7.2+dfsg-7+deb12u18+b3)";
+        assert_eq!(version_number(debian), Some((7, 2)));
+        assert_eq!(version_text(debian), Some("7.2.22"));
+        assert_eq!(
+            version_number("QEMU emulator version 10.0.2"),
+            Some((10, 0))
+        );
+        assert!(version_number("QEMU emulator version 7.2.22") < Some((8, 1)));
+        assert!(version_number("QEMU emulator version 8.1.0") >= Some((8, 1)));
+        assert_eq!(version_number("qemu"), None);
+        assert_eq!(version_text("QEMU emulator version x"), None);
     }
 
     #[test]

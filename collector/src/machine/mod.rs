@@ -115,6 +115,8 @@ pub fn probe() -> Environment {
             bpf_jit_harden: read_trim("/proc/sys/net/core/bpf_jit_harden"),
             seccomp_actions_avail: read_trim("/proc/sys/kernel/seccomp/actions_avail"),
             kernel_config: kconfig::relevant(&release),
+            clock: None,
+            emulator: None,
         },
         incidental: Incidental {
             machine_hash: Some(machine_hash),

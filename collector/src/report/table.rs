@@ -1,7 +1,7 @@
 //! The human-readable report: one table per family, then estimates and expectations.
 
 use std::fmt::Write;
-use syscost_record::{RunRecord, Status, StopReason, Verdict};
+use syscost_record::{Clock, RunRecord, Status, StopReason, Verdict};
 
 fn num(v: f64) -> String {
     if v.abs() >= 100.0 {
@@ -63,6 +63,15 @@ pub fn short_reason(reason: &str, width: usize) -> String {
 pub fn render(r: &RunRecord) -> String {
     let mut out = String::new();
     let env = &r.environment.comparability;
+    // The unit of every number: ns, or instructions when the clock counted them.
+    let (unit, per_op, took) = match env.clock() {
+        Clock::Time => ("ns", "ns per operation", ""),
+        Clock::Instructions => (
+            "instr",
+            "instructions per operation (emulated: path length, not time)",
+            " of the guest's clock, 10⁹ instructions a second",
+        ),
+    };
     let cpu = env.cpu.model_name.as_deref().unwrap_or("unknown CPU");
     let virt = match &env.virtualization.hypervisor {
         Some(h) => format!("{} ({h})", env.virtualization.kind),
@@ -97,7 +106,7 @@ pub fn render(r: &RunRecord) -> String {
     };
     let _ = writeln!(
         out,
-        "{} rounds in {} ({reached}); {intervals}, ns per operation; n = samples\n",
+        "{} rounds in {}{took} ({reached}); {intervals}, {per_op}; n = samples\n",
         s.rounds,
         s.duration_s
             .map_or("an unknown time".to_string(), |d| format!("{d:.1} s"))
@@ -114,7 +123,13 @@ pub fn render(r: &RunRecord) -> String {
         let _ = writeln!(
             out,
             "  {:<28} {:>10} {:>10} {:>5} {:>12} {:>10} {:>9}  vs",
-            "scenario", "ns/op", "±CI", "n", "overhead ns", "±CI", "overhead"
+            "scenario",
+            format!("{unit}/op"),
+            "±CI",
+            "n",
+            format!("overhead {unit}"),
+            "±CI",
+            "overhead"
         );
         for res in r.results.iter().filter(|x| x.family == fam) {
             match res.status {
@@ -175,7 +190,7 @@ pub fn render(r: &RunRecord) -> String {
     if !missed.is_empty() {
         let _ = writeln!(
             out,
-            "targets not met (95% CI half-width, ns; furthest first{})",
+            "targets not met (95% CI half-width, {unit}; furthest first{})",
             if missed.len() > MISSED_SHOWN {
                 format!(", {MISSED_SHOWN} of {}", missed.len())
             } else {

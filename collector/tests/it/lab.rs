@@ -252,3 +252,108 @@ fn the_matrix_of_5_10_x86_64_and_6_12_arm64_has_no_findings() {
 /// budget under TCG; the full matrix, scripts/lab-matrix, runs them).
 pub const CI_BUDGET: &str = "40";
 pub const CI_RUN_ARGS: &[&str] = &["--skip", "attach.*"];
+
+/// A kernel booted twice with a clock that counts instructions gives the same median, to half
+/// an instruction, for every scenario, overhead and estimate: the guest's randomness and clock
+/// are seeded, and on its one vCPU nothing depends on another CPU (the cross-CPU round trips
+/// skip, naming their one-CPU twins). The numbers are instructions, labelled so.
+#[test]
+#[ignore = "needs qemu-system-x86 (scripts/test-tools), the 5.10 kernel (scripts/lab-kernels x86_64:5.10) and the static build (cargo build -p syscost --target x86_64-unknown-linux-musl)"]
+fn two_boots_counting_instructions_give_the_same_medians() {
+    let _g = one_guest();
+    let (image, _) = kernel("x86_64", "5.10");
+    let boot = || {
+        let o = lab(&[
+            "--kernel",
+            image.to_str().unwrap(),
+            "--count",
+            "instructions",
+            "--json",
+            "--",
+            "--budget",
+            CI_BUDGET,
+        ]
+        .into_iter()
+        .chain(CI_RUN_ARGS.iter().copied())
+        .collect::<Vec<_>>());
+        let err = String::from_utf8_lossy(&o.stderr).into_owned();
+        let r: RunRecord = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("no record ({e}), status {:?}:\n{err}", o.status));
+        assert_eq!(o.status.code(), Some(0), "{err}");
+        r
+    };
+    let (a, b) = (boot(), boot());
+    for r in [&a, &b] {
+        assert!(r.counts_instructions() && r.is_emulated());
+        let l = r.environment.lab.as_ref().expect("lab facts");
+        assert_eq!(
+            (l.vcpus, l.icount.as_deref()),
+            (1, Some("shift=0,sleep=off"))
+        );
+        let e = r
+            .environment
+            .comparability
+            .emulator
+            .as_ref()
+            .expect("emulator");
+        assert_eq!((e.name.as_str(), e.cpu_model.as_str()), ("QEMU", "max"));
+        assert!(
+            syscost_record::validate(r).is_empty(),
+            "{:?}",
+            syscost_record::validate(r)
+        );
+        for id in ["seccomp.user_notif", "ptrace.syscall"] {
+            let reason = result(r, id).reason.as_deref().unwrap_or_default();
+            assert!(reason.starts_with("needs a second CPU"), "{id}: {reason}");
+        }
+    }
+    let mut compared = 0;
+    let mut differ = Vec::new();
+    let mut same = |what: String, x: Option<f64>, y: Option<f64>| {
+        compared += 1;
+        match (x, y) {
+            (Some(x), Some(y)) if (x - y).abs() <= 0.5 => {}
+            (None, None) => {}
+            _ => differ.push(format!("{what}: {x:?} and {y:?}")),
+        }
+    };
+    for x in &a.results {
+        let y = result(&b, &x.id);
+        assert_eq!(
+            x.status, y.status,
+            "{}: {:?} / {:?}",
+            x.id, x.reason, y.reason
+        );
+        same(format!("{} median", x.id), x.median_ns, y.median_ns);
+        same(
+            format!("{} overhead", x.id),
+            x.overhead.as_ref().map(|o| o.median_ns),
+            y.overhead.as_ref().map(|o| o.median_ns),
+        );
+    }
+    for x in &a.estimates {
+        let y = b.estimate(&x.id).expect("the same estimates");
+        same(
+            format!("estimate {}", x.id),
+            Some(x.median_ns),
+            Some(y.median_ns),
+        );
+    }
+    assert!(
+        differ.is_empty(),
+        "{} of {compared} differ:\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+    // The paths themselves, in instructions: 5.10 has no seccomp action cache, so a second
+    // constant filter costs a filter run more than one; getpid is a few hundred.
+    let native = result(&a, "native").median_ns.unwrap();
+    assert!((100.0..2000.0).contains(&native), "{native}");
+    let overhead = |id: &str| result(&a, id).overhead.as_ref().unwrap().median_ns;
+    assert!(
+        overhead("seccomp.bitmap.2") > overhead("seccomp.bitmap.1") + 10.0,
+        "{} vs {}",
+        overhead("seccomp.bitmap.2"),
+        overhead("seccomp.bitmap.1")
+    );
+}

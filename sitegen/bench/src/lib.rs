@@ -595,6 +595,8 @@ fn environment(m: &Machine, release: &str, seq: usize) -> Environment {
                 "kill_process kill_thread trap errno user_notif trace log allow".to_string(),
             ),
             kernel_config,
+            clock: None,
+            emulator: None,
         },
         incidental: Incidental {
             machine_hash: Some(m.hash.clone()),

@@ -31,6 +31,21 @@ pub struct ChartSpec {
     pub anchor: String,
 }
 
+/// The anchor of an architecture's chart on a metric page: its measured runs', or its
+/// instruction counts' (a chart of their own: never drawn with times).
+pub fn chart_anchor(arch: &str, instructions: bool) -> String {
+    if instructions {
+        crate::fmt::slug(&format!("{arch} instructions"))
+    } else {
+        crate::fmt::slug(arch)
+    }
+}
+
+/// How an architecture's chart of instruction counts is named beside its measured one.
+pub fn counted_title(arch: &str) -> String {
+    format!("{arch}, instruction counts (emulated)")
+}
+
 impl ChartSpec {
     /// A chart of registry metric `m`, named as its headline name when it has one.
     pub fn of(reg: &Registry, m: u32, title: String, anchor: String) -> ChartSpec {
@@ -174,6 +189,8 @@ pub struct Chart {
     slug: String,
     svg: Option<String>,
     caption: String,
+    /// What its numbers are: `ns per operation`, or instructions per operation.
+    unit: &'static str,
     legend: Vec<LegendItem>,
     hidden: usize,
     heads: Vec<ChartHead>,
@@ -208,8 +225,16 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
     } = spec;
     let links = Links;
     let drawn = t.lines.len().min(MAX_LINES);
+    // A chart's series share one unit: instruction counts are never drawn with times.
+    let (unit, unit_words) = match t.lines.first() {
+        Some((s, ..)) if s.instructions => (
+            "instructions",
+            "instructions per operation (emulated: path length, not time)",
+        ),
+        _ => ("ns", "ns per operation"),
+    };
     let desc = format!(
-        "{} in ns per operation over {} kernel version{} ({} to {}), {} series{}. The same numbers are in the table next to the chart.",
+        "{} in {unit_words} over {} kernel version{} ({} to {}), {} series{}. The same numbers are in the table next to the chart.",
         label,
         t.kernels.len(),
         if t.kernels.len() == 1 { "" } else { "s" },
@@ -233,7 +258,7 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
                 points: pts.clone(),
             })
             .collect(),
-        y_label: format!("{short} (ns)"),
+        y_label: format!("{short} ({unit})"),
     };
     // The table pivots the drawn series: one row per kernel, one column per series.
     let drawn_lines = &t.lines[..drawn];
@@ -249,7 +274,8 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
         .collect();
     Chart {
         svg: chart::trend_svg(&trend),
-        caption: format!("{label} — ns per operation, by kernel version"),
+        caption: format!("{label} — {unit_words}, by kernel version"),
+        unit: unit_words,
         legend: t.lines[..drawn]
             .iter()
             .enumerate()

@@ -389,6 +389,8 @@ struct ChangeOut<'a> {
     metric: String,
     from: &'a str,
     to: &'a str,
+    /// What the `*_ns` numbers count: `ns`, or `instructions` (an instruction-count series).
+    unit: &'static str,
     from_median_ns: f64,
     to_median_ns: f64,
     delta_ns: f64,
@@ -411,6 +413,7 @@ fn change_out<'a>(d: &'a Data, c: &'a Change) -> ChangeOut<'a> {
         metric: k.label(),
         from: &c.from,
         to: &c.to,
+        unit: c.series.number_unit(),
         from_median_ns: c.from_point.median,
         to_median_ns: c.to_point.median,
         delta_ns: c.pair.diff.delta,
@@ -546,20 +549,21 @@ fn change_entry(reg: &Registry, c: &Change, abs: &dyn Fn(&str) -> String) -> Fee
             if up { "rose" } else { "fell" },
             c.from,
             c.to,
-            fmt::difference(&c.pair.diff),
+            fmt::difference_in(&c.pair.diff, c.series.number_unit()),
             c.series.arch,
             c.series.id()
         ),
         updated: c.date.clone().unwrap_or_default(),
         href: abs(&Links.series_metric(&c.series, &k.slug())),
         summary: format!(
-            "{}: {} on {}, {} on {}; noise floor {} ns. Series: {}",
+            "{}: {} on {}, {} on {}; noise floor {} {}. Series: {}",
             k.label(),
             fmt::point(&c.from_point),
             c.from,
             fmt::point(&c.to_point),
             c.to,
             fmt::ns(c.pair.floor),
+            c.series.number_unit(),
             c.series.sentence()
         ),
     }
@@ -577,7 +581,12 @@ fn run_entry(
         .zip(headline)
         .filter_map(|(m, id)| {
             let v = r.values.get((*id)?)?;
-            Some(format!("{}: {} ns", m.short, fmt::val(&v)))
+            Some(format!(
+                "{}: {} {}",
+                m.short,
+                fmt::val(&v),
+                r.series.number_unit()
+            ))
         })
         .take(6)
         .collect::<Vec<_>>()

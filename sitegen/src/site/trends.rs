@@ -54,7 +54,14 @@ fn series_trends(runs: &[RunInfo], s: &SeriesRuns) -> Vec<MetricTrend> {
     let approx = approximate(s);
     per.into_iter()
         .enumerate()
-        .filter_map(|(metric, slots)| Some(trend_of(metric as u32, &slots?, &approx)))
+        .filter_map(|(metric, slots)| {
+            Some(trend_of(
+                metric as u32,
+                &slots?,
+                &approx,
+                s.key.instructions,
+            ))
+        })
         .collect()
 }
 
@@ -70,7 +77,7 @@ pub fn series_trend(runs: &[RunInfo], s: &SeriesRuns, metric: u32) -> Option<Met
             }
         }
     }
-    any.then(|| trend_of(metric, &slots, &approximate(s)))
+    any.then(|| trend_of(metric, &slots, &approximate(s), s.key.instructions))
 }
 
 /// Which of a series' versions are known only approximately (`≈5.9-rc`).
@@ -82,8 +89,14 @@ fn approximate(s: &SeriesRuns) -> Vec<bool> {
 }
 
 /// Versions known only approximately are drawn but never judged: a step into or out of one
-/// could not say between which releases it happened.
-fn trend_of(metric: u32, slots: &[Vec<(Val, bool)>], approx: &[bool]) -> MetricTrend {
+/// could not say between which releases it happened. Instruction counts are judged by their
+/// own rule ([`changes::judge_counts`]).
+fn trend_of(
+    metric: u32,
+    slots: &[Vec<(Val, bool)>],
+    approx: &[bool],
+    counted: bool,
+) -> MetricTrend {
     let points: Vec<Option<Point>> = slots.iter().map(|v| usable_point(v)).collect();
     let mut judged = Vec::new();
     let mut input = Vec::new();
@@ -106,7 +119,11 @@ fn trend_of(metric: u32, slots: &[Vec<(Val, bool)>], approx: &[bool]) -> MetricT
     MetricTrend {
         metric,
         points,
-        pairs: changes::judge(&input),
+        pairs: if counted {
+            changes::judge_counts(&input)
+        } else {
+            changes::judge(&input)
+        },
         judged,
     }
 }

@@ -229,6 +229,67 @@ fn emulated_records_are_refused_unless_allowed() {
     assert!(out.contains("virtualization.kind"), "{out}");
 }
 
+/// An instruction count is emulated by design and says so in its key: data/ takes it without
+/// --allow-emulated. Built, two kernel versions of one instruction-count series make a trend
+/// whose moves are judged in instructions (any whole instruction beyond both intervals), and
+/// the home page leads to it.
+#[test]
+fn instruction_counts_belong_in_data_and_step_by_the_instruction() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let on = |seed: u64, release: &str, native: f64| {
+        counted(edited(base_record(seed), |r| {
+            r.environment.comparability.kernel_release = release.into();
+            // Each kernel mitigates the emulated CPU its own way: the same series.
+            r.environment
+                .comparability
+                .mitigations
+                .insert(format!("made_up_{release}"), "Mitigation: its own".into());
+            for x in r.results.iter_mut() {
+                if x.id == "native" {
+                    (x.median_ns, x.ci_low_ns, x.ci_high_ns) =
+                        (Some(native), Some(native), Some(native));
+                }
+            }
+        }))
+    };
+    // One machine (the generator's seed), two kernels.
+    save(&data, &on(41, "5.10.0-32-amd64", 231.0));
+    save(&data, &on(41, "6.1.0-50-amd64", 314.0));
+    let o = run(&["check", data.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stderr(&o), stdout(&o));
+    let site = tmp.path().join("site");
+    let o = run(&[
+        "build",
+        "--data",
+        data.to_str().unwrap(),
+        "--out",
+        site.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let changes: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("changes.json")).unwrap()).unwrap();
+    let native = changes
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|c| c["metric"] == "native")
+        .unwrap_or_else(|| panic!("no step of native: {changes}"));
+    assert_eq!(native["unit"], "instructions");
+    assert_eq!(
+        (native["from"].as_str(), native["to"].as_str()),
+        (Some("5.10"), Some("6.1"))
+    );
+    assert_eq!(native["delta_ns"], 83.0);
+    assert_eq!(native["noise_floor_ns"], 1.0);
+    let home = std::fs::read_to_string(site.join("index.html")).unwrap();
+    assert!(
+        home.contains("Path length across kernel versions"),
+        "{home}"
+    );
+    assert!(home.contains("2 kernel versions, 5.10 to 6.1"), "{home}");
+}
+
 #[cfg(unix)]
 #[test]
 fn symlinks_are_refused_and_never_followed() {
@@ -547,7 +608,8 @@ fn only_maintainers_change_the_triage_file() {
     assert_eq!(run("OWNER").status.code(), Some(1));
 }
 
-/// `migrate`: a schema-3 record becomes schema 4 in place with its id (only the form changes);
+/// `migrate`: a schema-3 record becomes the current schema in place with its id (only the
+/// form changes);
 /// a schema-2 record's numbers are rounded, so it gets a new id and file and `triage.tsv`
 /// follows; the result checks clean, and a second run changes nothing.
 #[test]
@@ -575,7 +637,11 @@ fn migrate_keeps_schema_3_ids_and_renames_older_records() {
     assert!(out.contains("2 record(s) migrated"), "{out}");
     let text = std::fs::read_to_string(&three_at).unwrap();
     let four: syscost_record::RunRecord = serde_json::from_str(&text).unwrap();
-    assert_eq!((four.schema, &four.id), (4, &three.id), "{out}");
+    assert_eq!(
+        (four.schema, &four.id),
+        (syscost_record::SCHEMA_VERSION, &three.id),
+        "{out}"
+    );
     assert!(!two_at.exists(), "{out}");
     let line = out.lines().find(|l| l.starts_with(&two.id)).unwrap();
     let new_id = line.split(' ').nth(3).unwrap();

@@ -91,7 +91,28 @@ pub fn emulated(r: RunRecord) -> RunRecord {
             kernel_config_sha256: None,
             kvm_fallback: None,
             boot_s: Some(12.0),
+            icount: None,
+            seed: None,
+            kernel_package: None,
         });
+    })
+}
+
+/// `r` as `syscost lab --count instructions` leaves it: emulated under TCG, its clock counting
+/// instructions, the emulator in its key.
+pub fn counted(r: RunRecord) -> RunRecord {
+    edited(emulated(r), |r| {
+        let c = &mut r.environment.comparability;
+        c.clock = Some(syscost_record::Clock::Instructions);
+        c.emulator = Some(syscost_record::Emulator {
+            name: "QEMU".into(),
+            version: "7.2.22".into(),
+            cpu_model: "max".into(),
+        });
+        let lab = r.environment.lab.as_mut().expect("lab facts");
+        lab.vcpus = 1;
+        lab.icount = Some("shift=0,sleep=off".into());
+        lab.seed = Some(1);
     })
 }
 

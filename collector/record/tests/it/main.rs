@@ -608,10 +608,12 @@ fn dictionary_texts_and_derived_throughputs_read_back_exactly() {
 }
 
 /// Schema 4 is schema 3's form with the texts written since 3's dictionary froze and a row's
-/// own id written `0`: a schema-3 record still reads and validates as it is, migrates to 4 with
-/// the same id (only the form changes), and a file of schema 3 may not use what only 4 has.
+/// own id written `0` (schema 5 adds optional fields and appends to the dictionary again): a
+/// schema-3 record still reads and validates as it is, migrates to the current schema with the
+/// same id (only the form changes), and a file of schema 3 may not use what only later ones
+/// have.
 #[test]
-fn schema_3_records_read_and_migrate_to_4_keeping_their_id() {
+fn schema_3_records_read_and_migrate_to_the_current_schema_keeping_their_id() {
     let mut r = sample();
     // A text in schema 4's dictionary only, and a group named like the scenario it compares.
     let text = "getpid RET_ALLOW 1 filter (bitmap)";
@@ -639,13 +641,13 @@ fn schema_3_records_read_and_migrate_to_4_keeping_their_id() {
     let four = migrate(three.clone());
     assert_eq!(
         (four.schema, &four.id),
-        (4, &three.id),
+        (SCHEMA_VERSION, &three.id),
         "same content, same id"
     );
     assert_eq!(content_id(&four), four.id);
     let text4 = to_file_json(&four);
     assert!(
-        text4.starts_with("{\"schema\":4,") && !text4.contains(text),
+        text4.starts_with(&format!("{{\"schema\":{SCHEMA_VERSION},")) && !text4.contains(text),
         "{text4}"
     );
     assert!(
@@ -694,7 +696,11 @@ fn schema_3_records_read_and_migrate_to_4_keeping_their_id() {
     );
 
     // Schema 3 read with schema 4's dictionary or `0`: the values read, the form is refused.
-    let mixed = text4.replacen("{\"schema\":4,", "{\"schema\":3,", 1);
+    let mixed = text4.replacen(
+        &format!("{{\"schema\":{SCHEMA_VERSION},"),
+        "{\"schema\":3,",
+        1,
+    );
     let m: RunRecord = serde_json::from_str(&mixed).unwrap();
     assert_eq!(m, three);
     assert!(!is_file_form(&m, mixed.as_bytes()));
@@ -747,4 +753,96 @@ fn validate_file_agrees_with_validate_and_is_file_form_on_data() {
         seen += 1;
     }
     assert!(seen > 10, "only {seen} records in data/");
+}
+
+/// A lab run whose guest counted instructions: schema 5's fields round-trip, are covered by
+/// the id, and validation holds them together (instructions exactly with -icount, an emulator
+/// only under TCG, icount only under TCG).
+#[test]
+fn instruction_counts_say_so_consistently() {
+    let mut r = sample();
+    let c = &mut r.environment.comparability;
+    c.virtualization.kind = VIRT_QEMU_TCG.into();
+    c.clock = Some(Clock::Instructions);
+    c.emulator = Some(Emulator {
+        name: "QEMU".into(),
+        version: "7.2.22".into(),
+        cpu_model: "max".into(),
+    });
+    r.environment.lab = Some(Lab {
+        qemu: "QEMU emulator version 7.2.22".into(),
+        accelerator: Accelerator::Tcg,
+        machine: "pc".into(),
+        cpu_model: "max".into(),
+        vcpus: 1,
+        memory_mib: 1024,
+        kernel_sha256: "a".repeat(64),
+        kernel_config_sha256: None,
+        kvm_fallback: None,
+        boot_s: Some(9.5),
+        icount: Some("shift=0,sleep=off".into()),
+        seed: Some(1),
+        kernel_package: Some(KernelPackage {
+            name: "linux-image-6.1.0-50-amd64".into(),
+            version: "6.1.176-1".into(),
+            suite: Some("bookworm".into()),
+        }),
+    });
+    let r = with_id(r);
+    assert!(r.counts_instructions() && r.is_emulated());
+    assert!(validate(&r).is_empty(), "{:?}", validate(&r));
+    let text = to_file_json(&r);
+    assert!(text.contains("\"clock\":\"instructions\""), "{text}");
+    let back: RunRecord = serde_json::from_str(&text).unwrap();
+    assert_eq!(back, r);
+    assert!(is_file_form(&back, text.as_bytes()));
+    let mut other = r.clone();
+    other
+        .environment
+        .comparability
+        .emulator
+        .as_mut()
+        .unwrap()
+        .version = "8.2.0".into();
+    assert_ne!(
+        content_id(&other),
+        r.id,
+        "the emulator is part of the content"
+    );
+
+    let problem = |f: &dyn Fn(&mut RunRecord), field: &str, words: &str| {
+        let mut bad = r.clone();
+        f(&mut bad);
+        let bad = with_id(bad);
+        let p = validate(&bad);
+        assert!(
+            p.iter()
+                .any(|p| p.field == field && p.to_string().contains(words)),
+            "{field}: {p:?}"
+        );
+    };
+    problem(
+        &|b| b.environment.comparability.clock = None,
+        "environment.comparability.clock",
+        "-icount",
+    );
+    problem(
+        &|b| b.environment.lab.as_mut().unwrap().icount = None,
+        "environment.comparability.clock",
+        "-icount",
+    );
+    problem(
+        &|b| b.environment.comparability.virtualization.kind = "vm".into(),
+        "environment.comparability.emulator",
+        "only a run emulated under TCG",
+    );
+    problem(
+        &|b| {
+            b.environment.lab.as_mut().unwrap().accelerator = Accelerator::Kvm;
+            b.environment.comparability.virtualization.kind = "vm".into();
+            b.environment.comparability.emulator = None;
+        },
+        "environment.comparability.clock",
+        "only under TCG",
+    );
 }

@@ -445,7 +445,10 @@ impl Session {
                 ..b
             });
         }
-        if self.detacher.is_none() {
+        // Where the clock counts instructions (one vCPU, idle time free) the detach is made
+        // here, waited for: a detaching thread would preempt the loop's CPU and the grace
+        // periods it waits for cost nothing; the driver waits for what follows them.
+        if self.detacher.is_none() && !crate::harness::clock::counts_instructions() {
             self.detacher = Some(Detacher::start(self.detach_cpu));
         }
         // The previous sample's detach must be complete before this attach; a call made now
@@ -481,10 +484,15 @@ impl Session {
             Some(d) => d.links.send(SendLink(link)).map_err(|e| e.0),
             None => Err(SendLink(link)),
         };
+        let mut waited = None;
         match handed {
             Ok(()) => self.detaching = true,
-            // The detacher is gone (only a panic could end it): detach here, waiting.
-            Err(link) => drop(link.0),
+            // No detacher (instruction counts), or it is gone (only a panic could end it):
+            // detach here, waiting.
+            Err(link) => {
+                drop(link.0);
+                waited = Some(crate::harness::clock::now_ns().saturating_sub(t_detach));
+            }
         }
         // Answer only once the program no longer runs: a call of ours that does not hit
         // proves it is out of the tracepoint's list, for every process.
@@ -502,8 +510,9 @@ impl Session {
                 UNREGISTER_TIMEOUT_NS / 1_000_000,
             ));
         }
-        // One attach + one detach: this sample's attach and the previous sample's detach.
-        self.untimed_ns = detach_ns.map(|d| attach_ns + d);
+        // One attach + one detach: this sample's attach and the previous sample's detach (or
+        // this one's, made here).
+        self.untimed_ns = detach_ns.or(waited).map(|d| attach_ns + d);
         let (mut b, hits) = timed?;
         b.verified = Some(hits);
         b.bad += stray;

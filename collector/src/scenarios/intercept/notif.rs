@@ -230,6 +230,13 @@ impl Scenario for Notif {
         p
     }
     fn setup(&mut self) -> Result<(), SetupError> {
+        if !(self.cont || self.same_cpu || self.sync_wake) {
+            if let Some(why) =
+                placement::needs_second_cpu(&self.cpus, "supervisor", "seccomp.user_notif.same_cpu")
+            {
+                return Err(SetupError::Unsupported(why));
+            }
+        }
         let nrs = self.syscall.nrs();
         let value = if self.cont {
             0

@@ -28,6 +28,18 @@ pub fn describe(candidates: &[u32], same: bool) -> &'static str {
     }
 }
 
+/// Why a scenario that is a cross-CPU round trip (it has a `.same_cpu` twin) cannot be measured
+/// when the run may use one CPU: its `interceptor` would share the loop's, which `twin`
+/// measures already. None when there is a second CPU.
+pub fn needs_second_cpu(candidates: &[u32], interceptor: &str, twin: &str) -> Option<String> {
+    (candidates.len() < 2).then(|| {
+        format!(
+            "needs a second CPU: this run may use one, so the {interceptor} would share the \
+             timed loop's CPU, which {twin} measures"
+        )
+    })
+}
+
 /// Pinning an interceptor (or the tracee) failed.
 #[derive(Debug, thiserror::Error)]
 #[error("cannot pin the {what} to CPU {cpu}: {source}")]
@@ -56,5 +68,13 @@ mod tests {
         assert!(describe(&[2], false).starts_with("same"));
         assert!(describe(&[0, 1], true).starts_with("same"));
         assert!(describe(&[0, 1], false).starts_with("another"));
+        assert_eq!(needs_second_cpu(&[0, 1], "tracer", "x.same_cpu"), None);
+        assert_eq!(
+            needs_second_cpu(&[3], "tracer", "ptrace.syscall.same_cpu").as_deref(),
+            Some(
+                "needs a second CPU: this run may use one, so the tracer would share the \
+                 timed loop's CPU, which ptrace.syscall.same_cpu measures"
+            )
+        );
     }
 }

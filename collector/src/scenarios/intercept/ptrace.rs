@@ -396,6 +396,12 @@ impl Scenario for Ptrace {
     fn setup(&mut self) -> Result<(), SetupError> {
         if self.emulate {
             Call::of(self.syscall, "ptrace.sysemu")?;
+        } else if !self.same_cpu {
+            if let Some(why) =
+                placement::needs_second_cpu(&self.cpus, "tracer", "ptrace.syscall.same_cpu")
+            {
+                return Err(SetupError::Unsupported(why));
+            }
         }
         self.loop_cpu = pinned_cpu()
             .ok_or_else(|| SetupError::Failed("the worker is not pinned to one CPU".into()))?;

@@ -1,10 +1,10 @@
 //! One page per architecture: a trend chart per headline metric with one line per series, its
 //! series, and every metric it has.
 
-use crate::fmt::{self, root_of};
+use crate::fmt::root_of;
 use crate::info::RunInfo;
 use crate::metrics::METRICS;
-use crate::site::charts::{chart_for, has_metric, Chart, ChartSpec};
+use crate::site::charts::{chart_anchor, chart_for, counted_title, has_metric, Chart, ChartSpec};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
 use crate::site::groups::{kernel_count, machines};
@@ -74,44 +74,61 @@ fn page(ctx: &mut Ctx, d: &Data, arch: &str, idx: &[usize]) -> Result<(), BuildE
     let runs = d.runs;
     let path = links.arch(arch);
     let root = root_of(&path);
-    let measured = RunInfo::measured(runs, idx);
-    let charts = METRICS
-        .iter()
-        .zip(&d.headline)
-        .filter(|(_, m)| has_metric(runs, &measured, **m))
-        .filter_map(|(h, m)| {
-            let spec = ChartSpec::of(
-                d.reg,
-                (*m)?,
-                format!("{} on {arch}", h.label),
-                h.slug.to_string(),
-            );
-            Some(chart_for(runs, &d.g, &measured, spec, &root))
-        })
-        .collect();
-    // Runs with each metric, and of them the measured ones: only those are drawn on the
-    // metric page (an emulated run is not), so only they give its chart an anchor to link.
-    let mut counts = vec![(0usize, 0usize); d.reg.len()];
+    // The headline charts of the measured runs, then of the instruction counts (their own
+    // charts: never drawn with times).
+    let mut charts = Vec::new();
+    for (picked, on) in [
+        (RunInfo::measured(runs, idx), arch.to_string()),
+        (RunInfo::counted(runs, idx), counted_title(arch)),
+    ] {
+        charts.extend(
+            METRICS
+                .iter()
+                .zip(&d.headline)
+                .filter(|(_, m)| has_metric(runs, &picked, **m))
+                .filter_map(|(h, m)| {
+                    let spec = ChartSpec::of(
+                        d.reg,
+                        (*m)?,
+                        format!("{} on {on}", h.label),
+                        h.slug.to_string(),
+                    );
+                    Some(chart_for(runs, &d.g, &picked, spec, &root))
+                }),
+        );
+    }
+    // Runs with each metric, and of them the measured ones and the instruction counts: only
+    // those are drawn on the metric page (an emulated run that timed is not), so only they
+    // give its chart an anchor to link.
+    let mut counts = vec![(0usize, 0usize, 0usize); d.reg.len()];
     for &i in idx {
         for (m, _) in runs[i].values.iter() {
-            counts[m as usize].0 += 1;
-            counts[m as usize].1 += usize::from(!runs[i].emulated);
+            let c = &mut counts[m as usize];
+            c.0 += 1;
+            if runs[i].series.instructions {
+                c.2 += 1;
+            } else {
+                c.1 += usize::from(!runs[i].emulated);
+            }
         }
     }
     let metrics = d
         .reg
         .ids()
         .filter(|&m| counts[m as usize].0 > 0)
-        .map(|m| MetricLink {
-            label: d.reg.key(m).label(),
-            href: (counts[m as usize].1 > 0).then(|| {
-                format!(
-                    "{root}{}#{}",
-                    links.metric(&d.reg.key(m).slug()),
-                    fmt::slug(arch)
-                )
-            }),
-            runs: counts[m as usize].0,
+        .map(|m| {
+            let (_, measured, counted) = counts[m as usize];
+            MetricLink {
+                label: d.reg.key(m).label(),
+                href: (measured + counted > 0).then(|| {
+                    format!(
+                        "{root}{}#{}",
+                        links.metric(&d.reg.key(m).slug()),
+                        chart_anchor(arch, measured == 0)
+                    )
+                }),
+                runs: counts[m as usize].0,
+            }
         })
         .collect();
     let page = ArchPage {

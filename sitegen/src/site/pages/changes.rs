@@ -89,9 +89,9 @@ pub fn change_rows(d: &Data, changes: &[&Change], root: &str) -> Vec<ChangeRow> 
                 arch: c.series.arch.clone(),
                 from: side(d, &c.from, fmt::point(&c.from_point), &c.from_runs, root),
                 to: side(d, &c.to, fmt::point(&c.to_point), &c.to_runs, root),
-                size: fmt::difference(&c.pair.diff),
+                size: fmt::difference_in(&c.pair.diff, c.series.number_unit()),
                 size_v: c.pair.diff.delta.to_string(),
-                floor: format!("{} ns", fmt::ns(c.pair.floor)),
+                floor: format!("{} {}", fmt::ns(c.pair.floor), c.series.number_unit()),
                 class: if c.pair.diff.delta > 0.0 {
                     "step-up"
                 } else {

@@ -39,6 +39,8 @@ struct HomeSeries {
     id: String,
     href: String,
     label: String,
+    /// What its numbers count: `ns`, or `instructions`.
+    unit: &'static str,
     runs: usize,
     rows: Vec<HomeRow>,
     /// Headline metrics whose latest version has only low-quality runs.
@@ -56,6 +58,23 @@ struct HomeArch {
     latest_href: String,
     series: Vec<HomeSeries>,
     more_series: usize,
+}
+
+/// An instruction-count series: one architecture's path lengths over every kernel version
+/// the lab booted, which the home page leads to first.
+#[derive(Serialize)]
+struct History {
+    arch: String,
+    series_id: String,
+    series_href: String,
+    charts_href: String,
+    /// The emulator and CPU model (the series' virtualisation part).
+    emulator: String,
+    runs: usize,
+    versions: usize,
+    first: String,
+    last: String,
+    steps: usize,
 }
 
 #[derive(Serialize)]
@@ -79,6 +98,7 @@ struct Home {
     skipped: usize,
     confidence: String,
     totals: Totals,
+    history: Vec<History>,
     arches: Vec<HomeArch>,
     changes: Vec<ChangeRow>,
     columns: Vec<Column>,
@@ -109,6 +129,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             unplaced: d.g.unplaced.len(),
             changes: d.changes.len(),
         },
+        history: history(d),
         arches: d
             .g
             .by_arch
@@ -127,6 +148,37 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         ),
     };
     ctx.page("index.html", "home.html", &home)
+}
+
+/// The instruction-count series, best covered first.
+fn history(d: &Data) -> Vec<History> {
+    let mut out: Vec<History> =
+        d.g.by_series
+            .values()
+            .filter(|s| s.key.instructions && s.versions.len() > 1)
+            .map(|s| History {
+                arch: s.key.arch.clone(),
+                series_id: s.key.id(),
+                series_href: Links.series(&s.key),
+                charts_href: format!(
+                    "{}#{}",
+                    Links.arch(&s.key.arch),
+                    crate::site::charts::chart_anchor(&s.key.arch, true)
+                ),
+                emulator: s.key.virt.clone(),
+                runs: s.runs.len(),
+                versions: s.versions.len(),
+                first: s.versions.first().map(|v| v.0.clone()).unwrap_or_default(),
+                last: s.versions.last().map(|v| v.0.clone()).unwrap_or_default(),
+                steps: d
+                    .changes
+                    .iter()
+                    .filter(|c| std::sync::Arc::ptr_eq(&c.series, &s.key))
+                    .count(),
+            })
+            .collect();
+    out.sort_by(|a, b| b.versions.cmp(&a.versions).then(a.arch.cmp(&b.arch)));
+    out
 }
 
 /// One architecture: its best-covered series, each with its headline numbers.
@@ -172,6 +224,7 @@ fn arch_card(d: &Data, arch: &str, idx: &[usize]) -> HomeArch {
                     id: s.key.id(),
                     href: Links.series(&s.key),
                     label: s.key.label(),
+                    unit: s.key.number_unit(),
                     runs: s.runs.len(),
                     rows,
                     low_only: low.into_iter().map(|r| r.metric).collect(),
@@ -220,7 +273,7 @@ fn headlines(d: &Data, s: &SeriesRuns) -> Vec<HomeRow> {
                     format!(
                         "{}: {} — {}",
                         s.versions[from].0,
-                        fmt::difference(&pair.diff),
+                        fmt::difference_in(&pair.diff, s.key.number_unit()),
                         pair.verdict.words()
                     ),
                     match pair.verdict {

@@ -270,7 +270,8 @@ fn summary(d: &Data, series: &[SeriesOn], root: &str) -> Vec<KernelSummary> {
     rows
 }
 
-/// One depth-sweep chart per architecture and unit of operation, one line per series.
+/// One depth-sweep chart per architecture, unit of operation and unit (ns or instructions), one
+/// line per series.
 fn sweeps(
     d: &Data,
     ids: &sweep::Ids,
@@ -278,12 +279,12 @@ fn sweeps(
     series: &[SeriesOn],
     root: &str,
 ) -> Vec<SweepBlock> {
-    let mut groups: BTreeMap<(String, String), Vec<SeriesAt>> = BTreeMap::new();
+    let mut groups: BTreeMap<(String, String, &'static str), Vec<SeriesAt>> = BTreeMap::new();
     let mut sorted: Vec<&SeriesOn> = series.iter().collect();
     sorted.sort_by_key(|(_, idx)| std::cmp::Reverse(idx.len()));
     for (s, idx) in sorted {
         groups
-            .entry((s.key.arch.clone(), s.key.unit()))
+            .entry((s.key.arch.clone(), s.key.unit(), s.key.number_unit()))
             .or_default()
             .push(SeriesAt {
                 label: format!("series {} · {}", s.key.id(), s.key.label()),
@@ -295,11 +296,11 @@ fn sweeps(
     }
     groups
         .into_iter()
-        .filter_map(|((arch, per_op), at)| {
+        .filter_map(|((arch, per_op, unit), at)| {
             sweep::of_series(
                 d.runs,
                 ids,
-                format!("Depth sweep on {arch}, Linux {label}, ns per {per_op}"),
+                format!("Depth sweep on {arch}, Linux {label}, {unit} per {per_op}"),
                 &at,
             )
         })

@@ -1,10 +1,10 @@
 //! The metric index, and one page per metric (every scenario's median and overhead, every
 //! estimate) with a chart per architecture, one line per series.
 
-use crate::fmt::{self, root_of};
+use crate::fmt::root_of;
 use crate::info::RunInfo;
 use crate::metrics::{headline_of, Kind, METRICS};
-use crate::site::charts::{chart_of_dots, Chart, ChartSpec, Dot};
+use crate::site::charts::{chart_anchor, chart_of_dots, counted_title, Chart, ChartSpec, Dot};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
 use crate::site::links::Links;
@@ -94,14 +94,29 @@ pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), B
     // through once for a batch of metrics, gathering their values, rather than once per chart
     // (thousands of runs, each looked up again for every metric); the batch bounds the memory.
     let shown: Vec<u32> = d.reg.ids().filter(|&m| counts[m as usize] > 0).collect();
-    let arches: Vec<(&String, Vec<usize>)> =
+    // Each architecture's measured runs, then its instruction counts: charts of their own.
+    let arches: Vec<(String, String, Vec<usize>)> =
         d.g.by_arch
             .iter()
-            .map(|(arch, idx)| (arch, RunInfo::measured(runs, idx)))
+            .flat_map(|(arch, idx)| {
+                [
+                    (
+                        arch.clone(),
+                        chart_anchor(arch, false),
+                        RunInfo::measured(runs, idx),
+                    ),
+                    (
+                        counted_title(arch),
+                        chart_anchor(arch, true),
+                        RunInfo::counted(runs, idx),
+                    ),
+                ]
+            })
+            .filter(|(_, _, idx)| !idx.is_empty())
             .collect();
     for batch in shown.chunks(BATCH).skip(part).step_by(parts.max(1)) {
         let mut charts: Vec<Vec<Chart>> = batch.iter().map(|_| Vec::new()).collect();
-        for (arch, idx) in &arches {
+        for (arch, anchor, idx) in &arches {
             let mut dots: Vec<Vec<Dot>> = batch.iter().map(|_| Vec::new()).collect();
             // A run's value of a metric is looked up by the metric (a table of its shape),
             // not found by going through all of the run's values for each batch.
@@ -117,7 +132,7 @@ pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), B
                     continue;
                 }
                 let title = format!("{} on {arch}", metric_label(d, m));
-                let spec = ChartSpec::of(d.reg, m, title, fmt::slug(arch));
+                let spec = ChartSpec::of(d.reg, m, title, anchor.clone());
                 let root = root_of(&links.metric(&d.reg.key(m).slug()));
                 charts.push(chart_of_dots(&d.g, dots, spec, &root));
             }

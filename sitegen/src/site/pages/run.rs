@@ -247,6 +247,8 @@ struct Head {
     series_id: String,
     series_href: Option<String>,
     per_op: String,
+    /// What the numbers count: `ns`, or `instructions` (the record's clock counted them).
+    unit: &'static str,
     confidence: String,
     any_ci: bool,
 }
@@ -839,6 +841,7 @@ pub fn build(
         series_id: info.series.id(),
         series_href: placed.then(|| format!("{root}{}", links.series(&info.series))),
         per_op: info.series.unit(),
+        unit: info.series.number_unit(),
         confidence: conf,
         any_ci: measured(r).any(|x| x.ci_low_ns.is_some())
             || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),

@@ -6,7 +6,7 @@ use crate::changes::{Floor, Verdict, KERNEL_NS, KERNEL_REL};
 use crate::chart::{self, legend_marker, Line, Trend};
 use crate::fmt::{self, root_of};
 use crate::metrics::{headline_of, Point, METRICS};
-use crate::site::charts::{chart_for, has_metric, Chart, ChartSpec};
+use crate::site::charts::{chart_anchor, chart_for, has_metric, Chart, ChartSpec};
 use crate::site::ctx::Ctx;
 use crate::site::error::BuildError;
 use crate::site::groups::{machines, SeriesRuns};
@@ -53,6 +53,8 @@ struct SeriesPage {
     root: String,
     title: String,
     id: String,
+    /// What its numbers count: `ns`, or `instructions`.
+    unit: &'static str,
     arch: String,
     arch_href: String,
     words: Vec<(&'static str, String)>,
@@ -88,6 +90,8 @@ struct KvRow {
 struct SeriesMetricPage {
     root: String,
     title: String,
+    /// What its numbers count: `ns`, or `instructions`.
+    unit: &'static str,
     label: String,
     source: String,
     description: String,
@@ -118,6 +122,7 @@ fn floor_words(basis: Floor, floor: f64) -> String {
             format!("{} = {k} × {} (m = {n})", fmt::ns(floor), fmt::ns(median))
         }
         Floor::Kernel => format!("{} (kernel rule)", fmt::ns(floor)),
+        Floor::Counted => format!("{} (instruction counts)", fmt::ns(floor)),
     }
 }
 
@@ -187,7 +192,11 @@ fn overview(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, trends: &[Kept]) -> Result<
                     Some(format!("{root}{}", links.series_metric(key, &k.slug())))
                 } else {
                     drawn.then(|| {
-                        format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch))
+                        format!(
+                            "{root}{}#{}",
+                            links.metric(&k.slug()),
+                            chart_anchor(&key.arch, key.instructions)
+                        )
                     })
                 },
                 versions: t.versions,
@@ -198,7 +207,11 @@ fn overview(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, trends: &[Kept]) -> Result<
                 latest_value: t.latest.map(|(_, p)| fmt::point(&p)).unwrap_or_default(),
                 change: into
                     .map(|(from, p)| {
-                        format!("{} from {}", fmt::difference(&p.diff), s.versions[*from].0)
+                        format!(
+                            "{} from {}",
+                            fmt::difference_in(&p.diff, key.number_unit()),
+                            s.versions[*from].0
+                        )
                     })
                     .unwrap_or_default(),
                 verdict: into
@@ -217,6 +230,7 @@ fn overview(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, trends: &[Kept]) -> Result<
     let page = SeriesPage {
         title: format!("Series {} ({})", key.id(), key.arch),
         id: key.id(),
+        unit: key.number_unit(),
         arch_href: format!("{root}{}", links.arch(&key.arch)),
         arch: key.arch.clone(),
         words: key.words(),
@@ -272,7 +286,8 @@ fn metric_page(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, t: &MetricTrend) -> Resu
     let svg = chart::trend_svg(&Trend {
         title: title.clone(),
         desc: format!(
-            "{label} in ns per operation over the {} kernel version{} of series {}. The same numbers are in the table below.",
+            "{label} in {} per operation over the {} kernel version{} of series {}. The same numbers are in the table below.",
+            key.number_unit(),
             s.versions.len(),
             if s.versions.len() == 1 { "" } else { "s" },
             key.id()
@@ -282,7 +297,7 @@ fn metric_page(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, t: &MetricTrend) -> Resu
             label: key.label(),
             points: t.points.clone(),
         }],
-        y_label: format!("{} (ns)", k.label()),
+        y_label: format!("{} ({})", k.label(), key.number_unit()),
     });
     let rows = s
         .versions
@@ -310,7 +325,7 @@ fn metric_page(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, t: &MetricTrend) -> Resu
                     .map(|(f, _)| s.versions[f].0.clone())
                     .unwrap_or_default(),
                 change: into
-                    .map(|(_, x)| fmt::difference(&x.diff))
+                    .map(|(_, x)| fmt::difference_in(&x.diff, key.number_unit()))
                     .unwrap_or_default(),
                 floor: into
                     .map(|(_, x)| floor_words(x.floor_basis, x.floor))
@@ -328,16 +343,19 @@ fn metric_page(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, t: &MetricTrend) -> Resu
         .collect();
     let page = SeriesMetricPage {
         title,
+        unit: key.number_unit(),
         source: k.source(),
         description: d.reg.meta(t.metric).description.clone(),
         series_id: key.id(),
         series_href: format!("{root}{}", links.series(key)),
         sentence: key.sentence(),
-        metric_href: s
-            .runs
-            .iter()
-            .any(|&i| !d.runs[i].emulated)
-            .then(|| format!("{root}{}#{}", links.metric(&k.slug()), fmt::slug(&key.arch))),
+        metric_href: s.runs.iter().any(|&i| !d.runs[i].emulated).then(|| {
+            format!(
+                "{root}{}#{}",
+                links.metric(&k.slug()),
+                chart_anchor(&key.arch, key.instructions)
+            )
+        }),
         kernel_rule: format!("{:.0} % or {KERNEL_NS} ns", KERNEL_REL * 100.0),
         confidence: d.conf.clone(),
         svg,
