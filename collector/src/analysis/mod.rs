@@ -119,6 +119,18 @@ pub fn results(scenarios: &[Box<dyn Scenario>], outcome: &Outcome) -> Vec<Scenar
             u.params = r.params.clone();
             if slot.status == Status::Measured && fill_stats(&mut u, &slot.untimed).is_some() {
                 u.iters_per_sample = Some(1);
+            } else if slot.status == Status::Measured
+                && crate::harness::clock::counts_instructions()
+            {
+                // The session leaves out every cycle during which the CPU went idle.
+                u.status = Status::Skipped;
+                u.reason = Some(
+                    "not an instruction count: every attach cycle waited with the CPU idle \
+                     (RCU grace periods, kworkers), and the instruction-counting clock counts \
+                     idle time, one per nanosecond of the guest (or idleness could not be read \
+                     from /proc/timer_list)"
+                        .into(),
+                );
             } else if slot.status == Status::Measured {
                 u.status = Status::Failed;
                 u.reason = Some(format!("{} reported no untimed work", s.id()));

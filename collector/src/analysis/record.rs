@@ -56,14 +56,19 @@ fn notes(
             })
             .collect();
         far.sort_by(|a, b| b.0.total_cmp(&a.0));
+        let unit = if crate::harness::clock::counts_instructions() {
+            "instructions"
+        } else {
+            "ns"
+        };
         let list: Vec<String> = far
             .iter()
             .take(3)
             .map(|(_, t)| {
                 let half = t
                     .half_width_ns
-                    .map_or("no CI".into(), |h| format!("±{h:.2}"));
-                format!("{} {half} ns (target ±{:.2})", label(t), t.target_ns)
+                    .map_or("no CI".into(), |h| format!("±{h:.2} {unit}"));
+                format!("{} {half} (target ±{:.2} {unit})", label(t), t.target_ns)
             })
             .collect();
         notes.push(format!(

@@ -170,9 +170,50 @@ pub fn counts_instructions() -> bool {
     INSTRUCTIONS.load(Ordering::Relaxed)
 }
 
+/// What the current CPU's idle loop has done so far: its entries and the time it slept, as the
+/// kernel's tick code counts them (`idle_calls`, `idle_sleeptime` in /proc/timer_list). Two
+/// equal marks around some work mean the CPU never went idle during it. That matters where the
+/// clock counts instructions: QEMU's counter jumps over idle time (one per nanosecond of the
+/// guest), so work that waits — an RCU grace period, a kworker — reads as virtual nanoseconds,
+/// not as instructions. `None` where the file is missing or unreadable (not root).
+pub fn idle_mark() -> Option<(u64, u64)> {
+    // SAFETY: sched_getcpu has no preconditions.
+    let cpu = unsafe { libc::sched_getcpu() };
+    let text = std::fs::read_to_string("/proc/timer_list").ok()?;
+    parse_idle_mark(&text, u64::try_from(cpu).ok()?)
+}
+
+/// `idle_calls` and `idle_sleeptime` of `cpu`'s section of a /proc/timer_list text.
+fn parse_idle_mark(text: &str, cpu: u64) -> Option<(u64, u64)> {
+    let header = format!("cpu: {cpu}");
+    let section = text
+        .split("\ncpu: ")
+        .skip(1)
+        .map(|s| format!("cpu: {s}"))
+        .find(|s| s.lines().next().map(str::trim) == Some(header.as_str()))?;
+    let field = |name: &str| {
+        section.lines().find_map(|l| {
+            let (k, v) = l.trim().split_once(':')?;
+            (k.trim() == name).then(|| v.split_whitespace().next()?.parse::<u64>().ok())?
+        })
+    };
+    Some((field(".idle_calls")?, field(".idle_sleeptime")?))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The idle counters are read from the CPU's own section, and a text without them (another
+    /// kernel's layout, or a CPU that is not listed) gives none rather than a zero.
+    #[test]
+    fn the_idle_mark_is_read_from_the_cpus_own_section() {
+        let text = "Timer List Version: v0.9\nnow at 5 nsecs\n\ncpu: 0\n clock 0:\n  .idle_calls     : 7\n  .idle_sleeptime : 900 nsecs\n\ncpu: 1\n  .idle_calls     : 12\n  .idle_sleeptime : 34 nsecs\n\nTick Device: mode:     1\n";
+        assert_eq!(parse_idle_mark(text, 0), Some((7, 900)));
+        assert_eq!(parse_idle_mark(text, 1), Some((12, 34)));
+        assert_eq!(parse_idle_mark(text, 2), None);
+        assert_eq!(parse_idle_mark("cpu: 0\n  .idle_calls : 1\n", 0), None);
+    }
 
     /// A machine's clock keeps time: it is refused as an instruction counter, with what it
     /// read, and `now_ns` stays on CLOCK_MONOTONIC_RAW.

@@ -357,3 +357,38 @@ fn two_boots_counting_instructions_give_the_same_medians() {
         overhead("seccomp.bitmap.1")
     );
 }
+
+/// Under the instruction-counting clock an attach cycle that waits for grace periods idles the
+/// CPU, and the clock counts the idle time: such cycles are not reported as instructions. A
+/// tracepoint's detach waits on 5.10; a raw tracepoint's does not, and is counted.
+#[test]
+#[ignore = "needs qemu-system-x86 (scripts/test-tools), the 5.10 kernel (scripts/lab-kernels x86_64:5.10) and the static build (cargo build -p syscost --target x86_64-unknown-linux-musl)"]
+fn attach_cycles_that_wait_idle_are_no_instruction_counts() {
+    let _g = one_guest();
+    let (image, _) = kernel("x86_64", "5.10");
+    let o = lab(&[
+        "--kernel",
+        image.to_str().unwrap(),
+        "--count",
+        "instructions",
+        "--json",
+        "--",
+        "--budget",
+        "10",
+        "--only",
+        "bpf.tp,bpf.rawtp",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let r: RunRecord = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("no record ({e}), status {:?}:\n{err}", o.status));
+    let tp = result(&r, "attach.bpf.tp");
+    assert_eq!(tp.status, Status::Skipped, "{:?}", tp.median_ns);
+    let why = tp.reason.as_deref().unwrap_or_default();
+    assert!(why.starts_with("not an instruction count"), "{why}");
+    let raw = result(&r, "attach.bpf.rawtp");
+    assert_eq!(raw.status, Status::Measured, "{:?}", raw.reason);
+    // Tens of thousands of instructions, where a wait would read as millions of nanoseconds.
+    let n = raw.median_ns.unwrap_or_default();
+    assert!((1_000.0..1_000_000.0).contains(&n), "{n}");
+    assert_eq!(result(&r, "bpf.tp").status, Status::Measured);
+}

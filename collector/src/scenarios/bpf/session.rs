@@ -463,6 +463,10 @@ impl Session {
         if self.reload_each {
             self.reload()?;
         }
+        // Where the clock counts instructions, an attach cycle that waited with the CPU idle
+        // (grace periods) counted idle time, not instructions: it is not reported.
+        let counting = crate::harness::clock::counts_instructions();
+        let idle_before = counting.then(crate::harness::clock::idle_mark).flatten();
         let mut t_attach = crate::harness::clock::now_ns();
         let link = match self.attach() {
             Ok(l) => l,
@@ -512,7 +516,12 @@ impl Session {
         }
         // One attach + one detach: this sample's attach and the previous sample's detach (or
         // this one's, made here).
-        self.untimed_ns = detach_ns.or(waited).map(|d| attach_ns + d);
+        let idled = counting
+            && (idle_before.is_none() || idle_before != crate::harness::clock::idle_mark());
+        self.untimed_ns = detach_ns
+            .or(waited)
+            .map(|d| attach_ns + d)
+            .filter(|_| !idled);
         let (mut b, hits) = timed?;
         b.verified = Some(hits);
         b.bad += stray;
