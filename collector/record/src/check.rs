@@ -50,7 +50,7 @@ pub enum RecordError {
     #[error("\"schema\" must be a whole number, found {0}")]
     SchemaNotANumber(String),
     #[error(
-        "record schema version {version} is not supported: this site reads versions \
+        "record schema version {version} is not supported: this program reads versions \
          {OLDEST_SCHEMA} to {SCHEMA_VERSION}{newer}",
         newer = newer_hint(.version)
     )]
@@ -66,7 +66,7 @@ pub enum RecordError {
 
 fn newer_hint(version: &u64) -> &'static str {
     if *version > u64::from(SCHEMA_VERSION) {
-        " (the record is newer than this syscost-site; upgrade it)"
+        " (the record is newer than this program; upgrade it)"
     } else {
         ""
     }
