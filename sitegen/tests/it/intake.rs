@@ -252,12 +252,106 @@ fn the_submit_workflow_reads_the_issue_only_through_the_event_file() {
         }
     }
     assert!(wf.contains("intake extract --event \"$GITHUB_EVENT_PATH\""));
-    assert!(wf.contains("--body-file"));
+    assert!(wf.contains("run: ./scripts/submit-comment"));
+    // Only a record that passed is proposed, and the job that reads the issue holds no secret.
+    assert!(wf.contains(
+        "  pull-request:\n    needs: check\n    if: needs.check.outputs.accepted == 'true'\n"
+    ));
+    let check_job = &wf[wf.find("  check:\n").unwrap()..wf.find("  pull-request:\n").unwrap()];
+    assert!(!check_job.contains("secrets.") && !check_job.contains("github.token"));
     let form =
         std::fs::read_to_string(root().join(".github/ISSUE_TEMPLATE/submit-run.yml")).unwrap();
     assert!(
         form.contains("render: json"),
         "the record field is fenced as JSON"
+    );
+}
+
+/// The last job's script posts the file the checker wrote (with the pull request's address,
+/// or what went wrong in the workflow), through a fake `gh` here that records its arguments.
+#[test]
+fn the_comment_is_the_checkers_file_posted_with_body_file() {
+    use std::os::unix::fs::PermissionsExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let bin_dir = tmp.path().join("bin");
+    std::fs::create_dir(&bin_dir).unwrap();
+    let gh = bin_dir.join("gh");
+    std::fs::write(
+        &gh,
+        "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \"$GH_LOG\"\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&gh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let dir = tmp.path().join("intake");
+    let log = tmp.path().join("gh.log");
+    let post = |intake: &str, check: &str, pr_url: &str| -> (Vec<String>, String) {
+        let out = Command::new(root().join("scripts/submit-comment"))
+            .env("PATH", format!("{}:/usr/bin:/bin", bin_dir.display()))
+            .env("GH_LOG", &log)
+            .env("NUMBER", "7")
+            .env("REPO", "syscost/syscost")
+            .env("DIR", &dir)
+            .env("INTAKE", intake)
+            .env("CHECK", check)
+            .env("PR_URL", pr_url)
+            .env(
+                "PR_RESULT",
+                if pr_url.is_empty() {
+                    "failure"
+                } else {
+                    "success"
+                },
+            )
+            .env(
+                "RUN_URL",
+                "https://github.com/syscost/syscost/actions/runs/1",
+            )
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let args: Vec<String> = std::fs::read_to_string(&log)
+            .unwrap()
+            .lines()
+            .map(str::to_string)
+            .collect();
+        let body = std::fs::read_to_string(dir.join("comment.md")).unwrap();
+        (args, body)
+    };
+    // No file from the checker: the workflow failed before it.
+    let (args, body) = post("", "", "");
+    let file = dir.join("comment.md").display().to_string();
+    assert_eq!(
+        args,
+        [
+            "issue",
+            "comment",
+            "7",
+            "--repo",
+            "syscost/syscost",
+            "--body-file",
+            file.as_str()
+        ]
+    );
+    assert!(body.contains("could not be checked"), "{body}");
+    // Refused by the checker: its file as it is.
+    std::fs::write(dir.join("comment.md"), "REFUSED\n").unwrap();
+    assert_eq!(post("failure", "skipped", "").1, "REFUSED\n");
+    // Passed, and the pull request is open: its address follows.
+    std::fs::write(dir.join("comment.md"), "PASSED\n").unwrap();
+    let (_, body) = post(
+        "success",
+        "success",
+        "https://github.com/syscost/syscost/pull/9",
+    );
+    assert_eq!(
+        body,
+        "PASSED\n\nPull request: https://github.com/syscost/syscost/pull/9\n"
+    );
+    // Passed on its own, refused with the data directory.
+    let (_, body) = post("success", "failure", "");
+    assert!(
+        body.contains("not accepted") && body.contains("actions/runs/1"),
+        "{body}"
     );
 }
 
