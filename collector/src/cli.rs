@@ -139,9 +139,10 @@ pub struct SubmitTo {
     /// Submit without asking (for scripts); what will be published is still printed.
     #[arg(long)]
     pub yes: bool,
-    /// The GitHub repository to propose the records to (default: the project's).
-    #[arg(long, value_name = "OWNER/NAME")]
-    pub repo: Option<String>,
+    /// The GitHub repository to propose the records to: OWNER/NAME or its address (by default
+    /// the project's, as its Cargo.toml names it).
+    #[arg(long, value_name = "OWNER/NAME", default_value = env!("CARGO_PKG_REPOSITORY"))]
+    pub repo: String,
 }
 
 #[derive(Debug, Clone, Args)]

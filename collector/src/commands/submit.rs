@@ -28,17 +28,19 @@ pub struct Submission {
     pub dest: String,
 }
 
-/// The GitHub repository submissions go to: `--repo`, else the one the workspace's manifest
-/// names (`repository`).
+/// The GitHub repository submissions go to (`--repo`: by default the one the workspace's
+/// manifest names as `repository`).
 pub struct Repo {
     pub owner: String,
     pub name: String,
 }
 
 impl Repo {
-    pub fn of(arg: Option<&str>) -> Result<Repo, Error> {
-        let default = env!("CARGO_PKG_REPOSITORY").trim_start_matches("https://github.com/");
-        let text = arg.unwrap_or(default).trim_end_matches('/');
+    pub fn of(arg: &str) -> Result<Repo, Error> {
+        let text = arg
+            .trim_start_matches("https://github.com/")
+            .trim_end_matches('/')
+            .trim_end_matches(".git");
         let bad = || {
             Error::Argument(format!(
                 "--repo must be a GitHub repository as OWNER/NAME (letters, digits, '-', and \
@@ -76,7 +78,7 @@ impl Repo {
 
 /// `syscost submit`.
 pub fn run(files: &[PathBuf], to: &SubmitTo) -> Result<i32, Error> {
-    let repo = Repo::of(to.repo.as_deref())?;
+    let repo = Repo::of(&to.repo)?;
     let subs = check_files(files)?;
     submit(&subs, &repo, to.yes, &mut std::io::stdout().lock())
 }
@@ -84,7 +86,7 @@ pub fn run(files: &[PathBuf], to: &SubmitTo) -> Result<i32, Error> {
 /// What `syscost run --submit` can know before it measures: the repository is well formed,
 /// and, when gh would send the record, someone can confirm (or `--yes` did).
 pub fn precheck(to: &SubmitTo) -> Result<(), Error> {
-    Repo::of(to.repo.as_deref())?;
+    Repo::of(&to.repo)?;
     if !to.yes && !std::io::stdin().is_terminal() && Gh::find().is_ok() {
         return Err(Error::NoTerminal);
     }
@@ -93,7 +95,7 @@ pub fn precheck(to: &SubmitTo) -> Result<(), Error> {
 
 /// `syscost run --submit`: the record just written, in its file form.
 pub fn run_record(record: &RunRecord, shown: &str, to: &SubmitTo) -> Result<i32, Error> {
-    let repo = Repo::of(to.repo.as_deref())?;
+    let repo = Repo::of(&to.repo)?;
     let bytes = syscost_record::to_file_json(record).into_bytes();
     let sub = checked(shown.to_string(), bytes)?;
     // Standard output holds the run's table or record.

@@ -242,6 +242,24 @@ fn without_gh_the_steps_by_hand_name_the_exact_path() {
         "{so}"
     );
 
+    // Another repository: its address or OWNER/NAME.
+    let out = syscost_with(
+        &empty.path().display().to_string(),
+        gh.path(),
+        &[
+            "submit",
+            "--repo",
+            "https://github.com/someone/fork-of-it",
+            good.to_str().unwrap(),
+        ],
+    );
+    let so = text(&out.stdout);
+    assert!(
+        so.contains("https://github.com/someone/fork-of-it/fork")
+            && so.contains("pull request to someone/fork-of-it"),
+        "{so}"
+    );
+
     // gh present but logged out: asked only whether it is logged in, then the same steps.
     std::fs::write(gh.path().join("logged-out"), "").unwrap();
     let path = format!("{}:/usr/bin:/bin", gh.path().display());
