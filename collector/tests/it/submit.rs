@@ -354,3 +354,42 @@ fn walk_one(dir: &Path) -> Option<PathBuf> {
     }
     None
 }
+
+/// On a terminal (`script` gives the command one) the question is asked: "n" sends nothing,
+/// "y" sends the record.
+#[test]
+fn on_a_terminal_the_answer_decides() {
+    let (good, _) = good_record();
+    for (answer, code) in [("n", 1), ("y", 0)] {
+        let gh = fake_gh();
+        let line = format!("'{}' submit '{}'", super::common::bin(), good.display());
+        let mut child = Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .env("PATH", format!("{}:/usr/bin:/bin", gh.path().display()))
+            .env("FAKE_GH_DIR", gh.path())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("script (util-linux) runs the command on a terminal");
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("{answer}\n").as_bytes())
+            .unwrap();
+        let out = child.wait_with_output().unwrap();
+        let all = text(&out.stdout);
+        assert_eq!(out.status.code(), Some(code), "{all}");
+        assert!(all.contains("[y/N]"), "{all}");
+        let log = calls(gh.path());
+        if answer == "n" {
+            assert!(all.contains("not confirmed; nothing was sent"), "{all}");
+            assert_eq!(log, "CALL auth status\n");
+        } else {
+            assert!(all.contains("/pull/4242"), "{all}");
+            assert!(log.contains("/pulls --input -"), "{log}");
+        }
+    }
+}
