@@ -172,7 +172,7 @@ fn strip_position(err: &serde_json::Error) -> String {
 
 /// What [`check_file`] found in one file.
 #[derive(Debug)]
-pub struct Verdict {
+pub struct Checked {
     /// The record, when the file parses as one (it may still break the rules).
     pub record: Option<RunRecord>,
     /// Every rule the file breaks, each a sentence saying what to do; empty when it may go in.
@@ -182,7 +182,7 @@ pub struct Verdict {
     pub path: Option<String>,
 }
 
-impl Verdict {
+impl Checked {
     pub fn passed(&self) -> bool {
         self.record.is_some() && self.problems.is_empty()
     }
@@ -191,11 +191,11 @@ impl Verdict {
 /// Holds the bytes of one record file to every rule a data directory's record must meet on
 /// its own (what is left to the directory: the file's place, copies, the triage file).
 /// `allow_emulated` accepts the times of an emulator (QEMU TCG), refused otherwise.
-pub fn check_file(bytes: &[u8], allow_emulated: bool) -> Verdict {
+pub fn check_file(bytes: &[u8], allow_emulated: bool) -> Checked {
     let rec = match parse_record(bytes) {
         Ok(r) => r,
         Err(e) => {
-            return Verdict {
+            return Checked {
                 record: None,
                 problems: vec![e.to_string()],
                 path: None,
@@ -242,7 +242,7 @@ pub fn check_file(bytes: &[u8], allow_emulated: bool) -> Verdict {
                 .to_string(),
         );
     }
-    Verdict {
+    Checked {
         path: id_ok.then(|| rec.canonical_path()),
         record: Some(rec),
         problems,
