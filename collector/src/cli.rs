@@ -24,6 +24,9 @@ pub enum Command {
     Run(RunArgs),
     /// Show every scenario, whether it can run here, and if not, why.
     List(ListArgs),
+    /// Send run records to the project: checked as the site's check would, shown, and, once
+    /// confirmed, proposed as a pull request with GitHub's `gh` (or the steps by hand).
+    Submit(SubmitArgs),
     /// Turn captured kernel benchmark logs into run records.
     Import(ImportArgs),
     /// Boot a kernel in QEMU and measure it: `syscost run RUN-ARGS` inside the guest, the
@@ -123,6 +126,32 @@ pub struct RunArgs {
     /// unless the clock really counts exactly (identical loops must read identical counts).
     #[arg(long, value_enum, default_value_t = ClockArg::Time)]
     pub clock: ClockArg,
+    /// Then submit the record (`syscost submit`).
+    #[arg(long)]
+    pub submit: bool,
+    #[command(flatten)]
+    pub to: SubmitTo,
+}
+
+/// Where and how records are submitted.
+#[derive(Debug, Clone, Args)]
+pub struct SubmitTo {
+    /// Submit without asking (for scripts); what will be published is still printed.
+    #[arg(long)]
+    pub yes: bool,
+    /// The GitHub repository to propose the records to: OWNER/NAME or its address (by default
+    /// the project's, as its Cargo.toml names it).
+    #[arg(long, value_name = "OWNER/NAME", default_value = env!("CARGO_PKG_REPOSITORY"))]
+    pub repo: String,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct SubmitArgs {
+    /// Record files (as `syscost run --save`, `-o` or `import --save` wrote them).
+    #[arg(required = true, value_name = "RECORD")]
+    pub records: Vec<PathBuf>,
+    #[command(flatten)]
+    pub to: SubmitTo,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

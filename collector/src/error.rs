@@ -66,6 +66,20 @@ pub enum Error {
     /// The matrix found cells whose cause is not the kernel (they have been printed).
     #[error("{0} kernel × scenario cell(s) failed or disagree with their kernel (see the table)")]
     MatrixFailed(usize),
+    /// `submit`: records the site's check refuses (each problem has been printed).
+    #[error("{0} record(s) would be refused by the site's check (see above); nothing was sent")]
+    Refused(usize),
+    #[error(
+        "standard input is not a terminal, so no one can confirm what will be published: \
+         give --yes to submit without asking; nothing was sent"
+    )]
+    NoTerminal,
+    #[error("not confirmed; nothing was sent")]
+    NotConfirmed,
+    #[error(
+        "{0} (the records were not all sent: see the pull requests and branches of your fork)"
+    )]
+    Gh(#[from] GhError),
     #[error("cannot save {path}: {source}")]
     Save {
         path: PathBuf,
@@ -81,9 +95,12 @@ impl Error {
 
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Argument(_) | Error::Plan(_) | Error::Destination(_) | Error::Clock(_) => {
-                EXIT_USAGE
-            }
+            Error::Argument(_)
+            | Error::Plan(_)
+            | Error::Destination(_)
+            | Error::Clock(_)
+            | Error::Refused(_)
+            | Error::NoTerminal => EXIT_USAGE,
             Error::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_PIPE,
             Error::Lab(
                 LabError::UnknownImage(_)
@@ -95,4 +112,23 @@ impl Error {
             _ => EXIT_FAILED,
         }
     }
+}
+
+/// A `gh` call that failed: what was asked and what gh said.
+#[derive(Debug, thiserror::Error)]
+pub enum GhError {
+    #[error("cannot start gh: {0}")]
+    Spawn(std::io::Error),
+    #[error("`gh {call}` failed ({status}): {said}")]
+    Failed {
+        call: String,
+        status: String,
+        said: String,
+    },
+    #[error("`gh {call}` answered without {what}: {said}")]
+    Answer {
+        call: String,
+        what: &'static str,
+        said: String,
+    },
 }

@@ -7,7 +7,7 @@ use crate::metrics::Registry;
 use crate::{plausible, triage};
 use std::collections::BTreeMap;
 use std::path::Path;
-use syscost_record::{validate_file, SourceKind};
+use syscost_record::check::check_file;
 
 pub struct Report {
     pub records: usize,
@@ -57,59 +57,17 @@ pub fn check_dir(dir: &Path, allow_emulated: bool) -> Report {
                 continue;
             }
         };
-        let rec = match load::parse_record(&bytes) {
-            Ok(r) => r,
-            Err(m) => {
-                issues.push(issue(m.to_string()));
-                continue;
-            }
+        // The rules of one file are the record crate's, shared with `syscost submit`.
+        let verdict = check_file(&bytes, allow_emulated);
+        let Some(rec) = verdict.record else {
+            issues.extend(verdict.problems.into_iter().map(issue));
+            continue;
         };
         records += 1;
         let before = issues.len();
-        if rec.source.kind == SourceKind::Synthetic {
-            issues.push(issue(
-                "is a synthetic record (source.kind = \"synthetic\"): generated data is for \
-                 tests and benchmarks and does not belong in data/"
-                    .to_string(),
-            ));
-        }
-        // An instruction count is emulated by design and says so in its key: it belongs in
-        // data/ (its series are their own kind); an emulator's times do not.
-        if rec.is_emulated() && !rec.counts_instructions() && !allow_emulated {
-            issues.push(issue(format!(
-                "is emulated: measured in a QEMU guest under TCG (environment.comparability.\
-                 virtualization.kind = \"{}\"), so its times are the emulator's, not any \
-                 CPU's; data/ holds measurements — run `syscost lab` under KVM, or accept it \
-                 knowingly with `syscost-site check --allow-emulated`",
-                syscost_record::VIRT_QEMU_TCG
-            )));
-        }
-        // One serialisation checks the id and the file form.
-        let (problems, in_form) = validate_file(&rec, &bytes);
-        let id_ok = !problems
-            .iter()
-            .any(|p| p.field == "id" || p.field == "schema");
-        for p in problems {
-            let hint = if p.field == "id" {
-                " — regenerate the record with `syscost run`/`syscost import` instead of editing it"
-            } else {
-                ""
-            };
-            issues.push(issue(format!("{}: {}{hint}", p.field, p.message)));
-        }
-        // Same content, same id: what the id covers is all the file may hold.
-        if issues.len() == before && !in_form {
-            issues.push(issue(
-                "is not in the form syscost writes (one line of JSON, fields in order, no \
-                 extra white space or defaults spelled out): the site publishes that form, so the \
-                 file must be it — save the record with `syscost run --save` or `syscost \
-                 import --save` instead of editing it"
-                    .to_string(),
-            ));
-        }
+        issues.extend(verdict.problems.into_iter().map(issue));
         // Name checks are only meaningful once the id is the content hash.
-        if id_ok {
-            let want = rec.canonical_path();
+        if let Some(want) = verdict.path {
             if cand.rel != want {
                 issues.push(issue(format!(
                     "wrong place or name: this record must be saved as {want} (its arch, \

@@ -63,4 +63,27 @@ pub enum Command {
         #[arg(long)]
         allow_emulated: bool,
     },
+    /// Runs submitted through the repository's issue form (the workflow `submit.yml`).
+    #[command(subcommand)]
+    Intake(Intake),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Intake {
+    /// Read an `issues` event (GitHub's event file), take the one JSON record in a fenced block
+    /// of the issue's text, check it as `check` would in the data directory it would join, and
+    /// write the outcome under OUT: comment.md (always), pull-request.md and
+    /// record/runs/<arch>/<kernel>/<id>.json (when it passed; it is then also in DATA). Exit 0
+    /// when it passed, 1 when it was refused (comment.md says why).
+    Extract {
+        /// The event file ($GITHUB_EVENT_PATH).
+        #[arg(long, value_name = "FILE")]
+        event: PathBuf,
+        /// The data directory the record would join.
+        #[arg(long, default_value = "data")]
+        data: PathBuf,
+        /// Where the outcome is written.
+        #[arg(long, value_name = "DIR")]
+        out: PathBuf,
+    },
 }

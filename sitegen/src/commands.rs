@@ -1,7 +1,7 @@
 //! What each command does and prints. Failures are returned, never printed here: `main` prints
 //! them and chooses the exit code, in one place.
 
-use crate::cli::{Cli, Command};
+use crate::cli::{Cli, Command, Intake};
 use crate::site::{self, BuildError};
 use std::collections::BTreeSet;
 use std::io::Write;
@@ -46,6 +46,11 @@ pub enum CommandError {
     /// Standard output could not be written (a full disk, a closed pipe).
     #[error("cannot write to standard output: {0}")]
     Stdout(#[source] std::io::Error),
+    #[error("syscost-site intake: {0}")]
+    Intake(#[from] crate::intake::IntakeError),
+    /// The submission was refused (the comment file says why; the reasons have been listed).
+    #[error("syscost-site intake: the record was refused ({0} reason(s))")]
+    Refused(usize),
     /// `check` found problems (they have been listed).
     #[error("{}: {problems} problem(s) in {files} file(s); {records} record(s) parsed", dir.display())]
     Problems {
@@ -78,6 +83,7 @@ pub fn run(cli: Cli) -> Result<(), CommandError> {
             allow_emulated,
         } => check(&dir, allow_emulated),
         Command::Migrate { dir } => migrate(&dir),
+        Command::Intake(Intake::Extract { event, data, out }) => intake(&event, &data, &out),
     }
 }
 
@@ -221,6 +227,21 @@ fn check(dir: &Path, allow_emulated: bool) -> Result<(), CommandError> {
         files: files.len(),
         records: report.records,
     })
+}
+
+fn intake(event: &Path, data: &Path, out_dir: &Path) -> Result<(), CommandError> {
+    data_dir(data)?;
+    match crate::intake::extract(event, data, out_dir)? {
+        crate::intake::Outcome::Accepted(rel) => {
+            out(format_args!("accepted: {}/{rel}", data.display()))
+        }
+        crate::intake::Outcome::Refused(reasons) => {
+            for r in &reasons {
+                eprintln!("refused: {}", crate::load::printable(r));
+            }
+            Err(CommandError::Refused(reasons.len()))
+        }
+    }
 }
 
 /// One line on standard output; an error instead of a panic when it cannot be written.

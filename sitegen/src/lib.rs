@@ -8,6 +8,7 @@ pub mod cli;
 pub mod commands;
 pub mod fmt;
 pub mod info;
+pub mod intake;
 pub mod kver;
 pub mod load;
 pub mod metrics;

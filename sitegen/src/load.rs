@@ -4,12 +4,12 @@
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use syscost_record::{is_readable_schema, RunRecord, OLDEST_SCHEMA, SCHEMA_VERSION};
+// Reading and parsing one record is the record crate's, shared with `syscost submit`.
+use syscost_record::check::read_limited_into;
+pub use syscost_record::check::{
+    diagnose, parse_record, read_limited, read_record, RecordError, MAX_RECORD_BYTES,
+};
 use walkdir::WalkDir;
-
-/// Largest record file accepted. Real records are tens of kilobytes; the limit keeps memory
-/// bounded whatever is submitted.
-pub const MAX_RECORD_BYTES: u64 = 1024 * 1024;
 
 /// Something wrong with one file, for the person who submitted it.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
@@ -157,90 +157,6 @@ fn display_rel(dir: &Path, p: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// Why a file is not a usable record, in terms a submitter can act on (the path is reported
-/// next to it).
-#[derive(Debug, thiserror::Error)]
-pub enum RecordError {
-    #[error("cannot be opened: {0}")]
-    Open(#[source] std::io::Error),
-    #[error("cannot be read: {0}")]
-    Read(#[source] std::io::Error),
-    #[error(
-        "is {0} bytes; a record may be at most 1 MiB ({MAX_RECORD_BYTES} bytes) — is this \
-         really a syscost run record?"
-    )]
-    TooBig(u64),
-    #[error("the file is empty; it should hold one JSON run record")]
-    Empty,
-    #[error("starts with a byte-order mark (BOM); save it as plain UTF-8 without one")]
-    ByteOrderMark,
-    #[error("is not UTF-8 text (invalid byte at offset {offset}); records are UTF-8 JSON")]
-    NotUtf8 { offset: usize },
-    #[error("is not valid JSON: {reason} (line {line}, column {column})")]
-    Syntax {
-        reason: String,
-        line: usize,
-        column: usize,
-    },
-    #[error("the top level must be a JSON object (one run record), not an array or a value")]
-    NotAnObject,
-    #[error(
-        "has no \"schema\" field: this does not look like a syscost run record (write it with \
-         `syscost run` or `syscost import`)"
-    )]
-    NoSchema,
-    /// The `schema` value as found.
-    #[error("\"schema\" must be a whole number, found {0}")]
-    SchemaNotANumber(String),
-    #[error(
-        "record schema version {version} is not supported: this site reads versions \
-         {OLDEST_SCHEMA} to {SCHEMA_VERSION}{newer}",
-        newer = newer_hint(.version)
-    )]
-    UnsupportedSchema { version: u64 },
-    /// Valid JSON of the right version, but a field is missing or of the wrong type.
-    #[error("does not match the run-record format: {reason} (line {line}, column {column})")]
-    Format {
-        reason: String,
-        line: usize,
-        column: usize,
-    },
-}
-
-fn newer_hint(version: &u64) -> &'static str {
-    if *version > u64::from(SCHEMA_VERSION) {
-        " (the record is newer than this syscost-site; upgrade it)"
-    } else {
-        ""
-    }
-}
-
-/// Reads a file, refusing anything over [`MAX_RECORD_BYTES`] without reading it all.
-pub fn read_limited(path: &Path) -> Result<Vec<u8>, RecordError> {
-    let mut buf = Vec::new();
-    read_into(path, &mut buf)?;
-    Ok(buf)
-}
-
-/// [`read_limited`] into `buf` (replacing its content), which keeps its allocation.
-fn read_into(path: &Path, buf: &mut Vec<u8>) -> Result<(), RecordError> {
-    buf.clear();
-    let file = File::open(path).map_err(RecordError::Open)?;
-    let len = file.metadata().map_err(RecordError::Read)?.len();
-    if len > MAX_RECORD_BYTES {
-        return Err(RecordError::TooBig(len));
-    }
-    buf.reserve(len as usize);
-    // `take` guards against a file that grows between the size check and the read.
-    file.take(MAX_RECORD_BYTES + 1)
-        .read_to_end(buf)
-        .map_err(RecordError::Read)?;
-    if buf.len() as u64 > MAX_RECORD_BYTES {
-        return Err(RecordError::TooBig(buf.len() as u64));
-    }
-    Ok(())
-}
-
 /// A buffer to read records into that each thread keeps (taken, and given back when dropped):
 /// reading a build's records allocates no file-sized buffer per record (glibc's heap tidies all
 /// its small free chunks before each large allocation, and a build holds many small ones).
@@ -257,7 +173,7 @@ impl Buffer {
 
     /// [`read_limited`], into this buffer.
     pub fn read(&mut self, path: &Path) -> Result<&[u8], RecordError> {
-        read_into(path, &mut self.0)?;
+        read_limited_into(path, &mut self.0)?;
         Ok(&self.0)
     }
 
@@ -288,81 +204,10 @@ impl Drop for Buffer {
     }
 }
 
-/// Parses a record; on failure explains what is wrong in terms a submitter can act on.
-pub fn parse_record(bytes: &[u8]) -> Result<RunRecord, RecordError> {
-    let rec = serde_json::from_slice::<RunRecord>(bytes).map_err(|e| diagnose(bytes, &e))?;
-    // Another version that happens to fit this one's fields is still not this format.
-    if !is_readable_schema(u64::from(rec.schema)) {
-        return Err(RecordError::UnsupportedSchema {
-            version: u64::from(rec.schema),
-        });
-    }
-    Ok(rec)
-}
-
-/// Reads and parses one record file.
-pub fn read_record(path: &Path) -> Result<RunRecord, RecordError> {
-    parse_record(&read_limited(path)?)
-}
-
-/// Turns a serde error into the problem it stands for. Only runs on the error path, so
-/// re-parsing is fine.
-pub fn diagnose(bytes: &[u8], err: &serde_json::Error) -> RecordError {
-    if bytes.iter().all(|b| b.is_ascii_whitespace()) {
-        return RecordError::Empty;
-    }
-    if bytes.starts_with(&[0xEF, 0xBB, 0xBF]) {
-        return RecordError::ByteOrderMark;
-    }
-    if let Err(e) = std::str::from_utf8(bytes) {
-        return RecordError::NotUtf8 {
-            offset: e.valid_up_to(),
-        };
-    }
-    let syntax = |e: &serde_json::Error| RecordError::Syntax {
-        reason: strip_position(e),
-        line: e.line(),
-        column: e.column(),
-    };
-    if err.is_syntax() || err.is_eof() {
-        return syntax(err);
-    }
-    let value: serde_json::Value = match serde_json::from_slice(bytes) {
-        Ok(v) => v,
-        Err(e) => return syntax(&e),
-    };
-    let Some(obj) = value.as_object() else {
-        return RecordError::NotAnObject;
-    };
-    match obj.get("schema") {
-        None => return RecordError::NoSchema,
-        Some(s) => match s.as_u64() {
-            None => return RecordError::SchemaNotANumber(s.to_string()),
-            Some(v) if !is_readable_schema(v) => {
-                return RecordError::UnsupportedSchema { version: v }
-            }
-            Some(_) => {}
-        },
-    }
-    RecordError::Format {
-        reason: strip_position(err),
-        line: err.line(),
-        column: err.column(),
-    }
-}
-
-/// serde_json's message without its trailing " at line L column C" (we print our own).
-fn strip_position(err: &serde_json::Error) -> String {
-    let s = err.to_string();
-    match s.rfind(" at line ") {
-        Some(i) => s[..i].to_string(),
-        None => s,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use syscost_record::SCHEMA_VERSION;
 
     fn msg(text: &[u8]) -> String {
         parse_record(text).unwrap_err().to_string()

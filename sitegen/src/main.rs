@@ -37,6 +37,8 @@ fn main() -> ExitCode {
                 | CommandError::Build(_)
                 | CommandError::Strict(_)
                 | CommandError::Problems { .. }
+                | CommandError::Intake(_)
+                | CommandError::Refused(_)
                 | CommandError::Migrate(_)
                 | CommandError::Unmigrated(_)
                 | CommandError::Stdout(_) => 1,

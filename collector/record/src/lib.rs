@@ -10,6 +10,7 @@
 //! results carry no interval (`ci_*` absent), never a made-up one.
 
 mod build;
+pub mod check;
 mod file;
 pub mod format;
 mod id;

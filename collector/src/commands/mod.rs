@@ -7,6 +7,7 @@ pub mod lab_matrix;
 pub mod list;
 pub mod run;
 pub mod selfcheck;
+pub mod submit;
 
 use crate::cli::{Command, SyscallArg};
 use crate::error::Error;
@@ -17,6 +18,7 @@ pub fn dispatch(command: &Command) -> Result<i32, Error> {
     match command {
         Command::Run(args) => run::run(args),
         Command::List(args) => list::run(args),
+        Command::Submit(args) => submit::run(&args.records, &args.to),
         Command::Import(args) => import::run(args),
         Command::Selfcheck(args) => selfcheck::run(args),
         Command::Lab(args) => lab::run(args),
@@ -29,6 +31,7 @@ pub fn name(command: &Command) -> &'static str {
     match command {
         Command::Run(_) | Command::List(_) => "syscost",
         Command::Import(_) => "syscost import",
+        Command::Submit(_) => "syscost submit",
         Command::Selfcheck(_) => "syscost selfcheck",
         Command::Lab(_) => "syscost lab",
         Command::LabMatrix(_) => "syscost lab-matrix",

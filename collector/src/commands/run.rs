@@ -134,6 +134,10 @@ fn environment() -> Environment {
 
 pub fn run(args: &RunArgs) -> Result<i32, Error> {
     check_numbers(args)?;
+    if args.submit {
+        // Found now, not after the budget is spent.
+        super::submit::precheck(&args.to)?;
+    }
     choose_clock(args)?;
     let started = std::time::Instant::now();
     if args.method == MethodArg::Sequential {
@@ -191,7 +195,28 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
     }
     env.incidental.loadavg_end = machine::loadavg();
     let record = record::interleaved(&plan, &comparisons, &settings(args), env, date, &outcome);
-    emit(&Output::of(args), &record)
+    finish(args, &record)
+}
+
+/// Writes the record where asked; with `--submit`, then submits it — also when scenarios
+/// failed (the record says which and why, and is a run like any other).
+fn finish(args: &RunArgs, record: &RunRecord) -> Result<i32, Error> {
+    let written = emit(&Output::of(args), record);
+    if !args.submit {
+        return written;
+    }
+    if let Err(e) = &written {
+        if !matches!(e, Error::ScenariosFailed(_)) {
+            return written;
+        }
+    }
+    let shown = match (&args.save, &args.output) {
+        (Some(dir), _) => dir.join(record.canonical_path()).display().to_string(),
+        (None, Some(file)) => file.display().to_string(),
+        (None, None) => "this run".to_string(),
+    };
+    super::submit::run_record(record, &shown, &args.to)?;
+    written
 }
 
 /// Where a record goes (`--json`, `-o`, `--save`).
@@ -334,5 +359,5 @@ fn run_sequential(args: &RunArgs) -> Result<i32, Error> {
     }
     env.incidental.loadavg_end = machine::loadavg();
     let record = record::sequential(&plan, &settings(args), env, started, &out);
-    emit(&Output::of(args), &record)
+    finish(args, &record)
 }

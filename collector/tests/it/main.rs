@@ -24,3 +24,4 @@ mod repository;
 mod run;
 mod selfcheck;
 mod sequential;
+mod submit;

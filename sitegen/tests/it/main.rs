@@ -6,6 +6,7 @@ mod charts;
 mod check;
 mod common;
 mod hostile;
+mod intake;
 /// Peak memory of the commands the tests run, measured from a fresh copy of this binary.
 mod peak {
     syscost_testkit::peak_spawner!();
