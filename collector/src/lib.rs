@@ -15,6 +15,7 @@
 
 pub mod analysis;
 pub mod cli;
+pub mod compare;
 pub mod commands;
 pub mod engine;
 pub mod error;

@@ -14,6 +14,7 @@ mod file;
 pub mod format;
 mod id;
 pub mod ids;
+pub mod key;
 mod precision;
 mod unique;
 mod validate;
