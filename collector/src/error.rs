@@ -10,6 +10,8 @@ use std::path::PathBuf;
 pub const EXIT_FAILED: i32 = 1;
 /// Exit code: bad usage or bad input (unknown scenario, budget ≤ 0, unavailable CPU...).
 pub const EXIT_USAGE: i32 = 2;
+/// Exit code of `syscost compare --fail-above PCT`: a cost regressed by more than PCT.
+pub const EXIT_REGRESSION: i32 = 3;
 /// Exit code: stopped by SIGINT/SIGTERM; nothing was written.
 pub const EXIT_INTERRUPTED: i32 = 130;
 /// Exit code when the reader of standard output went away: what a shell reports for a program
@@ -66,6 +68,16 @@ pub enum Error {
     /// The matrix found cells whose cause is not the kernel (they have been printed).
     #[error("{0} kernel × scenario cell(s) failed or disagree with their kernel (see the table)")]
     MatrixFailed(usize),
+    /// A record file that cannot be read as records (names the file and the reason).
+    #[error("{}: {reason}", .path.display())]
+    Record { path: PathBuf, reason: String },
+    /// Records whose comparability keys differ, compared without `--force` (each message
+    /// names the parts that differ).
+    #[error("{}; compare them anyway with --force", .0.join("; "))]
+    Incomparable(Vec<String>),
+    /// Costs slower by more than `--fail-above` (they have been printed).
+    #[error("{} cost(s) slower by more than {pct}%: {}", .ids.len(), .ids.join(", "))]
+    Regression { pct: f64, ids: Vec<String> },
     #[error("cannot save {path}: {source}")]
     Save {
         path: PathBuf,
@@ -81,9 +93,13 @@ impl Error {
 
     pub fn exit_code(&self) -> i32 {
         match self {
-            Error::Argument(_) | Error::Plan(_) | Error::Destination(_) | Error::Clock(_) => {
-                EXIT_USAGE
-            }
+            Error::Argument(_)
+            | Error::Plan(_)
+            | Error::Destination(_)
+            | Error::Clock(_)
+            | Error::Record { .. }
+            | Error::Incomparable(_) => EXIT_USAGE,
+            Error::Regression { .. } => EXIT_REGRESSION,
             Error::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_PIPE,
             Error::Lab(
                 LabError::UnknownImage(_)

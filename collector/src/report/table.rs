@@ -307,7 +307,7 @@ pub fn render_comparison(c: &Comparison) -> String {
             c.margin_pct,
             units::value(compare::MARGIN_FLOOR_NS, unit)
         ),
-        Unit::Instructions => "less than one instruction".to_string(),
+        Unit::Instructions => "±1 instruction (exclusive: one instruction is a change)".to_string(),
     };
     let _ = writeln!(
         out,
@@ -317,7 +317,7 @@ pub fn render_comparison(c: &Comparison) -> String {
     );
     let _ = writeln!(
         out,
-        "  {:<12} {:<w$} {:>12} {:>12} {:>12} {:>11} {:>8}",
+        "  {:<12} {:<w$} {:>14} {:>14} {:>14} {:>13} {:>8}",
         "verdict",
         "quantity",
         "base",
@@ -353,7 +353,7 @@ pub fn render_comparison(c: &Comparison) -> String {
             .unwrap_or_default();
         let _ = writeln!(
             out,
-            "  {:<12} {name:<w$} {b:>12} {n:>12} {d:>12} {h:>11} {rel:>8}{warn}",
+            "  {:<12} {name:<w$} {b:>14} {n:>14} {d:>14} {h:>13} {rel:>8}{warn}",
             r.verdict.word(),
             w = QUANTITY_WIDTH
         );

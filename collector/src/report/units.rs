@@ -1,5 +1,5 @@
 //! Numbers as people read them: a time in the unit that fits it (ns, µs, ms, s), an instruction
-//! count as `instr`, a value and its interval in one unit, and as many digits as the interval
+//! count as `instr` (`M instr` from a million), a value and its interval in one unit, and as many digits as the interval
 //! justifies (two significant digits of the half-width, the value to the same decimal).
 
 use syscost_record::Clock;
@@ -27,6 +27,7 @@ impl Unit {
     /// The divisor and name of the unit that fits a magnitude (`ns` values).
     fn scale(self, magnitude: f64) -> (f64, &'static str) {
         match self {
+            Unit::Instructions if magnitude.abs() >= 1e6 => (1e6, "M instr"),
             Unit::Instructions => (1.0, "instr"),
             Unit::Time => {
                 let m = magnitude.abs();
@@ -47,7 +48,9 @@ impl Unit {
 /// Decimals for a value shown alone: three significant digits, at most [`MAX_DECIMALS`].
 fn own_decimals(v: f64) -> usize {
     let a = v.abs();
-    if a >= 100.0 {
+    if a >= 10_000.0 {
+        0
+    } else if a >= 100.0 {
         1
     } else if a >= 1.0 {
         2
@@ -151,8 +154,8 @@ mod tests {
             with_half(34.0, Some(0.0), Unit::Instructions, true),
             ("+34.00 instr".to_string(), "±0 instr".to_string())
         );
-        // Never scaled: a count of a million is a million instructions.
-        assert_eq!(value(1.5e6, Unit::Instructions), "1500000.0 instr");
+        assert_eq!(value(11_095_100.0, Unit::Instructions), "11.10 M instr");
+        assert_eq!(value(42_063.0, Unit::Instructions), "42063 instr");
     }
 
     #[test]
