@@ -29,6 +29,7 @@ pub const RELATIVE_MAX_PCT: f64 = 1000.0;
 
 /// What a quantity is in its record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Kind {
     /// A scenario's median cost per operation (`results[id]`).
@@ -45,6 +46,7 @@ pub enum Kind {
 
 /// A value with its interval, in the record's unit.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Value {
     pub median: f64,
     pub low: f64,
@@ -135,6 +137,7 @@ pub fn quantities(r: &RunRecord) -> (Vec<Quantity>, usize) {
 
 /// What a comparison says of one quantity.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 #[serde(rename_all = "snake_case")]
 pub enum Verdict {
     /// A cost that rose: the difference's interval excludes zero (and is not within the margin).
@@ -174,6 +177,7 @@ impl Verdict {
 
 /// One shared quantity, compared.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Row {
     pub kind: Kind,
     pub id: String,
@@ -198,6 +202,7 @@ pub struct Row {
 
 /// Which record a side of a comparison is.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct RecordRef {
     pub id: String,
     /// The file it was read from (set by the command).
@@ -223,6 +228,7 @@ impl RecordRef {
 
 /// How one NEW record compares with BASE.
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct Comparison {
     pub base: RecordRef,
     pub new: RecordRef,
@@ -246,10 +252,21 @@ pub struct Comparison {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
 pub struct KeyDifference {
     pub part: &'static str,
     pub base: String,
     pub new: String,
+}
+
+/// What `syscost compare --json` prints (docs/compare.schema.json).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+pub struct Report {
+    /// The tool that compared (`syscost 0.1.0`).
+    pub tool: String,
+    /// One comparison per NEW record, in the order given.
+    pub comparisons: Vec<Comparison>,
 }
 
 /// Records whose comparability keys differ.
@@ -495,6 +512,23 @@ pub fn regressions(c: &Comparison, pct: f64) -> Vec<&Row> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// docs/compare.schema.json is generated from these types; this test fails when they
+    /// drift. Regenerate with `UPDATE_SCHEMA=1 cargo test -p syscost --lib compare`.
+    #[test]
+    fn committed_json_schema_matches_the_types() {
+        let schema = schemars::schema_for!(Report);
+        let text = serde_json::to_string_pretty(&schema).unwrap() + "\n";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/compare.schema.json");
+        if std::env::var_os("UPDATE_SCHEMA").is_some() {
+            std::fs::write(path, &text).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == text,
+            "docs/compare.schema.json is out of date: run UPDATE_SCHEMA=1 cargo test -p syscost --lib compare"
+        );
+    }
 
     fn v(m: f64, h: f64) -> Value {
         Value {

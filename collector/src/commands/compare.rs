@@ -4,18 +4,9 @@
 
 use super::record::read_path;
 use crate::cli::CompareArgs;
-use crate::compare::{self, Comparison, Options};
+use crate::compare::{self, Options, Report};
 use crate::error::Error;
 use crate::report::{stdout, table};
-use serde::Serialize;
-
-/// What `compare --json` prints (docs/compare.schema.json).
-#[derive(Serialize)]
-struct Output<'a> {
-    /// The tool that compared.
-    tool: String,
-    comparisons: &'a [Comparison],
-}
 
 pub fn run(a: &CompareArgs) -> Result<i32, Error> {
     if !(a.margin.is_finite() && a.margin >= 0.0) {
@@ -59,9 +50,9 @@ pub fn run(a: &CompareArgs) -> Result<i32, Error> {
         return Err(Error::Incomparable(refused));
     }
     let text = if a.json {
-        let out = Output {
+        let out = Report {
             tool: format!("syscost {}", env!("CARGO_PKG_VERSION")),
-            comparisons: &comparisons,
+            comparisons: comparisons.clone(),
         };
         let mut s = serde_json::to_string_pretty(&out)?;
         s.push('\n');
