@@ -404,7 +404,11 @@ pub struct Options {
 }
 
 /// Compares `new` with `base`: Err when their comparability keys differ and `force` is off.
-pub fn compare(base: &RunRecord, new: &RunRecord, opts: Options) -> Result<Comparison, Incomparable> {
+pub fn compare(
+    base: &RunRecord,
+    new: &RunRecord,
+    opts: Options,
+) -> Result<Comparison, Incomparable> {
     let incomparable: Vec<KeyDifference> =
         key_differences(&comparability_key(base), &comparability_key(new))
             .into_iter()
@@ -441,6 +445,9 @@ pub fn compare(base: &RunRecord, new: &RunRecord, opts: Options) -> Result<Compa
         Clock::Time => MARGIN_FLOOR_NS,
         Clock::Instructions => COUNT_STEP,
     };
+    // The same record twice is one measurement, not two independent ones: its difference
+    // with itself is exactly zero.
+    let same = !base.id.is_empty() && base.id == new.id;
     let (cb, cn) = (base.settings.confidence, new.settings.confidence);
     let (zb, zn) = (z_of(cb), z_of(cn));
     let confidence = cb.min(cn);
@@ -453,7 +460,15 @@ pub fn compare(base: &RunRecord, new: &RunRecord, opts: Options) -> Result<Compa
             only_base.push(b.name());
             continue;
         };
-        let diff = difference(b.value, n.value, zb, zn, confidence);
+        let diff = if same {
+            Value {
+                median: 0.0,
+                low: 0.0,
+                high: 0.0,
+            }
+        } else {
+            difference(b.value, n.value, zb, zn, confidence)
+        };
         let m = margin(clock, b.value.median, opts.margin_pct);
         rows.push(Row {
             kind: b.kind,
@@ -562,9 +577,18 @@ mod tests {
         assert_eq!(verdict(Kind::Median, v(0.2, 3.0), m), Verdict::Inconclusive);
         assert_eq!(verdict(Kind::Expectation, v(5.0, 1.0), m), Verdict::Higher);
         // Exact counts: one instruction is a change, none is none.
-        assert_eq!(verdict(Kind::Estimate, v(1.0, 0.0), COUNT_STEP), Verdict::Slower);
-        assert_eq!(verdict(Kind::Estimate, v(0.0, 0.0), COUNT_STEP), Verdict::NoChange);
-        assert_eq!(verdict(Kind::Estimate, v(-1.0, 0.0), COUNT_STEP), Verdict::Faster);
+        assert_eq!(
+            verdict(Kind::Estimate, v(1.0, 0.0), COUNT_STEP),
+            Verdict::Slower
+        );
+        assert_eq!(
+            verdict(Kind::Estimate, v(0.0, 0.0), COUNT_STEP),
+            Verdict::NoChange
+        );
+        assert_eq!(
+            verdict(Kind::Estimate, v(-1.0, 0.0), COUNT_STEP),
+            Verdict::Faster
+        );
     }
 
     #[test]

@@ -15,8 +15,8 @@
 
 pub mod analysis;
 pub mod cli;
-pub mod compare;
 pub mod commands;
+pub mod compare;
 pub mod engine;
 pub mod error;
 pub mod harness;

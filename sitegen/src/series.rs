@@ -401,7 +401,6 @@ fn profile_of(m: &BTreeMap<String, String>) -> String {
 /// Kernel command-line parameters that change what a syscall costs (the record crate's list).
 pub use syscost_record::key::COST_PARAMETERS;
 
-
 /// The cost-relevant parameters of a command line, `name=value` or `name`, sorted by name; the
 /// last occurrence of a parameter wins, as it does for the kernel. `none` when there are none.
 pub fn cost_flags(cmdline: &str) -> String {

@@ -216,10 +216,7 @@ pub fn comparability_key(r: &RunRecord) -> Vec<KeyPart> {
             None => "interleaved rounds".to_string(),
         },
         Method::Sequential => "sequential (the kernel benchmark's method)".to_string(),
-        Method::External => format!(
-            "imported {} log",
-            known(clean(r.source.format.as_deref()))
-        ),
+        Method::External => format!("imported {} log", known(clean(r.source.format.as_deref()))),
     };
     if r.source.kind == SourceKind::Synthetic {
         method = format!("synthetic, {method}");
@@ -281,7 +278,9 @@ mod tests {
         let m = |v: &str| BTreeMap::from([("spectre_v2".to_string(), v.to_string())]);
         assert_eq!(
             mitigation_profile(&m("Mitigation: Retpolines, STIBP: disabled")),
-            mitigation_profile(&m("Mitigation: Retpolines; STIBP: disabled; BHI: Not affected"))
+            mitigation_profile(&m(
+                "Mitigation: Retpolines; STIBP: disabled; BHI: Not affected"
+            ))
         );
         assert_ne!(
             mitigation_profile(&m("Mitigation: Retpolines")),

@@ -891,10 +891,14 @@ mod schema_tests {
             .into();
         v["properties"]["results"] = list("ScenarioResult", "One object per scenario.");
         v["properties"]["estimates"] = list("Estimate", "The derived quantities.");
-        v["properties"]["expectations"] = list("Expectation", "The kernel benchmark's expectations.");
+        v["properties"]["expectations"] =
+            list("Expectation", "The kernel benchmark's expectations.");
         let summary = &mut v["$defs"]["RunSummary"]["properties"];
         summary["targets"] = list("Target", "Every target, met or not.");
-        summary["groups"] = list("GroupSummary", "The comparison groups and where the time went.");
+        summary["groups"] = list(
+            "GroupSummary",
+            "The comparison groups and where the time went.",
+        );
         // Only the definitions still reachable.
         let mut keep = Vec::new();
         let mut todo = Vec::new();

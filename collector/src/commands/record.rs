@@ -48,8 +48,8 @@ pub fn read_file(path: &Path) -> Result<Vec<RunRecord>, Error> {
         ));
     }
     let bytes = std::fs::read(path).map_err(|e| bad(path, e.to_string()))?;
-    let v: serde_json::Value = serde_json::from_slice(&bytes)
-        .map_err(|e| bad(path, format!("not JSON: {e}")))?;
+    let v: serde_json::Value =
+        serde_json::from_slice(&bytes).map_err(|e| bad(path, format!("not JSON: {e}")))?;
     match v {
         serde_json::Value::Array(items) => {
             if items.is_empty() {

@@ -154,15 +154,15 @@ pub fn render(r: &RunRecord) -> String {
                         Some(o) => {
                             let (v, ci) = cells(o.median_ns, o.ci_low_ns, o.ci_high_ns, unit, true);
                             (
-                            v,
-                            ci,
-                            overhead_pct(r, o).map(units::pct).unwrap_or_default(),
-                            if o.vs == "native" {
-                                String::new()
-                            } else {
-                                o.vs.clone()
-                            },
-                        )
+                                v,
+                                ci,
+                                overhead_pct(r, o).map(units::pct).unwrap_or_default(),
+                                if o.vs == "native" {
+                                    String::new()
+                                } else {
+                                    o.vs.clone()
+                                },
+                            )
                         }
                         None => Default::default(),
                     };
@@ -231,9 +231,7 @@ pub fn render(r: &RunRecord) -> String {
             let _ = writeln!(
                 out,
                 "  {:<20} {v:>12} {ci:>11} {:>5}  {}",
-                e.id,
-                e.samples,
-                e.label
+                e.id, e.samples, e.label
             );
         }
         let _ = writeln!(out);
@@ -280,7 +278,11 @@ pub fn render(r: &RunRecord) -> String {
 const QUANTITY_WIDTH: usize = 40;
 
 fn side(r: &compare::RecordRef) -> String {
-    let file = r.file.as_deref().map(|f| format!(", {f}")).unwrap_or_default();
+    let file = r
+        .file
+        .as_deref()
+        .map(|f| format!(", {f}"))
+        .unwrap_or_default();
     format!("{} (Linux {} {}{file})", r.id, r.kernel_release, r.arch)
 }
 
@@ -345,7 +347,10 @@ pub fn render_comparison(c: &Comparison) -> String {
         let b = units::value(r.base.median, unit);
         let n = units::value(r.new.median, unit);
         let (d, h) = units::with_half(r.diff.median, Some(r.diff.half_width()), unit, true);
-        let rel = r.relative_pct.map(|p| units::pct(p.median)).unwrap_or_default();
+        let rel = r
+            .relative_pct
+            .map(|p| units::pct(p.median))
+            .unwrap_or_default();
         let warn = r
             .warning
             .as_deref()
@@ -358,7 +363,8 @@ pub fn render_comparison(c: &Comparison) -> String {
             w = QUANTITY_WIDTH
         );
     }
-    let count = |f: &dyn Fn(compare::Verdict) -> bool| c.rows.iter().filter(|r| f(r.verdict)).count();
+    let count =
+        |f: &dyn Fn(compare::Verdict) -> bool| c.rows.iter().filter(|r| f(r.verdict)).count();
     let _ = writeln!(
         out,
         "\n{} shared quantities: {} changed, {} no change, {} inconclusive",

@@ -86,7 +86,11 @@ pub fn signed(v: f64, unit: Unit) -> String {
 /// value (half-width 0, an instruction count) keeps its own digits and shows `±0`.
 pub fn with_half(v: f64, half: Option<f64>, unit: Unit, sign: bool) -> (String, String) {
     let Some(h) = half.filter(|h| h.is_finite() && *h >= 0.0) else {
-        let s = if sign { signed(v, unit) } else { value(v, unit) };
+        let s = if sign {
+            signed(v, unit)
+        } else {
+            value(v, unit)
+        };
         return (s, "(no CI)".to_string());
     };
     let (div, name) = unit.scale(v.abs().max(h));
