@@ -35,8 +35,8 @@ pub enum Command {
     /// Compare records: for every quantity they share, NEW − BASE with its interval and a
     /// verdict (slower, faster, no change, inconclusive), sorted by size (docs/compare.md).
     Compare(CompareArgs),
-    /// Convert a record between the compact form `data/` stores and plain objects with named
-    /// fields (what `run --json` prints).
+    /// Show a record: the table `run` prints, or the record as plain objects with named fields
+    /// (what `run --json` prints), or in the compact form `data/` stores.
     Record(RecordArgs),
     /// Measure syscost's own measurements: kernel method vs ours, precision vs budget,
     /// harness overhead (several minutes; prints Markdown).
@@ -87,7 +87,7 @@ pub struct CompareArgs {
 }
 
 #[derive(Debug, Clone, Args)]
-#[command(group(clap::ArgGroup::new("form").required(true).args(["objects", "compact"])))]
+#[command(group(clap::ArgGroup::new("form").args(["objects", "compact"])))]
 pub struct RecordArgs {
     /// The record file (either form).
     pub file: PathBuf,

@@ -478,7 +478,10 @@ pub fn compare(
             base: b.value,
             new: n.value,
             diff,
-            relative_pct: relative(b.value, diff, floor),
+            // An expectation's side difference is no cost: its ratio says nothing.
+            relative_pct: (b.kind != Kind::Expectation)
+                .then(|| relative(b.value, diff, floor))
+                .flatten(),
             margin: m,
             verdict: verdict(b.kind, diff, m),
             warning: warning.clone(),

@@ -1,10 +1,10 @@
-//! `syscost record`: one record in the other form — plain objects with named fields (what
-//! `run --json` prints, for jq and pandas) or the compact file form `data/` stores. And the
-//! reading of record files that `compare` shares.
+//! `syscost record`: one stored record shown as `run` prints it (the table), or in the other
+//! form — plain objects with named fields (what `run --json` prints, for jq and pandas) or the
+//! compact file form `data/` stores. And the reading of record files that `compare` shares.
 
 use crate::cli::RecordArgs;
 use crate::error::Error;
-use crate::report::{json, stdout};
+use crate::report::{json, stdout, table};
 use std::path::{Path, PathBuf};
 use syscost_record::{is_readable_schema, RunRecord};
 
@@ -120,6 +120,8 @@ pub fn run(a: &RecordArgs) -> Result<i32, Error> {
         let mut s = serde_json::to_string_pretty(&syscost_record::objects_json(&record))?;
         s.push('\n');
         s
+    } else if !a.compact {
+        table::render(&record)
     } else {
         for p in syscost_record::validate(&record) {
             eprintln!("syscost record: warning: the record breaks its own rules: {p}");
