@@ -271,6 +271,16 @@ pub fn render(r: &RunRecord) -> String {
     if !r.notes.is_empty() {
         let _ = writeln!(out);
     }
+    trim_lines(&out)
+}
+
+/// The text without the spaces that empty last columns leave at the ends of lines.
+fn trim_lines(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for l in s.lines() {
+        out.push_str(l.trim_end());
+        out.push('\n');
+    }
     out
 }
 
@@ -388,7 +398,7 @@ pub fn render_comparison(c: &Comparison) -> String {
             c.without_interval
         );
     }
-    out
+    trim_lines(&out)
 }
 
 fn list_or_none(v: &[String]) -> String {
