@@ -271,7 +271,7 @@ pub struct Report {
 
 /// Records whose comparability keys differ.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
-#[error("{} are not comparable: {}", .new_id, describe(.differences))]
+#[error("{} is not comparable with the base: {}", .new_id, describe(.differences))]
 pub struct Incomparable {
     pub new_id: String,
     pub differences: Vec<KeyDifference>,
