@@ -21,6 +21,9 @@ pub const DEFAULT_MARGIN_PCT: f64 = 2.0;
 pub const MARGIN_FLOOR_NS: f64 = 1.0;
 /// An instruction count's margin: a change of one instruction per operation is a change.
 pub const COUNT_STEP: f64 = 1.0;
+/// What floating point may take off a difference of whole instructions (419.01 − 418.01 is
+/// 0.99999999999997): a margin this much narrower than [`COUNT_STEP`] still sees one as a change.
+const COUNT_ROUNDING: f64 = 1e-6;
 /// A relative difference is shown only when the base is known to within ±1/this of itself...
 pub const RELATIVE_MIN_PRECISION: f64 = 10.0;
 /// ...and when it is within ±this percent: beyond, the base is too small for a ratio to say
@@ -366,7 +369,7 @@ pub fn relative(base: Value, diff: Value, floor: f64) -> Option<Value> {
 pub fn margin(clock: Clock, base: f64, margin_pct: f64) -> f64 {
     match clock {
         Clock::Time => (margin_pct / 100.0 * base.abs()).max(MARGIN_FLOOR_NS),
-        Clock::Instructions => COUNT_STEP,
+        Clock::Instructions => COUNT_STEP - COUNT_ROUNDING,
     }
 }
 
@@ -592,6 +595,12 @@ mod tests {
             verdict(Kind::Estimate, v(-1.0, 0.0), COUNT_STEP),
             Verdict::Faster
         );
+        let m = margin(Clock::Instructions, 418.01, DEFAULT_MARGIN_PCT);
+        assert_eq!(
+            verdict(Kind::Median, v(419.01 - 418.01, 0.0), m),
+            Verdict::Slower
+        );
+        assert_eq!(verdict(Kind::Median, v(0.5, 0.0), m), Verdict::NoChange);
     }
 
     #[test]
