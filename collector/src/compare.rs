@@ -73,15 +73,19 @@ pub struct Quantity {
     pub value: Value,
 }
 
+/// How the table names a quantity.
+fn name(kind: Kind, id: &str, vs: Option<&str>, label: &str) -> String {
+    match kind {
+        Kind::Median => id.to_string(),
+        Kind::Overhead => format!("{id} − {}", vs.unwrap_or("?")),
+        Kind::Estimate => format!("estimate {id}"),
+        Kind::Expectation => format!("{label} (lhs − rhs)"),
+    }
+}
+
 impl Quantity {
-    /// How the table names it.
     pub fn name(&self) -> String {
-        match self.kind {
-            Kind::Median => self.id.clone(),
-            Kind::Overhead => format!("{} − {}", self.id, self.vs.as_deref().unwrap_or("?")),
-            Kind::Estimate => format!("estimate {}", self.id),
-            Kind::Expectation => format!("{} (lhs − rhs)", self.label),
-        }
+        name(self.kind, &self.id, self.vs.as_deref(), &self.label)
     }
 
     fn same(&self, o: &Quantity) -> bool {
@@ -226,6 +230,12 @@ impl RecordRef {
             arch: r.environment.comparability.arch.clone(),
             date: r.source.date.clone(),
         }
+    }
+}
+
+impl Row {
+    pub fn name(&self) -> String {
+        name(self.kind, &self.id, self.vs.as_deref(), &self.label)
     }
 }
 

@@ -76,8 +76,8 @@ pub enum Error {
     #[error("{}; compare them anyway with --force", .0.join("; "))]
     Incomparable(Vec<String>),
     /// Costs slower by more than `--fail-above` (they have been printed).
-    #[error("{} cost(s) slower by more than {pct}%: {}", .ids.len(), .ids.join(", "))]
-    Regression { pct: f64, ids: Vec<String> },
+    #[error("{count} cost(s) slower by more than {pct}% (listed above)")]
+    Regression { pct: f64, count: usize },
     #[error("cannot save {path}: {source}")]
     Save {
         path: PathBuf,

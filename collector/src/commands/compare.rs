@@ -66,21 +66,23 @@ pub fn run(a: &CompareArgs) -> Result<i32, Error> {
     };
     stdout::print(&text).map_err(Error::Stdout)?;
     if let Some(pct) = a.fail_above {
-        let ids: Vec<String> = comparisons
-            .iter()
-            .flat_map(|c| {
-                compare::regressions(c, pct).into_iter().map(move |r| {
-                    format!(
-                        "{} in {} ({:+.1}%)",
-                        r.id,
-                        c.new.id,
-                        r.relative_pct.map_or(0.0, |p| p.median)
-                    )
-                })
-            })
-            .collect();
-        if !ids.is_empty() {
-            return Err(Error::Regression { pct, ids });
+        let mut count = 0;
+        for c in &comparisons {
+            for r in compare::regressions(c, pct) {
+                count += 1;
+                let rel = r
+                    .relative_pct
+                    .map(|p| format!(" ({:+.1}%)", p.median))
+                    .unwrap_or_default();
+                eprintln!(
+                    "syscost compare: regression in {}: {}{rel}",
+                    c.new.id,
+                    r.name()
+                );
+            }
+        }
+        if count > 0 {
+            return Err(Error::Regression { pct, count });
         }
     }
     Ok(0)

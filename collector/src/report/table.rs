@@ -340,14 +340,7 @@ pub fn render_comparison(c: &Comparison) -> String {
         w = QUANTITY_WIDTH
     );
     for r in &c.rows {
-        let name = compare::Quantity {
-            kind: r.kind,
-            id: r.id.clone(),
-            vs: r.vs.clone(),
-            label: r.label.clone(),
-            value: r.base,
-        }
-        .name();
+        let name = r.name();
         let name = if name.chars().count() > QUANTITY_WIDTH {
             let cut: String = name.chars().take(QUANTITY_WIDTH - 1).collect();
             format!("{cut}…")
