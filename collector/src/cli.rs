@@ -35,6 +35,12 @@ pub enum Command {
     /// Boot every cached kernel (scripts/lab-kernels) and check each scenario against its
     /// kernel's version and configuration; prints the kernel × scenario table.
     LabMatrix(LabMatrixArgs),
+    /// Compare records: for every quantity they share, NEW − BASE with its interval and a
+    /// verdict (slower, faster, no change, inconclusive), sorted by size (docs/compare.md).
+    Compare(CompareArgs),
+    /// Show a record: the table `run` prints, or the record as plain objects with named fields
+    /// (what `run --json` prints), or in the compact form `data/` stores.
+    Record(RecordArgs),
     /// Measure syscost's own measurements: kernel method vs ours, precision vs budget,
     /// harness overhead (several minutes; prints Markdown).
     Selfcheck(SelfcheckArgs),
@@ -56,6 +62,48 @@ pub struct SelfcheckArgs {
     /// Budgets of the precision-versus-budget runs, seconds.
     #[arg(long, value_delimiter = ',', default_values_t = [5.0, 10.0, 20.0, 40.0])]
     pub budgets: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Args)]
+pub struct CompareArgs {
+    /// The base record: a record file, or a file or directory holding exactly one.
+    pub base: PathBuf,
+    /// The records compared with it: record files, files of records (a JSON array, as
+    /// `import --json` prints) or directories (every `*.json` beneath them).
+    #[arg(required = true, value_name = "NEW")]
+    pub new: Vec<PathBuf>,
+    /// Print the comparison as JSON (docs/compare.schema.json) instead of the table.
+    #[arg(long)]
+    pub json: bool,
+    /// Equivalence margin, percent of the base value (at least 1 ns): "no change" when the
+    /// difference's whole interval lies within it. An instruction count's margin is one
+    /// instruction whatever this says.
+    #[arg(long, value_name = "PCT", default_value_t = crate::compare::DEFAULT_MARGIN_PCT)]
+    pub margin: f64,
+    /// Compare records whose comparability keys differ; every line then carries a warning.
+    #[arg(long)]
+    pub force: bool,
+    /// Exit with status 3 when a cost is slower by more than PCT percent of its base value (a
+    /// regression beyond PCT: verdict slower and the relative difference above PCT).
+    #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
+    pub fail_above: Option<f64>,
+}
+
+#[derive(Debug, Clone, Args)]
+#[command(group(clap::ArgGroup::new("form").args(["objects", "compact"])))]
+pub struct RecordArgs {
+    /// The record file (either form).
+    pub file: PathBuf,
+    /// Print it as plain objects with named fields, what `run --json` prints (for jq, pandas).
+    #[arg(long)]
+    pub objects: bool,
+    /// Print it in the compact form `data/` stores (the file form; `syscost-site check`
+    /// accepts only it).
+    #[arg(long)]
+    pub compact: bool,
+    /// Write to this file (atomically) instead of standard output.
+    #[arg(short = 'o', long = "output")]
+    pub output: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Args)]
@@ -108,7 +156,8 @@ pub struct RunArgs {
     /// larger), and never less than 0.5 ns.
     #[arg(long, default_value_t = 1.0, allow_negative_numbers = true)]
     pub target_ci: f64,
-    /// Print the JSON record on stdout instead of the table.
+    /// Print the record on stdout instead of the table, as plain objects with named fields
+    /// (docs/run.schema.json); `-o` and `--save` write the compact file form.
     #[arg(long)]
     pub json: bool,
     /// Write the JSON record to this file (atomically).
@@ -236,7 +285,8 @@ pub enum AccelArg {
 /// Where the record goes: the same choices as `run`.
 #[derive(Debug, Clone, Args)]
 pub struct OutputArgs {
-    /// Print the JSON record on stdout instead of the table.
+    /// Print the record on stdout instead of the table, as plain objects with named fields
+    /// (docs/run.schema.json); `-o` and `--save` write the compact file form.
     #[arg(long)]
     pub json: bool,
     /// Write the JSON record to this file (atomically).

@@ -10,6 +10,8 @@ use std::path::PathBuf;
 pub const EXIT_FAILED: i32 = 1;
 /// Exit code: bad usage or bad input (unknown scenario, budget ≤ 0, unavailable CPU...).
 pub const EXIT_USAGE: i32 = 2;
+/// Exit code of `syscost compare --fail-above PCT`: a cost regressed by more than PCT.
+pub const EXIT_REGRESSION: i32 = 3;
 /// Exit code: stopped by SIGINT/SIGTERM; nothing was written.
 pub const EXIT_INTERRUPTED: i32 = 130;
 /// Exit code when the reader of standard output went away: what a shell reports for a program
@@ -80,6 +82,16 @@ pub enum Error {
         "{0} (the records were not all sent: see the pull requests and branches of your fork)"
     )]
     Gh(#[from] GhError),
+    /// A record file that cannot be read as records (names the file and the reason).
+    #[error("{}: {reason}", .path.display())]
+    Record { path: PathBuf, reason: String },
+    /// Records whose comparability keys differ, compared without `--force` (each message
+    /// names the parts that differ).
+    #[error("{}; compare them anyway with --force", .0.join("; "))]
+    Incomparable(Vec<String>),
+    /// Costs slower by more than `--fail-above` (they have been printed).
+    #[error("{count} cost(s) slower by more than {pct}% (listed above)")]
+    Regression { pct: f64, count: usize },
     #[error("cannot save {path}: {source}")]
     Save {
         path: PathBuf,
@@ -100,7 +112,10 @@ impl Error {
             | Error::Destination(_)
             | Error::Clock(_)
             | Error::Refused(_)
-            | Error::NoTerminal => EXIT_USAGE,
+            | Error::NoTerminal
+            | Error::Record { .. }
+            | Error::Incomparable(_) => EXIT_USAGE,
+            Error::Regression { .. } => EXIT_REGRESSION,
             Error::Stdout(e) if e.kind() == std::io::ErrorKind::BrokenPipe => EXIT_PIPE,
             Error::Lab(
                 LabError::UnknownImage(_)

@@ -16,6 +16,7 @@
 pub mod analysis;
 pub mod cli;
 pub mod commands;
+pub mod compare;
 pub mod engine;
 pub mod error;
 pub mod harness;

@@ -133,7 +133,7 @@ impl<'a> SeriesInput<'a> {
 }
 
 /// Shown for a part of the key the record does not state.
-pub const NOT_RECORDED: &str = "not recorded";
+pub use syscost_record::key::NOT_RECORDED;
 
 fn clean(s: Option<&str>) -> Option<String> {
     s.map(|s| s.split_whitespace().collect::<Vec<_>>().join(" "))
@@ -213,7 +213,7 @@ pub fn series_key(i: &SeriesInput) -> SeriesKey {
 }
 
 /// The mitigations part of an instruction-count series' key (each run page shows its own).
-pub const EMULATED_MITIGATIONS: &str = "as each kernel chooses for the emulated CPU";
+pub use syscost_record::key::EMULATED_MITIGATIONS;
 
 /// [`series_key`], shared with an equal input among the thread's last few: the runs of one
 /// machine are read one after another, and working the key out again for each (a dozen texts
@@ -395,110 +395,11 @@ pub fn mitigation_profile(m: &BTreeMap<String, String>) -> String {
 }
 
 fn profile_of(m: &BTreeMap<String, String>) -> String {
-    if m.is_empty() {
-        return NOT_RECORDED.to_string();
-    }
-    let mut lines = Vec::new();
-    for (name, text) in m {
-        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
-        // itlb_multihit reports the host side as "KVM: Mitigation: ...".
-        let verdict = text.strip_prefix("KVM: ").unwrap_or(&text);
-        let lower = verdict.to_ascii_lowercase();
-        let state = if lower.starts_with("not affected") {
-            continue;
-        } else if lower.starts_with("mitigation") {
-            "mitigated".to_string()
-        } else if lower.starts_with("vulnerable") {
-            "vulnerable".to_string()
-        } else if lower.starts_with("unknown") {
-            "unknown".to_string()
-        } else {
-            text.clone()
-        };
-        lines.push(format!("{}: {state}", name.trim()));
-    }
-    if lines.is_empty() {
-        "none reported".to_string()
-    } else {
-        lines.join("; ")
-    }
+    syscost_record::key::mitigation_profile(m)
 }
 
-/// Kernel command-line parameters that change what a syscall, a context switch, a fork or a
-/// BPF program costs: CPU vulnerability mitigations, SMT, preemption model, per-syscall stack
-/// randomisation, audit (seccomp `LOG` and syscall auditing), CPU isolation and idle states,
-/// frequency drivers, boot-time tracing, memory initialisation and debugging, lockdown and LSMs.
-/// A parameter counts with its value; prefixes end in `.` or `_` and match whole families.
-pub const COST_PARAMETERS: &[&str] = &[
-    "mitigations",
-    "nospectre_v1",
-    "nospectre_v2",
-    "spectre_v2",
-    "spectre_v2_user",
-    "spectre_bhi",
-    "spec_store_bypass_disable",
-    "nospec_store_bypass_disable",
-    "ssbd",
-    "pti",
-    "nopti",
-    "kpti",
-    "retbleed",
-    "spec_rstack_overflow",
-    "srbds",
-    "mds",
-    "tsx",
-    "tsx_async_abort",
-    "mmio_stale_data",
-    "l1tf",
-    "gather_data_sampling",
-    "reg_file_data_sampling",
-    "indirect_target_selection",
-    "nospectre_bhb",
-    "no_stf_barrier",
-    "no_rfi_flush",
-    "no_entry_flush",
-    "no_uaccess_flush",
-    "nosmt",
-    "ibt",
-    "cfi",
-    "clearcpuid",
-    "nopcid",
-    "noinvpcid",
-    "preempt",
-    "randomize_kstack_offset",
-    "audit",
-    "isolcpus",
-    "nohz",
-    "nohz_full",
-    "rcu_nocbs",
-    "idle",
-    "processor.max_cstate",
-    "intel_idle.max_cstate",
-    "intel_pstate",
-    "amd_pstate",
-    "cpufreq.",
-    "ftrace",
-    "trace_event",
-    "kprobe_event",
-    "init_on_alloc",
-    "init_on_free",
-    "slub_debug",
-    "page_poison",
-    "debug_pagealloc",
-    "lockdown",
-    "lsm",
-    "security",
-];
-
-fn counts(name: &str) -> bool {
-    COST_PARAMETERS.iter().any(|p| {
-        if p.ends_with('.') {
-            name.starts_with(p)
-        } else {
-            name == *p
-        }
-    })
-}
+/// Kernel command-line parameters that change what a syscall costs (the record crate's list).
+pub use syscost_record::key::COST_PARAMETERS;
 
 /// The cost-relevant parameters of a command line, `name=value` or `name`, sorted by name; the
 /// last occurrence of a parameter wins, as it does for the kernel. `none` when there are none.
@@ -539,30 +440,7 @@ where
 }
 
 fn flags_of(cmdline: &str) -> String {
-    let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
-    for word in cmdline.split_whitespace() {
-        // Everything after a lone `--` goes to init, not the kernel.
-        if word == "--" {
-            break;
-        }
-        let (name, value) = word.split_once('=').unwrap_or((word, ""));
-        if counts(name) {
-            seen.insert(name, value);
-        }
-    }
-    if seen.is_empty() {
-        return "none".to_string();
-    }
-    seen.iter()
-        .map(|(n, v)| {
-            if v.is_empty() {
-                n.to_string()
-            } else {
-                format!("{n}={v}")
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
+    syscost_record::key::cost_flags(cmdline)
 }
 
 impl SeriesKey {

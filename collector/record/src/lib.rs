@@ -15,6 +15,7 @@ mod file;
 pub mod format;
 mod id;
 pub mod ids;
+pub mod key;
 mod precision;
 mod unique;
 mod validate;
@@ -846,6 +847,81 @@ mod schema_tests {
         assert!(
             committed == text,
             "docs/record.schema.json is out of date: run UPDATE_SCHEMA=1 cargo test -p syscost-record"
+        );
+    }
+
+    /// Every `$ref` name under `v`.
+    fn refs(v: &serde_json::Value, out: &mut Vec<String>) {
+        match v {
+            serde_json::Value::Object(m) => {
+                for (k, x) in m {
+                    match (k.as_str(), x.as_str()) {
+                        ("$ref", Some(r)) => out.push(r.trim_start_matches("#/$defs/").to_string()),
+                        _ => refs(x, out),
+                    }
+                }
+            }
+            serde_json::Value::Array(a) => a.iter().for_each(|x| refs(x, out)),
+            _ => {}
+        }
+    }
+
+    /// docs/run.schema.json: the record as plain objects with named fields ([`objects_json`],
+    /// what `syscost run --json` and `syscost record --objects` print), from the same types;
+    /// the file form's rows are replaced by the types they stand for.
+    #[test]
+    fn committed_objects_schema_matches_the_types() {
+        let mut g = schemars::generate::SchemaSettings::draft2020_12().into_generator();
+        g.subschema_for::<ScenarioResult>();
+        g.subschema_for::<Estimate>();
+        g.subschema_for::<Expectation>();
+        g.subschema_for::<Target>();
+        g.subschema_for::<GroupSummary>();
+        let mut v = serde_json::to_value(g.into_root_schema_for::<RunRecord>()).unwrap();
+        let list = |def: &str, what: &str| {
+            serde_json::json!({
+                "description": what,
+                "type": "array",
+                "items": { "$ref": format!("#/$defs/{def}") }
+            })
+        };
+        v["title"] = "RunRecord (objects)".into();
+        v["description"] = "One run record as plain objects with named fields: what `syscost run \
+            --json` and `syscost record --objects` print (the file form `data/` stores writes the \
+            same fields as rows: record.schema.json)."
+            .into();
+        v["properties"]["results"] = list("ScenarioResult", "One object per scenario.");
+        v["properties"]["estimates"] = list("Estimate", "The derived quantities.");
+        v["properties"]["expectations"] =
+            list("Expectation", "The kernel benchmark's expectations.");
+        let summary = &mut v["$defs"]["RunSummary"]["properties"];
+        summary["targets"] = list("Target", "Every target, met or not.");
+        summary["groups"] = list(
+            "GroupSummary",
+            "The comparison groups and where the time went.",
+        );
+        // Only the definitions still reachable.
+        let mut keep = Vec::new();
+        let mut todo = Vec::new();
+        refs(&v["properties"], &mut todo);
+        while let Some(d) = todo.pop() {
+            if !keep.contains(&d) {
+                refs(&v["$defs"][&d], &mut todo);
+                keep.push(d);
+            }
+        }
+        if let Some(defs) = v["$defs"].as_object_mut() {
+            defs.retain(|k, _| keep.contains(k));
+        }
+        let text = serde_json::to_string_pretty(&v).unwrap() + "\n";
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/run.schema.json");
+        if std::env::var_os("UPDATE_SCHEMA").is_some() {
+            std::fs::write(path, &text).unwrap();
+        }
+        let committed = std::fs::read_to_string(path).unwrap_or_default();
+        assert!(
+            committed == text,
+            "docs/run.schema.json is out of date: run UPDATE_SCHEMA=1 cargo test -p syscost-record"
         );
     }
 }

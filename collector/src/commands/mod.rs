@@ -1,10 +1,12 @@
 //! The subcommands: the only code that reads arguments, prints, and chooses exit codes (through
 //! [`crate::error::Error`]).
 
+pub mod compare;
 pub mod import;
 pub mod lab;
 pub mod lab_matrix;
 pub mod list;
+pub mod record;
 pub mod run;
 pub mod selfcheck;
 pub mod submit;
@@ -20,6 +22,8 @@ pub fn dispatch(command: &Command) -> Result<i32, Error> {
         Command::List(args) => list::run(args),
         Command::Submit(args) => submit::run(&args.records, &args.to),
         Command::Import(args) => import::run(args),
+        Command::Compare(args) => compare::run(args),
+        Command::Record(args) => record::run(args),
         Command::Selfcheck(args) => selfcheck::run(args),
         Command::Lab(args) => lab::run(args),
         Command::LabMatrix(args) => lab_matrix::run(args),
@@ -32,6 +36,8 @@ pub fn name(command: &Command) -> &'static str {
         Command::Run(_) | Command::List(_) => "syscost",
         Command::Import(_) => "syscost import",
         Command::Submit(_) => "syscost submit",
+        Command::Compare(_) => "syscost compare",
+        Command::Record(_) => "syscost record",
         Command::Selfcheck(_) => "syscost selfcheck",
         Command::Lab(_) => "syscost lab",
         Command::LabMatrix(_) => "syscost lab-matrix",

@@ -294,8 +294,11 @@ pub fn emit(args: &Output, record: &RunRecord) -> Result<i32, Error> {
             Err(e) => lost.push(e.to_string()),
         }
     }
+    // Standard output is for people and their tools: named fields, not the stored rows.
     let shown = if args.json {
-        text.clone()
+        let mut s = serde_json::to_string_pretty(&syscost_record::objects_json(record))?;
+        s.push('\n');
+        s
     } else {
         table::render(record)
     };

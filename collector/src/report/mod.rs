@@ -6,3 +6,4 @@ pub mod json;
 pub mod progress;
 pub mod stdout;
 pub mod table;
+pub mod units;

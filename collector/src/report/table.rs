@@ -1,23 +1,40 @@
-//! The human-readable report: one table per family, then estimates and expectations.
+//! The human-readable report: one table per family, then estimates and expectations; and the
+//! table of `syscost compare`.
 
+use super::units::{self, Unit};
+use crate::compare::{self, Comparison};
 use std::fmt::Write;
-use syscost_record::{Clock, RunRecord, Status, StopReason, Verdict};
+use syscost_record::{Clock, Overhead, RunRecord, Status, StopReason, Verdict};
 
-fn num(v: f64) -> String {
-    if v.abs() >= 100.0 {
-        format!("{v:.1}")
-    } else if v.abs() >= 1.0 {
-        format!("{v:.2}")
-    } else {
-        format!("{v:.3}")
-    }
+/// A value and its interval's half-width as two cells, in the unit that fits.
+fn cells(v: f64, lo: Option<f64>, hi: Option<f64>, unit: Unit, sign: bool) -> (String, String) {
+    let half = match (lo, hi) {
+        (Some(l), Some(h)) => Some((h - l) / 2.0),
+        _ => None,
+    };
+    units::with_half(v, half, unit, sign)
 }
 
-fn half(lo: Option<f64>, hi: Option<f64>) -> String {
-    match (lo, hi) {
-        (Some(l), Some(h)) => format!("±{}", num((h - l) / 2.0)),
-        _ => "(no CI)".into(),
-    }
+/// An overhead in percent of its baseline, where that means something: the rule of
+/// `compare::relative` (the baseline at least 1 ns or 1 instruction, known to ±10 %, the ratio
+/// within ±1000 %). A µs-scale interception path over a 200 ns call is better read in µs.
+fn overhead_pct(r: &RunRecord, o: &Overhead) -> Option<f64> {
+    let base = r.result(&o.vs)?;
+    let b = compare::Value {
+        median: base.median_ns?,
+        low: base.ci_low_ns.or(base.median_ns)?,
+        high: base.ci_high_ns.or(base.median_ns)?,
+    };
+    let d = compare::Value {
+        median: o.median_ns,
+        low: o.median_ns,
+        high: o.median_ns,
+    };
+    let floor = match r.environment.comparability.clock() {
+        Clock::Time => compare::MARGIN_FLOOR_NS,
+        Clock::Instructions => compare::COUNT_STEP,
+    };
+    compare::relative(b, d, floor).map(|_| o.pct)
 }
 
 fn verdict(v: Verdict) -> &'static str {
@@ -64,10 +81,10 @@ pub fn render(r: &RunRecord) -> String {
     let mut out = String::new();
     let env = &r.environment.comparability;
     // The unit of every number: ns, or instructions when the clock counted them.
-    let (unit, per_op, took) = match env.clock() {
-        Clock::Time => ("ns", "ns per operation", ""),
+    let unit = Unit::of(env.clock());
+    let (per_op, took) = match env.clock() {
+        Clock::Time => ("per operation", ""),
         Clock::Instructions => (
-            "instr",
             "instructions per operation (emulated: path length, not time)",
             " of the guest's clock, 10⁹ instructions a second",
         ),
@@ -122,39 +139,36 @@ pub fn render(r: &RunRecord) -> String {
         let _ = writeln!(out, "{fam}");
         let _ = writeln!(
             out,
-            "  {:<28} {:>10} {:>10} {:>5} {:>12} {:>10} {:>9}  vs",
-            "scenario",
-            format!("{unit}/op"),
-            "±CI",
-            "n",
-            format!("overhead {unit}"),
-            "±CI",
-            "overhead"
+            "  {:<28} {:>12} {:>11} {:>5} {:>12} {:>11} {:>9}  vs",
+            "scenario", "median", "±CI", "n", "overhead", "±CI", "%"
         );
         for res in r.results.iter().filter(|x| x.family == fam) {
             match res.status {
                 Status::Measured => {
-                    let (m, ci) = (
-                        res.median_ns.map(num).unwrap_or_default(),
-                        half(res.ci_low_ns, res.ci_high_ns),
-                    );
+                    let (m, ci) = match res.median_ns {
+                        Some(m) => cells(m, res.ci_low_ns, res.ci_high_ns, unit, false),
+                        None => Default::default(),
+                    };
                     let n = res.samples.map(|n| n.to_string()).unwrap_or_default();
                     let (o, oci, pct, vs) = match &res.overhead {
-                        Some(o) => (
-                            format!("{:+.2}", o.median_ns),
-                            half(o.ci_low_ns, o.ci_high_ns),
-                            format!("{:+.1}%", o.pct),
-                            if o.vs == "native" {
-                                String::new()
-                            } else {
-                                o.vs.clone()
-                            },
-                        ),
+                        Some(o) => {
+                            let (v, ci) = cells(o.median_ns, o.ci_low_ns, o.ci_high_ns, unit, true);
+                            (
+                                v,
+                                ci,
+                                overhead_pct(r, o).map(units::pct).unwrap_or_default(),
+                                if o.vs == "native" {
+                                    String::new()
+                                } else {
+                                    o.vs.clone()
+                                },
+                            )
+                        }
                         None => Default::default(),
                     };
                     let _ = writeln!(
                         out,
-                        "  {:<28} {m:>10} {ci:>10} {n:>5} {o:>12} {oci:>10} {pct:>9}  {vs}",
+                        "  {:<28} {m:>12} {ci:>11} {n:>5} {o:>12} {oci:>11} {pct:>9}  {vs}",
                         res.id
                     );
                 }
@@ -190,7 +204,7 @@ pub fn render(r: &RunRecord) -> String {
     if !missed.is_empty() {
         let _ = writeln!(
             out,
-            "targets not met (95% CI half-width, {unit}; furthest first{})",
+            "targets not met (95% CI half-width; furthest first{})",
             if missed.len() > MISSED_SHOWN {
                 format!(", {MISSED_SHOWN} of {}", missed.len())
             } else {
@@ -200,12 +214,12 @@ pub fn render(r: &RunRecord) -> String {
         for t in missed.into_iter().take(MISSED_SHOWN) {
             let half = t
                 .half_width_ns
-                .map_or("no CI".into(), |h| format!("±{}", num(h)));
+                .map_or("no CI".into(), |h| format!("±{}", units::value(h, unit)));
             let _ = writeln!(
                 out,
                 "  {:<44} {half:>12}  target ±{}",
                 crate::analysis::record::label(t),
-                num(t.target_ns)
+                units::value(t.target_ns, unit)
             );
         }
         let _ = writeln!(out);
@@ -213,14 +227,11 @@ pub fn render(r: &RunRecord) -> String {
     if !r.estimates.is_empty() {
         let _ = writeln!(out, "estimates");
         for e in &r.estimates {
+            let (v, ci) = cells(e.median_ns, e.ci_low_ns, e.ci_high_ns, unit, false);
             let _ = writeln!(
                 out,
-                "  {:<20} {:>8} {:>9} {:>5}  {}",
-                e.id,
-                num(e.median_ns),
-                half(e.ci_low_ns, e.ci_high_ns),
-                e.samples,
-                e.label
+                "  {:<20} {v:>12} {ci:>11} {:>5}  {}",
+                e.id, e.samples, e.label
             );
         }
         let _ = writeln!(out);
@@ -233,14 +244,15 @@ pub fn render(r: &RunRecord) -> String {
         for x in &r.expectations {
             let diff = match (x.diff_median_ns, x.diff_ci_low_ns, x.diff_ci_high_ns) {
                 (Some(m), Some(l), Some(h)) => {
-                    format!("diff {} [{}, {}]", num(m), num(l), num(h))
+                    let (v, ci) = cells(m, Some(l), Some(h), unit, true);
+                    format!("diff {v} {ci}")
                 }
-                (Some(m), ..) => format!("diff {}", num(m)),
+                (Some(m), ..) => format!("diff {}", units::signed(m, unit)),
                 _ => String::new(),
             };
             let sys = x
                 .systematic_ns
-                .map(|b| format!(", A/A bias ±{}", num(b)))
+                .map(|b| format!(", A/A bias ±{}", units::value(b, unit)))
                 .unwrap_or_default();
             let _ = writeln!(
                 out,
@@ -248,7 +260,7 @@ pub fn render(r: &RunRecord) -> String {
                 verdict(x.verdict),
                 verdict(x.kernel_verdict),
                 x.label,
-                num(x.tolerance_ns)
+                units::value(x.tolerance_ns, unit)
             );
         }
         let _ = writeln!(out);
@@ -259,7 +271,135 @@ pub fn render(r: &RunRecord) -> String {
     if !r.notes.is_empty() {
         let _ = writeln!(out);
     }
+    trim_lines(&out)
+}
+
+/// The text without the spaces that empty last columns leave at the ends of lines.
+fn trim_lines(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for l in s.lines() {
+        out.push_str(l.trim_end());
+        out.push('\n');
+    }
     out
+}
+
+/// Quantity names wider than this are cut in the compare table (the JSON has them whole).
+const QUANTITY_WIDTH: usize = 40;
+
+fn side(r: &compare::RecordRef) -> String {
+    let file = r
+        .file
+        .as_deref()
+        .map(|f| format!(", {f}"))
+        .unwrap_or_default();
+    format!("{} (Linux {} {}{file})", r.id, r.kernel_release, r.arch)
+}
+
+/// Renders a comparison as `syscost compare` prints it.
+pub fn render_comparison(c: &Comparison) -> String {
+    let mut out = String::new();
+    let unit = if c.unit == Clock::Instructions.unit() {
+        Unit::Instructions
+    } else {
+        Unit::Time
+    };
+    let _ = writeln!(out, "base {}", side(&c.base));
+    let _ = writeln!(out, "new  {}", side(&c.new));
+    for k in &c.incomparable {
+        let _ = writeln!(
+            out,
+            "warning: not comparable, compared with --force: {} differs (base: {}; new: {})",
+            k.part, k.base, k.new
+        );
+    }
+    let margin = match unit {
+        Unit::Time => format!(
+            "±{}% of the base value, at least {}",
+            c.margin_pct,
+            units::value(compare::MARGIN_FLOOR_NS, unit)
+        ),
+        Unit::Instructions => "±1 instruction (exclusive: one instruction is a change)".to_string(),
+    };
+    let _ = writeln!(
+        out,
+        "NEW − BASE with its {:.0}% interval (the records as independent estimates); \
+         no change: the interval within {margin}\n",
+        c.confidence * 100.0
+    );
+    let _ = writeln!(
+        out,
+        "  {:<12} {:<w$} {:>14} {:>14} {:>14} {:>13} {:>8}",
+        "verdict",
+        "quantity",
+        "base",
+        "new",
+        "NEW − BASE",
+        "±",
+        "%",
+        w = QUANTITY_WIDTH
+    );
+    for r in &c.rows {
+        let name = r.name();
+        let name = if name.chars().count() > QUANTITY_WIDTH {
+            let cut: String = name.chars().take(QUANTITY_WIDTH - 1).collect();
+            format!("{cut}…")
+        } else {
+            name
+        };
+        let b = units::value(r.base.median, unit);
+        let n = units::value(r.new.median, unit);
+        let (d, h) = units::with_half(r.diff.median, Some(r.diff.half_width()), unit, true);
+        let rel = r
+            .relative_pct
+            .map(|p| units::pct(p.median))
+            .unwrap_or_default();
+        let warn = r
+            .warning
+            .as_deref()
+            .map(|w| format!("  warning: {w}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  {:<12} {name:<w$} {b:>14} {n:>14} {d:>14} {h:>13} {rel:>8}{warn}",
+            r.verdict.word(),
+            w = QUANTITY_WIDTH
+        );
+    }
+    let count =
+        |f: &dyn Fn(compare::Verdict) -> bool| c.rows.iter().filter(|r| f(r.verdict)).count();
+    let _ = writeln!(
+        out,
+        "\n{} shared quantities: {} changed, {} no change, {} inconclusive",
+        c.rows.len(),
+        count(&|v| v.is_change()),
+        count(&|v| v == compare::Verdict::NoChange),
+        count(&|v| v == compare::Verdict::Inconclusive),
+    );
+    if !c.only_base.is_empty() || !c.only_new.is_empty() {
+        let _ = writeln!(
+            out,
+            "only in base: {}; only in new: {}",
+            list_or_none(&c.only_base),
+            list_or_none(&c.only_new)
+        );
+    }
+    if c.without_interval > 0 {
+        let _ = writeln!(
+            out,
+            "{} number(s) without an interval in either record were not judged",
+            c.without_interval
+        );
+    }
+    trim_lines(&out)
+}
+
+fn list_or_none(v: &[String]) -> String {
+    if v.is_empty() {
+        "none".to_string()
+    } else {
+        v.join(", ")
+    }
 }
 
 #[cfg(test)]

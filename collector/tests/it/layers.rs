@@ -236,7 +236,7 @@ fn no_module_uses_one_that_uses_it_back() {
 
 /// The collector's top-level modules by layer, lowest first (ARCHITECTURE.md): a module may use
 /// only modules of a lower layer.
-const COLLECTOR_LAYERS: [(&str, u8); 12] = [
+const COLLECTOR_LAYERS: [(&str, u8); 13] = [
     ("sys", 0),
     ("harness", 1),
     ("stats", 1),
@@ -247,6 +247,8 @@ const COLLECTOR_LAYERS: [(&str, u8); 12] = [
     // Boots kernels and judges the records their guests send back: uses the machine probe
     // and the record, never the engine (the guest runs a whole `syscost run`).
     ("lab", 4),
+    // Records against each other: reads records, never samples.
+    ("compare", 4),
     ("report", 5),
     ("cli", 5),
     ("error", 6),

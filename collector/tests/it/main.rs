@@ -10,6 +10,7 @@ mod common;
 
 mod attach;
 mod bpf;
+mod compare;
 mod faults;
 mod import_cli;
 mod import_hostile;
