@@ -460,3 +460,85 @@ esac"#,
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown suite buster"));
 }
+
+/// Every path a document names in backticks exists: a file moved or deleted takes its mentions
+/// with it. Paths start at the repository's root, or (`src/…`, `tests/…`, `templates/…`) at a
+/// crate's root or the document's own directory; placeholders (`…`, `...`, upper-case words)
+/// are not paths.
+#[test]
+fn every_path_the_docs_name_exists() {
+    let crates = [
+        "collector",
+        "collector/record",
+        "collector/import",
+        "sitegen",
+        "sitegen/bench",
+        "testkit",
+        "fuzz",
+    ];
+    let mut docs = vec![
+        "README.md".to_string(),
+        "ARCHITECTURE.md".into(),
+        "CONTRIBUTING.md".into(),
+    ];
+    let mut dirs = vec!["docs".to_string()];
+    dirs.extend(crates.iter().map(|c| c.to_string()));
+    for dir in &dirs {
+        let Ok(entries) = std::fs::read_dir(root().join(dir)) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".md") {
+                docs.push(format!("{dir}/{name}"));
+            }
+        }
+    }
+    let tops: Vec<String> = std::fs::read_dir(root())
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let mut missing = Vec::new();
+    for doc in &docs {
+        let text = read(doc);
+        let here = Path::new(doc).parent().unwrap_or(Path::new(""));
+        for (i, span) in text.split('`').enumerate() {
+            // Odd pieces are inside backticks.
+            let is_path = i % 2 == 1
+                && span.contains('/')
+                && !span.contains("...")
+                && !span.contains('…')
+                && span
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
+                && !span.split('/').any(|part| {
+                    part.len() > 2 && part.chars().all(|c| c.is_ascii_uppercase() || c == '_')
+                });
+            if !is_path || span.starts_with('/') || span.contains("//") {
+                continue;
+            }
+            let first = span.split('/').next().unwrap_or_default();
+            let exists = if tops.iter().any(|t| t == first) {
+                root().join(span).exists()
+            } else if ["src", "tests", "templates", "content", "static", "benches"].contains(&first)
+            {
+                crates
+                    .iter()
+                    .map(Path::new)
+                    .chain([here])
+                    .any(|c| root().join(c).join(span).exists())
+            } else {
+                continue;
+            };
+            if !exists {
+                missing.push(format!("{doc}: `{span}`"));
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "paths the docs name that do not exist:\n{}",
+        missing.join("\n")
+    );
+}
