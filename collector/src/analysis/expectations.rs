@@ -247,6 +247,7 @@ mod tests {
                 preempted: 0,
                 retaken: 0,
                 verified: None,
+                instance: vec![0; 60],
             })
             .collect();
         all(&Series::new(&ids, &slots))

@@ -163,6 +163,7 @@ pub fn run(args: &RunArgs) -> Result<i32, Error> {
         target_ci_pct: args.target_ci,
         sample_ns: (SAMPLE_MS * 1e6) as u64,
         cpu: plan.cpu,
+        instances: driver::INSTANCES,
     };
     let comparisons = Comparisons::plan(&plan.scenarios, args.target_ci);
     let bar = Bar::new(opts.budget.as_millis() as u64);

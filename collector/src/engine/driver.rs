@@ -44,6 +44,9 @@ pub struct Options {
     /// Intended duration of one sample.
     pub sample_ns: u64,
     pub cpu: u32,
+    /// How many instances of every worker the run creates at least, when the budget allows
+    /// (see [`instances`](self#instances)); 1: one worker per scenario for the whole run.
+    pub instances: usize,
 }
 
 /// Scenarios sampled together, one round at a time.
@@ -82,6 +85,14 @@ impl Need {
 /// Says how far a group is from its target, from the samples so far.
 pub trait Judge {
     fn need(&self, group: usize, groups: &[Group], slots: &[Slot]) -> Need;
+
+    /// The variance components of the group's widest quantity, once it was measured in at least
+    /// two instances: (within, between), the variance of one instance's estimate from its own
+    /// samples and the variance between instances, ns². None when not known: the run's
+    /// instances are then spread evenly.
+    fn components(&self, _group: usize, _groups: &[Group], _slots: &[Slot]) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 /// The rule of [`measure`]: every member's own CI half-width within `target_ci_pct` percent of
@@ -126,6 +137,8 @@ pub struct Slot {
     pub retaken: u64,
     /// Interceptions expected and observed, summed over samples.
     pub verified: Option<(u64, u64)>,
+    /// The instance of its worker (0, 1, ...) in each round, indexed by round as `samples`.
+    pub instance: Vec<u32>,
 }
 
 /// What became of one group.
@@ -149,6 +162,11 @@ pub struct Outcome {
     pub stop_reason: StopReason,
     pub interrupted: bool,
     pub elapsed: Duration,
+    /// Instances created (the first one included).
+    pub instances: usize,
+    /// Wall time spent replacing the workers by fresh instances (ending the old ones, setting
+    /// up, warming up the new ones).
+    pub renewing: Duration,
 }
 
 /// What the progress display is told.
@@ -217,6 +235,108 @@ impl Run<'_> {
 
     fn interrupted(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Forks a worker for each of `which` (all first: their setups run concurrently), then
+    /// collects their verdicts until `until`. A scenario whose worker cannot be forked, whose
+    /// setup fails or does not finish in time, is retired with the reason; `instance` names the
+    /// instance in it from the second on.
+    fn set_up(&mut self, which: &[usize], opts: &Options, until: Instant, instance: u32) {
+        let of = if instance == 0 {
+            String::new()
+        } else {
+            format!("instance {}: ", instance + 1)
+        };
+        for &i in which {
+            match Worker::spawn(self.scenarios[i].as_mut(), opts.cpu, opts.sample_ns) {
+                Ok(w) => self.workers[i] = Some(w),
+                Err(e) => {
+                    self.workers[i] = None;
+                    self.slots[i].status = Status::Failed;
+                    self.slots[i].reason = Some(format!("{of}cannot fork a worker: {e}"));
+                }
+            }
+        }
+        for &i in which {
+            let wait = until
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(20));
+            let Some(w) = self.workers[i].as_mut() else {
+                continue;
+            };
+            match w.recv(wait, self.stop) {
+                Ok(Reply::Ready) => {}
+                Ok(Reply::Skipped(why)) => self.fail(i, Status::Skipped, format!("{of}{why}")),
+                Ok(Reply::Failed(why)) => {
+                    self.fail(i, Status::Failed, format!("{of}setup failed: {why}"))
+                }
+                Ok(other) => {
+                    self.fail(i, Status::Failed, format!("{of}unexpected reply {other:?}"))
+                }
+                Err(WorkerError::Interrupted) => break,
+                // Setup may use half the budget; beyond that it is the budget's doing (or a
+                // hang, which the reason cannot tell apart, so it says both).
+                Err(WorkerError::Timeout(_)) if instance == 0 => self.fail(
+                    i,
+                    Status::Skipped,
+                    format!(
+                        "its setup did not finish within {:.2} s, half of the budget (a larger \
+                         --budget gives it more time; if it still does not finish, it hangs)",
+                        opts.budget.as_secs_f64() / 2.0
+                    ),
+                ),
+                Err(WorkerError::Timeout(t)) => self.fail(
+                    i,
+                    Status::Failed,
+                    format!(
+                        "{of}its setup did not finish within {:.2} s (the first instance's did)",
+                        t.as_secs_f64()
+                    ),
+                ),
+                Err(e) => self.fail(i, Status::Failed, format!("{of}during setup: {e}")),
+            }
+        }
+    }
+
+    /// Replaces every active worker by a fresh instance `instance`: the old ones leave and are
+    /// reaped first (a worker holding BPF links detaches them on its way out, and nothing is
+    /// measured meanwhile), then the new ones are set up, concurrently, and take one sample
+    /// each at the calibrated size, which is dropped (the first touches of a fresh process's
+    /// pages and caches are no part of its steady state).
+    fn renew(
+        &mut self,
+        opts: &Options,
+        deadline: Instant,
+        sample_timeout: Duration,
+        instance: u32,
+        round: usize,
+    ) -> RoundEnd {
+        let active = self.active();
+        let mut old: Vec<Worker> = active
+            .iter()
+            .filter_map(|&i| self.workers[i].take())
+            .collect();
+        let mut refs: Vec<&mut Worker> = old.iter_mut().collect();
+        Worker::shutdown_all(&mut refs, Duration::from_millis(100));
+        Worker::kill_and_reap_all(&mut refs, REAP_BOUND);
+        drop(refs);
+        let until = deadline.min(Instant::now() + Duration::from_secs(10));
+        self.set_up(&active, opts, until, instance);
+        let now = Instant::now();
+        for &i in &active {
+            self.ready_at[i] = now;
+        }
+        // Only the cheap ones: an expensive sample amortises its cold start itself.
+        let order: Vec<usize> = active
+            .into_iter()
+            .filter(|&i| {
+                self.workers[i].is_some() && self.sample_wall[i].is_some_and(|w| w <= WARM_UP_BELOW)
+            })
+            .collect();
+        let end = sample_round(self, &order, round, deadline, sample_timeout);
+        self.pending.clear();
+        self.retaken.clear();
+        end
     }
 
     /// Handles one reply to a sample request: the sample, or the scenario fails.
@@ -383,7 +503,7 @@ pub fn measure_groups(
         .clamp(Duration::from_millis(15), Duration::from_millis(200));
     let n = scenarios.len();
     let mut run = Run {
-        workers: Vec::with_capacity(n),
+        workers: (0..n).map(|_| None).collect(),
         slots: vec![
             Slot {
                 status: Status::Measured,
@@ -395,6 +515,7 @@ pub fn measure_groups(
                 preempted: 0,
                 retaken: 0,
                 verified: None,
+                instance: Vec::new(),
             };
             n
         ],
@@ -418,45 +539,14 @@ pub fn measure_groups(
 
     // Setup: fork everything first, then collect the verdicts (setups run concurrently).
     report("setting up", 0, 0, progress);
-    for i in 0..n {
-        match Worker::spawn(run.scenarios[i].as_mut(), opts.cpu, opts.sample_ns) {
-            Ok(w) => run.workers.push(Some(w)),
-            Err(e) => {
-                run.workers.push(None);
-                run.slots[i].status = Status::Failed;
-                run.slots[i].reason = Some(format!("cannot fork a worker: {e}"));
-            }
-        }
-    }
     // Setup may take at most half the budget (BPF verification can be slow).
     let setup_deadline = t0 + opts.budget.mul_f64(0.5);
-    for i in run.active() {
-        let wait = setup_deadline
-            .saturating_duration_since(Instant::now())
-            .max(Duration::from_millis(20));
-        let Some(w) = run.workers[i].as_mut() else {
-            continue;
-        };
-        match w.recv(wait, stop) {
-            Ok(Reply::Ready) => {}
-            Ok(Reply::Skipped(why)) => run.fail(i, Status::Skipped, why),
-            Ok(Reply::Failed(why)) => run.fail(i, Status::Failed, format!("setup failed: {why}")),
-            Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
-            Err(WorkerError::Interrupted) => break,
-            // Setup may use half the budget; beyond that it is the budget's doing (or a hang,
-            // which the reason cannot tell apart, so it says both).
-            Err(WorkerError::Timeout(_)) => run.fail(
-                i,
-                Status::Skipped,
-                format!(
-                    "its setup did not finish within {:.2} s, half of the budget (a larger \
-                     --budget gives it more time; if it still does not finish, it hangs)",
-                    opts.budget.as_secs_f64() / 2.0
-                ),
-            ),
-            Err(e) => run.fail(i, Status::Failed, format!("during setup: {e}")),
-        }
-    }
+    let all: Vec<usize> = (0..n).collect();
+    let setup_start = Instant::now();
+    run.set_up(&all, opts, setup_deadline, 0);
+    // What a fresh instance of every worker costs, until one was made: its setup, twice (for
+    // ending the old ones and warming up the new).
+    let mut renew_cost = setup_start.elapsed() * 2;
 
     // Calibration, one worker at a time: they share the CPU.
     report("calibrating", 0, 0, progress);
@@ -515,9 +605,66 @@ pub fn measure_groups(
     let mut in_flight = None;
     let mut stop_reason = StopReason::Budget;
     let mut last_report = Instant::now();
+    // Instances: the rounds are cut into epochs, each with a fresh instance of every worker.
+    let mut instance: u32 = 0;
+    let measuring_from = Instant::now();
+    let mut renewing = Duration::ZERO;
+    let mut renewals = 0u32;
+    let left = |now: Instant| deadline.saturating_duration_since(now + reserve);
+    let mut epoch_end = if opts.instances > 1 {
+        measuring_from + epoch_length(left(measuring_from), opts.instances - 1, renew_cost, None)
+    } else {
+        deadline
+    };
+    // Renewing is worth it while a useful epoch would follow.
+    let affordable = |now: Instant, cost: Duration| left(now) >= cost + cost.max(MIN_EPOCH);
     loop {
         if run.interrupted() {
             break;
+        }
+        let now = Instant::now();
+        if opts.instances > 1 && now >= epoch_end {
+            if !affordable(now, renew_cost) {
+                epoch_end = deadline;
+            } else {
+                // The optimum epoch from the components of the instances so far.
+                let measured = now.saturating_duration_since(measuring_from) - renewing;
+                let best = (instance >= 1).then(|| {
+                    let unmet: Vec<usize> = (0..groups.len())
+                        .filter(|&g| !needs[g].met() && needs[g] != Need::Nothing)
+                        .collect();
+                    let parts: Vec<(usize, Option<(f64, f64)>)> = unmet
+                        .iter()
+                        .map(|&g| (groups[g].weight, judge.components(g, groups, &run.slots)))
+                        .collect();
+                    optimal_epoch(&parts, measured / (instance + 1), renew_cost, left(now))
+                });
+                instance += 1;
+                report("renewing", round_group.len(), 0, progress);
+                let t = Instant::now();
+                let end = run.renew(opts, deadline, sample_timeout, instance, round_group.len());
+                renewing += t.elapsed();
+                renewals += 1;
+                renew_cost = renewing / renewals;
+                match end {
+                    RoundEnd::Complete => {}
+                    RoundEnd::Interrupted => break,
+                    RoundEnd::OutOfBudget(i) => {
+                        in_flight = Some(i);
+                        break;
+                    }
+                }
+                for g in 0..groups.len() {
+                    if needs[g] != Need::Nothing {
+                        needs[g] = Need::Unknown;
+                    }
+                    states[g].here = 0;
+                    judged_at[g] = 0;
+                }
+                let more = opts.instances.saturating_sub(instance as usize + 1);
+                let now = Instant::now();
+                epoch_end = now + epoch_length(left(now), more, renew_cost, best.flatten());
+            }
         }
         // A group whose members other than its baseline are all gone measures nothing — but
         // its baseline's own median when no other group samples it any more.
@@ -556,6 +703,12 @@ pub fn measure_groups(
                 }
             }
             if moved {
+                continue;
+            }
+            // Every target met in this instance: the next one, while the minimum is not made.
+            let now = Instant::now();
+            if (instance as usize + 1) < opts.instances && affordable(now, renew_cost) {
+                epoch_end = now;
                 continue;
             }
             if needs.iter().any(|n| n.met()) {
@@ -599,6 +752,7 @@ pub fn measure_groups(
         for slot in run.slots.iter_mut() {
             slot.samples.push(None);
             slot.untimed.push(None);
+            slot.instance.push(instance);
         }
         let order = run.order(&groups[g], states[g].rounds);
         let end = sample_round(&mut run, &order, round, deadline, sample_timeout);
@@ -615,6 +769,7 @@ pub fn measure_groups(
         let took = round_start.elapsed();
         let st = &mut states[g];
         st.rounds += 1;
+        st.here += 1;
         st.spent += took;
         recent[g].push(took);
         if recent[g].len() > 5 {
@@ -622,7 +777,10 @@ pub fn measure_groups(
         }
         // Judging sorts the group's per-round values: every round at first, then every
         // twentieth of its rounds so far.
-        if st.rounds >= MIN_ROUNDS && st.rounds - judged_at[g] >= (st.rounds / 20).max(1) {
+        if st.rounds >= MIN_ROUNDS
+            && st.here >= allocate::MIN_PER_INSTANCE.min(MIN_ROUNDS)
+            && st.rounds - judged_at[g] >= (st.rounds / 20).max(1)
+        {
             judged_at[g] = st.rounds;
             needs[g] = judge.need(g, groups, &run.slots);
             st.ratio = match needs[g] {
@@ -661,6 +819,7 @@ pub fn measure_groups(
     for slot in run.slots.iter_mut() {
         slot.samples.truncate(rounds);
         slot.untimed.truncate(rounds);
+        slot.instance.truncate(rounds);
         if slot.status == Status::Measured && slot.raw.is_empty() {
             slot.status = Status::Skipped;
             slot.reason = Some(format!(
@@ -684,7 +843,59 @@ pub fn measure_groups(
         stop_reason,
         interrupted,
         elapsed: t0.elapsed(),
+        instances: instance as usize + 1,
+        renewing,
     }
+}
+
+/// Instances a run makes at least, when its budget allows: the t interval over them needs a
+/// few (its multiplier is 3.18 with 4, 2.57 with 6, 2.36 with 8), and each costs a setup.
+pub const INSTANCES: usize = 6;
+
+/// The shortest epoch: an instance measured for less is mostly its warm-up.
+const MIN_EPOCH: Duration = Duration::from_millis(500);
+
+/// How long the epoch that begins now lasts: with `left` the time left for measuring and
+/// `more` the instances still to be made at least, each costing `cost`, an even share of what
+/// is left — or `best`, the optimum from the variance components, when it is shorter (the
+/// between-instance part dominates: more instances narrow the intervals more than more rounds
+/// in fewer), but never below [`MIN_EPOCH`] or the cost of an instance.
+fn epoch_length(left: Duration, more: usize, cost: Duration, best: Option<Duration>) -> Duration {
+    let even = left.saturating_sub(cost * more as u32) / (more as u32 + 1);
+    match best {
+        Some(b) if b < even => b.max(cost).max(MIN_EPOCH).min(even),
+        _ => even,
+    }
+}
+
+/// The optimum epoch length (Kalibera and Jones 2013, in time): an epoch of length T gives a
+/// group n ∝ T rounds, so an instance's estimate has variance B + W·T₀/T (W: its within part
+/// at the epochs so far, of mean length T₀; B: between instances), and what is left buys
+/// left / (T + S) instances at cost S each. The variance of their mean, (B + W·T₀/T)(T + S) up
+/// to a constant, is least at T* = √(S · T₀ · W / B). `parts` holds each unmet group's weight and
+/// (W, B); T* is their weighted geometric mean, each capped at `left` (B = 0: the longest).
+/// None when no group's components are known.
+fn optimal_epoch(
+    parts: &[(usize, Option<(f64, f64)>)],
+    mean_epoch: Duration,
+    cost: Duration,
+    left: Duration,
+) -> Option<Duration> {
+    let cap = left.as_secs_f64().max(1e-3);
+    let (mut sum, mut weights) = (0.0, 0.0);
+    for &(weight, comp) in parts {
+        let Some((w, b)) = comp else { continue };
+        let t = if b > 0.0 {
+            (cost.as_secs_f64() * mean_epoch.as_secs_f64() * w / b)
+                .sqrt()
+                .clamp(1e-3, cap)
+        } else {
+            cap
+        };
+        sum += weight.max(1) as f64 * t.ln();
+        weights += weight.max(1) as f64;
+    }
+    (weights > 0.0).then(|| Duration::from_secs_f64((sum / weights).exp()))
 }
 
 /// Times a sample is taken again when another task ran during it: a preempted sample holds
@@ -692,6 +903,9 @@ pub fn measure_groups(
 /// worker may be switched out twice as often as another for a whole run), so keeping such
 /// samples biases paired differences, not only widens them.
 pub const RETAKES: u32 = 3;
+
+/// A fresh instance's worker whose samples take at most this long takes a warm-up sample.
+const WARM_UP_BELOW: Duration = Duration::from_millis(5);
 
 /// A silence that ends this close to the deadline was the budget's doing.
 const BUDGET_SLACK: Duration = Duration::from_millis(2);
@@ -1013,6 +1227,7 @@ mod tests {
             target_ci_pct: 0.0001,
             sample_ns: 500_000,
             cpu: *crate::sys::affinity::allowed_cpus().last().unwrap(),
+            instances: 1,
         }
     }
 

@@ -5,6 +5,7 @@
 //! no bootstrap randomness — so a record's numbers are reproducible from its samples.
 
 pub mod fit;
+pub mod instances;
 pub mod interval;
 
 pub use interval::median_ci;
@@ -121,9 +122,19 @@ pub fn per_round<F>(inputs: &[&[Option<f64>]], f: F) -> Vec<f64>
 where
     F: Fn(&[f64]) -> f64,
 {
+    per_round_tagged(inputs, &[], f).0
+}
+
+/// [`per_round`], each value with the tag of its round (`tags[round]`, 0 beyond `tags`): the
+/// instance its workers were in.
+pub fn per_round_tagged<F>(inputs: &[&[Option<f64>]], tags: &[u32], f: F) -> (Vec<f64>, Vec<u32>)
+where
+    F: Fn(&[f64]) -> f64,
+{
     let rounds = inputs.iter().map(|s| s.len()).min().unwrap_or(0);
     let mut row = Vec::with_capacity(inputs.len());
     let mut out = Vec::with_capacity(rounds);
+    let mut tagged = Vec::with_capacity(rounds);
     for r in 0..rounds {
         row.clear();
         for s in inputs {
@@ -134,9 +145,10 @@ where
         }
         if row.len() == inputs.len() {
             out.push(f(&row));
+            tagged.push(tags.get(r).copied().unwrap_or(0));
         }
     }
-    out
+    (out, tagged)
 }
 
 #[cfg(test)]
