@@ -14,8 +14,10 @@ pub use interval::median_ci;
 pub const CONFIDENCE: f64 = 0.95;
 
 /// Description of the interval method, stored in every record.
-pub const CI_METHOD: &str = "95% distribution-free CI of the median from order statistics \
-(binomial); overheads and estimates are computed per round (paired) and summarised the same way";
+pub const CI_METHOD: &str = "each scenario's worker created afresh several times (instances); \
+per instance the median of the per-round values (overheads and estimates paired per round); the \
+estimate is the mean of the instance medians, its 95% CI Student's t over the instances \
+(one instance: the distribution-free CI of its median from order statistics)";
 
 /// Summary of one set of samples.
 #[derive(Debug, Clone, PartialEq)]
