@@ -446,9 +446,22 @@ mod tests {
                 Quantity::Estimate(_) => {}
             }
         }
-        // The kernel's five with the A/A copies that qualify its expectations.
+        // The kernel's five; a default run has no A/A copies (its instances cover what they
+        // measured), and asked for, they join the kernel group.
         assert_eq!(
             members(&c, &ids, "kernel"),
+            [
+                "native",
+                "seccomp.bitmap.1",
+                "seccomp.bitmap.2",
+                "seccomp.full.3",
+                "seccomp.full.4"
+            ]
+        );
+        assert!(!ids.iter().any(|i| i.contains(".replica.")), "{ids:?}");
+        let (c2, ids2) = plan(&["seccomp.bitmap.*", "seccomp.full.*", "native*"]);
+        assert_eq!(
+            members(&c2, &ids2, "kernel"),
             [
                 "native",
                 "seccomp.bitmap.1",
@@ -463,7 +476,8 @@ mod tests {
             ]
         );
         let kernel = c.groups.iter().find(|g| g.id == "kernel").unwrap();
-        assert_eq!(kernel.weight, 7 + 5 + 7);
+        // Its seven estimates and seven expectations.
+        assert_eq!(kernel.weight, 7 + 7);
         assert!(!c.groups.iter().any(|g| g.id.starts_with("aa.")));
         assert_eq!(members(&c, &ids, "depth")[0], "native");
         assert_eq!(members(&c, &ids, "depth").len(), 7);
@@ -485,7 +499,8 @@ mod tests {
             .collect();
         assert_eq!(estimates.len(), EstimateId::KERNEL.len() + 2);
         // Every overhead the record reports is a quantity (the kernel's four are its totals).
-        let all = crate::scenarios::all(Syscall::Getpid);
+        let all =
+            crate::scenarios::select(crate::scenarios::all(Syscall::Getpid), &[], &[]).unwrap();
         let kernel = &c.groups.iter().find(|g| g.id == "kernel").unwrap().members;
         for (i, s) in all.iter().enumerate() {
             if s.baseline().is_some() && !kernel.contains(&i) {

@@ -616,8 +616,8 @@ pub fn measure_groups(
     } else {
         deadline
     };
-    // Renewing is worth it while a useful epoch would follow.
-    let affordable = |now: Instant, cost: Duration| left(now) >= cost + cost.max(MIN_EPOCH);
+    // Renewing is worth it while an epoch longer than the renewal would follow.
+    let affordable = |now: Instant, cost: Duration| left(now) >= cost * 2 + MIN_EPOCH;
     loop {
         if run.interrupted() {
             break;
@@ -853,7 +853,7 @@ pub fn measure_groups(
 pub const INSTANCES: usize = 6;
 
 /// The shortest epoch: an instance measured for less is mostly its warm-up.
-const MIN_EPOCH: Duration = Duration::from_millis(500);
+const MIN_EPOCH: Duration = Duration::from_millis(100);
 
 /// How long the epoch that begins now lasts: with `left` the time left for measuring and
 /// `more` the instances still to be made at least, each costing `cost`, an even share of what
@@ -1014,6 +1014,7 @@ mod tests {
     use super::*;
     use crate::harness::Batch;
     use crate::scenarios::{RunError, SetupError};
+    use crate::stats::instances::{pool, Pooled};
     use crate::sys::shared::Shared;
     use std::sync::atomic::AtomicU64;
 
@@ -1074,6 +1075,10 @@ mod tests {
         system_wide: bool,
         log: Option<(&'static Log, u64)>,
         rng: u64,
+        /// Each instance (worker process) draws the next of these offsets, ns per operation,
+        /// from a counter shared with the test: instances that differ by a known amount.
+        per_instance: Option<(&'static AtomicU64, &'static [f64])>,
+        offset: f64,
     }
 
     #[derive(Clone, Copy, PartialEq)]
@@ -1102,6 +1107,8 @@ mod tests {
                 system_wide: false,
                 log: None,
                 rng: 0x2545_f491_4f6c_dd1d ^ ns_per_op,
+                per_instance: None,
+                offset: 0.0,
             }
         }
         fn noisy(id: &'static str, ns_per_op: u64, noise: f64) -> Scripted {
@@ -1129,9 +1136,10 @@ mod tests {
                     self.rng ^= self.rng >> 7;
                     self.rng ^= self.rng << 17;
                     let u = (self.rng >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
-                    ((iters * self.ns_per_op) as f64 * (1.0 + a * u)) as u64
+                    ((iters * self.ns_per_op) as f64 * (1.0 + a * u) + self.offset * iters as f64)
+                        as u64
                 }
-                None => spun,
+                None => spun + (self.offset * iters as f64) as u64,
             };
             Batch {
                 iters,
@@ -1153,6 +1161,10 @@ mod tests {
             "scripted".into()
         }
         fn setup(&mut self) -> Result<(), SetupError> {
+            if let Some((next, offsets)) = self.per_instance {
+                let k = next.fetch_add(1, Ordering::SeqCst) as usize;
+                self.offset = offsets[k % offsets.len()];
+            }
             self.setup.clone()
         }
         fn calibration_run(&mut self, iters: u64) -> Result<Batch, RunError> {
@@ -1615,6 +1627,50 @@ mod tests {
         assert!(first.iter().all(|&n| n > 50), "{first:?}");
         assert_eq!(preds.len(), 30);
         assert_eq!(round_order(&active, 7), round_order(&active, 7));
+    }
+
+    /// A pair whose second member's instances differ by known offsets (their mean 0, sd 5 ns,
+    /// each instance's own noise 0.05 %), measured with `instances` instances: the overhead's
+    /// pooled summary, the instances made, and the offsets the instances drew.
+    fn offset_instances(instances: usize) -> (Pooled, usize) {
+        static OFFSETS: [f64; 6] = [-6.0, 4.0, -2.0, 7.0, 1.0, -4.0];
+        let next: &'static Shared<AtomicU64> = Box::leak(Box::new(Shared::new().unwrap()));
+        let mut b = Scripted::noisy("b", 1100, 0.0005);
+        b.per_instance = Some((next, &OFFSETS));
+        let list = vec![Scripted::noisy("a", 1000, 0.0005), b];
+        let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut scenarios = boxed(list);
+        let opts = Options {
+            instances,
+            ..options(2400)
+        };
+        let o = measure(&mut scenarios, &opts, &AtomicBool::new(false), &mut |_| {});
+        let a = &o.slots[0];
+        let b = &o.slots[1];
+        assert_eq!(a.instance, b.instance);
+        let (d, t) =
+            crate::stats::per_round_tagged(&[&b.samples, &a.samples], &b.instance, |x| x[0] - x[1]);
+        (pool(&d, &t).unwrap(), o.instances)
+    }
+
+    #[test]
+    fn an_interval_over_instances_covers_their_offsets_and_one_instance_cannot() {
+        // The true overhead, over the instances a rerun could draw: 100 ns (the offsets' mean
+        // is 0).
+        let (p, made) = offset_instances(6);
+        assert!(made >= 5, "{made} instances");
+        assert_eq!(p.instances, made);
+        let (lo, hi) = p.ci.unwrap();
+        assert!(lo <= 100.0 && 100.0 <= hi, "{p:?}");
+        // The between component is the offsets' spread (sd 5.0 over all six), and dominates.
+        let between = p.between.unwrap();
+        assert!((2.5..8.0).contains(&between), "{p:?}");
+        assert!(p.within.unwrap() < between / 5.0, "{p:?}");
+        // One instance: a narrow interval around its own offset (−6), which misses 100.
+        let (one, made) = offset_instances(1);
+        assert_eq!((made, one.instances, one.between), (1, 1, None));
+        let (lo, hi) = one.ci.unwrap();
+        assert!(hi < 100.0 && (lo..=hi).contains(&94.0), "{one:?}");
     }
 
     #[test]
