@@ -298,11 +298,12 @@ impl Run<'_> {
         }
     }
 
-    /// Replaces every active worker by a fresh instance `instance`: the old ones leave and are
-    /// reaped first (a worker holding BPF links detaches them on its way out, and nothing is
-    /// measured meanwhile), then the new ones are set up, concurrently, and take one sample
-    /// each at the calibrated size, which is dropped (the first touches of a fresh process's
-    /// pages and caches are no part of its steady state).
+    /// Replaces every active worker by a fresh instance `instance`: the old ones are told to
+    /// leave and killed, the new ones set up meanwhile (concurrently: nothing is measured), and
+    /// only once every old one is reaped — a worker holding BPF links detaches them on its way
+    /// out — and every new one ready does measuring go on. Each new one whose samples are short
+    /// then takes one sample at the calibrated size, which is dropped: the first touches of a
+    /// fresh process's pages and caches are no part of its steady state.
     fn renew(
         &mut self,
         opts: &Options,
@@ -317,11 +318,11 @@ impl Run<'_> {
             .filter_map(|&i| self.workers[i].take())
             .collect();
         let mut refs: Vec<&mut Worker> = old.iter_mut().collect();
-        Worker::shutdown_all(&mut refs, Duration::from_millis(100));
-        Worker::kill_and_reap_all(&mut refs, REAP_BOUND);
-        drop(refs);
+        Worker::shutdown_all(&mut refs, Duration::ZERO);
         let until = deadline.min(Instant::now() + Duration::from_secs(10));
         self.set_up(&active, opts, until, instance);
+        Worker::kill_and_reap_all(&mut refs, REAP_BOUND);
+        drop(refs);
         let now = Instant::now();
         for &i in &active {
             self.ready_at[i] = now;
@@ -624,7 +625,10 @@ pub fn measure_groups(
         }
         let now = Instant::now();
         if opts.instances > 1 && now >= epoch_end {
-            if !affordable(now, renew_cost) {
+            // Beyond the minimum, renewing may take at most a share of the budget.
+            let capped = instance as usize + 1 >= opts.instances
+                && renewing + renew_cost > opts.budget.mul_f64(MAX_RENEWING_SHARE);
+            if capped || !affordable(now, renew_cost) {
                 epoch_end = deadline;
             } else {
                 // The optimum epoch from the components of the instances so far.
@@ -851,6 +855,9 @@ pub fn measure_groups(
 /// Instances a run makes at least, when its budget allows: the t interval over them needs a
 /// few (its multiplier is 3.18 with 4, 2.57 with 6, 2.36 with 8), and each costs a setup.
 pub const INSTANCES: usize = 6;
+
+/// The share of the budget renewals beyond [`Options::instances`] may take together.
+const MAX_RENEWING_SHARE: f64 = 0.1;
 
 /// The shortest epoch: an instance measured for less is mostly its warm-up.
 const MIN_EPOCH: Duration = Duration::from_millis(100);
