@@ -25,7 +25,7 @@
 use super::{estimates, Series};
 use crate::engine::driver::{Group, Judge, Need, Slot};
 use crate::scenarios::{baseline::REPLICAS, Scenario};
-use crate::stats::instances::{pool, Pooled};
+use crate::stats::instances::{pool, pool_positive, Pooled};
 use crate::stats::{median_and_ci, per_round_tagged};
 use syscost_record::{
     Component, EstimateId, GroupSummary, KernelExpectation, KernelScenario, QuantityKind, Target,
@@ -217,8 +217,15 @@ impl Comparisons {
                 })
             }
             Quantity::Estimate(e) => estimates::per_round_values(series, e)?.0,
-            Quantity::Median(i) => per_round_tagged(&[series.by_index(i)?], tags, |x| x[0]),
-            Quantity::Untimed(i) => per_round_tagged(&[series.untimed(i)?], tags, |x| x[0]),
+            Quantity::Median(i) | Quantity::Untimed(i) => {
+                let own = match q {
+                    Quantity::Median(_) => series.by_index(i)?,
+                    _ => series.untimed(i)?,
+                };
+                let (v, t) = per_round_tagged(&[own], tags, |x| x[0]);
+                // A time of its own, pooled as the record pools it.
+                return pool_positive(&v, &t);
+            }
         };
         pool(&values, &t)
     }

@@ -10,7 +10,7 @@ pub mod record;
 
 use crate::engine::driver::{Outcome, Slot};
 use crate::scenarios::Scenario;
-use crate::stats::instances::{pool, Pooled};
+use crate::stats::instances::{pool, pool_positive, Pooled};
 use crate::stats::{per_round_tagged, Summary};
 use syscost_record::{KernelScenario, Overhead, ScenarioResult, Status, Throughput, Verification};
 
@@ -83,7 +83,9 @@ impl<'a> Series<'a> {
 fn fill_stats(r: &mut ScenarioResult, samples: &[Option<f64>], series: &Series) -> Option<Pooled> {
     let values: Vec<f64> = samples.iter().flatten().copied().collect();
     let sum = Summary::of(&values)?;
-    let p = series.pooled(&[samples], |x| x[0])?;
+    // A time of its own: pooled on the log scale (its interval stays positive).
+    let (v, t) = per_round_tagged(&[samples], series.tags(), |x| x[0]);
+    let p = pool_positive(&v, &t)?;
     r.median_ns = Some(p.estimate);
     r.ci_low_ns = p.ci.map(|c| c.0);
     r.ci_high_ns = p.ci.map(|c| c.1);

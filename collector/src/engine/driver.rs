@@ -45,7 +45,8 @@ pub struct Options {
     pub sample_ns: u64,
     pub cpu: u32,
     /// How many instances of every worker the run creates at least, when the budget allows
-    /// (see [`instances`](self#instances)); 1: one worker per scenario for the whole run.
+    /// (fewer when the budget does not fit them, none below three); 1: one worker per scenario
+    /// for the whole run.
     pub instances: usize,
 }
 
@@ -612,8 +613,18 @@ pub fn measure_groups(
     let mut renewing = Duration::ZERO;
     let mut renewals = 0u32;
     let left = |now: Instant| deadline.saturating_duration_since(now + reserve);
-    let mut epoch_end = if opts.instances > 1 {
-        measuring_from + epoch_length(left(measuring_from), opts.instances - 1, renew_cost, None)
+    // As many as the budget fits, each with a few rounds at least; fewer than a t interval can
+    // use (its multiplier is 12.7 with 2) are none: the run is then one instance, and says so.
+    let planned = {
+        let fit = left(measuring_from).as_secs_f64()
+            / (renew_cost + MIN_INSTANCE_TIME).as_secs_f64().max(1e-3);
+        match opts.instances.min(fit as usize) {
+            n if n >= MIN_INSTANCES => n,
+            _ => 1,
+        }
+    };
+    let mut epoch_end = if planned > 1 {
+        measuring_from + epoch_length(left(measuring_from), planned - 1, renew_cost, None)
     } else {
         deadline
     };
@@ -624,9 +635,9 @@ pub fn measure_groups(
             break;
         }
         let now = Instant::now();
-        if opts.instances > 1 && now >= epoch_end {
+        if planned > 1 && now >= epoch_end {
             // Beyond the minimum, renewing may take at most a share of the budget.
-            let capped = instance as usize + 1 >= opts.instances
+            let capped = instance as usize + 1 >= planned
                 && renewing + renew_cost > opts.budget.mul_f64(MAX_RENEWING_SHARE);
             if capped || !affordable(now, renew_cost) {
                 epoch_end = deadline;
@@ -665,7 +676,7 @@ pub fn measure_groups(
                     states[g].here = 0;
                     judged_at[g] = 0;
                 }
-                let more = opts.instances.saturating_sub(instance as usize + 1);
+                let more = planned.saturating_sub(instance as usize + 1);
                 let now = Instant::now();
                 epoch_end = now + epoch_length(left(now), more, renew_cost, best.flatten());
             }
@@ -711,7 +722,7 @@ pub fn measure_groups(
             }
             // Every target met in this instance: the next one, while the minimum is not made.
             let now = Instant::now();
-            if (instance as usize + 1) < opts.instances && affordable(now, renew_cost) {
+            if (instance as usize + 1) < planned && affordable(now, renew_cost) {
                 epoch_end = now;
                 continue;
             }
@@ -855,6 +866,12 @@ pub fn measure_groups(
 /// Instances a run makes at least, when its budget allows: the t interval over them needs a
 /// few (its multiplier is 3.18 with 4, 2.57 with 6, 2.36 with 8), and each costs a setup.
 pub const INSTANCES: usize = 6;
+
+/// Fewest instances a run makes when it makes more than one.
+const MIN_INSTANCES: usize = 3;
+
+/// Least measuring time an instance is planned with.
+const MIN_INSTANCE_TIME: Duration = Duration::from_millis(500);
 
 /// The share of the budget renewals beyond [`Options::instances`] may take together.
 const MAX_RENEWING_SHARE: f64 = 0.1;
@@ -1649,7 +1666,7 @@ mod tests {
         let mut scenarios = boxed(list);
         let opts = Options {
             instances,
-            ..options(2400)
+            ..options(3600)
         };
         let o = measure(&mut scenarios, &opts, &AtomicBool::new(false), &mut |_| {});
         let a = &o.slots[0];

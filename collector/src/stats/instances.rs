@@ -129,6 +129,27 @@ pub fn pool(values: &[f64], instance: &[u32]) -> Option<Pooled> {
     })
 }
 
+/// [`pool`] for a quantity that is a time of its own (a scenario's median: positive, its
+/// variation a factor): pooled on the log scale, so the interval is a factor either side of the
+/// geometric mean of the instance medians and never reaches zero or below; the components are
+/// given back in ns at the estimate (a log-scale deviation d is about d · estimate). Values that
+/// are not positive cannot be pooled so and are pooled as they are.
+pub fn pool_positive(values: &[f64], instance: &[u32]) -> Option<Pooled> {
+    if values.iter().any(|&x| x.is_finite() && x <= 0.0) {
+        return pool(values, instance);
+    }
+    let logs: Vec<f64> = values.iter().map(|x| x.ln()).collect();
+    let p = pool(&logs, instance)?;
+    let e = p.estimate.exp();
+    Some(Pooled {
+        estimate: e,
+        ci: p.ci.map(|(lo, hi)| (lo.exp(), hi.exp())),
+        within: p.within.map(|w| w * e),
+        between: p.between.map(|b| b * e),
+        ..p
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -256,6 +277,22 @@ mod tests {
             covered += (lo..=hi).contains(&0.0) as usize;
         }
         assert!((360..=396).contains(&covered), "{covered} of 400");
+    }
+
+    #[test]
+    fn a_time_of_its_own_pools_to_a_positive_interval() {
+        // Three instances far apart on a small time: on the linear scale the t interval would
+        // reach below zero; on the log scale it is a factor either side.
+        let (v, tag): (Vec<f64>, Vec<u32>) = [(0.2, 0u32), (1.0, 1), (3.0, 2)]
+            .iter()
+            .flat_map(|&(x, t)| std::iter::repeat_n((x, t), 9))
+            .unzip();
+        assert!(pool(&v, &tag).unwrap().ci.unwrap().0 < 0.0);
+        let p = pool_positive(&v, &tag).unwrap();
+        let (lo, hi) = p.ci.unwrap();
+        assert!(lo > 0.0 && lo < p.estimate && p.estimate < hi);
+        assert!((p.estimate - (0.2f64 * 1.0 * 3.0).cbrt()).abs() < 1e-12);
+        assert!(((p.estimate / lo) - (hi / p.estimate)).abs() < 1e-9);
     }
 
     #[test]
