@@ -44,7 +44,9 @@ fn notes(
     targets: &[Target],
 ) -> Vec<String> {
     let mut notes = Vec::new();
-    if outcome.instances == 1 && outcome.rounds > 0 {
+    // (An instruction-counting run measures one instance by design: see `commands::run`.)
+    if outcome.instances == 1 && outcome.rounds > 0 && !crate::harness::clock::counts_instructions()
+    {
         notes.push(
             "measured in one instance of each worker only (the budget allowed no second): its \
              intervals cover the noise within that instance, not where a rerun's processes, \
