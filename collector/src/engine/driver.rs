@@ -643,7 +643,9 @@ pub fn measure_groups(
                 epoch_end = deadline;
             } else {
                 // The optimum epoch from the components of the instances so far.
-                let measured = now.saturating_duration_since(measuring_from) - renewing;
+                let measured = now
+                    .saturating_duration_since(measuring_from)
+                    .saturating_sub(renewing);
                 let best = (instance >= 1).then(|| {
                     let unmet: Vec<usize> = (0..groups.len())
                         .filter(|&g| !needs[g].met() && needs[g] != Need::Nothing)
