@@ -1680,6 +1680,73 @@ mod tests {
     }
 
     #[test]
+    fn epochs_share_what_is_left_unless_the_components_ask_for_shorter() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        // 29 s left, 5 more instances at 0.5 s each: six epochs of 4.4 s.
+        assert_eq!(
+            epoch_length(s(29), 5, ms(500), None),
+            Duration::from_nanos(4_416_666_666)
+        );
+        assert_eq!(epoch_length(s(29), 0, ms(500), None), s(29));
+        // The optimum is taken when shorter, never below the renewal or MIN_EPOCH.
+        assert_eq!(epoch_length(s(29), 5, ms(500), Some(s(2))), s(2));
+        assert_eq!(
+            epoch_length(s(29), 5, ms(500), Some(s(10))),
+            epoch_length(s(29), 5, ms(500), None)
+        );
+        assert_eq!(epoch_length(s(29), 5, ms(500), Some(ms(50))), ms(500));
+        assert_eq!(epoch_length(s(29), 5, ms(20), Some(ms(50))), MIN_EPOCH);
+    }
+
+    #[test]
+    fn the_optimal_epoch_follows_the_components() {
+        let s = Duration::from_secs;
+        // T* = √(S · T₀ · W / B): S = 0.5 s, T₀ = 4 s, W = B: √2 s.
+        let t = optimal_epoch(
+            &[(1, Some((1.0, 1.0)))],
+            s(4),
+            Duration::from_millis(500),
+            s(20),
+        );
+        assert!(
+            (t.unwrap().as_secs_f64() - 2f64.sqrt()).abs() < 1e-6,
+            "{t:?}"
+        );
+        // Between four times within: half that; nothing between: as long as what is left.
+        let t = optimal_epoch(
+            &[(1, Some((1.0, 4.0)))],
+            s(4),
+            Duration::from_millis(500),
+            s(20),
+        );
+        assert!(
+            (t.unwrap().as_secs_f64() - 2f64.sqrt() / 2.0).abs() < 1e-6,
+            "{t:?}"
+        );
+        let t = optimal_epoch(
+            &[(1, Some((1.0, 0.0)))],
+            s(4),
+            Duration::from_millis(500),
+            s(20),
+        );
+        assert_eq!(t, Some(s(20)));
+        // Weighted geometric mean over the groups; unknown components do not count.
+        let t = optimal_epoch(
+            &[(3, Some((1.0, 1.0))), (1, None), (1, Some((4.0, 1.0)))],
+            s(4),
+            Duration::from_millis(500),
+            s(20),
+        );
+        let want = (3.0 * 2f64.sqrt().ln() + (2.0 * 2f64.sqrt()).ln()) / 4.0;
+        assert!(
+            (t.unwrap().as_secs_f64() - want.exp()).abs() < 1e-6,
+            "{t:?}"
+        );
+        assert_eq!(optimal_epoch(&[(1, None)], s(4), s(1), s(20)), None);
+    }
+
+    #[test]
     fn an_interval_over_instances_covers_their_offsets_and_one_instance_cannot() {
         // The true overhead, over the instances a rerun could draw: 100 ns (the offsets' mean
         // is 0).
