@@ -59,6 +59,10 @@ pub struct SelfcheckArgs {
     /// across runs, the verdict counts, the targets met and the wall time against the budget.
     #[arg(long)]
     pub suite: bool,
+    /// With --suite: report on these saved records (`syscost run -o FILE`, one run each)
+    /// instead of running the suite.
+    #[arg(long, num_args = 1.., requires = "suite")]
+    pub records: Vec<std::path::PathBuf>,
     /// Budgets of the precision-versus-budget runs, seconds.
     #[arg(long, value_delimiter = ',', default_values_t = [5.0, 10.0, 20.0, 40.0])]
     pub budgets: Vec<f64>,

@@ -54,6 +54,9 @@ pub enum Error {
     SelfExe(std::io::Error),
     #[error("cannot start syscost run: {0}")]
     Spawn(std::io::Error),
+    /// A saved record given to `selfcheck --suite --records` that cannot be read.
+    #[error("cannot read the record {}: {reason}", .path.display())]
+    ReadRecord { path: PathBuf, reason: String },
     #[error("syscost run {args} produced no record ({error}): {stderr}")]
     NoRecord {
         args: String,

@@ -10,6 +10,12 @@
 //! `s = max(1.4826 · MAD(ln p), ln 1.1)` (the MAD scaled to a standard deviation for normal
 //! data, floored at a 10 % spread so that a few nearly identical peers do not make every
 //! difference an outlier). Only positive values have a logarithm; others are not compared.
+//!
+//! A run measured in several instances of its workers (`summary.instances`, schema 6) has an
+//! interval that covers what a rerun would move: its own standard error on the log scale,
+//! `u = (ln hi − ln lo) / (2 · 1.96)`, joins the spread, `√(s² + u²)` — the same interval the
+//! change detection and `syscost compare` judge it by. An older run's interval covers the
+//! noise within one run only, and is left out.
 
 use crate::metrics::{Registry, Values, METRICS};
 use crate::series::SeriesKey;
@@ -31,8 +37,9 @@ pub struct Run {
     /// The file, for the message.
     pub path: String,
     pub series: SeriesKey,
-    /// (metric index, value) for every positive headline metric.
-    pub values: Vec<(u8, f64)>,
+    /// (metric index, value, its own standard error on the log scale) for every positive
+    /// headline metric; the error is 0 where the record's interval does not span instances.
+    pub values: Vec<(u8, f64, f64)>,
     /// Accepted by a maintainer: a peer, never itself reported.
     pub accepted: bool,
 }
@@ -41,12 +48,19 @@ impl Run {
     /// `r`'s positive headline values, its metric keys interned in `reg`.
     pub fn of(path: String, r: &RunRecord, reg: &mut Registry, accepted: bool) -> Run {
         let vals = Values::read(r, reg);
+        let spans = r.summary.instances.as_ref().is_some_and(|i| i.count > 1);
         let values = METRICS
             .iter()
             .enumerate()
             .filter_map(|(i, h)| {
                 let v = vals.find(reg.find_key(&h.key())?)?;
-                (v.median > 0.0 && v.median.is_finite()).then_some((i as u8, v.median))
+                let u = match v.ci() {
+                    Some((lo, hi)) if spans && lo > 0.0 && hi >= lo => {
+                        (hi.ln() - lo.ln()) / (2.0 * 1.96)
+                    }
+                    _ => 0.0,
+                };
+                (v.median > 0.0 && v.median.is_finite()).then_some((i as u8, v.median, u))
             })
             .collect();
         Run {
@@ -135,10 +149,13 @@ pub fn outliers(runs: &[Run]) -> Vec<Outlier> {
         }
         for metric in 0..METRICS.len() as u8 {
             // (member index, value) of every run of the series that has this metric.
-            let vals: Vec<(usize, f64)> = members
+            let vals: Vec<(usize, f64, f64)> = members
                 .iter()
                 .enumerate()
-                .filter_map(|(i, r)| r.values.iter().find(|v| v.0 == metric).map(|v| (i, v.1)))
+                .filter_map(|(i, r)| {
+                    let v = r.values.iter().find(|v| v.0 == metric)?;
+                    Some((i, v.1, v.2))
+                })
                 .collect();
             if vals.len() <= MIN_PEERS {
                 continue;
@@ -147,7 +164,7 @@ pub fn outliers(runs: &[Run]) -> Vec<Outlier> {
                 let all: Vec<f64> = vals.iter().map(|v| v.1).collect();
                 robust_z(1.0, &all)
             });
-            for &(i, x) in &vals {
+            for &(i, x, u) in &vals {
                 let r = members[i];
                 if r.accepted {
                     continue;
@@ -160,6 +177,10 @@ pub fn outliers(runs: &[Run]) -> Vec<Outlier> {
                         robust_z(x, &peers)
                     }
                 };
+                // The run's own interval, where it spans instances, widens the spread.
+                let s = spread.ln();
+                let wide = (s * s + u * u).sqrt();
+                let (z, spread) = (z * s / wide, wide.exp());
                 if z.abs() > Z_LIMIT {
                     out.push(Outlier {
                         path: r.path.clone(),
@@ -190,9 +211,24 @@ mod tests {
         Run {
             path: path.into(),
             series: key(),
-            values: vec![(0, entry)],
+            values: vec![(0, entry, 0.0)],
             accepted,
         }
+    }
+
+    #[test]
+    fn a_run_whose_interval_spans_instances_is_judged_with_it() {
+        let mut runs = vec![
+            run("a", 30.0, true),
+            run("b", 32.0, true),
+            run("c", 29.0, true),
+            run("d", 31.0, true),
+            run("new", 45.0, false),
+        ];
+        assert_eq!(outliers(&runs).len(), 1);
+        // Its interval (over instances) is 45 ± 30 %: within it, the peers are not far.
+        runs[4].values[0].2 = ((45.0f64 * 1.3).ln() - (45.0f64 * 0.7).ln()) / (2.0 * 1.96);
+        assert!(outliers(&runs).is_empty());
     }
 
     #[test]

@@ -62,6 +62,7 @@ impl RunSummary {
             ci_method: ci_method.into(),
             targets: Vec::new(),
             groups: Vec::new(),
+            instances: None,
         }
     }
 }

@@ -883,6 +883,8 @@ struct SummaryRows<'a> {
     targets: Vec<TargetRow<'a>>,
     #[serde(skip_serializing_if = "Vec::is_empty")]
     groups: Vec<GroupRow<'a>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    instances: Option<&'a crate::Instances>,
 }
 
 impl Serialize for RunRecord {
@@ -1006,6 +1008,7 @@ fn rows<'a>(r: &'a RunRecord, id: &'a str, form: u32) -> Rows<'a> {
             ci_method: &m.ci_method,
             targets: m.targets.iter().map(|t| TargetRow::of(t, form)).collect(),
             groups: m.groups.iter().map(|g| GroupRow::of(g, form)).collect(),
+            instances: m.instances.as_ref(),
         },
         results: r.results.iter().map(|x| ResultRow::of(x, form)).collect(),
         estimates: r

@@ -60,7 +60,12 @@ use std::collections::BTreeMap;
 /// ([`Lab::icount`], [`Lab::seed`], [`Lab::kernel_package`]); the dictionary grows by
 /// appending again (`dictionary5.json`). Every new field is optional and absent from older
 /// records, so [`migrate`] turns a version 3 or 4 record into 5 with the same id.
-pub const SCHEMA_VERSION: u32 = 5;
+///
+/// 6: a run measured in several instances of its workers says so, and what each interval is
+/// made of: [`RunSummary::instances`], the variance components within and between instances
+/// per quantity. Optional and absent from older records: [`migrate`] turns a version 3 to 5
+/// record into 6 with the same id; schema 6 writes with schema 5's dictionary.
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// The oldest version this build reads.
 pub const OLDEST_SCHEMA: u32 = 1;
@@ -519,6 +524,50 @@ pub struct RunSummary {
     )]
     #[cfg_attr(test, schemars(with = "Vec<file::GroupRow<'static>>"))]
     pub groups: Vec<GroupSummary>,
+    /// The instances of the workers the run measured in (schema 6); absent when it did not say
+    /// (older records, imports, sequential runs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instances: Option<Instances>,
+}
+
+/// How many times each scenario's worker — its process, filters, programs and their JIT
+/// images, buffers — was created afresh within the run, and what every reported interval is
+/// made of. Each interval is over the instances (the mean of each instance's median, Student's
+/// t over them), so it covers where things landed in memory as a rerun would draw them again,
+/// not only the noise from sample to sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Instances {
+    /// Instances of every worker (the first included).
+    pub count: u64,
+    /// Wall time spent replacing the workers by fresh instances, seconds.
+    pub renewing_s: f64,
+    /// The variance components of each quantity that has a target, in the targets' order.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub components: Vec<Component>,
+}
+
+/// What one quantity's interval is made of.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(test, derive(schemars::JsonSchema))]
+#[serde(deny_unknown_fields)]
+pub struct Component {
+    pub quantity: QuantityKind,
+    /// As the target's id.
+    pub id: String,
+    /// Instances with a value of it: its interval is Student's t over them; 1: the
+    /// order-statistic interval of the one instance, which cannot see the between part.
+    pub instances: u64,
+    /// Within: the standard error of one instance's estimate from its own samples (root mean
+    /// square over the instances), ns. Absent when no instance had enough samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub within_ns: Option<f64>,
+    /// Between: the standard deviation of the instances' own values, √(s² − within²) with s
+    /// the standard deviation of their estimates (0 when they agree within their own noise),
+    /// ns. Absent with one instance.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub between_ns: Option<f64>,
 }
 
 /// One target: a reported quantity's 95% CI half-width against the width asked of it.

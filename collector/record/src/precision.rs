@@ -158,6 +158,22 @@ fn pass(r: &mut RunRecord) -> bool {
             changed |= v != g.duration_s;
             g.duration_s = v;
         }
+        if let Some(i) = &mut r.summary.instances {
+            let v = round_to(i.renewing_s, -3);
+            changed |= v != i.renewing_s;
+            i.renewing_s = v;
+            // A variance component to two significant digits: it says which part dominates.
+            for c in &mut i.components {
+                for x in [&mut c.within_ns, &mut c.between_ns].into_iter().flatten() {
+                    let v = match step_exponent(-*x, *x) {
+                        Some(e) => round_to(*x, e),
+                        None => *x,
+                    };
+                    changed |= v != *x;
+                    *x = v;
+                }
+            }
+        }
     }
     changed
 }

@@ -816,6 +816,51 @@ fn summary(c: &mut Checker, r: &RunRecord) {
             _ => {}
         }
     }
+    if let Some(inst) = &r.summary.instances {
+        c.count("summary.instances.count", Some(inst.count), COUNT_MAX);
+        if inst.count == 0 {
+            c.push("summary.instances.count", "must be at least 1");
+        }
+        c.range(
+            "summary.instances.renewing_s",
+            Some(inst.renewing_s),
+            0.0,
+            false,
+            DURATION_MAX_S,
+            " s",
+        );
+        for (i, k) in inst.components.iter().enumerate() {
+            let p = || format!("summary.instances.components[{i}] ({})", k.id);
+            if !r
+                .summary
+                .targets
+                .iter()
+                .any(|t| t.id == k.id && t.quantity == k.quantity)
+            {
+                c.push(p(), "names no quantity of summary.targets");
+            }
+            if k.instances == 0 || k.instances > inst.count {
+                c.push(
+                    format!("{}.instances", p()),
+                    format!("must be 1 to summary.instances.count ({})", inst.count),
+                );
+            }
+            if (k.instances > 1) != k.between_ns.is_some() {
+                c.push(
+                    format!("{}.between_ns", p()),
+                    "is present exactly when there is more than one instance",
+                );
+            }
+            for (name, v) in [("within_ns", k.within_ns), ("between_ns", k.between_ns)] {
+                if v.is_some_and(|v| !(v.is_finite() && v >= 0.0)) {
+                    c.push(
+                        format!("{}.{name}", p()),
+                        "must be a finite, non-negative number",
+                    );
+                }
+            }
+        }
+    }
     let targets = &r.summary.targets;
     if !targets.is_empty() && r.summary.target_reached != targets.iter().all(|t| t.met) {
         c.push(

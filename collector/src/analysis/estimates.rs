@@ -4,16 +4,17 @@
 use super::kernel::Five;
 use super::Series;
 use crate::scenarios::seccomp::DEPTHS;
-use crate::stats::{fit::ols, per_round, Summary};
+use crate::stats::instances::pool;
+use crate::stats::{fit::ols, per_round_tagged};
 use syscost_record::{Estimate, EstimateId, KernelScenario};
 
-fn estimate(id: &str, label: &str, formula: &str, values: &[f64]) -> Option<Estimate> {
-    let s = Summary::of(values)?;
+fn estimate(id: &str, label: &str, formula: &str, values: &PerRound) -> Option<Estimate> {
+    let s = pool(&values.0, &values.1)?;
     Some(Estimate {
         id: id.into(),
         label: label.into(),
         formula: formula.into(),
-        median_ns: s.median,
+        median_ns: s.estimate,
         ci_low_ns: s.ci.map(|c| c.0),
         ci_high_ns: s.ci.map(|c| c.1),
         samples: s.n as u64,
@@ -33,14 +34,17 @@ pub fn all(series: &Series) -> Vec<Estimate> {
         .collect()
 }
 
+/// Values per round, each with the instance of its round.
+pub type PerRound = (Vec<f64>, Vec<u32>);
+
 /// An estimate's value in every round that has all its inputs, and its formula; None when an
 /// input was not measured. The record and the engine's judge both read estimates from here.
-pub fn per_round_values(series: &Series, e: EstimateId) -> Option<(Vec<f64>, String)> {
+pub fn per_round_values(series: &Series, e: EstimateId) -> Option<(PerRound, String)> {
     if matches!(e, EstimateId::DepthPerFilter | EstimateId::DepthEntry) {
         return depth(series, e);
     }
     let inputs = series.kernel()?;
-    let values = per_round(&inputs, |x| {
+    let values = per_round_tagged(&inputs, series.tags(), |x| {
         Five::from_row(x).estimate(e).unwrap_or(f64::NAN)
     });
     Some((values, e.kernel_formula().unwrap_or_default().to_string()))
@@ -48,7 +52,7 @@ pub fn per_round_values(series: &Series, e: EstimateId) -> Option<(Vec<f64>, Str
 
 /// The depth sweep: per round, a least-squares line through (N, depth.N − native); its slope
 /// or its intercept.
-fn depth(series: &Series, e: EstimateId) -> Option<(Vec<f64>, String)> {
+fn depth(series: &Series, e: EstimateId) -> Option<(PerRound, String)> {
     let native = series.get(KernelScenario::Native.id())?;
     let mut xs = Vec::new();
     let mut inputs = vec![native];
@@ -62,7 +66,7 @@ fn depth(series: &Series, e: EstimateId) -> Option<(Vec<f64>, String)> {
         return None;
     }
     let slope = e == EstimateId::DepthPerFilter;
-    let values = per_round(&inputs, |row| {
+    let values = per_round_tagged(&inputs, series.tags(), |row| {
         let ys: Vec<f64> = row[1..].iter().map(|y| y - row[0]).collect();
         ols(&xs, &ys).map_or(f64::NAN, |(s, i)| if slope { s } else { i })
     });

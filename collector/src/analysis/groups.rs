@@ -25,9 +25,10 @@
 use super::{estimates, Series};
 use crate::engine::driver::{Group, Judge, Need, Slot};
 use crate::scenarios::{baseline::REPLICAS, Scenario};
-use crate::stats::{median_and_ci, per_round};
+use crate::stats::instances::{pool, pool_positive, Pooled};
+use crate::stats::{median_and_ci, per_round_tagged};
 use syscost_record::{
-    EstimateId, GroupSummary, KernelExpectation, KernelScenario, QuantityKind, Target,
+    Component, EstimateId, GroupSummary, KernelExpectation, KernelScenario, QuantityKind, Target,
 };
 
 /// The narrowest CI half-width a target asks for, ns: about the spread of the harness loop
@@ -205,22 +206,28 @@ impl Comparisons {
         c
     }
 
-    /// The quantity's summary from the rounds so far; None when one of its inputs was not
-    /// measured. Computed as the record computes it.
-    /// The quantity's median and CI (computed by selection: this runs between rounds).
-    fn summary(&self, q: Quantity, series: &Series) -> Option<Centre> {
-        let values = match q {
+    /// The quantity's estimate and interval from the rounds so far, pooled over instances as
+    /// the record pools it; None when one of its inputs was not measured.
+    fn summary(&self, q: Quantity, series: &Series) -> Option<Pooled> {
+        let tags = series.tags();
+        let (values, t) = match q {
             Quantity::Overhead { me, base } => {
-                per_round(&[series.by_index(me)?, series.by_index(base)?], |x| {
+                per_round_tagged(&[series.by_index(me)?, series.by_index(base)?], tags, |x| {
                     x[0] - x[1]
                 })
             }
             Quantity::Estimate(e) => estimates::per_round_values(series, e)?.0,
-            Quantity::Median(i) => flat(series.by_index(i)?),
-            Quantity::Untimed(i) => flat(series.untimed(i)?),
+            Quantity::Median(i) | Quantity::Untimed(i) => {
+                let own = match q {
+                    Quantity::Median(_) => series.by_index(i)?,
+                    _ => series.untimed(i)?,
+                };
+                let (v, t) = per_round_tagged(&[own], tags, |x| x[0]);
+                // A time of its own, pooled as the record pools it.
+                return pool_positive(&v, &t);
+            }
         };
-        let (median, ci) = median_and_ci(&values)?;
-        Some(Centre { median, ci })
+        pool(&values, &t)
     }
 
     /// The half-width asked of a quantity whose median is `median` (and, for an overhead, whose
@@ -273,6 +280,25 @@ impl Comparisons {
 
     /// Every quantity that could be computed, with its target and whether it was met.
     pub fn targets(&self, slots: &[Slot]) -> Vec<Target> {
+        self.quantified(slots).into_iter().map(|(t, _)| t).collect()
+    }
+
+    /// The variance components of every quantity [`Self::targets`] lists, in its order.
+    pub fn components(&self, slots: &[Slot]) -> Vec<Component> {
+        self.quantified(slots)
+            .into_iter()
+            .map(|(t, p)| Component {
+                quantity: t.quantity,
+                id: t.id,
+                instances: p.instances as u64,
+                within_ns: p.within,
+                between_ns: p.between,
+            })
+            .collect()
+    }
+
+    /// Every quantity that could be computed: its target, and its pooled summary.
+    fn quantified(&self, slots: &[Slot]) -> Vec<(Target, Pooled)> {
         let series = Series::new(&self.ids, slots);
         let native = self.native_median(&series);
         let orphans = (0..self.groups.len())
@@ -284,7 +310,7 @@ impl Comparisons {
             .filter_map(|(q, g)| {
                 let s = self.summary(q, &series)?;
                 let half = s.ci.map(|(lo, hi)| (hi - lo) / 2.0);
-                let target_ns = self.target_ns(s.median, self.base_median(q, &series), native);
+                let target_ns = self.target_ns(s.estimate, self.base_median(q, &series), native);
                 let (quantity, id) = match q {
                     Quantity::Overhead { me, .. } => (QuantityKind::Overhead, self.ids[me].clone()),
                     Quantity::Estimate(e) => (QuantityKind::Estimate, e.id().to_string()),
@@ -294,15 +320,16 @@ impl Comparisons {
                         self.untimed_ids[i].clone().unwrap_or_default(),
                     ),
                 };
-                Some(Target {
+                let t = Target {
                     quantity,
                     id,
-                    median_ns: s.median,
+                    median_ns: s.estimate,
                     half_width_ns: half,
                     target_ns,
                     met: half.is_some_and(|h| h <= target_ns),
                     group: self.groups[g].id.clone(),
-                })
+                };
+                Some((t, s))
             })
             .collect()
     }
@@ -334,7 +361,7 @@ impl Judge for Comparisons {
             let Some((lo, hi)) = s.ci else {
                 return Need::Unknown;
             };
-            let target = self.target_ns(s.median, self.base_median(q, &series), native);
+            let target = self.target_ns(s.estimate, self.base_median(q, &series), native);
             let ratio = (hi - lo) / 2.0 / target;
             worst = Some(worst.map_or(ratio, |w: f64| w.max(ratio)));
         }
@@ -348,17 +375,31 @@ impl Judge for Comparisons {
                 let Some((lo, hi)) = s.ci else {
                     return Need::Unknown;
                 };
-                worst = Some((hi - lo) / 2.0 / self.target_ns(s.median, None, native));
+                worst = Some((hi - lo) / 2.0 / self.target_ns(s.estimate, None, native));
             }
         }
         worst.map_or(Need::Nothing, Need::Ratio)
     }
-}
 
-/// A median and its CI.
-struct Centre {
-    median: f64,
-    ci: Option<(f64, f64)>,
+    /// The components of the group's widest quantity (relative to its target), as variances.
+    fn components(&self, group: usize, _groups: &[Group], slots: &[Slot]) -> Option<(f64, f64)> {
+        let series = Series::new(&self.ids, slots);
+        let native = self.native_median(&series);
+        let mut widest: Option<(f64, f64, f64)> = None;
+        for &(q, _) in self.quantities.iter().filter(|(_, g)| *g == group) {
+            let Some(s) = self.summary(q, &series) else {
+                continue;
+            };
+            let (Some(h), Some(w), Some(b)) = (s.half_width(), s.within, s.between) else {
+                continue;
+            };
+            let ratio = h / self.target_ns(s.estimate, self.base_median(q, &series), native);
+            if widest.is_none_or(|x| ratio > x.0) {
+                widest = Some((ratio, w * w, b * b));
+            }
+        }
+        widest.map(|(_, w, b)| (w, b))
+    }
 }
 
 fn flat(v: &[Option<f64>]) -> Vec<f64> {
@@ -412,9 +453,22 @@ mod tests {
                 Quantity::Estimate(_) => {}
             }
         }
-        // The kernel's five with the A/A copies that qualify its expectations.
+        // The kernel's five; a default run has no A/A copies (its instances cover what they
+        // measured), and asked for, they join the kernel group.
         assert_eq!(
             members(&c, &ids, "kernel"),
+            [
+                "native",
+                "seccomp.bitmap.1",
+                "seccomp.bitmap.2",
+                "seccomp.full.3",
+                "seccomp.full.4"
+            ]
+        );
+        assert!(!ids.iter().any(|i| i.contains(".replica.")), "{ids:?}");
+        let (c2, ids2) = plan(&["seccomp.bitmap.*", "seccomp.full.*", "native*"]);
+        assert_eq!(
+            members(&c2, &ids2, "kernel"),
             [
                 "native",
                 "seccomp.bitmap.1",
@@ -429,7 +483,8 @@ mod tests {
             ]
         );
         let kernel = c.groups.iter().find(|g| g.id == "kernel").unwrap();
-        assert_eq!(kernel.weight, 7 + 5 + 7);
+        // Its seven estimates and seven expectations.
+        assert_eq!(kernel.weight, 7 + 7);
         assert!(!c.groups.iter().any(|g| g.id.starts_with("aa.")));
         assert_eq!(members(&c, &ids, "depth")[0], "native");
         assert_eq!(members(&c, &ids, "depth").len(), 7);
@@ -451,7 +506,8 @@ mod tests {
             .collect();
         assert_eq!(estimates.len(), EstimateId::KERNEL.len() + 2);
         // Every overhead the record reports is a quantity (the kernel's four are its totals).
-        let all = crate::scenarios::all(Syscall::Getpid);
+        let all =
+            crate::scenarios::select(crate::scenarios::all(Syscall::Getpid), &[], &[]).unwrap();
         let kernel = &c.groups.iter().find(|g| g.id == "kernel").unwrap().members;
         for (i, s) in all.iter().enumerate() {
             if s.baseline().is_some() && !kernel.contains(&i) {

@@ -10,7 +10,8 @@ pub mod record;
 
 use crate::engine::driver::{Outcome, Slot};
 use crate::scenarios::Scenario;
-use crate::stats::{per_round, Summary};
+use crate::stats::instances::{pool, pool_positive, Pooled};
+use crate::stats::{per_round_tagged, Summary};
 use syscost_record::{KernelScenario, Overhead, ScenarioResult, Status, Throughput, Verification};
 
 /// Per-round series of the measured scenarios, looked up by id: of a finished run, or of the
@@ -50,6 +51,22 @@ impl<'a> Series<'a> {
         (slot.status == Status::Measured).then_some(slot.untimed.as_slice())
     }
 
+    /// The instance of every round (the same for every scenario: the run renews all its
+    /// workers at once).
+    pub fn tags(&self) -> &'a [u32] {
+        self.slots.first().map_or(&[], |s| s.instance.as_slice())
+    }
+
+    /// A quantity computed per round from `inputs` (see [`per_round_tagged`]), pooled over
+    /// instances: its estimate and interval as the record reports them.
+    pub fn pooled<F>(&self, inputs: &[&[Option<f64>]], f: F) -> Option<Pooled>
+    where
+        F: Fn(&[f64]) -> f64,
+    {
+        let (v, t) = per_round_tagged(inputs, self.tags(), f);
+        pool(&v, &t)
+    }
+
     /// The kernel benchmark's five series, in [`KernelScenario::ALL`] order, if all were
     /// measured.
     pub fn kernel(&self) -> Option<Vec<&'a [Option<f64>]>> {
@@ -60,19 +77,24 @@ impl<'a> Series<'a> {
     }
 }
 
-/// Fills the distribution fields of `r` from samples; false if there are none.
-fn fill_stats(r: &mut ScenarioResult, samples: &[Option<f64>]) -> Option<Summary> {
+/// Fills the distribution fields of `r` from its per-round samples: its estimate and interval
+/// pooled over instances, the rest (spread, minimum, outliers) from every sample. None if there
+/// are none.
+fn fill_stats(r: &mut ScenarioResult, samples: &[Option<f64>], series: &Series) -> Option<Pooled> {
     let values: Vec<f64> = samples.iter().flatten().copied().collect();
     let sum = Summary::of(&values)?;
-    r.median_ns = Some(sum.median);
-    r.ci_low_ns = sum.ci.map(|c| c.0);
-    r.ci_high_ns = sum.ci.map(|c| c.1);
+    // A time of its own: pooled on the log scale (its interval stays positive).
+    let (v, t) = per_round_tagged(&[samples], series.tags(), |x| x[0]);
+    let p = pool_positive(&v, &t)?;
+    r.median_ns = Some(p.estimate);
+    r.ci_low_ns = p.ci.map(|c| c.0);
+    r.ci_high_ns = p.ci.map(|c| c.1);
     r.samples = Some(sum.n as u64);
     r.mad_ns = Some(sum.mad);
     r.min_ns = Some(sum.min);
     r.p90_ns = Some(sum.p90);
     r.outliers = Some(sum.outliers as u64);
-    Some(sum)
+    Some(p)
 }
 
 /// One `ScenarioResult` per scenario, in the scenarios' order, each followed by the result of
@@ -93,13 +115,13 @@ pub fn results(scenarios: &[Box<dyn Scenario>], outcome: &Outcome) -> Vec<Scenar
             });
         }
         if slot.status == Status::Measured {
-            if let Some(sum) = fill_stats(&mut r, &slot.samples) {
+            if let Some(sum) = fill_stats(&mut r, &slot.samples, &series) {
                 r.iters_per_sample = Some(slot.iters_per_sample);
                 r.preempted = Some(slot.preempted);
                 r.retaken = s.preemption_is_noise().then_some(slot.retaken);
-                if sum.median > 0.0 {
+                if sum.estimate > 0.0 {
                     r.throughput_mops = Some(Throughput {
-                        median: 1000.0 / sum.median,
+                        median: 1000.0 / sum.estimate,
                         // 1000/x is decreasing: the interval's ends swap.
                         ci_low: sum.ci.map(|c| 1000.0 / c.1),
                         ci_high: sum.ci.map(|c| 1000.0 / c.0),
@@ -108,7 +130,7 @@ pub fn results(scenarios: &[Box<dyn Scenario>], outcome: &Outcome) -> Vec<Scenar
                 }
                 if let Some(base_id) = s.baseline() {
                     if let (Some(me), Some(base)) = (series.get(&s.id()), series.get(&base_id)) {
-                        r.overhead = overhead(&base_id, me, base);
+                        r.overhead = overhead(&base_id, me, base, series.tags());
                     }
                 }
             }
@@ -117,7 +139,9 @@ pub fn results(scenarios: &[Box<dyn Scenario>], outcome: &Outcome) -> Vec<Scenar
             let mut u = ScenarioResult::new(&id, "attach", &description, slot.status);
             u.reason = slot.reason.clone();
             u.params = r.params.clone();
-            if slot.status == Status::Measured && fill_stats(&mut u, &slot.untimed).is_some() {
+            if slot.status == Status::Measured
+                && fill_stats(&mut u, &slot.untimed, &series).is_some()
+            {
                 u.iters_per_sample = Some(1);
             } else if slot.status == Status::Measured
                 && crate::harness::clock::counts_instructions()
@@ -143,19 +167,25 @@ pub fn results(scenarios: &[Box<dyn Scenario>], outcome: &Outcome) -> Vec<Scenar
     out
 }
 
-/// Paired overhead of `me` over `base`: per-round differences and ratios, summarised.
-pub fn overhead(vs: &str, me: &[Option<f64>], base: &[Option<f64>]) -> Option<Overhead> {
-    let diffs = per_round(&[me, base], |x| x[0] - x[1]);
-    let pcts = per_round(&[me, base], |x| (x[0] / x[1] - 1.0) * 100.0);
-    let d = Summary::of(&diffs)?;
-    let p = Summary::of(&pcts)?;
+/// Paired overhead of `me` over `base`: per-round differences and ratios, pooled over the
+/// instances of `tags` (the instance of each round).
+pub fn overhead(
+    vs: &str,
+    me: &[Option<f64>],
+    base: &[Option<f64>],
+    tags: &[u32],
+) -> Option<Overhead> {
+    let (diffs, t) = per_round_tagged(&[me, base], tags, |x| x[0] - x[1]);
+    let (pcts, _) = per_round_tagged(&[me, base], tags, |x| (x[0] / x[1] - 1.0) * 100.0);
+    let d = pool(&diffs, &t)?;
+    let p = pool(&pcts, &t)?;
     Some(Overhead {
         vs: vs.into(),
-        median_ns: d.median,
+        median_ns: d.estimate,
         ci_low_ns: d.ci.map(|c| c.0),
         ci_high_ns: d.ci.map(|c| c.1),
         samples: d.n as u64,
-        pct: p.median,
+        pct: p.estimate,
         pct_ci_low: p.ci.map(|c| c.0),
         pct_ci_high: p.ci.map(|c| c.1),
     })
@@ -170,7 +200,7 @@ mod tests {
         // Both series drift by the same large amount per round; the paired difference stays 10.
         let base: Vec<Option<f64>> = (0..50).map(|r| Some(100.0 + 7.0 * r as f64)).collect();
         let me: Vec<Option<f64>> = base.iter().map(|b| b.map(|x| x + 10.0)).collect();
-        let o = overhead("native", &me, &base).unwrap();
+        let o = overhead("native", &me, &base, &[]).unwrap();
         assert_eq!(o.median_ns, 10.0);
         assert_eq!((o.ci_low_ns, o.ci_high_ns), (Some(10.0), Some(10.0)));
         assert_eq!(o.samples, 50);

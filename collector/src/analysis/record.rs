@@ -10,7 +10,7 @@ use crate::engine::Plan;
 use crate::scenarios;
 use crate::stats::{CI_METHOD, CONFIDENCE};
 use syscost_record::{
-    Environment, KernelScenario, Method, Overhead, QuantityKind, RunRecord, RunSummary,
+    Environment, Instances, KernelScenario, Method, Overhead, QuantityKind, RunRecord, RunSummary,
     ScenarioResult, Settings, Source, SourceKind, Status, Target,
 };
 
@@ -44,6 +44,16 @@ fn notes(
     targets: &[Target],
 ) -> Vec<String> {
     let mut notes = Vec::new();
+    // (An instruction-counting run measures one instance by design: see `commands::run`.)
+    if outcome.instances == 1 && outcome.rounds > 0 && !crate::harness::clock::counts_instructions()
+    {
+        notes.push(
+            "measured in one instance of each worker only (the budget allowed no second): its \
+             intervals cover the noise within that instance, not where a rerun's processes, \
+             filters and JIT images land; a larger --budget measures several"
+                .into(),
+        );
+    }
     let missed: Vec<&Target> = targets.iter().filter(|t| !t.met).collect();
     if !missed.is_empty() {
         let mut far: Vec<(f64, &Target)> = missed
@@ -184,6 +194,11 @@ pub fn interleaved(
         ci_method: CI_METHOD.into(),
         groups: comparisons.summaries(outcome),
         targets,
+        instances: Some(Instances {
+            count: outcome.instances as u64,
+            renewing_s: outcome.renewing.as_secs_f64(),
+            components: comparisons.components(&outcome.slots),
+        }),
     };
     RunRecord::builder(source(Method::Interleaved, started), settings, env, summary)
         .results(results)

@@ -31,11 +31,17 @@ use std::time::Duration;
 /// Rounds a group takes before it is first judged (an interval from fewer is too unstable).
 pub const MIN_ROUNDS: usize = 10;
 
+/// Rounds a group takes in each instance of its workers before it is judged again: the
+/// instance's estimate is their median.
+pub const MIN_PER_INSTANCE: usize = 3;
+
 /// What the allocation knows of one group.
 #[derive(Debug, Clone, Default)]
 pub struct GroupState {
     /// Rounds completed.
     pub rounds: usize,
+    /// Rounds completed in the current instance of its workers.
+    pub here: usize,
     /// Wall time of those rounds.
     pub spent: Duration,
     /// Key ratio (widest half-width over its target) at the last judgement; None before the
@@ -89,7 +95,7 @@ impl GroupState {
 pub fn rank(states: &[GroupState], candidates: &[usize], remaining: Duration) -> Vec<usize> {
     let (mut warm, judged): (Vec<usize>, Vec<usize>) = candidates
         .iter()
-        .partition(|&&g| states[g].rounds < MIN_ROUNDS);
+        .partition(|&&g| states[g].rounds < MIN_ROUNDS || states[g].here < MIN_PER_INSTANCE);
     // Warm-up in turn, in proportion to the quantities each group reports: a short budget
     // judges the groups that report most first.
     let per_weight = |g: usize| states[g].rounds as f64 / states[g].weight.max(1) as f64;
@@ -115,6 +121,7 @@ mod tests {
     fn state(rounds: usize, ms_per_round: u64, ratio: f64) -> GroupState {
         GroupState {
             rounds,
+            here: rounds,
             spent: Duration::from_millis(ms_per_round * rounds as u64),
             ratio: Some(ratio),
             weight: 1,
@@ -186,6 +193,7 @@ mod tests {
         for _ in 0..rounds {
             let g = rank(&s, &all, Duration::from_millis(1))[0];
             s[g].rounds += 1;
+            s[g].here += 1;
             s[g].spent += Duration::from_millis(cost[g]);
             s[g].ratio = Some(1000.0 / (s[g].rounds as f64).sqrt());
         }

@@ -44,6 +44,10 @@ pub struct Options {
     /// Intended duration of one sample.
     pub sample_ns: u64,
     pub cpu: u32,
+    /// How many instances of every worker the run creates at least, when the budget allows
+    /// (fewer when the budget does not fit them, none below three); 1: one worker per scenario
+    /// for the whole run.
+    pub instances: usize,
 }
 
 /// Scenarios sampled together, one round at a time.
@@ -82,6 +86,14 @@ impl Need {
 /// Says how far a group is from its target, from the samples so far.
 pub trait Judge {
     fn need(&self, group: usize, groups: &[Group], slots: &[Slot]) -> Need;
+
+    /// The variance components of the group's widest quantity, once it was measured in at least
+    /// two instances: (within, between), the variance of one instance's estimate from its own
+    /// samples and the variance between instances, ns². None when not known: the run's
+    /// instances are then spread evenly.
+    fn components(&self, _group: usize, _groups: &[Group], _slots: &[Slot]) -> Option<(f64, f64)> {
+        None
+    }
 }
 
 /// The rule of [`measure`]: every member's own CI half-width within `target_ci_pct` percent of
@@ -126,6 +138,8 @@ pub struct Slot {
     pub retaken: u64,
     /// Interceptions expected and observed, summed over samples.
     pub verified: Option<(u64, u64)>,
+    /// The instance of its worker (0, 1, ...) in each round, indexed by round as `samples`.
+    pub instance: Vec<u32>,
 }
 
 /// What became of one group.
@@ -149,6 +163,11 @@ pub struct Outcome {
     pub stop_reason: StopReason,
     pub interrupted: bool,
     pub elapsed: Duration,
+    /// Instances created (the first one included).
+    pub instances: usize,
+    /// Wall time spent replacing the workers by fresh instances (ending the old ones, setting
+    /// up, warming up the new ones).
+    pub renewing: Duration,
 }
 
 /// What the progress display is told.
@@ -217,6 +236,109 @@ impl Run<'_> {
 
     fn interrupted(&self) -> bool {
         self.stop.load(Ordering::Relaxed)
+    }
+
+    /// Forks a worker for each of `which` (all first: their setups run concurrently), then
+    /// collects their verdicts until `until`. A scenario whose worker cannot be forked, whose
+    /// setup fails or does not finish in time, is retired with the reason; `instance` names the
+    /// instance in it from the second on.
+    fn set_up(&mut self, which: &[usize], opts: &Options, until: Instant, instance: u32) {
+        let of = if instance == 0 {
+            String::new()
+        } else {
+            format!("instance {}: ", instance + 1)
+        };
+        for &i in which {
+            match Worker::spawn(self.scenarios[i].as_mut(), opts.cpu, opts.sample_ns) {
+                Ok(w) => self.workers[i] = Some(w),
+                Err(e) => {
+                    self.workers[i] = None;
+                    self.slots[i].status = Status::Failed;
+                    self.slots[i].reason = Some(format!("{of}cannot fork a worker: {e}"));
+                }
+            }
+        }
+        for &i in which {
+            let wait = until
+                .saturating_duration_since(Instant::now())
+                .max(Duration::from_millis(20));
+            let Some(w) = self.workers[i].as_mut() else {
+                continue;
+            };
+            match w.recv(wait, self.stop) {
+                Ok(Reply::Ready) => {}
+                Ok(Reply::Skipped(why)) => self.fail(i, Status::Skipped, format!("{of}{why}")),
+                Ok(Reply::Failed(why)) => {
+                    self.fail(i, Status::Failed, format!("{of}setup failed: {why}"))
+                }
+                Ok(other) => {
+                    self.fail(i, Status::Failed, format!("{of}unexpected reply {other:?}"))
+                }
+                Err(WorkerError::Interrupted) => break,
+                // Setup may use half the budget; beyond that it is the budget's doing (or a
+                // hang, which the reason cannot tell apart, so it says both).
+                Err(WorkerError::Timeout(_)) if instance == 0 => self.fail(
+                    i,
+                    Status::Skipped,
+                    format!(
+                        "its setup did not finish within {:.2} s, half of the budget (a larger \
+                         --budget gives it more time; if it still does not finish, it hangs)",
+                        opts.budget.as_secs_f64() / 2.0
+                    ),
+                ),
+                Err(WorkerError::Timeout(t)) => self.fail(
+                    i,
+                    Status::Failed,
+                    format!(
+                        "{of}its setup did not finish within {:.2} s (the first instance's did)",
+                        t.as_secs_f64()
+                    ),
+                ),
+                Err(e) => self.fail(i, Status::Failed, format!("{of}during setup: {e}")),
+            }
+        }
+    }
+
+    /// Replaces every active worker by a fresh instance `instance`: the old ones are told to
+    /// leave and killed, the new ones set up meanwhile (concurrently: nothing is measured), and
+    /// only once every old one is reaped — a worker holding BPF links detaches them on its way
+    /// out — and every new one ready does measuring go on. Each new one whose samples are short
+    /// then takes one sample at the calibrated size, which is dropped: the first touches of a
+    /// fresh process's pages and caches are no part of its steady state.
+    fn renew(
+        &mut self,
+        opts: &Options,
+        deadline: Instant,
+        sample_timeout: Duration,
+        instance: u32,
+        round: usize,
+    ) -> RoundEnd {
+        let active = self.active();
+        let mut old: Vec<Worker> = active
+            .iter()
+            .filter_map(|&i| self.workers[i].take())
+            .collect();
+        let mut refs: Vec<&mut Worker> = old.iter_mut().collect();
+        Worker::shutdown_all(&mut refs, Duration::ZERO);
+        let until = deadline.min(Instant::now() + Duration::from_secs(10));
+        self.set_up(&active, opts, until, instance);
+        Worker::kill_and_reap_all(&mut refs, REAP_BOUND);
+        drop(refs);
+        let now = Instant::now();
+        for &i in &active {
+            self.ready_at[i] = now;
+        }
+        // Only the cheap ones: an expensive sample amortises its cold start itself.
+        let order: Vec<usize> = active
+            .into_iter()
+            .filter(|&i| {
+                self.workers[i].is_some() && self.sample_wall[i].is_some_and(|w| w <= WARM_UP_BELOW)
+            })
+            .collect();
+        let end = sample_round(self, &order, round, deadline, sample_timeout);
+        self.pending.clear();
+        self.retaken.clear();
+        end
     }
 
     /// Handles one reply to a sample request: the sample, or the scenario fails.
@@ -383,7 +505,7 @@ pub fn measure_groups(
         .clamp(Duration::from_millis(15), Duration::from_millis(200));
     let n = scenarios.len();
     let mut run = Run {
-        workers: Vec::with_capacity(n),
+        workers: (0..n).map(|_| None).collect(),
         slots: vec![
             Slot {
                 status: Status::Measured,
@@ -395,6 +517,7 @@ pub fn measure_groups(
                 preempted: 0,
                 retaken: 0,
                 verified: None,
+                instance: Vec::new(),
             };
             n
         ],
@@ -418,45 +541,14 @@ pub fn measure_groups(
 
     // Setup: fork everything first, then collect the verdicts (setups run concurrently).
     report("setting up", 0, 0, progress);
-    for i in 0..n {
-        match Worker::spawn(run.scenarios[i].as_mut(), opts.cpu, opts.sample_ns) {
-            Ok(w) => run.workers.push(Some(w)),
-            Err(e) => {
-                run.workers.push(None);
-                run.slots[i].status = Status::Failed;
-                run.slots[i].reason = Some(format!("cannot fork a worker: {e}"));
-            }
-        }
-    }
     // Setup may take at most half the budget (BPF verification can be slow).
     let setup_deadline = t0 + opts.budget.mul_f64(0.5);
-    for i in run.active() {
-        let wait = setup_deadline
-            .saturating_duration_since(Instant::now())
-            .max(Duration::from_millis(20));
-        let Some(w) = run.workers[i].as_mut() else {
-            continue;
-        };
-        match w.recv(wait, stop) {
-            Ok(Reply::Ready) => {}
-            Ok(Reply::Skipped(why)) => run.fail(i, Status::Skipped, why),
-            Ok(Reply::Failed(why)) => run.fail(i, Status::Failed, format!("setup failed: {why}")),
-            Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
-            Err(WorkerError::Interrupted) => break,
-            // Setup may use half the budget; beyond that it is the budget's doing (or a hang,
-            // which the reason cannot tell apart, so it says both).
-            Err(WorkerError::Timeout(_)) => run.fail(
-                i,
-                Status::Skipped,
-                format!(
-                    "its setup did not finish within {:.2} s, half of the budget (a larger \
-                     --budget gives it more time; if it still does not finish, it hangs)",
-                    opts.budget.as_secs_f64() / 2.0
-                ),
-            ),
-            Err(e) => run.fail(i, Status::Failed, format!("during setup: {e}")),
-        }
-    }
+    let all: Vec<usize> = (0..n).collect();
+    let setup_start = Instant::now();
+    run.set_up(&all, opts, setup_deadline, 0);
+    // What a fresh instance of every worker costs, until one was made: its setup, twice (for
+    // ending the old ones and warming up the new).
+    let mut renew_cost = setup_start.elapsed() * 2;
 
     // Calibration, one worker at a time: they share the CPU.
     report("calibrating", 0, 0, progress);
@@ -515,9 +607,81 @@ pub fn measure_groups(
     let mut in_flight = None;
     let mut stop_reason = StopReason::Budget;
     let mut last_report = Instant::now();
+    // Instances: the rounds are cut into epochs, each with a fresh instance of every worker.
+    let mut instance: u32 = 0;
+    let measuring_from = Instant::now();
+    let mut renewing = Duration::ZERO;
+    let mut renewals = 0u32;
+    let left = |now: Instant| deadline.saturating_duration_since(now + reserve);
+    // As many as the budget fits, each with a few rounds at least; fewer than a t interval can
+    // use (its multiplier is 12.7 with 2) are none: the run is then one instance, and says so.
+    let planned = {
+        let fit = left(measuring_from).as_secs_f64()
+            / (renew_cost + MIN_INSTANCE_TIME).as_secs_f64().max(1e-3);
+        match opts.instances.min(fit as usize) {
+            n if n >= MIN_INSTANCES => n,
+            _ => 1,
+        }
+    };
+    let mut epoch_end = if planned > 1 {
+        measuring_from + epoch_length(left(measuring_from), planned - 1, renew_cost, None)
+    } else {
+        deadline
+    };
+    // Renewing is worth it while an epoch longer than the renewal would follow.
+    let affordable = |now: Instant, cost: Duration| left(now) >= cost * 2 + MIN_EPOCH;
     loop {
         if run.interrupted() {
             break;
+        }
+        let now = Instant::now();
+        if planned > 1 && now >= epoch_end {
+            // Beyond the minimum, renewing may take at most a share of the budget.
+            let capped = instance as usize + 1 >= planned
+                && renewing + renew_cost > opts.budget.mul_f64(MAX_RENEWING_SHARE);
+            if capped || !affordable(now, renew_cost) {
+                epoch_end = deadline;
+            } else {
+                // The optimum epoch from the components of the instances so far.
+                let measured = now
+                    .saturating_duration_since(measuring_from)
+                    .saturating_sub(renewing);
+                let best = (instance >= 1).then(|| {
+                    let unmet: Vec<usize> = (0..groups.len())
+                        .filter(|&g| !needs[g].met() && needs[g] != Need::Nothing)
+                        .collect();
+                    let parts: Vec<(usize, Option<(f64, f64)>)> = unmet
+                        .iter()
+                        .map(|&g| (groups[g].weight, judge.components(g, groups, &run.slots)))
+                        .collect();
+                    optimal_epoch(&parts, measured / (instance + 1), renew_cost, left(now))
+                });
+                instance += 1;
+                report("renewing", round_group.len(), 0, progress);
+                let t = Instant::now();
+                let end = run.renew(opts, deadline, sample_timeout, instance, round_group.len());
+                renewing += t.elapsed();
+                renewals += 1;
+                renew_cost = renewing / renewals;
+                match end {
+                    RoundEnd::Complete => {}
+                    RoundEnd::Interrupted => break,
+                    RoundEnd::OutOfBudget(i) => {
+                        in_flight = Some(i);
+                        break;
+                    }
+                }
+                for g in 0..groups.len() {
+                    if needs[g] != Need::Nothing {
+                        needs[g] = Need::Unknown;
+                    }
+                    states[g].here = 0;
+                    judged_at[g] = 0;
+                }
+                let more = planned.saturating_sub(instance as usize + 1);
+                let now = Instant::now();
+                epoch_end = now + epoch_length(left(now), more, renew_cost, best.flatten());
+            }
         }
         // A group whose members other than its baseline are all gone measures nothing — but
         // its baseline's own median when no other group samples it any more.
@@ -556,6 +720,12 @@ pub fn measure_groups(
                 }
             }
             if moved {
+                continue;
+            }
+            // Every target met in this instance: the next one, while the minimum is not made.
+            let now = Instant::now();
+            if (instance as usize + 1) < planned && affordable(now, renew_cost) {
+                epoch_end = now;
                 continue;
             }
             if needs.iter().any(|n| n.met()) {
@@ -599,6 +769,7 @@ pub fn measure_groups(
         for slot in run.slots.iter_mut() {
             slot.samples.push(None);
             slot.untimed.push(None);
+            slot.instance.push(instance);
         }
         let order = run.order(&groups[g], states[g].rounds);
         let end = sample_round(&mut run, &order, round, deadline, sample_timeout);
@@ -615,6 +786,7 @@ pub fn measure_groups(
         let took = round_start.elapsed();
         let st = &mut states[g];
         st.rounds += 1;
+        st.here += 1;
         st.spent += took;
         recent[g].push(took);
         if recent[g].len() > 5 {
@@ -622,7 +794,10 @@ pub fn measure_groups(
         }
         // Judging sorts the group's per-round values: every round at first, then every
         // twentieth of its rounds so far.
-        if st.rounds >= MIN_ROUNDS && st.rounds - judged_at[g] >= (st.rounds / 20).max(1) {
+        if st.rounds >= MIN_ROUNDS
+            && st.here >= allocate::MIN_PER_INSTANCE.min(MIN_ROUNDS)
+            && st.rounds - judged_at[g] >= (st.rounds / 20).max(1)
+        {
             judged_at[g] = st.rounds;
             needs[g] = judge.need(g, groups, &run.slots);
             st.ratio = match needs[g] {
@@ -661,6 +836,7 @@ pub fn measure_groups(
     for slot in run.slots.iter_mut() {
         slot.samples.truncate(rounds);
         slot.untimed.truncate(rounds);
+        slot.instance.truncate(rounds);
         if slot.status == Status::Measured && slot.raw.is_empty() {
             slot.status = Status::Skipped;
             slot.reason = Some(format!(
@@ -684,7 +860,68 @@ pub fn measure_groups(
         stop_reason,
         interrupted,
         elapsed: t0.elapsed(),
+        instances: instance as usize + 1,
+        renewing,
     }
+}
+
+/// Instances a run makes at least, when its budget allows: the t interval over them needs a
+/// few (its multiplier is 3.18 with 4, 2.57 with 6, 2.36 with 8), and each costs a setup.
+pub const INSTANCES: usize = 6;
+
+/// Fewest instances a run makes when it makes more than one.
+const MIN_INSTANCES: usize = 3;
+
+/// Least measuring time an instance is planned with.
+const MIN_INSTANCE_TIME: Duration = Duration::from_millis(500);
+
+/// The share of the budget renewals beyond [`Options::instances`] may take together.
+const MAX_RENEWING_SHARE: f64 = 0.1;
+
+/// The shortest epoch: an instance measured for less is mostly its warm-up.
+const MIN_EPOCH: Duration = Duration::from_millis(100);
+
+/// How long the epoch that begins now lasts: with `left` the time left for measuring and
+/// `more` the instances still to be made at least, each costing `cost`, an even share of what
+/// is left — or `best`, the optimum from the variance components, when it is shorter (the
+/// between-instance part dominates: more instances narrow the intervals more than more rounds
+/// in fewer), but never below [`MIN_EPOCH`] or the cost of an instance.
+fn epoch_length(left: Duration, more: usize, cost: Duration, best: Option<Duration>) -> Duration {
+    let even = left.saturating_sub(cost * more as u32) / (more as u32 + 1);
+    match best {
+        Some(b) if b < even => b.max(cost).max(MIN_EPOCH).min(even),
+        _ => even,
+    }
+}
+
+/// The optimum epoch length (Kalibera and Jones 2013, in time): an epoch of length T gives a
+/// group n ∝ T rounds, so an instance's estimate has variance B + W·T₀/T (W: its within part
+/// at the epochs so far, of mean length T₀; B: between instances), and what is left buys
+/// left / (T + S) instances at cost S each. The variance of their mean, (B + W·T₀/T)(T + S) up
+/// to a constant, is least at T* = √(S · T₀ · W / B). `parts` holds each unmet group's weight and
+/// (W, B); T* is their weighted geometric mean, each capped at `left` (B = 0: the longest).
+/// None when no group's components are known.
+fn optimal_epoch(
+    parts: &[(usize, Option<(f64, f64)>)],
+    mean_epoch: Duration,
+    cost: Duration,
+    left: Duration,
+) -> Option<Duration> {
+    let cap = left.as_secs_f64().max(1e-3);
+    let (mut sum, mut weights) = (0.0, 0.0);
+    for &(weight, comp) in parts {
+        let Some((w, b)) = comp else { continue };
+        let t = if b > 0.0 {
+            (cost.as_secs_f64() * mean_epoch.as_secs_f64() * w / b)
+                .sqrt()
+                .clamp(1e-3, cap)
+        } else {
+            cap
+        };
+        sum += weight.max(1) as f64 * t.ln();
+        weights += weight.max(1) as f64;
+    }
+    (weights > 0.0).then(|| Duration::from_secs_f64((sum / weights).exp()))
 }
 
 /// Times a sample is taken again when another task ran during it: a preempted sample holds
@@ -692,6 +929,9 @@ pub fn measure_groups(
 /// worker may be switched out twice as often as another for a whole run), so keeping such
 /// samples biases paired differences, not only widens them.
 pub const RETAKES: u32 = 3;
+
+/// A fresh instance's worker whose samples take at most this long takes a warm-up sample.
+const WARM_UP_BELOW: Duration = Duration::from_millis(5);
 
 /// A silence that ends this close to the deadline was the budget's doing.
 const BUDGET_SLACK: Duration = Duration::from_millis(2);
@@ -800,6 +1040,7 @@ mod tests {
     use super::*;
     use crate::harness::Batch;
     use crate::scenarios::{RunError, SetupError};
+    use crate::stats::instances::{pool, Pooled};
     use crate::sys::shared::Shared;
     use std::sync::atomic::AtomicU64;
 
@@ -860,6 +1101,10 @@ mod tests {
         system_wide: bool,
         log: Option<(&'static Log, u64)>,
         rng: u64,
+        /// Each instance (worker process) draws the next of these offsets, ns per operation,
+        /// from a counter shared with the test: instances that differ by a known amount.
+        per_instance: Option<(&'static AtomicU64, &'static [f64])>,
+        offset: f64,
     }
 
     #[derive(Clone, Copy, PartialEq)]
@@ -888,6 +1133,8 @@ mod tests {
                 system_wide: false,
                 log: None,
                 rng: 0x2545_f491_4f6c_dd1d ^ ns_per_op,
+                per_instance: None,
+                offset: 0.0,
             }
         }
         fn noisy(id: &'static str, ns_per_op: u64, noise: f64) -> Scripted {
@@ -915,9 +1162,10 @@ mod tests {
                     self.rng ^= self.rng >> 7;
                     self.rng ^= self.rng << 17;
                     let u = (self.rng >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
-                    ((iters * self.ns_per_op) as f64 * (1.0 + a * u)) as u64
+                    ((iters * self.ns_per_op) as f64 * (1.0 + a * u) + self.offset * iters as f64)
+                        as u64
                 }
-                None => spun,
+                None => spun + (self.offset * iters as f64) as u64,
             };
             Batch {
                 iters,
@@ -939,6 +1187,10 @@ mod tests {
             "scripted".into()
         }
         fn setup(&mut self) -> Result<(), SetupError> {
+            if let Some((next, offsets)) = self.per_instance {
+                let k = next.fetch_add(1, Ordering::SeqCst) as usize;
+                self.offset = offsets[k % offsets.len()];
+            }
             self.setup.clone()
         }
         fn calibration_run(&mut self, iters: u64) -> Result<Batch, RunError> {
@@ -1013,6 +1265,7 @@ mod tests {
             target_ci_pct: 0.0001,
             sample_ns: 500_000,
             cpu: *crate::sys::affinity::allowed_cpus().last().unwrap(),
+            instances: 1,
         }
     }
 
@@ -1400,6 +1653,117 @@ mod tests {
         assert!(first.iter().all(|&n| n > 50), "{first:?}");
         assert_eq!(preds.len(), 30);
         assert_eq!(round_order(&active, 7), round_order(&active, 7));
+    }
+
+    /// A pair whose second member's instances differ by known offsets (their mean 0, sd 5 ns,
+    /// each instance's own noise 0.05 %), measured with `instances` instances: the overhead's
+    /// pooled summary, the instances made, and the offsets the instances drew.
+    fn offset_instances(instances: usize) -> (Pooled, usize) {
+        static OFFSETS: [f64; 6] = [-6.0, 4.0, -2.0, 7.0, 1.0, -4.0];
+        let next: &'static Shared<AtomicU64> = Box::leak(Box::new(Shared::new().unwrap()));
+        let mut b = Scripted::noisy("b", 1100, 0.0005);
+        b.per_instance = Some((next, &OFFSETS));
+        let list = vec![Scripted::noisy("a", 1000, 0.0005), b];
+        let _one = MEASURING.lock().unwrap_or_else(|e| e.into_inner());
+        let mut scenarios = boxed(list);
+        let opts = Options {
+            instances,
+            ..options(3600)
+        };
+        let o = measure(&mut scenarios, &opts, &AtomicBool::new(false), &mut |_| {});
+        let a = &o.slots[0];
+        let b = &o.slots[1];
+        assert_eq!(a.instance, b.instance);
+        let (d, t) =
+            crate::stats::per_round_tagged(&[&b.samples, &a.samples], &b.instance, |x| x[0] - x[1]);
+        (pool(&d, &t).unwrap(), o.instances)
+    }
+
+    #[test]
+    fn epochs_share_what_is_left_unless_the_components_ask_for_shorter() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        // 29 s left, 5 more instances at 0.5 s each: six epochs of 4.4 s.
+        assert_eq!(
+            epoch_length(s(29), 5, ms(500), None),
+            Duration::from_nanos(4_416_666_666)
+        );
+        assert_eq!(epoch_length(s(29), 0, ms(500), None), s(29));
+        // The optimum is taken when shorter, never below the renewal or MIN_EPOCH.
+        assert_eq!(epoch_length(s(29), 5, ms(500), Some(s(2))), s(2));
+        assert_eq!(
+            epoch_length(s(29), 5, ms(500), Some(s(10))),
+            epoch_length(s(29), 5, ms(500), None)
+        );
+        assert_eq!(epoch_length(s(29), 5, ms(500), Some(ms(50))), ms(500));
+        assert_eq!(epoch_length(s(29), 5, ms(20), Some(ms(50))), MIN_EPOCH);
+    }
+
+    #[test]
+    fn the_optimal_epoch_follows_the_components() {
+        let s = Duration::from_secs;
+        // T* = √(S · T₀ · W / B): S = 0.5 s, T₀ = 4 s, W = B: √2 s.
+        let t = optimal_epoch(
+            &[(1, Some((1.0, 1.0)))],
+            s(4),
+            Duration::from_millis(500),
+            s(20),
+        );
+        assert!(
+            (t.unwrap().as_secs_f64() - 2f64.sqrt()).abs() < 1e-6,
+            "{t:?}"
+        );
+        // Between four times within: half that; nothing between: as long as what is left.
+        let t = optimal_epoch(
+            &[(1, Some((1.0, 4.0)))],
+            s(4),
+            Duration::from_millis(500),
+            s(20),
+        );
+        assert!(
+            (t.unwrap().as_secs_f64() - 2f64.sqrt() / 2.0).abs() < 1e-6,
+            "{t:?}"
+        );
+        let t = optimal_epoch(
+            &[(1, Some((1.0, 0.0)))],
+            s(4),
+            Duration::from_millis(500),
+            s(20),
+        );
+        assert_eq!(t, Some(s(20)));
+        // Weighted geometric mean over the groups; unknown components do not count.
+        let t = optimal_epoch(
+            &[(3, Some((1.0, 1.0))), (1, None), (1, Some((4.0, 1.0)))],
+            s(4),
+            Duration::from_millis(500),
+            s(20),
+        );
+        let want = (3.0 * 2f64.sqrt().ln() + (2.0 * 2f64.sqrt()).ln()) / 4.0;
+        assert!(
+            (t.unwrap().as_secs_f64() - want.exp()).abs() < 1e-6,
+            "{t:?}"
+        );
+        assert_eq!(optimal_epoch(&[(1, None)], s(4), s(1), s(20)), None);
+    }
+
+    #[test]
+    fn an_interval_over_instances_covers_their_offsets_and_one_instance_cannot() {
+        // The true overhead, over the instances a rerun could draw: 100 ns (the offsets' mean
+        // is 0).
+        let (p, made) = offset_instances(6);
+        assert!(made >= 5, "{made} instances");
+        assert_eq!(p.instances, made);
+        let (lo, hi) = p.ci.unwrap();
+        assert!(lo <= 100.0 && 100.0 <= hi, "{p:?}");
+        // The between component is the offsets' spread (sd 5.0 over all six), and dominates.
+        let between = p.between.unwrap();
+        assert!((2.5..8.0).contains(&between), "{p:?}");
+        assert!(p.within.unwrap() < between / 5.0, "{p:?}");
+        // One instance: a narrow interval around its own offset (−6), which misses 100.
+        let (one, made) = offset_instances(1);
+        assert_eq!((made, one.instances, one.between), (1, 1, None));
+        let (lo, hi) = one.ci.unwrap();
+        assert!(hi < 100.0 && (lo..=hi).contains(&94.0), "{one:?}");
     }
 
     #[test]

@@ -202,27 +202,19 @@ pub fn select(
     };
     let only = matcher(only, "--only")?;
     let skip = matcher(skip, "--skip")?;
+    // The A/A copies are measured only when asked for by name or pattern: a run's instances
+    // (every worker created afresh several times) put the bias between worker processes they
+    // estimate into every interval (see `engine::driver`), so a default run has no use for them.
+    let replica = |i: usize| baseline::REPLICAS.iter().any(|r| r.0 == ids[i]);
     let wanted = |i: usize| {
         let mine = std::iter::once(&ids[i]).chain(extra[i].iter());
-        (only.is_empty()
+        ((only.is_empty() && !replica(i))
             || mine
                 .into_iter()
                 .any(|id| only.iter().any(|m| m.matches(id))))
             && !skip.iter().any(|m| m.matches(&ids[i]))
     };
     let mut keep: Vec<bool> = (0..ids.len()).map(wanted).collect();
-    // The expectations need the A/A control's bias estimate: it comes with the kernel's five.
-    if KernelScenario::ALL.iter().all(|k| {
-        ids.iter()
-            .position(|id| id == k.id())
-            .is_some_and(|i| keep[i])
-    }) {
-        for (r, _) in baseline::REPLICAS {
-            if let Some(i) = ids.iter().position(|id| id == r) {
-                keep[i] = true;
-            }
-        }
-    }
     // Baselines of kept scenarios come along (transitively), or no overhead could be paired.
     loop {
         let mut changed = false;

@@ -5,6 +5,7 @@
 //! no bootstrap randomness — so a record's numbers are reproducible from its samples.
 
 pub mod fit;
+pub mod instances;
 pub mod interval;
 
 pub use interval::median_ci;
@@ -13,8 +14,10 @@ pub use interval::median_ci;
 pub const CONFIDENCE: f64 = 0.95;
 
 /// Description of the interval method, stored in every record.
-pub const CI_METHOD: &str = "95% distribution-free CI of the median from order statistics \
-(binomial); overheads and estimates are computed per round (paired) and summarised the same way";
+pub const CI_METHOD: &str = "each scenario's worker created afresh several times (instances); \
+per instance the median of the per-round values (overheads and estimates paired per round); the \
+estimate is the mean of the instance medians, its 95% CI Student's t over the instances \
+(one instance: the distribution-free CI of its median from order statistics)";
 
 /// Summary of one set of samples.
 #[derive(Debug, Clone, PartialEq)]
@@ -121,9 +124,19 @@ pub fn per_round<F>(inputs: &[&[Option<f64>]], f: F) -> Vec<f64>
 where
     F: Fn(&[f64]) -> f64,
 {
+    per_round_tagged(inputs, &[], f).0
+}
+
+/// [`per_round`], each value with the tag of its round (`tags[round]`, 0 beyond `tags`): the
+/// instance its workers were in.
+pub fn per_round_tagged<F>(inputs: &[&[Option<f64>]], tags: &[u32], f: F) -> (Vec<f64>, Vec<u32>)
+where
+    F: Fn(&[f64]) -> f64,
+{
     let rounds = inputs.iter().map(|s| s.len()).min().unwrap_or(0);
     let mut row = Vec::with_capacity(inputs.len());
     let mut out = Vec::with_capacity(rounds);
+    let mut tagged = Vec::with_capacity(rounds);
     for r in 0..rounds {
         row.clear();
         for s in inputs {
@@ -134,9 +147,10 @@ where
         }
         if row.len() == inputs.len() {
             out.push(f(&row));
+            tagged.push(tags.get(r).copied().unwrap_or(0));
         }
     }
-    out
+    (out, tagged)
 }
 
 #[cfg(test)]

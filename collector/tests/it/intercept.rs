@@ -194,6 +194,7 @@ fn a_wrong_count_or_return_fails_the_scenario_loudly() {
         target_ci_pct: 0.0,
         sample_ns: 1_000_000,
         cpu: *syscost::sys::affinity::allowed_cpus().last().unwrap(),
+        instances: 1,
     };
     let stop = AtomicBool::new(false);
     let out = measure(&mut scenarios, &opts, &stop, &mut |_| {});

@@ -407,6 +407,10 @@ impl Writer<'_> {
             self.list(&m.groups, |w, x| w.group(x));
             self.byte(b']');
         }
+        if let Some(i) = &m.instances {
+            self.raw(b",\"instances\":");
+            self.part(i);
+        }
         self.byte(b'}');
     }
 

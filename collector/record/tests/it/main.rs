@@ -88,6 +88,17 @@ fn sample() -> RunRecord {
                 rounds: 300,
                 duration_s: 12.5,
             }],
+            instances: Some(Instances {
+                count: 6,
+                renewing_s: 1.25,
+                components: vec![Component {
+                    quantity: QuantityKind::Overhead,
+                    id: "seccomp.bitmap.1".into(),
+                    instances: 6,
+                    within_ns: Some(0.31),
+                    between_ns: Some(0.72),
+                }],
+            }),
         },
         results: vec![native, b1, skipped],
         estimates: vec![],

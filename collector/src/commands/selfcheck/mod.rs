@@ -168,7 +168,7 @@ impl MethodStats {
 
 pub fn run(a: &SelfcheckArgs) -> Result<i32, Error> {
     let text = if a.suite {
-        suite::report(a.runs, a.budget)?
+        suite::report(a.runs, a.budget, &a.records)?
     } else {
         report(a)?
     };

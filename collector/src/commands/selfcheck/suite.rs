@@ -3,13 +3,16 @@
 //! its interval was (median over the runs) and how far the estimates themselves moved between
 //! runs, how often each expectation decided, which targets were met, and how the wall time
 //! kept to the budget — with the load average the runs saw, since a busy machine widens
-//! everything.
+//! everything; and whether the intervals hold on a rerun ([`calibration`]): every pair of runs
+//! compared as two independent estimates of each quantity, which with honest 95 % intervals
+//! differ "significantly" in about 5 % of pairs.
 
 use super::{machine, run_json, spread, targets_met, verdict_index};
 use crate::error::Error;
 use crate::stats;
 use std::fmt::Write as _;
-use syscost_record::{RunRecord, Status, Verdict};
+use std::path::PathBuf;
+use syscost_record::{QuantityKind, RunRecord, Status, Verdict};
 
 /// A quantity's median and CI half-width (None: no interval), ns.
 type Value = (f64, Option<f64>);
@@ -86,18 +89,37 @@ fn median_of(v: &[f64], digits: usize) -> String {
     format!("{:.digits$}", stats::median(v))
 }
 
-/// The report of `runs` default runs with `budget`.
-pub fn report(runs: u32, budget: f64) -> Result<String, Error> {
+/// The report of `runs` default runs with `budget`, or of the saved records `saved` (their
+/// wall time is then not known; their budget is theirs).
+pub fn report(runs: u32, budget: f64, saved: &[PathBuf]) -> Result<String, Error> {
     let mut records = Vec::new();
+    if !saved.is_empty() {
+        for path in saved {
+            let bytes = std::fs::read(path).map_err(|e| Error::ReadRecord {
+                path: path.clone(),
+                reason: e.to_string(),
+            })?;
+            let r: RunRecord = serde_json::from_slice(&bytes).map_err(|e| Error::ReadRecord {
+                path: path.clone(),
+                reason: format!("not a run record: {e}"),
+            })?;
+            records.push((r, None));
+        }
+        let budget = records
+            .first()
+            .and_then(|(r, _)| r.settings.budget_s)
+            .unwrap_or(budget);
+        return Ok(render(&records, budget));
+    }
     for i in 0..runs {
         eprintln!("selfcheck: default suite, run {} of {runs}", i + 1);
         let (r, wall) = run_json(&["--budget".into(), format!("{budget}")])?;
-        records.push((r, wall));
+        records.push((r, Some(wall)));
     }
     Ok(render(&records, budget))
 }
 
-fn render(records: &[(RunRecord, f64)], budget: f64) -> String {
+fn render(records: &[(RunRecord, Option<f64>)], budget: f64) -> String {
     let mut out = String::new();
     let n = records.len();
     let Some((first, _)) = records.first() else {
@@ -206,11 +228,12 @@ fn render(records: &[(RunRecord, f64)], budget: f64) -> String {
                     .is_some_and(|w| w.contains("budget was spent"))
             })
             .count();
-        over.push((wall / budget - 1.0) * 100.0);
+        over.extend(wall.map(|w| (w / budget - 1.0) * 100.0));
         let _ = writeln!(
             out,
-            "| {} | {} | {wall:.2} | {} | {} | {} | {} / {} / {} | {for_budget} |",
+            "| {} | {} | {} | {} | {} | {} | {} / {} / {} | {for_budget} |",
             i + 1,
+            wall.map_or("—".into(), |w| format!("{w:.2}")),
             load(r, false).map_or("—".into(), |l| format!("{l:.2}")),
             r.summary
                 .duration_s
@@ -222,13 +245,21 @@ fn render(records: &[(RunRecord, f64)], budget: f64) -> String {
             count(Status::Failed),
         );
     }
-    let _ = writeln!(
-        out,
-        "\nWall time of the whole `syscost run` process against the {budget} s budget: {} % \
-         (median {} %).",
-        range(&over, 2),
-        median_of(&over, 2)
-    );
+    if over.is_empty() {
+        let _ = writeln!(
+            out,
+            "\nWall time of the whole `syscost run` process: not known for saved records (their \
+             duration, setup included, is the column above)."
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "\nWall time of the whole `syscost run` process against the {budget} s budget: {} % \
+             (median {} %).",
+            range(&over, 2),
+            median_of(&over, 2)
+        );
+    }
     // What went wrong in some runs only: failures, and skips of scenarios other runs measured.
     let measured_somewhere = |id: &str| {
         records.iter().any(|(r, _)| {
@@ -264,5 +295,282 @@ fn render(records: &[(RunRecord, f64)], budget: f64) -> String {
             let _ = writeln!(out, "{line}");
         }
     }
+    let runs: Vec<&RunRecord> = records.iter().map(|(r, _)| r).collect();
+    out.push('\n');
+    out.push_str(&calibration(&runs));
     out
+}
+
+/// The quantities a headline of the A/A calibration is about (the issue's list): the kernel's
+/// estimates, the depth slope, and these overheads.
+const HEADLINE_OVERHEADS: [&str; 8] = [
+    "sud.allow",
+    "sud.block",
+    "seccomp.trap",
+    "seccomp.user_notif.same_cpu",
+    "bpf.tp",
+    "bpf.rawtp",
+    "bpf.uprobe",
+    "attach.seccomp.64",
+];
+
+fn headline(kind: QuantityKind, id: &str) -> bool {
+    match kind {
+        QuantityKind::Estimate => id != "depth.entry",
+        QuantityKind::Overhead => HEADLINE_OVERHEADS.contains(&id),
+        QuantityKind::Median => false,
+    }
+}
+
+/// Every quantity of a record that has an interval: (kind, id, value, half-width), ns. The
+/// quantities the record sets targets on: estimates, overheads, and the own medians of what
+/// no difference is made from (with its targets: exactly those; without, every scenario's).
+fn quantities(r: &RunRecord) -> Vec<(QuantityKind, String, f64, f64)> {
+    let mut out = Vec::new();
+    let half = |lo: Option<f64>, hi: Option<f64>| Some((hi? - lo?) / 2.0);
+    for e in &r.estimates {
+        if let Some(h) = half(e.ci_low_ns, e.ci_high_ns) {
+            out.push((QuantityKind::Estimate, e.id.clone(), e.median_ns, h));
+        }
+    }
+    let own_median = |id: &str| {
+        r.summary.targets.is_empty()
+            || r.summary
+                .targets
+                .iter()
+                .any(|t| t.quantity == QuantityKind::Median && t.id == id)
+    };
+    for x in r.results.iter().filter(|x| x.status == Status::Measured) {
+        if let Some(o) = &x.overhead {
+            if let Some(h) = half(o.ci_low_ns, o.ci_high_ns) {
+                out.push((QuantityKind::Overhead, x.id.clone(), o.median_ns, h));
+            }
+        } else if own_median(&x.id) {
+            if let (Some(m), Some(h)) = (x.median_ns, half(x.ci_low_ns, x.ci_high_ns)) {
+                out.push((QuantityKind::Median, x.id.clone(), m, h));
+            }
+        }
+    }
+    out
+}
+
+/// One quantity across runs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Calibrated {
+    pub kind: QuantityKind,
+    pub id: String,
+    /// Runs that have it with an interval.
+    pub runs: usize,
+    pub median: f64,
+    pub median_half: f64,
+    /// Standard deviation of its value across runs.
+    pub sd: f64,
+    /// 1.96 · sd ÷ median half-width: 1 when the intervals are as wide as the runs scatter.
+    pub ratio: f64,
+    pub pairs: usize,
+    pub significant: usize,
+}
+
+/// The A/A calibration of `runs` (each a list of (kind, id, value, half-width)): per quantity in
+/// at least two runs, every pair of runs compared as independent estimates — significant when
+/// |difference| / √(se₁² + se₂²) > 1.96, se = half-width / 1.96 — and the spread across runs
+/// against the intervals. Sorted by ratio, largest first.
+pub fn calibrate(runs: &[Vec<(QuantityKind, String, f64, f64)>]) -> Vec<Calibrated> {
+    let mut keys: Vec<(QuantityKind, &str)> = Vec::new();
+    for run in runs {
+        for (k, id, ..) in run {
+            if !keys.iter().any(|(k2, i2)| k2 == k && i2 == id) {
+                keys.push((*k, id));
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for (kind, id) in keys {
+        let got: Vec<(f64, f64)> = runs
+            .iter()
+            .filter_map(|run| {
+                run.iter()
+                    .find(|(k, i, ..)| *k == kind && i == id)
+                    .map(|q| (q.2, q.3))
+            })
+            .collect();
+        if got.len() < 2 {
+            continue;
+        }
+        let (mut pairs, mut significant) = (0, 0);
+        for (i, a) in got.iter().enumerate() {
+            for b in &got[i + 1..] {
+                let se = ((a.1 / 1.96).powi(2) + (b.1 / 1.96).powi(2)).sqrt();
+                pairs += 1;
+                let d = (a.0 - b.0).abs();
+                significant += (if se > 0.0 { d / se > 1.96 } else { d > 0.0 }) as usize;
+            }
+        }
+        let values: Vec<f64> = got.iter().map(|g| g.0).collect();
+        let halves: Vec<f64> = got.iter().map(|g| g.1).collect();
+        let mean = values.iter().sum::<f64>() / values.len() as f64;
+        let sd = (values.iter().map(|v| (v - mean).powi(2)).sum::<f64>()
+            / (values.len() - 1) as f64)
+            .sqrt();
+        let median_half = stats::median(&halves);
+        out.push(Calibrated {
+            kind,
+            id: id.to_string(),
+            runs: got.len(),
+            median: stats::median(&values),
+            median_half,
+            sd,
+            ratio: 1.96 * sd / median_half,
+            pairs,
+            significant,
+        });
+    }
+    out.sort_by(|a, b| b.ratio.total_cmp(&a.ratio));
+    out
+}
+
+/// A time in the unit that fits it.
+fn ns(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1e6 {
+        format!("{:.3} ms", v / 1e6)
+    } else if a >= 1e3 {
+        format!("{:.3} µs", v / 1e3)
+    } else if a >= 10.0 {
+        format!("{v:.1} ns")
+    } else {
+        format!("{v:.2} ns")
+    }
+}
+
+/// The A/A calibration section of the report.
+pub fn calibration(records: &[&RunRecord]) -> String {
+    let mut out = String::new();
+    let runs: Vec<_> = records.iter().map(|r| quantities(r)).collect();
+    let rows = calibrate(&runs);
+    let _ = writeln!(
+        out,
+        "### A/A calibration across the {} runs
+",
+        records.len()
+    );
+    if rows.is_empty() {
+        let _ = writeln!(
+            out,
+            "Fewer than two runs share a quantity with an interval."
+        );
+        return out;
+    }
+    let pairs: usize = rows.iter().map(|r| r.pairs).sum();
+    let sig: usize = rows.iter().map(|r| r.significant).sum();
+    let pct = |s: usize, p: usize| 100.0 * s as f64 / p.max(1) as f64;
+    let heads: Vec<&Calibrated> = rows.iter().filter(|r| headline(r.kind, &r.id)).collect();
+    let worst = heads
+        .iter()
+        .max_by(|a, b| pct(a.significant, a.pairs).total_cmp(&pct(b.significant, b.pairs)));
+    let instances: Vec<f64> = records
+        .iter()
+        .filter_map(|r| Some(r.summary.instances.as_ref()?.count as f64))
+        .collect();
+    let _ = writeln!(
+        out,
+        "Every pair of runs compared as two independent estimates of each quantity with an \
+         interval: significant when |difference| / √(se₁² + se₂²) > 1.96, se = half-width / \
+         1.96. With honest 95 % intervals about 5 % of pairs are. Instances per run: {}.\n",
+        range(&instances, 0)
+    );
+    let _ = writeln!(
+        out,
+        "**{sig} of {pairs} pairs ({:.1} %) significant** over {} quantities; headline \
+         quantities: {} of {} pairs ({:.1} %), the worst {}.\n",
+        pct(sig, pairs),
+        rows.len(),
+        heads.iter().map(|r| r.significant).sum::<usize>(),
+        heads.iter().map(|r| r.pairs).sum::<usize>(),
+        pct(
+            heads.iter().map(|r| r.significant).sum(),
+            heads.iter().map(|r| r.pairs).sum()
+        ),
+        worst.map_or("—".into(), |w| format!(
+            "`{}` {:.0} % ({} of {})",
+            w.id,
+            pct(w.significant, w.pairs),
+            w.significant,
+            w.pairs
+        )),
+    );
+    let _ = writeln!(
+        out,
+        "| quantity | headline | runs | estimate (median) | median ± | sd across runs | 1.96·sd ÷ median ± | pairs significant |"
+    );
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    for r in &rows {
+        let kind = match r.kind {
+            QuantityKind::Estimate => "",
+            QuantityKind::Overhead => " overhead",
+            QuantityKind::Median => " median",
+        };
+        let _ = writeln!(
+            out,
+            "| `{}`{kind} | {} | {} | {} | {} | {} | {:.2} | {} of {} ({:.0} %) |",
+            r.id,
+            if headline(r.kind, &r.id) { "yes" } else { "" },
+            r.runs,
+            ns(r.median),
+            ns(r.median_half),
+            ns(r.sd),
+            r.ratio,
+            r.significant,
+            r.pairs,
+            pct(r.significant, r.pairs)
+        );
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn q(id: &str, v: f64, h: f64) -> (QuantityKind, String, f64, f64) {
+        (QuantityKind::Overhead, id.into(), v, h)
+    }
+
+    #[test]
+    fn pairs_are_significant_when_runs_differ_beyond_their_intervals() {
+        // "calm": values within their intervals of each other; "narrow": the same scatter,
+        // intervals ten times too narrow.
+        let runs: Vec<Vec<_>> = [10.0, 10.5, 9.6, 10.2]
+            .iter()
+            .map(|&v| vec![q("calm", v, 1.0), q("narrow", v, 0.1)])
+            .collect();
+        let rows = calibrate(&runs);
+        assert_eq!(rows.len(), 2);
+        let narrow = &rows[0];
+        assert_eq!((narrow.id.as_str(), narrow.pairs), ("narrow", 6));
+        // The closest pair, 10.0 and 10.2, is 2.8 of its se apart.
+        assert_eq!(narrow.significant, 6, "{narrow:?}");
+        let calm = &rows[1];
+        assert_eq!((calm.significant, calm.pairs), (0, 6));
+        assert!((narrow.ratio / calm.ratio - 10.0).abs() < 1e-9);
+        let sd = (((10.0f64 - 10.075).powi(2)
+            + (10.5f64 - 10.075).powi(2)
+            + (9.6f64 - 10.075).powi(2)
+            + (10.2f64 - 10.075).powi(2))
+            / 3.0)
+            .sqrt();
+        assert!((calm.sd - sd).abs() < 1e-12);
+        assert!((calm.ratio - 1.96 * sd / 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_quantity_in_one_run_only_is_not_calibrated() {
+        let runs = vec![
+            vec![q("a", 1.0, 0.1), q("b", 1.0, 0.1)],
+            vec![q("a", 1.0, 0.1)],
+        ];
+        let rows = calibrate(&runs);
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].id.as_str(), rows[0].significant), ("a", 0));
+    }
 }

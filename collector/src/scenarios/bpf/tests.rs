@@ -133,6 +133,7 @@ fn a_hit_count_that_does_not_match_fails_the_scenario() {
         target_ci_pct: 1.0,
         sample_ns: 1_000_000,
         cpu: *allowed_cpus().last().unwrap(),
+        instances: 1,
     };
     let out = driver::measure(&mut v, &opts, &AtomicBool::new(false), &mut |_| {});
     let (bad, good) = (&out.slots[0], &out.slots[1]);
@@ -211,6 +212,7 @@ fn an_attach_failing_mid_run_reaches_the_record_with_its_reason() {
         target_ci_pct: 0.0,
         sample_ns: 1_000_000,
         cpu: *allowed_cpus().last().unwrap(),
+        instances: 1,
     };
     let out = driver::measure(&mut v, &opts, &AtomicBool::new(false), &mut |_| {});
     let slot = &out.slots[0];
