@@ -1,5 +1,5 @@
 //! The repository keeps its promises: CI runs the README's test command, and every command a
-//! GitHub workflow runs is one the README documents (so workflows cannot drift from what is
+//! GitHub workflow runs is one docs/workflows.md documents (so workflows cannot drift from what is
 //! documented and tested).
 
 use std::path::Path;
@@ -81,10 +81,10 @@ fn block_steps_are_read_line_by_line() {
 }
 
 /// Every `run:` step of every workflow, up to the argument holding its first `${{ }}`
-/// expression, appears in the README.
+/// expression, appears in docs/workflows.md.
 #[test]
 fn workflows_only_run_documented_commands() {
-    let readme = read("README.md");
+    let readme = read("docs/workflows.md");
     let dir = root().join(".github/workflows");
     let mut checked = 0;
     for entry in std::fs::read_dir(&dir).unwrap().flatten() {
@@ -99,7 +99,7 @@ fn workflows_only_run_documented_commands() {
             .trim();
             assert!(
                 readme.contains(prefix),
-                "{}: `{prefix}` is not documented in the README",
+                "{}: `{prefix}` is not documented in docs/workflows.md",
                 entry.path().display()
             );
             checked += 1;
@@ -541,4 +541,11 @@ fn every_path_the_docs_name_exists() {
         "paths the docs name that do not exist:\n{}",
         missing.join("\n")
     );
+}
+
+/// The README is for users: usage first, short; history and figures live in docs/.
+#[test]
+fn the_readme_stays_short() {
+    let lines = read("README.md").lines().count();
+    assert!(lines <= 250, "README.md has {lines} lines (at most 250)");
 }
