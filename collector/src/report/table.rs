@@ -79,9 +79,25 @@ pub fn short_reason(reason: &str, width: usize) -> String {
 /// Renders the record as the table printed by `syscost run`.
 pub fn render(r: &RunRecord) -> String {
     let mut out = String::new();
-    let env = &r.environment.comparability;
     // The unit of every number: ns, or instructions when the clock counted them.
-    let unit = Unit::of(env.clock());
+    let unit = Unit::of(r.environment.comparability.clock());
+    header(&mut out, r);
+    results(&mut out, r, unit);
+    missed_targets(&mut out, r, unit);
+    estimates(&mut out, r, unit);
+    expectations(&mut out, r, unit);
+    for n in &r.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    if !r.notes.is_empty() {
+        let _ = writeln!(out);
+    }
+    trim_lines(&out)
+}
+
+/// Where and how the run measured: the probe, the kernel, the machine, rounds and budget.
+fn header(out: &mut String, r: &RunRecord) {
+    let env = &r.environment.comparability;
     let (per_op, took) = match env.clock() {
         Clock::Time => ("per operation", ""),
         Clock::Instructions => (
@@ -128,6 +144,11 @@ pub fn render(r: &RunRecord) -> String {
         s.duration_s
             .map_or("an unknown time".to_string(), |d| format!("{d:.1} s"))
     );
+}
+
+/// Every scenario by family: measured ones with their interval and overhead, the others with
+/// their (shortened) reason.
+fn results(out: &mut String, r: &RunRecord, unit: Unit) {
     let mut families: Vec<&str> = Vec::new();
     for res in &r.results {
         if !families.contains(&res.family.as_str()) {
@@ -196,7 +217,11 @@ pub fn render(r: &RunRecord) -> String {
             "(reasons shortened: the record and `syscost list` give them in full)\n"
         );
     }
-    // The targets not met, furthest from theirs first; the record has them all.
+}
+
+/// The targets not met, furthest from theirs first; the record has them all.
+fn missed_targets(out: &mut String, r: &RunRecord, unit: Unit) {
+    let s = &r.summary;
     let mut missed: Vec<_> = s.targets.iter().filter(|t| !t.met).collect();
     let ratio =
         |t: &syscost_record::Target| t.half_width_ns.map_or(f64::INFINITY, |h| h / t.target_ns);
@@ -224,6 +249,9 @@ pub fn render(r: &RunRecord) -> String {
         }
         let _ = writeln!(out);
     }
+}
+
+fn estimates(out: &mut String, r: &RunRecord, unit: Unit) {
     if !r.estimates.is_empty() {
         let _ = writeln!(out, "estimates");
         for e in &r.estimates {
@@ -236,6 +264,9 @@ pub fn render(r: &RunRecord) -> String {
         }
         let _ = writeln!(out);
     }
+}
+
+fn expectations(out: &mut String, r: &RunRecord, unit: Unit) {
     if !r.expectations.is_empty() {
         let _ = writeln!(
             out,
@@ -265,16 +296,8 @@ pub fn render(r: &RunRecord) -> String {
         }
         let _ = writeln!(out);
     }
-    for n in &r.notes {
-        let _ = writeln!(out, "note: {n}");
-    }
-    if !r.notes.is_empty() {
-        let _ = writeln!(out);
-    }
-    trim_lines(&out)
 }
 
-/// The text without the spaces that empty last columns leave at the ends of lines.
 fn trim_lines(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for l in s.lines() {
