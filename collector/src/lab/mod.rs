@@ -289,25 +289,7 @@ pub fn run(
     let initrd = spec.work_dir.join("initramfs.cpio");
     initramfs::build(&spec.contents, &initrd)?;
 
-    let mut kvm = match spec.accel {
-        // QEMU counts instructions only when it translates them.
-        _ if counting => false,
-        AccelChoice::Tcg => false,
-        AccelChoice::Kvm => {
-            qemu::kvm_available(arch).map_err(LabError::KvmUnavailable)?;
-            true
-        }
-        AccelChoice::Auto => match qemu::kvm_available(arch) {
-            Ok(()) => true,
-            Err(why) => {
-                say(format!(
-                    "KVM is not available ({why}): running under TCG, emulated — the record \
-                     will say qemu-tcg and is no measurement of any CPU"
-                ));
-                false
-            }
-        },
-    };
+    let mut kvm = first_accelerator(spec, counting, say)?;
     let mut fallback = None;
     loop {
         let boot = qemu::Boot {
@@ -344,7 +326,6 @@ pub fn run(
             total: spec.timeout,
         };
         let seen = qemu::watch(&boot, child, limits, stop);
-        let tail = || qemu::tail(&seen.console, TAIL_LINES);
         // Under auto, KVM that does not boot is KVM that does not work here: try TCG.
         let kvm_failed = match &seen.ending {
             qemu::Ending::NoLifeSign => Some(format!(
@@ -369,99 +350,161 @@ pub fn run(
                 continue;
             }
         }
-        let text = String::from_utf8_lossy(&seen.console);
-        let panicked = text.contains("Kernel panic - not syncing");
-        match seen.ending {
-            qemu::Ending::Record => {}
-            qemu::Ending::Interrupted => return Err(LabError::Interrupted),
-            _ if panicked => {
-                return Err(LabError::Panic {
-                    seconds: seen.elapsed,
-                    tail: tail(),
-                })
-            }
-            qemu::Ending::Exited(st) if seen.life_sign.is_none() => {
-                return Err(LabError::QemuFailed {
-                    binary: arch.qemu_binary(),
-                    status: st.to_string(),
-                    log: format!("{}\n{}", seen.qemu_log.trim(), tail()),
-                })
-            }
-            qemu::Ending::Exited(st) => {
-                return Err(LabError::Ended {
-                    status: st.to_string(),
-                    seconds: seen.elapsed,
-                    tail: tail(),
-                })
-            }
-            qemu::Ending::NoLifeSign | qemu::Ending::TimedOut => {
-                let what = if seen.life_sign.is_none() {
-                    "the kernel printed nothing on its console".to_string()
-                } else if seen.init.is_none() {
-                    format!(
-                        "the kernel did not start init (boot limit {} s)",
-                        spec.boot_timeout.as_secs()
-                    )
-                } else if seen.done.is_none() {
-                    "syscost run in the guest did not finish".to_string()
-                } else {
-                    "the guest did not send its record".to_string()
-                };
-                return Err(LabError::Hang {
-                    what,
-                    seconds: seen.elapsed,
-                    tail: tail(),
-                });
-            }
+        if let Some(e) = failure(&seen, spec) {
+            return Err(e);
         }
-        let framed = frame::decode(&seen.record).map_err(|error| LabError::Frame {
-            error,
-            tail: tail(),
-        })?;
-        if framed.body.is_empty() {
-            return Err(LabError::GuestRun {
-                exit: framed.exit,
-                tail: tail(),
-            });
-        }
-        let record: RunRecord = serde_json::from_slice(&framed.body).map_err(LabError::Record)?;
-        let got = record.environment.comparability.clock();
-        if got != spec.clock {
-            return Err(LabError::ClockMismatch {
-                got,
-                want: spec.clock,
-            });
-        }
-        let accelerator = if kvm {
-            Accelerator::Kvm
-        } else {
-            Accelerator::Tcg
-        };
-        let boot_s = seen.init;
-        let lab = syscost_record::Lab {
-            qemu: qemu_version,
-            accelerator,
-            machine: arch.machine().to_string(),
-            cpu_model: boot.cpu_model().to_string(),
-            vcpus: spec.cpus,
-            memory_mib: spec.mem_mib,
+        let facts = Facts {
+            qemu_version,
             kernel_sha256,
-            kernel_config_sha256: config_sha256,
-            kvm_fallback: fallback,
-            boot_s: boot_s.map(|b| (b * 10.0).round() / 10.0),
-            icount: counting.then(|| qemu::ICOUNT.to_string()),
-            seed: counting.then_some(qemu::SEED),
-            kernel_package: package_beside(&spec.kernel),
+            config_sha256,
+            fallback,
+            started,
         };
-        return Ok(Outcome {
-            record: facts::apply(record, lab, &started),
-            guest_exit: framed.exit,
-            console: seen.console,
-            accelerator,
-            boot_s,
-            total_s: seen.elapsed,
+        return outcome(spec, &boot, seen, kvm, facts);
+    }
+}
+
+/// Whether the first boot tries KVM: never when counting instructions (QEMU counts only what
+/// it translates), as asked, or — under auto — when /dev/kvm works.
+fn first_accelerator(
+    spec: &Spec,
+    counting: bool,
+    say: &mut dyn FnMut(String),
+) -> Result<bool, LabError> {
+    let arch = spec.arch;
+    Ok(match spec.accel {
+        _ if counting => false,
+        AccelChoice::Tcg => false,
+        AccelChoice::Kvm => {
+            qemu::kvm_available(arch).map_err(LabError::KvmUnavailable)?;
+            true
+        }
+        AccelChoice::Auto => match qemu::kvm_available(arch) {
+            Ok(()) => true,
+            Err(why) => {
+                say(format!(
+                    "KVM is not available ({why}): running under TCG, emulated — the record \
+                     will say qemu-tcg and is no measurement of any CPU"
+                ));
+                false
+            }
+        },
+    })
+}
+
+/// Why a boot that ended without a record failed: interrupted, a panic, QEMU's own failure, an
+/// early exit or a hang, each with the end of the console. None when the record came.
+fn failure(seen: &qemu::Observed, spec: &Spec) -> Option<LabError> {
+    let arch = spec.arch;
+    let tail = || qemu::tail(&seen.console, TAIL_LINES);
+    let text = String::from_utf8_lossy(&seen.console);
+    let panicked = text.contains("Kernel panic - not syncing");
+    Some(match &seen.ending {
+        qemu::Ending::Record => return None,
+        qemu::Ending::Interrupted => LabError::Interrupted,
+        _ if panicked => LabError::Panic {
+            seconds: seen.elapsed,
+            tail: tail(),
+        },
+        qemu::Ending::Exited(st) if seen.life_sign.is_none() => LabError::QemuFailed {
+            binary: arch.qemu_binary(),
+            status: st.to_string(),
+            log: format!("{}\n{}", seen.qemu_log.trim(), tail()),
+        },
+        qemu::Ending::Exited(st) => LabError::Ended {
+            status: st.to_string(),
+            seconds: seen.elapsed,
+            tail: tail(),
+        },
+        qemu::Ending::NoLifeSign | qemu::Ending::TimedOut => {
+            let what = if seen.life_sign.is_none() {
+                "the kernel printed nothing on its console".to_string()
+            } else if seen.init.is_none() {
+                format!(
+                    "the kernel did not start init (boot limit {} s)",
+                    spec.boot_timeout.as_secs()
+                )
+            } else if seen.done.is_none() {
+                "syscost run in the guest did not finish".to_string()
+            } else {
+                "the guest did not send its record".to_string()
+            };
+            LabError::Hang {
+                what,
+                seconds: seen.elapsed,
+                tail: tail(),
+            }
+        }
+    })
+}
+
+/// What the host knows of a boot beyond what the guest's record says.
+struct Facts {
+    qemu_version: String,
+    kernel_sha256: String,
+    config_sha256: Option<String>,
+    fallback: Option<String>,
+    started: String,
+}
+
+/// The guest's record, checked (its frame, its clock) and given the lab's facts.
+fn outcome(
+    spec: &Spec,
+    boot: &qemu::Boot,
+    seen: qemu::Observed,
+    kvm: bool,
+    f: Facts,
+) -> Result<Outcome, LabError> {
+    let arch = spec.arch;
+    let counting = spec.clock == Clock::Instructions;
+    let tail = || qemu::tail(&seen.console, TAIL_LINES);
+    let framed = frame::decode(&seen.record).map_err(|error| LabError::Frame {
+        error,
+        tail: tail(),
+    })?;
+    if framed.body.is_empty() {
+        return Err(LabError::GuestRun {
+            exit: framed.exit,
+            tail: tail(),
         });
     }
+    let record: RunRecord = serde_json::from_slice(&framed.body).map_err(LabError::Record)?;
+    let got = record.environment.comparability.clock();
+    if got != spec.clock {
+        return Err(LabError::ClockMismatch {
+            got,
+            want: spec.clock,
+        });
+    }
+    let accelerator = if kvm {
+        Accelerator::Kvm
+    } else {
+        Accelerator::Tcg
+    };
+    let boot_s = seen.init;
+    let lab = syscost_record::Lab {
+        qemu: f.qemu_version,
+        accelerator,
+        machine: arch.machine().to_string(),
+        cpu_model: boot.cpu_model().to_string(),
+        vcpus: spec.cpus,
+        memory_mib: spec.mem_mib,
+        kernel_sha256: f.kernel_sha256,
+        kernel_config_sha256: f.config_sha256,
+        kvm_fallback: f.fallback,
+        boot_s: boot_s.map(|b| (b * 10.0).round() / 10.0),
+        icount: counting.then(|| qemu::ICOUNT.to_string()),
+        seed: counting.then_some(qemu::SEED),
+        kernel_package: package_beside(&spec.kernel),
+    };
+    Ok(Outcome {
+        record: facts::apply(record, lab, &f.started),
+        guest_exit: framed.exit,
+        console: seen.console,
+        accelerator,
+        boot_s,
+        total_s: seen.elapsed,
+    })
 }
 
 #[cfg(test)]
