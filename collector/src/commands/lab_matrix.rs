@@ -5,7 +5,7 @@
 use super::lab::{boot_limit, cache_dir, check_run_args, contents, Guest, WorkDir};
 use crate::cli::LabMatrixArgs;
 use crate::error::Error;
-use crate::lab::matrix::{cached_kernels, Column, Matrix};
+use crate::lab::matrix::{cached_kernels, Column, Kernel, Matrix};
 use crate::lab::{self, Spec};
 use crate::report::json::{save_record, write_output};
 use crate::sys::signals;
@@ -15,37 +15,7 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
     let cache = args.cache.clone().or_else(cache_dir).ok_or_else(|| {
         Error::Argument("no lab cache: give --cache, or set HOME or XDG_CACHE_HOME".into())
     })?;
-    let mut kernels = cached_kernels(&cache);
-    if !args.kernels.is_empty() {
-        for spec in &args.kernels {
-            if !kernels.iter().any(|k| k.matches(spec)) {
-                return Err(Error::Argument(format!(
-                    "--kernels {spec}: no such kernel in {} (have: {}); fetch it with \
-                     scripts/lab-kernels {spec}",
-                    cache.display(),
-                    kernels
-                        .iter()
-                        .map(|k| format!("{}:{}", k.arch, k.release))
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                )));
-            }
-        }
-        // Each prefix picks the newest release it matches: the cache may hold many (every
-        // Debian 6.12.x, after scripts/lab-kernels --every).
-        let newest: Vec<String> = args
-            .kernels
-            .iter()
-            .filter_map(|s| {
-                kernels
-                    .iter()
-                    .filter(|k| k.matches(s))
-                    .max_by_key(|k| release_order(&k.release))
-                    .map(|k| format!("{}:{}", k.arch, k.release))
-            })
-            .collect();
-        kernels.retain(|k| newest.contains(&format!("{}:{}", k.arch, k.release)));
-    }
+    let kernels = selected(args, &cache)?;
     if let Some(path) = &args.markdown {
         crate::report::json::check_writable_file(path).map_err(Error::Destination)?;
     }
@@ -134,6 +104,41 @@ pub fn run(args: &LabMatrixArgs) -> Result<i32, Error> {
         return Err(Error::MatrixFailed(findings));
     }
     Ok(0)
+}
+
+/// The cached kernels the matrix boots: all, or for each `--kernels` prefix the newest release
+/// it matches (the cache may hold every Debian 6.12.x, after scripts/lab-kernels --every).
+fn selected(args: &LabMatrixArgs, cache: &std::path::Path) -> Result<Vec<Kernel>, Error> {
+    let mut kernels = cached_kernels(cache);
+    if !args.kernels.is_empty() {
+        for spec in &args.kernels {
+            if !kernels.iter().any(|k| k.matches(spec)) {
+                return Err(Error::Argument(format!(
+                    "--kernels {spec}: no such kernel in {} (have: {}); fetch it with \
+                     scripts/lab-kernels {spec}",
+                    cache.display(),
+                    kernels
+                        .iter()
+                        .map(|k| format!("{}:{}", k.arch, k.release))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )));
+            }
+        }
+        let newest: Vec<String> = args
+            .kernels
+            .iter()
+            .filter_map(|s| {
+                kernels
+                    .iter()
+                    .filter(|k| k.matches(s))
+                    .max_by_key(|k| release_order(&k.release))
+                    .map(|k| format!("{}:{}", k.arch, k.release))
+            })
+            .collect();
+        kernels.retain(|k| newest.contains(&format!("{}:{}", k.arch, k.release)));
+    }
+    Ok(kernels)
 }
 
 /// A release's numbers in order (`6.12.117+deb13-arm64` → 6, 12, 117, 13, 64), to find the
