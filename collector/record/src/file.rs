@@ -61,8 +61,8 @@ struct DictFile {
 pub(crate) struct Dictionary {
     texts: Vec<String>,
     params: Vec<BTreeMap<String, String>>,
-    text_ix: HashMap<String, u32, Sampled>,
-    params_ix: HashMap<BTreeMap<String, String>, u32, Sampled>,
+    text_ix: HashMap<String, u32>,
+    params_ix: HashMap<BTreeMap<String, String>, u32>,
     /// How many texts and maps are schema 3's (the rest are later schemas').
     schema3: (usize, usize),
     /// How many are schema 3's and 4's together (the rest are schema 5's).
@@ -95,55 +95,6 @@ pub(crate) fn dictionary() -> &'static Dictionary {
             schema4,
         }
     })
-}
-
-/// The hash of the dictionary's lookups, made for every text of every record written, and of
-/// validation's lookups of ids: a text is hashed by its length and its first and last 8 bytes
-/// (a full hash of a scenario's description cost more than comparing it), the equality that
-/// follows compares it whole.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Sampled;
-
-impl std::hash::BuildHasher for Sampled {
-    type Hasher = SampledHasher;
-    fn build_hasher(&self) -> SampledHasher {
-        SampledHasher(0)
-    }
-}
-
-pub(crate) struct SampledHasher(u64);
-
-impl std::hash::Hasher for SampledHasher {
-    fn write(&mut self, b: &[u8]) {
-        // Loads of a fixed size (a copy of a variable length was a call to memcpy per word).
-        let n = b.len();
-        let (head, tail) = match n {
-            8.. => (word::<8>(b), word::<8>(&b[n - 8..])),
-            4..8 => (word::<4>(b), word::<4>(&b[n - 4..])),
-            _ => (b.iter().fold(0, |w, &x| w << 8 | u64::from(x)), 0),
-        };
-        for x in [n as u64, head, tail] {
-            self.0 = (self.0 ^ x)
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(29);
-        }
-    }
-    fn write_u8(&mut self, _: u8) {
-        // The end mark of a `str`: its length is already in.
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 32)
-    }
-}
-
-/// The first `N` (at most 8) bytes of `b` as a little-endian number.
-fn word<const N: usize>(b: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    w[..N].copy_from_slice(&b[..N]);
-    u64::from_le_bytes(w)
 }
 
 /// How much of the dictionary a schema's file form uses: (texts, parameter maps).
@@ -896,7 +847,7 @@ impl Serialize for RunRecord {
 pub(crate) fn json_with_id(r: &RunRecord, id: &str, form: u32) -> String {
     let mut out = Vec::with_capacity(32 * 1024);
     if form >= 3 {
-        write::record(r, id, form, &mut out, None, &[]);
+        write::record(r, id, form, &mut out, None);
     } else if serde_json::to_writer(&mut out, &objects(r, id, form)).is_err() {
         // Serialising plain data cannot fail (no maps with non-string keys).
         return String::new();
@@ -916,22 +867,9 @@ pub(crate) fn write_with_id<W: std::io::Write>(
     if form < 3 {
         return serde_json::to_writer(w, &objects(r, id, form)).is_ok();
     }
-    with_buffer(|out| {
-        write::record(r, id, form, out, None, &[]);
-        w.write_all(out).is_ok()
-    })
-}
-
-/// Runs `f` with a buffer the thread keeps: no record-sized allocation per record written.
-fn with_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
-    thread_local! {
-        static OUT: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-    }
-    let mut out = OUT.take();
-    out.clear();
-    let t = f(&mut out);
-    OUT.set(out);
-    t
+    let mut out = Vec::new();
+    write::record(r, id, form, &mut out, None);
+    w.write_all(&out).is_ok()
 }
 
 /// Compact JSON in which a whole number is written without `.0` (schema 4: `23500`, not
@@ -1030,17 +968,10 @@ pub(crate) fn file_form_and_id_hash(
     file: &[u8],
     hash: &mut impl std::io::Write,
 ) -> std::io::Result<bool> {
-    thread_local! {
-        static THREE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-    }
-    with_buffer(|out| {
-        let mut three = THREE.take();
-        three.clear();
-        write::record(r, &r.id, r.schema, out, Some(&mut three), file);
-        let hashed = hash.write_all(&three);
-        THREE.set(three);
-        hashed.map(|()| out.as_slice() == file)
-    })
+    let (mut out, mut three) = (Vec::new(), Vec::new());
+    write::record(r, &r.id, r.schema, &mut out, Some(&mut three));
+    hash.write_all(&three)?;
+    Ok(out.as_slice() == file)
 }
 
 /// The JSON Schema of a value that is a JSON type or an index into the dictionary.
@@ -1354,30 +1285,15 @@ mod tests {
             }
             let mut three = Vec::new();
             let mut four = Vec::new();
-            write::record(r, &r.id, 4, &mut four, Some(&mut three), &[]);
+            write::record(r, &r.id, 4, &mut four, Some(&mut three));
             same(&four, serde_form(r, &r.id, 4));
             same(&three, serde_form(r, "", 3));
-            // The file compared with is only a hint: the file itself, or one whose every digit
-            // is another (its numbers point at other entries of the dictionary), changes nothing.
-            let file = serde_form(r, &r.id, 4);
-            let shifted: Vec<u8> = file
-                .bytes()
-                .map(|b| {
-                    if b.is_ascii_digit() {
-                        b'0' + (b - b'0' + 1) % 10
-                    } else {
-                        b
-                    }
-                })
-                .collect();
             // Schema 4's form, or the record's own when it is later (5 writes as 4 does).
             let form = r.schema.max(4);
-            for hint in [file.as_bytes(), &shifted] {
-                let (mut three, mut four) = (Vec::new(), Vec::new());
-                write::record(r, &r.id, form, &mut four, Some(&mut three), hint);
-                same(&four, serde_form(r, &r.id, form));
-                same(&three, serde_form(r, "", 3));
-            }
+            let (mut three, mut four) = (Vec::new(), Vec::new());
+            write::record(r, &r.id, form, &mut four, Some(&mut three));
+            same(&four, serde_form(r, &r.id, form));
+            same(&three, serde_form(r, "", 3));
             let mut h = Sha256::new();
             let file = serde_form(r, &r.id, form);
             let r = &RunRecord {

@@ -9,23 +9,23 @@
 //! carries its confidence interval and the number of samples behind it; imported single-sample
 //! results carry no interval (`ci_*` absent), never a made-up one.
 
-mod build;
+mod builder;
 pub mod check;
+mod content_id;
 mod file;
 pub mod format;
-mod id;
-pub mod ids;
+pub mod kernel_ids;
 mod precision;
 mod unique;
 mod validate;
 
-pub use build::RecordBuilder;
-pub use file::{dictionary4_sha256, dictionary5_sha256, dictionary_sha256, objects_json};
-pub use id::{
+pub use builder::RecordBuilder;
+pub use content_id::{
     canonical_json, canonical_path_for, content_id, content_id_of_json, is_file_form, machine_hash,
     migrate, sanitize_path_component, to_file_json, with_id,
 };
-pub use ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
+pub use file::{dictionary4_sha256, dictionary5_sha256, dictionary_sha256, objects_json};
+pub use kernel_ids::{EstimateId, KernelExpectation, KernelScenario, Relation};
 pub use precision::round_to_intervals;
 pub use validate::{
     validate, validate_at, validate_canonical, validate_file, validate_settings, Problem,

@@ -3,7 +3,6 @@
 //! before writing, the importer each record it makes, the site generator every submission.
 //! The limits are documented in docs/record-format.md ("Rules").
 
-use crate::file::Sampled;
 use crate::format::{is_arch, is_hex, is_ident, is_kernel_release, parse_date};
 use crate::{content_id, is_readable_schema, RunRecord, SourceKind, Status, SCHEMA_VERSION};
 use std::collections::{BTreeMap, HashMap};
@@ -342,12 +341,12 @@ pub fn validate_canonical(r: &RunRecord, canonical: &str) -> Vec<Problem> {
 /// is of schema 3's form, hashed as it is serialised from the rows the file form was compared
 /// with. Either way no copy of the text is made.
 pub fn validate_file(r: &RunRecord, bytes: &[u8]) -> (Vec<Problem>, bool) {
-    if crate::id::id_form(r.schema) != r.schema {
-        let (in_form, id) = crate::id::file_form_and_id(r, bytes);
+    if crate::content_id::id_form(r.schema) != r.schema {
+        let (in_form, id) = crate::content_id::file_form_and_id(r, bytes);
         return (checks(r, unix_now(), &|| id.clone()), in_form);
     }
     let in_form = crate::is_file_form(r, bytes);
-    let canonical = (in_form && r.schema >= 2 && crate::id::id_form(r.schema) == r.schema)
+    let canonical = (in_form && r.schema >= 2 && crate::content_id::id_form(r.schema) == r.schema)
         .then(|| bytes.strip_suffix(b"\n"))
         .flatten()
         .and_then(|b| std::str::from_utf8(b).ok());
@@ -850,9 +849,8 @@ fn results(c: &mut Checker, r: &RunRecord) {
         c.push("results", "the record has no results");
     }
     c.entries("results", r.results.len());
-    // Each id's first result: hashed, where a tree of them was 1 % of a site build.
-    let mut first: HashMap<&str, usize, Sampled> =
-        HashMap::with_capacity_and_hasher(r.results.len(), Sampled);
+    // Each id's first result.
+    let mut first: HashMap<&str, usize> = HashMap::with_capacity(r.results.len());
     for (i, res) in r.results.iter().enumerate() {
         first.entry(res.id.as_str()).or_insert(i);
     }
