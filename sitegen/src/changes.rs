@@ -261,7 +261,7 @@ fn pair(i: usize, a: &Point, b: &Point, hist_median: Option<f64>, n: usize) -> P
 mod tests {
     use super::*;
     use crate::metrics::IntervalKind;
-    use syscost_site_bench::Rng;
+    use syscost_synth::Rng;
 
     /// A standard normal draw (Box–Muller): the tails matter here.
     fn gauss(rng: &mut Rng) -> f64 {

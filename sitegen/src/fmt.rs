@@ -555,7 +555,7 @@ mod tests {
 
     #[test]
     fn fixed_is_format_exactly() {
-        let mut rng = syscost_site_bench::Rng::new(5);
+        let mut rng = syscost_synth::Rng::new(5);
         let mut xs: Vec<f64> = vec![
             0.0, -0.0, 0.005, 0.015, 0.125, 1.005, 2.675, -0.001, 9.995, 99.95, 0.05, 0.25, 1e-300,
             123456.785, -42.25,
@@ -578,7 +578,7 @@ mod tests {
     /// with 0.5 would round some of them up at a power of two), signs and large values.
     #[test]
     fn round_is_f64_round() {
-        let mut rng = syscost_site_bench::Rng::new(3);
+        let mut rng = syscost_synth::Rng::new(3);
         let mut xs = vec![0.0, -0.0, 0.5, 2.5, 1e15, 4.5e15, 9e15, 1e300, f64::MAX];
         for k in 1..52 {
             let h = 2f64.powi(k) - 0.5;
@@ -596,7 +596,7 @@ mod tests {
     /// The fast paths write what `format!` writes.
     #[test]
     fn digits_are_written_as_format_writes_them() {
-        let mut rng = syscost_site_bench::Rng::new(9);
+        let mut rng = syscost_synth::Rng::new(9);
         let mut xs: Vec<f64> = vec![
             0.0,
             1.0,

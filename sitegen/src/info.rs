@@ -401,8 +401,8 @@ mod tests {
 
     #[test]
     fn head_stops_early_but_matches_a_full_read() {
-        let r = syscost_site_bench::generate(1, 5).next().unwrap();
-        let bytes = syscost_site_bench::to_file_bytes(&r);
+        let r = syscost_synth::generate(1, 5).next().unwrap();
+        let bytes = syscost_synth::to_file_bytes(&r);
         let early = read_head(&bytes).unwrap();
         let full: Head = serde_json::from_slice(&bytes).unwrap();
         assert_eq!(early.id, full.id);

@@ -257,8 +257,8 @@ mod tests {
 
     #[test]
     fn a_future_schema_that_fits_this_one_is_still_refused() {
-        let mut v: serde_json::Value = serde_json::from_slice(&syscost_site_bench::to_file_bytes(
-            &syscost_site_bench::generate(1, 1).next().unwrap(),
+        let mut v: serde_json::Value = serde_json::from_slice(&syscost_synth::to_file_bytes(
+            &syscost_synth::generate(1, 1).next().unwrap(),
         ))
         .unwrap();
         v["schema"] = serde_json::json!(SCHEMA_VERSION + 1);

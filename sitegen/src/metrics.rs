@@ -1152,8 +1152,8 @@ mod tests {
     /// ones by more engines than are kept.
     #[test]
     fn recalled_key_sequences_read_as_new_ones() {
-        let mut runs: Vec<RunRecord> = syscost_site_bench::generate_real(12, 7).collect();
-        runs.extend(syscost_site_bench::generate(12, 8));
+        let mut runs: Vec<RunRecord> = syscost_synth::generate_real(12, 7).collect();
+        runs.extend(syscost_synth::generate(12, 8));
         // Same keys, another text (a new spelling); a value that is not finite (left out);
         // one scenario fewer; a key met twice; and every one of them again, interleaved.
         let mut texts = runs[0].clone();
@@ -1213,8 +1213,8 @@ mod tests {
     /// registry gives for their texts; none only where the run met no such key.
     #[test]
     fn compared_keys_are_the_registrys() {
-        let mut runs: Vec<RunRecord> = syscost_site_bench::generate_real(6, 3).collect();
-        runs.extend(syscost_site_bench::generate(6, 4));
+        let mut runs: Vec<RunRecord> = syscost_synth::generate_real(6, 3).collect();
+        runs.extend(syscost_synth::generate(6, 4));
         let mut no_median = runs[0].clone();
         let x = no_median
             .results
@@ -1332,7 +1332,7 @@ mod tests {
 
     #[test]
     fn registries_merge_into_one_order_whatever_order_workers_met_keys() {
-        let rec = syscost_site_bench::generate(1, 5).next().unwrap();
+        let rec = syscost_synth::generate(1, 5).next().unwrap();
         let mut a = Registry::default();
         let va = Values::read(&rec, &mut a);
         let mut b = Registry::default();

@@ -245,7 +245,7 @@ mod tests {
     use syscost_record::ScenarioResult;
 
     fn run(results: Vec<ScenarioResult>, load: Option<[f64; 3]>) -> RunRecord {
-        let mut r = syscost_site_bench::generate(1, 5).next().unwrap();
+        let mut r = syscost_synth::generate(1, 5).next().unwrap();
         r.results = results;
         r.settings.target_ci_pct = Some(1.0);
         r.environment.incidental.loadavg_start = load;

@@ -182,11 +182,11 @@ enum ShapeArg {
     Small,
 }
 
-impl From<ShapeArg> for syscost_site_bench::Shape {
+impl From<ShapeArg> for syscost_synth::Shape {
     fn from(s: ShapeArg) -> Self {
         match s {
-            ShapeArg::Real => syscost_site_bench::Shape::Real,
-            ShapeArg::Small => syscost_site_bench::Shape::Small,
+            ShapeArg::Real => syscost_synth::Shape::Real,
+            ShapeArg::Small => syscost_synth::Shape::Small,
         }
     }
 }
@@ -345,13 +345,13 @@ fn main() {
     });
 }
 
-fn synth(runs: usize, out: &Path, seed: u64, shape: syscost_site_bench::Shape) -> i32 {
-    match syscost_site_bench::write_shape(out, runs, seed, shape) {
+fn synth(runs: usize, out: &Path, seed: u64, shape: syscost_synth::Shape) -> i32 {
+    match syscost_synth::write_shape(out, runs, seed, shape) {
         Ok(n) => {
             println!("wrote {n} synthetic records under {}", out.display());
             0
         }
-        Err(e @ syscost_site_bench::WriteError::DataDir(_)) => {
+        Err(e @ syscost_synth::WriteError::DataDir(_)) => {
             eprintln!("site-bench synth: {e}");
             2
         }
@@ -598,7 +598,7 @@ fn bench(args: Bench) -> i32 {
     for &n in &sizes {
         let data = scratch.fresh(&format!("records-{n}"));
         let t = Instant::now();
-        if let Err(e) = syscost_site_bench::write_shape(&data, n, 1, shape.into()) {
+        if let Err(e) = syscost_synth::write_shape(&data, n, 1, shape.into()) {
             eprintln!("site-bench: {e}");
             return 1;
         }

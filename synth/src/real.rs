@@ -8,7 +8,7 @@ use syscost_record::{migrate, with_id, RunRecord, SourceKind, Status};
 
 /// A full default run (`syscost run`, getpid, 30 s budget) of this project's reference VM.
 const TEMPLATE: &str =
-    include_str!("../../../data/runs/x86_64/6.18.44-fc-v1045/2c3698776bcbf7f2.json");
+    include_str!("../../data/runs/x86_64/6.18.44-fc-v1045/2c3698776bcbf7f2.json");
 
 fn template() -> RunRecord {
     // The template is committed and validated by the tests; failing here is a build defect.
