@@ -262,11 +262,11 @@ fn positive(s: &str) -> Result<f64, NotARatio> {
 
 /// The floor a build is measured against: read and parse every record, nothing else.
 fn parse_floor(data: &str) {
-    let scan = syscost_site::load::scan(Path::new(data));
+    let scan = syscost_site::build::load::scan(Path::new(data));
     let ok = scan
         .records
         .iter()
-        .filter(|c| syscost_site::load::read_record(&c.abs).is_ok())
+        .filter(|c| syscost_site::build::load::read_record(&c.abs).is_ok())
         .count();
     println!(
         "parsed {ok} records ({} unreadable)",
@@ -278,8 +278,8 @@ fn parse_floor(data: &str) {
 /// contiguous share of the records: the floor a build's *wall* time is compared with (its CPU
 /// time is compared with the one-thread floor's).
 fn parse_floor_all(data: &str) {
-    let scan = syscost_site::load::scan(Path::new(data));
-    let jobs = syscost_site::site::jobs();
+    let scan = syscost_site::build::load::scan(Path::new(data));
+    let jobs = syscost_site::parallel::jobs();
     let per = scan.records.len().div_ceil(jobs).max(1);
     let ok: usize = std::thread::scope(|s| {
         let shares: Vec<_> = scan
@@ -289,7 +289,7 @@ fn parse_floor_all(data: &str) {
                 s.spawn(move || {
                     share
                         .iter()
-                        .filter(|c| syscost_site::load::read_record(&c.abs).is_ok())
+                        .filter(|c| syscost_site::build::load::read_record(&c.abs).is_ok())
                         .count()
                 })
             })
@@ -389,7 +389,7 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
     let d = data.to_string_lossy().into_owned();
     let floor1 = ["parse", "--data", &d];
     let floor_all = ["parse-all", "--data", &d];
-    let jobs = syscost_site::site::jobs();
+    let jobs = syscost_site::parallel::jobs();
     println!("load average before: {}", loadavg());
     println!("| round | first | floor, 1 thread: CPU | floor, {jobs} threads: wall | build: CPU (wall) | ÷ floor: CPU | ÷ {jobs}-thread floor: wall |");
     println!("|---:|---|---:|---:|---:|---:|---:|");
@@ -541,7 +541,7 @@ impl Scratch {
     fn done(&self, site: &Path) {
         if in_memory(&self.0) {
             let _ = std::fs::remove_dir_all(site);
-            let _ = std::fs::remove_file(syscost_site::out::summaries_path(site));
+            let _ = std::fs::remove_file(syscost_site::build::staging::summaries_path(site));
         }
     }
 }
@@ -592,7 +592,7 @@ fn bench(args: Bench) -> i32 {
         return 1;
     }
     let scratch = Scratch(dir);
-    let jobs = syscost_site::site::jobs();
+    let jobs = syscost_site::parallel::jobs();
     println!("| runs | records (per run) | parse floor, 1 thread: wall (user + sys) | floor peak RSS | parse floor, {jobs} threads: wall | build: wall (user + sys) | build ÷ floor: wall (÷ the {jobs}-thread floor), CPU (÷ the 1-thread floor) | build peak RSS | build wall per run | site (per run) | files | largest page | one more run: wall (user + sys), files written | load |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");
     for &n in &sizes {

@@ -86,8 +86,7 @@ pub fn parse(text: &str) -> Result<Saved, ParseError> {
         let row = |why: RowError| ParseError::Row { line: i + 1, why };
         let Some(c) = cells(line) else { continue };
         if c.first() == Some(&"round") {
-            let n = jobs_of(&c)
-                .ok_or_else(|| row(RowError::NoThreadCount))?;
+            let n = jobs_of(&c).ok_or_else(|| row(RowError::NoThreadCount))?;
             if jobs.is_some() {
                 return Err(row(RowError::SecondTable));
             }

@@ -5,7 +5,7 @@ use crate::common::*;
 use std::path::Path;
 use std::sync::OnceLock;
 use syscost_record::{Estimate, EstimateId, Method, RunRecord, SourceKind};
-use syscost_site::info::record_series;
+use syscost_site::model::summary::record_series;
 use syscost_synth::{Plan, Step};
 
 const HOSTILE: &str = "<script>alert(1)</script>";
@@ -505,7 +505,7 @@ fn indexes_paginate_and_pages_stay_bounded() {
     // The runs page is the newest runs; every run is listed once, on its kernel's pages.
     let newest = read(&f.site, "runs/index.html");
     let rows = |h: &str| h.matches("<tr><td>").count();
-    assert_eq!(rows(&newest), syscost_site::site::PAGE_SIZE);
+    assert_eq!(rows(&newest), syscost_site::commands::build::PAGE_SIZE);
     assert!(newest.contains(&format!("The {} newest of {RUNS} runs", rows(&newest))));
     assert!(!f.site.join("runs/page-2.html").exists());
     for (page, html) in html_pages(&f.site) {
@@ -514,7 +514,7 @@ fn indexes_paginate_and_pages_stay_bounded() {
     // A kernel with more runs than a page holds: its list is paged, every run on one page.
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("records");
-    let n = syscost_site::site::PAGE_SIZE + 3;
+    let n = syscost_site::commands::build::PAGE_SIZE + 3;
     let plan = Plan {
         runs_per_version: n,
         ..Plan::new(43, "beef000000000002", &["6.1"])
@@ -534,12 +534,12 @@ fn indexes_paginate_and_pages_stay_bounded() {
             .filter(|r| h.contains(&format!(">{}</a>", r.id)))
             .count()
     };
-    assert_eq!(runs_of(&first), syscost_site::site::PAGE_SIZE);
+    assert_eq!(runs_of(&first), syscost_site::commands::build::PAGE_SIZE);
     assert_eq!(runs_of(&first) + runs_of(&second), n);
     assert!(first.contains("href=\"../../kernels/6.1/page-2.html\" rel=\"next\""));
     // The series' runs on the version: pages of at most RUNS_A_PAGE runs, oldest first, each
     // linking the next; every run on exactly one of them.
-    let per = syscost_site::site::RUNS_A_PAGE;
+    let per = syscost_site::commands::build::RUNS_A_PAGE;
     let pages: Vec<(String, String)> = html_pages(&site)
         .filter(|(p, _)| p.starts_with("runs/") && p != "runs/index.html")
         .collect();
@@ -583,7 +583,7 @@ fn indexes_paginate_and_pages_stay_bounded() {
 /// from scratch.
 #[test]
 fn a_run_moved_to_another_page_is_linked_there_after_a_rebuild() {
-    let per = syscost_site::site::RUNS_A_PAGE;
+    let per = syscost_site::commands::build::RUNS_A_PAGE;
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("records");
     let site = tmp.path().join("site");

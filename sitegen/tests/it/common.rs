@@ -64,9 +64,7 @@ pub fn fixture_dir(name: &str) -> PathBuf {
 
 /// A realistic, valid, non-synthetic record to start hand-made fixtures from.
 pub fn base_record(seed: u64) -> RunRecord {
-    let mut r = syscost_synth::generate(1, seed)
-        .next()
-        .expect("one record");
+    let mut r = syscost_synth::generate(1, seed).next().expect("one record");
     r.source.kind = SourceKind::Collected;
     r.source.tool = "syscost 0.1.0".to_string();
     r.source.note = None;

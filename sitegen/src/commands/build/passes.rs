@@ -1,0 +1,1005 @@
+//! The two passes over the records. The first reads only the head of each record, to put a
+//! series' runs in kernel-version and time order; the second reads each record in full, in
+//! that order, validates it and writes its run page next to the runs it is compared with (the
+//! nearest earlier kernel version of its series, and the machine's previous run on the same
+//! version).
+
+use crate::build::cache::Cache;
+use crate::build::load::{self, Candidate, Issue, RecordError};
+use crate::build::staging::Key;
+use crate::build::timing::{Lap, Timings};
+use crate::build::triage::Triage;
+use crate::model::kver::KernelVersion;
+use crate::model::metrics::{Registry, Shapes, Spelling, Spellings, Values};
+use crate::model::series::SeriesKey;
+use crate::model::summary::{Head, RunInfo};
+use crate::parallel::{jobs, par_map};
+use crate::view::ctx::Ctx;
+use crate::view::error::BuildError;
+use crate::view::links::Links;
+use crate::view::pages::run::{self, Comparisons};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
+use std::time::Duration;
+use syscost_record::{
+    canonical_path_for, to_file_json, validate, validate_file, Problem, RunRecord, SourceKind,
+};
+
+/// A series' runs form a chain ordered by kernel version and time; a run that cannot be placed
+/// on the version axis is alone (keyed by its claimed id, so that copies of one record share a
+/// chain and a worker and are recognised as duplicates once validated).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+enum Chain {
+    /// Shared by the entries of one series (the key is large; there can be 100,000 entries).
+    Series(Arc<SeriesKey>),
+    Alone(String),
+}
+
+pub struct Entry {
+    cand: Candidate,
+    chain: Chain,
+    date: Option<String>,
+    kernel: KernelVersion,
+    id: String,
+    /// Not at the path its arch, kernel and id give: of two copies of one record, the one at
+    /// its canonical path is used (false sorts first).
+    misplaced: bool,
+    /// This program and the file's bytes: the record's key in the summary cache. None when the
+    /// first pass read only the head (there was no cache to look it up in).
+    key: Option<Key>,
+    /// The summary cache has the record: it need not be read again.
+    cached: bool,
+}
+
+/// Reads the light [`Head`] of one candidate: enough to place it in its machine's chain. A
+/// record the summary cache has is placed by its cached summary.
+fn head_entry(
+    cand: Candidate,
+    program: &[u8; 16],
+    cache: &Cache,
+    keys: &Keys,
+) -> Result<Entry, Issue> {
+    let reject = |why: RecordError| Issue {
+        path: cand.rel.clone(),
+        message: why.to_string(),
+    };
+    let mut buf = load::Buffer::take();
+    // Nothing to look up without a cache: the head alone places the record, and records put
+    // it first, so the first pass reads a few KiB of each file instead of all of it (a
+    // 100,000-run build read every file twice). A file whose head is not within them is read
+    // whole; a file no longer than them already is.
+    let whole = cache.is_empty()
+        && match buf.read_prefix(&cand.abs, HEAD_BYTES).map_err(reject)? {
+            (_, true) => true,
+            (prefix, false) => {
+                if let Ok(head) = crate::model::summary::read_head(prefix) {
+                    return Ok(entry(cand, head, None, keys));
+                }
+                false
+            }
+        };
+    let bytes = match whole {
+        true => buf.bytes(),
+        false => buf.read(&cand.abs).map_err(reject)?,
+    };
+    let key = Key::of(&[program, bytes]);
+    let known = cache.peek(&key, |i| {
+        let chain = match i.placed {
+            Ok(()) => Chain::Series(keys.share(&i.series)),
+            Err(_) => Chain::Alone(i.id.clone()),
+        };
+        (
+            chain,
+            i.date.clone(),
+            i.kernel.clone(),
+            i.id.clone(),
+            i.page.clone(),
+        )
+    });
+    if let Some((chain, date, kernel, id, page)) = known {
+        return Ok(Entry {
+            chain,
+            misplaced: cand.rel.strip_suffix(".json") != Some(page.as_str()),
+            date,
+            kernel,
+            id,
+            cand,
+            key: Some(key),
+            cached: true,
+        });
+    }
+    let head: Head = match crate::model::summary::read_head(bytes) {
+        Ok(h) => h,
+        Err(e) => {
+            // Explain with the full format's error, which names the actual problem.
+            let why = match load::parse_record(bytes) {
+                Err(why) => why,
+                Ok(_) => load::diagnose(bytes, &e),
+            };
+            return Err(reject(why));
+        }
+    };
+    Ok(entry(cand, head, Some(key), keys))
+}
+
+/// How much of a file the first pass reads for its head when there is no summary cache: the
+/// heads of the records in data/ end within their first 4 KiB (a kernel command line can be
+/// long; the larger the read, the rarer a second one).
+const HEAD_BYTES: u64 = 8 * 1024;
+
+/// The entry of a record that is not in the summary cache, placed by its head.
+fn entry(cand: Candidate, head: Head, key: Option<Key>, keys: &Keys) -> Entry {
+    let chain = match head.placement() {
+        Ok(()) => {
+            Chain::Series(keys.share(&crate::model::series::recalled_key(&head.series_input())))
+        }
+        Err(_) => Chain::Alone(head.id.clone()),
+    };
+    let c = &head.environment.comparability;
+    let misplaced = cand.rel != canonical_path_for(&c.arch, &c.kernel_release, &head.id);
+    Entry {
+        chain,
+        misplaced,
+        date: head.source.date.clone(),
+        kernel: head.kernel(),
+        id: head.id,
+        cand,
+        key,
+        cached: false,
+    }
+}
+
+/// The series keys met so far, each once.
+#[derive(Default)]
+struct Keys(std::sync::Mutex<foldhash::HashSet<Arc<SeriesKey>>>);
+
+impl Keys {
+    fn share(&self, k: &SeriesKey) -> Arc<SeriesKey> {
+        let Ok(mut set) = self.0.lock() else {
+            return Arc::new(k.clone());
+        };
+        match set.get(k) {
+            Some(a) => Arc::clone(a),
+            None => {
+                let a = Arc::new(k.clone());
+                set.insert(Arc::clone(&a));
+                a
+            }
+        }
+    }
+}
+
+impl Entry {
+    pub fn is_cached(&self) -> bool {
+        self.cached
+    }
+}
+
+/// Places every candidate in its chain, on all cores. Duplicates are not judged here: a
+/// broken file may claim any id, so only validated records can be duplicates of each other.
+pub fn first_pass(
+    cands: Vec<Candidate>,
+    program: &[u8; 16],
+    cache: &Cache,
+    rejected: &mut Vec<Issue>,
+) -> Vec<Entry> {
+    let mut entries = Vec::with_capacity(cands.len());
+    let keys = Keys::default();
+    for r in par_map(cands, jobs(), |c| head_entry(c, program, cache, &keys)) {
+        match r {
+            Ok(e) => entries.push(e),
+            Err(i) => rejected.push(i),
+        }
+    }
+    // Copies of one record: the one at its canonical path first, then in file-name order
+    // (the sort is stable), so the first is the one kept. Within a series: by upstream
+    // version, then time, so the runs of the previous version have been seen when a version's
+    // runs are rendered.
+    entries.sort_by(|a, b| {
+        a.chain
+            .cmp(&b.chain)
+            .then_with(|| a.kernel.base.cmp(&b.kernel.base))
+            .then_with(|| a.date.cmp(&b.date))
+            .then_with(|| a.kernel.release.cmp(&b.kernel.release))
+            .then_with(|| a.id.cmp(&b.id))
+            .then_with(|| a.misplaced.cmp(&b.misplaced))
+    });
+    entries
+}
+
+/// Where a worker's time goes (see [`crate::build::timing`]).
+#[derive(Default, Clone, Copy)]
+struct Parts {
+    read_parse: Duration,
+    validate: Duration,
+    summarise: Duration,
+    page: Duration,
+    render: Duration,
+    write: Duration,
+    free: Duration,
+}
+
+impl Parts {
+    fn report(&self, tm: &Timings) {
+        tm.part("read and parse", self.read_parse);
+        tm.part("validate", self.validate);
+        tm.part("summarise", self.summarise);
+        tm.part("run page data", self.page);
+        tm.part("render", self.render);
+        tm.part("write", self.write);
+        tm.part("free the record", self.free);
+    }
+}
+
+/// Why a record was left out of the site.
+#[derive(Debug, thiserror::Error)]
+enum Rejection {
+    #[error(transparent)]
+    Unusable(#[from] RecordError),
+    #[error("invalid record: {}", list(.0))]
+    Invalid(Vec<Problem>),
+    #[error("duplicate of {first} (same id {id}); only the first is used")]
+    Duplicate { first: String, id: String },
+    #[error(
+        "is a synthetic record (source.kind = \"synthetic\"): generated data is never \
+         published by --strict"
+    )]
+    Synthetic,
+}
+
+fn list(problems: &[Problem]) -> String {
+    let list: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    list.join("; ")
+}
+
+/// What one worker keeps while it renders its chains.
+struct Worker<'a> {
+    ctx: &'a Ctx<'a>,
+    opts: &'a PassOptions<'a>,
+    reg: Registry,
+    sp: Spellings,
+    /// What runs share, held once: their lists of metric ids and of spellings.
+    shapes: Shapes,
+    calls: Lists,
+    /// The summary cache's spellings as this worker's registry and spellings have them.
+    replayed: Vec<Option<(u32, u32)>>,
+    /// The page being written, its allocation kept from page to page.
+    html: Vec<u8>,
+    /// The shared pages of the runs so far, by their inputs (`run::environment_key`).
+    envs: foldhash::HashMap<Key, String>,
+    out: Share,
+}
+
+/// Lists of numbers held once for all the runs that have the same one.
+#[derive(Default)]
+struct Lists(foldhash::HashMap<Box<[u32]>, Arc<[u32]>>);
+
+impl Lists {
+    fn share(&mut self, l: Vec<u32>) -> Arc<[u32]> {
+        if let Some(a) = self.0.get(l.as_slice()) {
+            return Arc::clone(a);
+        }
+        let a: Arc<[u32]> = l.as_slice().into();
+        self.0.insert(l.into_boxed_slice(), Arc::clone(&a));
+        a
+    }
+}
+
+/// One accepted run as the second pass has it.
+struct Got {
+    info: RunInfo,
+    /// The spellings of the metric keys it met (the worker's).
+    calls: Vec<u32>,
+    /// The record, when it was read (a cached run is read only if its page must be rendered).
+    rec: Option<RunRecord>,
+    /// What it shares with its machine's other runs, when the record was read.
+    env: Option<run::EnvPage>,
+    /// What is published, when it was read and the site carries the raw records.
+    canonical: Option<Vec<u8>>,
+    /// This program and the published bytes: the page's input, and for a record in its file
+    /// form its key in the summary cache.
+    content: Key,
+    /// In its file form, so cached for the next build.
+    cacheable: bool,
+}
+
+/// A run from the summary cache, its metric keys interned as reading its record would.
+fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Option<Got> {
+    if !e.cached {
+        return None;
+    }
+    let cache = w.opts.cache;
+    let key = e.key?;
+    let hit = cache.take(&key)?;
+    let (values, calls) = Values::replay(
+        &hit.calls,
+        &cache.spellings,
+        &hit.values,
+        &mut w.reg,
+        &mut w.sp,
+        &mut w.replayed,
+    )?;
+    let mut info = hit.info;
+    info.values = values;
+    info.values.share(&mut w.shapes);
+    // Runs of one series share their key.
+    if let Some(s) = series.filter(|s| **s == info.series) {
+        info.series = Arc::clone(s);
+    }
+    Some(Got {
+        info,
+        calls,
+        rec: None,
+        env: None,
+        canonical: None,
+        content: key,
+        cacheable: true,
+    })
+}
+
+/// Reads, validates and summarises one record (in full); the `Err` is why it was left out.
+fn from_record(
+    e: &Entry,
+    w: &mut Worker,
+    series: Option<&Arc<SeriesKey>>,
+) -> Result<Got, Rejection> {
+    let tm = &mut w.out.parts;
+    let mut t = Lap::start();
+    let mut buf = load::Buffer::take();
+    let bytes = buf.read(&e.cand.abs)?;
+    let rec = load::parse_record(bytes)?;
+    tm.read_parse += t.lap();
+    // The file-form check and the content id, without a copy of the record's text.
+    let (problems, in_form) = validate_file(&rec, bytes);
+    tm.validate += t.lap();
+    if !problems.is_empty() {
+        return Err(Rejection::Invalid(problems));
+    }
+    // What is published is the file form (of the record's schema), which is what the content
+    // id covers: a file in another form is published in the form syscost writes.
+    // Copied only when the site carries the raw records.
+    let copy = w.ctx.data_url.is_none();
+    let (canonical, content) = if in_form {
+        let key = e.key.unwrap_or_else(|| Key::of(&[&w.ctx.program, bytes]));
+        (copy.then(|| bytes.to_vec()), key)
+    } else {
+        let c = to_file_json(&rec).into_bytes();
+        let k = Key::of(&[&w.ctx.program, &c]);
+        (copy.then_some(c), k)
+    };
+    let (mut info, calls) = RunInfo::from_record_spelled(&rec, &mut w.reg, series, Some(&mut w.sp));
+    info.values.share(&mut w.shapes);
+    // The page of what the run shares with its machine's other runs: made once per worker
+    // and inputs, not once a run (hundreds of runs share one).
+    let env_inputs = run::environment_key(&rec, &info);
+    let env = match w.envs.get(&env_inputs) {
+        Some(path) => {
+            info.env_page.clone_from(path);
+            None
+        }
+        None => {
+            let env = run::environment(&rec, &info);
+            info.env_page = env.path();
+            w.envs.insert(env_inputs, info.env_page.clone());
+            Some(env)
+        }
+    };
+    debug_assert_eq!(info.env_page, run::environment(&rec, &info).path());
+    tm.summarise += t.lap();
+    Ok(Got {
+        info,
+        calls,
+        rec: Some(rec),
+        env,
+        canonical,
+        content,
+        cacheable: in_form,
+    })
+}
+
+/// An accepted run whose page is still to be made: its page is made once the runs that share
+/// it are known.
+struct Pending {
+    /// Its entry.
+    entry: usize,
+    /// Its index in the worker's accepted runs.
+    at: usize,
+    rec: Option<RunRecord>,
+    /// Its part of the page, made while its record is at hand (a cached run's record is read
+    /// only if its page must be made).
+    part: Option<run::RunPage>,
+    raw: String,
+    /// What its part of the page is made from besides its comparisons: the record, its
+    /// acceptance and where the raw record is.
+    key: Key,
+    prev: Option<usize>,
+    same: Option<usize>,
+}
+
+/// Summarises one run (from the summary cache or its record) and makes or keeps what is its
+/// alone (its machine-and-settings page, its published record); the inner `Err` is the reason
+/// it was left out. Its page is made by [`make_page`].
+fn second_pass_one(
+    e: &Entry,
+    w: &mut Worker,
+    cmp: ChainCmp,
+    series: Option<&Arc<SeriesKey>>,
+) -> Result<Result<(Accepted, Pending), Rejection>, BuildError> {
+    let got = match from_cache(e, w, series) {
+        Some(g) => g,
+        None => match from_record(e, w, series) {
+            Ok(g) => g,
+            Err(why) => return Ok(Err(why)),
+        },
+    };
+    let mut t = Lap::start();
+    let Got {
+        mut info,
+        calls,
+        mut rec,
+        mut env,
+        mut canonical,
+        content,
+        cacheable,
+    } = got;
+    // Generated data is labelled on every page it appears on; a strict (production) build
+    // refuses it, as `check` does.
+    if w.opts.strict && info.kind == SourceKind::Synthetic {
+        return Ok(Err(Rejection::Synthetic));
+    }
+    let want = format!("{}.json", info.page);
+    if e.cand.rel != want {
+        w.out.warnings.push(Issue {
+            path: e.cand.rel.clone(),
+            message: format!("should be stored as {want}; published under that name"),
+        });
+    }
+    if !cacheable {
+        w.out.warnings.push(Issue {
+            path: e.cand.rel.clone(),
+            message: "is not in the form syscost writes; its canonical form is published"
+                .to_string(),
+        });
+    }
+    info.accepted = w.opts.triage.accepts(&info.id);
+    info.record_rel.clone_from(&e.cand.rel);
+    let infos = &w.out.infos;
+    let (prev, same) = (cmp.choose_prev(infos, &info), cmp.choose_same(infos, &info));
+    // Every page of runs is as deep as the record's canonical path, so the raw record's link
+    // is the same from either.
+    let raw = w.ctx.raw_href(
+        &info,
+        &crate::view::format::root_of(&format!("{}.html", info.page)),
+    );
+    let key = Key::of(&[raw.as_bytes(), &content.bytes(), &[u8::from(info.accepted)]]);
+    let parts = &mut w.out.parts;
+    parts.page += t.lap();
+    // What the run shares with others of its machine is one page for all of them, named by its
+    // content's hash: made by the first run of the build that links it, unless the previous
+    // build of this program left it.
+    let env_key = Key::of(&[&w.ctx.program, info.env_page.as_bytes()]);
+    if w.ctx.claim_shared(&info.env_page) && !w.ctx.out.reuse(&info.env_page, env_key)? {
+        if let Err(why) = read(e, &mut rec, &mut canonical) {
+            return Ok(Err(why.into()));
+        }
+        if let Some(r) = rec.as_ref().filter(|_| env.is_none()) {
+            env = Some(run::environment(r, &info));
+        }
+        if let Some(env) = &env {
+            let html = w.ctx.renderer.render("env.html", env)?;
+            parts.render += t.lap();
+            w.ctx
+                .out
+                .write_keyed(&info.env_page, env_key, html.as_bytes())?;
+            parts.write += t.lap();
+        }
+    }
+    if w.ctx.data_url.is_none() {
+        let json_rel = format!("{}.json", info.page);
+        if !w.ctx.out.keep(&json_rel, content)? {
+            if let Err(why) = read(e, &mut rec, &mut canonical) {
+                return Ok(Err(why.into()));
+            }
+            if let Some(c) = &canonical {
+                w.ctx.out.write_keyed(&json_rel, content, c)?;
+            }
+        }
+    }
+    parts.write += t.lap();
+    drop((canonical, env));
+    parts.free += t.lap();
+    let pending = Pending {
+        entry: 0,
+        at: w.out.infos.len(),
+        rec,
+        part: None,
+        raw,
+        key,
+        prev,
+        same,
+    };
+    Ok(Ok((
+        Accepted {
+            info,
+            key: cacheable.then_some(content),
+            calls: w.calls.share(calls),
+        },
+        pending,
+    )))
+}
+
+/// Reads a cached run's record, when something must be made from it.
+fn read(
+    e: &Entry,
+    rec: &mut Option<RunRecord>,
+    canonical: &mut Option<Vec<u8>>,
+) -> Result<(), RecordError> {
+    if rec.is_none() {
+        let bytes = load::read_limited(&e.cand.abs)?;
+        *rec = Some(load::parse_record(&bytes)?);
+        *canonical = Some(bytes);
+    }
+    Ok(())
+}
+
+impl Pending {
+    /// Makes its part of the page from its record, if it has been read, and hands the record
+    /// back to be freed (the caller times that apart).
+    fn prepare(&mut self, w: &Worker, first: bool) -> Option<RunRecord> {
+        let rec = self.rec.take()?;
+        let infos = &w.out.infos;
+        let pick = |i: Option<usize>| i.map(|i| &infos[i].1.info);
+        let cmp = Comparisons {
+            prev_version: pick(self.prev),
+            same_version: pick(self.same),
+        };
+        let run = &infos[self.at].1;
+        let keys = w.sp.compared(&rec, &run.calls);
+        self.part = Some(run::build(
+            &rec, &run.info, &cmp, &w.reg, &keys, &self.raw, first,
+        ));
+        Some(rec)
+    }
+
+    /// [`Pending::prepare`], its time counted as the page's data and the record's freeing.
+    fn prepare_timed(&mut self, w: &mut Worker, first: bool) {
+        let mut t = Lap::start();
+        let used = self.prepare(w, first);
+        w.out.parts.page += t.lap();
+        drop(used);
+        w.out.parts.free += t.lap();
+    }
+}
+
+/// The most runs on one page of a series' runs on one version (its tables have two columns a
+/// run; the runs of a version beyond these go on further pages).
+pub const RUNS_A_PAGE: usize = 8;
+
+/// Makes the page `rel` of the runs `runs` (in page order), unless the previous build made it
+/// from the same inputs: their records, acceptance and raw-record links, the runs each is
+/// compared with (their ids are content hashes: their summaries), the pages around it, and
+/// this program.
+fn make_page(
+    entries: &[Entry],
+    w: &mut Worker,
+    rel: &str,
+    runs: &mut Vec<Pending>,
+    pager: run::Pager,
+    alone: bool,
+) -> Result<(), BuildError> {
+    let mut t = Lap::start();
+    let infos = &w.out.infos;
+    // A run compared with: its id, and the page it is on (which moves when runs are added
+    // before it on its version).
+    let other = |i: Option<usize>| {
+        i.map_or((&b""[..], [0; 4]), |i| {
+            let r = &infos[i].1.info;
+            (r.id.as_bytes(), r.shown_on.to_le_bytes())
+        })
+    };
+    let mut parts: Vec<&[u8]> = vec![&w.ctx.program, rel.as_bytes()];
+    let around = [pager.older.as_deref(), pager.newer.as_deref()].map(|p| p.unwrap_or(""));
+    parts.extend(around.iter().map(|p| p.as_bytes()));
+    /// A run's key and, for each run it is compared with, that run's id and page number.
+    type RunKey<'a> = ([u8; 16], [(&'a [u8], [u8; 4]); 2]);
+    let keys: Vec<RunKey> = runs
+        .iter()
+        .map(|p| (p.key.bytes(), [other(p.prev), other(p.same)]))
+        .collect();
+    for (k, cmp) in &keys {
+        parts.push(&k[..]);
+        for (id, page) in cmp {
+            parts.extend([*id, &page[..], b"/"]);
+        }
+    }
+    let key = Key::of(&parts);
+    w.out.parts.page += t.lap();
+    if w.ctx.out.reuse(rel, key)? {
+        runs.clear();
+        return Ok(());
+    }
+    let root = crate::view::format::root_of(rel);
+    let mut pages = Vec::with_capacity(runs.len());
+    // Drained, so each worker keeps one list of these large entries.
+    for mut p in runs.drain(..) {
+        if p.part.is_none() {
+            let e = &entries[p.entry];
+            read(e, &mut p.rec, &mut None).map_err(|why| BuildError::Changed {
+                path: e.cand.rel.clone(),
+                why,
+            })?;
+            w.out.parts.read_parse += t.lap();
+            p.prepare_timed(w, pages.is_empty());
+            t.lap();
+        }
+        pages.extend(p.part);
+    }
+    let parts = &mut w.out.parts;
+    let Some(page) = run::page(pages, &root, pager, alone) else {
+        return Ok(());
+    };
+    parts.page += t.lap();
+    w.ctx.renderer.render_into("run.html", &page, &mut w.html)?;
+    parts.render += t.lap();
+    w.ctx.out.write_keyed(rel, key, &w.html)?;
+    parts.write += t.lap();
+    drop(page);
+    parts.free += t.lap();
+    Ok(())
+}
+
+/// The runs of one series on one version so far: those of the page being filled, and the
+/// path of the page before it.
+struct Filling {
+    base: Option<crate::model::kver::Base>,
+    arch: String,
+    kbase: String,
+    series: Arc<SeriesKey>,
+    /// Runs on the pages before this one.
+    before: usize,
+    runs: Vec<Pending>,
+    older: Option<String>,
+}
+
+impl Filling {
+    /// The path of page `n` (1-based).
+    fn rel(&self, n: usize) -> String {
+        Links.runs_of(&self.arch, &self.kbase, &self.series, n)
+    }
+
+    /// The path of the page being filled.
+    fn current(&self) -> String {
+        self.rel(self.before / RUNS_A_PAGE + 1)
+    }
+
+    /// Makes the page being filled; `more` when later runs of its version go on the next page.
+    fn finish(&mut self, entries: &[Entry], w: &mut Worker, more: bool) -> Result<(), BuildError> {
+        let rel = self.current();
+        let newer = more.then(|| self.rel(self.before / RUNS_A_PAGE + 2));
+        let pager = run::Pager {
+            older: self.older.take(),
+            newer,
+        };
+        make_page(entries, w, &rel, &mut self.runs, pager, false)?;
+        self.before += RUNS_A_PAGE;
+        self.older = Some(rel);
+        Ok(())
+    }
+}
+
+/// One accepted run and what the next build's summary cache needs of it.
+struct Accepted {
+    info: RunInfo,
+    /// Its cache key; none for a record not in its file form.
+    key: Option<Key>,
+    /// The spellings of its metric keys (the worker's until merged), shared by the runs that
+    /// met the same ones.
+    calls: Arc<[u32]>,
+}
+
+/// The runs of a chain a new run can be compared with, as indices into the worker's accepted
+/// runs: those of the nearest earlier version, and those of the current one so far.
+#[derive(Clone, Copy)]
+struct ChainCmp<'a> {
+    prev: &'a [usize],
+    cur: &'a [usize],
+}
+
+impl ChainCmp<'_> {
+    /// The nearest earlier version's run to compare with: the same machine's if there is one,
+    /// a run of good enough quality before a low one, the latest before the earlier.
+    fn choose_prev(&self, infos: &[(usize, Accepted)], this: &RunInfo) -> Option<usize> {
+        let same = |i: &usize| this.machine.is_some() && infos[*i].1.info.machine == this.machine;
+        let ok = |i: &usize| !infos[*i].1.info.is_low();
+        let latest = |f: &dyn Fn(&usize) -> bool| self.prev.iter().rev().copied().find(|i| f(i));
+        latest(&|i| same(i) && ok(i))
+            .or_else(|| latest(&same))
+            .or_else(|| latest(&ok))
+            .or_else(|| self.prev.last().copied())
+    }
+
+    /// The same machine's previous run on this version.
+    fn choose_same(&self, infos: &[(usize, Accepted)], this: &RunInfo) -> Option<usize> {
+        this.machine.as_ref()?;
+        self.cur
+            .iter()
+            .rev()
+            .copied()
+            .find(|&i| infos[i].1.info.machine == this.machine)
+    }
+}
+
+/// Why a later copy of an accepted record's id is left out: a copy if it truly has the same
+/// content (ids are content hashes), or whatever is wrong with it.
+fn duplicate(e: &Entry, first: &str) -> Rejection {
+    match load::read_record(&e.cand.abs) {
+        Ok(rec) => match validate(&rec) {
+            problems if problems.is_empty() => Rejection::Duplicate {
+                first: first.to_string(),
+                id: e.id.clone(),
+            },
+            problems => Rejection::Invalid(problems),
+        },
+        Err(m) => m.into(),
+    }
+}
+
+/// What the second pass needs besides the records.
+pub struct PassOptions<'a> {
+    /// `--strict`: synthetic records are refused, not published.
+    pub strict: bool,
+    pub triage: &'a Triage,
+    /// The previous build's summaries.
+    pub cache: &'a Cache,
+    pub timings: &'a Timings,
+}
+
+/// What the second pass produced.
+#[derive(Default)]
+pub struct Rendered {
+    /// Accepted runs, in entry order, their metric ids those of `registry`.
+    pub infos: Vec<RunInfo>,
+    /// Every metric met, in display order.
+    pub registry: Registry,
+    /// For the next build's summary cache, per run: its key (none when not cacheable) and the
+    /// spellings of its metric keys (indices into `spellings`).
+    pub keys: Vec<Option<Key>>,
+    pub calls: Vec<Arc<[u32]>>,
+    pub spellings: Vec<Spelling>,
+    /// Records left out, with why.
+    pub rejected: Vec<Issue>,
+    /// Problems that did not stop a record from being used.
+    pub warnings: Vec<Issue>,
+}
+
+/// One worker's share of [`Rendered`]; accepted runs carry their entry index.
+#[derive(Default)]
+struct Share {
+    infos: Vec<(usize, Accepted)>,
+    rejected: Vec<Issue>,
+    warnings: Vec<Issue>,
+    parts: Parts,
+}
+
+/// The chains (ranges of consecutive entries with the same chain) spread over `jobs` workers:
+/// each goes to the worker with the fewest runs so far, so the split is deterministic.
+fn assign_chains(entries: &[Entry], jobs: usize) -> Vec<Vec<Range<usize>>> {
+    let mut work: Vec<Vec<Range<usize>>> = vec![Vec::new(); jobs];
+    let mut load = vec![0usize; jobs];
+    let mut start = 0;
+    for i in 1..=entries.len() {
+        if i == entries.len() || entries[i].chain != entries[start].chain {
+            if i > start {
+                let w = (0..jobs).min_by_key(|&w| (load[w], w)).unwrap_or(0);
+                load[w] += i - start;
+                work[w].push(start..i);
+            }
+            start = i;
+        }
+    }
+    work
+}
+
+/// Renders the runs of some chains, each chain in order so every run is compared with the
+/// runs before it in its series. Returns the worker's share and its metric registry.
+fn render_chains(
+    entries: &[Entry],
+    chains: &[Range<usize>],
+    ctx: &Ctx,
+    opts: &PassOptions,
+) -> Result<(Share, Registry, Spellings), BuildError> {
+    let mut w = Worker {
+        ctx,
+        opts,
+        reg: Registry::default(),
+        sp: Spellings::default(),
+        shapes: Shapes::default(),
+        calls: Lists::default(),
+        replayed: Vec::new(),
+        html: Vec::new(),
+        envs: foldhash::HashMap::default(),
+        out: Share::default(),
+    };
+    for chain in chains {
+        // Valid copies of one record have the same content, hence the same chain.
+        let mut kept: BTreeMap<&str, &str> = BTreeMap::new();
+        // Accepted runs (indices into the share) of the previous and the current version.
+        let (mut prev, mut cur): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
+        let mut cur_base = None;
+        let mut filling: Option<Filling> = None;
+        let mut series: Option<Arc<SeriesKey>> = match &entries[chain.start].chain {
+            Chain::Series(k) => Some(Arc::clone(k)),
+            Chain::Alone(_) => None,
+        };
+        for i in chain.clone() {
+            let e = &entries[i];
+            let reject = |why: Rejection| Issue {
+                path: e.cand.rel.clone(),
+                message: why.to_string(),
+            };
+            if let Some(first) = kept.get(e.id.as_str()) {
+                w.out.rejected.push(reject(duplicate(e, first)));
+                continue;
+            }
+            // A kernel known only approximately is compared with nothing, and nothing with it:
+            // it could be the same release as its neighbours, or another.
+            let approx = e.kernel.is_approximate();
+            let chained = matches!(e.chain, Chain::Series(_)) && !approx;
+            if chained && cur_base.as_ref() != Some(&e.kernel.base) {
+                if !cur.is_empty() {
+                    prev = std::mem::take(&mut cur);
+                }
+                cur_base = Some(e.kernel.base.clone());
+            }
+            let cmp = if approx {
+                ChainCmp {
+                    prev: &[],
+                    cur: &[],
+                }
+            } else {
+                ChainCmp {
+                    prev: &prev,
+                    cur: &cur,
+                }
+            };
+            match second_pass_one(e, &mut w, cmp, series.as_ref())? {
+                Ok((mut acc, mut pending)) => {
+                    pending.entry = i;
+                    kept.insert(e.id.as_str(), e.cand.rel.as_str());
+                    if matches!(e.chain, Chain::Series(_)) {
+                        series = Some(Arc::clone(&acc.info.series));
+                        if chained {
+                            cur.push(w.out.infos.len());
+                        }
+                    }
+                    if !chained {
+                        // Compared with no other: a page of its own.
+                        let rel = format!("{}.html", acc.info.page);
+                        acc.info.shown_on = 0;
+                        w.out.infos.push((i, acc));
+                        pending.prepare_timed(&mut w, true);
+                        make_page(
+                            entries,
+                            &mut w,
+                            &rel,
+                            &mut vec![pending],
+                            run::Pager::default(),
+                            true,
+                        )?;
+                        continue;
+                    }
+                    // The runs of a version follow each other in a chain.
+                    if let Some(mut f) = filling.take_if(|f| f.base != e.kernel.base) {
+                        f.finish(entries, &mut w, false)?;
+                    }
+                    let info = &acc.info;
+                    let f = filling.get_or_insert_with(|| Filling {
+                        base: e.kernel.base.clone(),
+                        arch: info.arch.clone(),
+                        kbase: info.kbase.clone(),
+                        series: Arc::clone(&info.series),
+                        before: 0,
+                        runs: Vec::new(),
+                        older: None,
+                    });
+                    if f.runs.len() == RUNS_A_PAGE {
+                        f.finish(entries, &mut w, true)?;
+                    }
+                    acc.info.shown_on = (f.before / RUNS_A_PAGE + 1) as u32;
+                    w.out.infos.push((i, acc));
+                    pending.prepare_timed(&mut w, f.runs.is_empty());
+                    f.runs.push(pending);
+                }
+                Err(why) => w.out.rejected.push(reject(why)),
+            }
+        }
+        if let Some(mut f) = filling.take() {
+            f.finish(entries, &mut w, false)?;
+        }
+    }
+    w.out.parts.report(opts.timings);
+    Ok((w.out, w.reg, w.sp))
+}
+
+/// Renders every run page. Chains (a machine's runs in time order) are independent, so they
+/// are spread over the available cores; results are put back in entry order so the output
+/// does not depend on scheduling.
+pub fn second_pass(
+    entries: &[Entry],
+    ctx: &Ctx,
+    opts: &PassOptions,
+) -> Result<Rendered, BuildError> {
+    let work = assign_chains(entries, jobs());
+    let shares: Vec<Result<(Share, Registry, Spellings), BuildError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = work
+            .iter()
+            .map(|w| s.spawn(|| render_chains(entries, w, ctx, opts)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or(Err(BuildError::Panicked)))
+            .collect()
+    });
+    let mut out = Rendered::default();
+    let mut parts = Vec::new();
+    let mut regs = Vec::new();
+    let mut sps = Vec::new();
+    for share in shares {
+        let (share, reg, sp) = share?;
+        parts.push(share.infos);
+        regs.push(reg);
+        sps.push(sp);
+        out.rejected.extend(share.rejected);
+        out.warnings.extend(share.warnings);
+    }
+    // One registry in display order, whichever worker met which metric first.
+    let (registry, maps) = Registry::merge(regs);
+    // One table of spellings, each worker's numbers mapped onto it.
+    let mut table: foldhash::HashMap<Spelling, u32> = foldhash::HashMap::default();
+    let sp_maps: Vec<Vec<u32>> = sps
+        .into_iter()
+        .map(|sp| {
+            sp.list
+                .into_iter()
+                .map(|s| {
+                    let n = table.len() as u32;
+                    *table.entry(s).or_insert(n)
+                })
+                .collect()
+        })
+        .collect();
+    let mut spellings: Vec<(u32, Spelling)> = table.into_iter().map(|(s, n)| (n, s)).collect();
+    spellings.sort_by_key(|(n, _)| *n);
+    out.spellings = spellings.into_iter().map(|(_, s)| s).collect();
+    let mut infos = Vec::new();
+    let mut shapes = crate::model::metrics::Shapes::default();
+    for ((part, map), sp_map) in parts.into_iter().zip(&maps).zip(&sp_maps) {
+        // A worker's lists of spellings are renumbered once each, and stay shared (the map
+        // holds each original, so no address is reused while it is in use).
+        type Renumbered = (Arc<[u32]>, Arc<[u32]>);
+        let mut renumbered: foldhash::HashMap<*const [u32], Renumbered> =
+            foldhash::HashMap::default();
+        for (i, mut a) in part {
+            a.info.values.renumber_shared(map, &mut shapes);
+            let (_, new) = renumbered.entry(Arc::as_ptr(&a.calls)).or_insert_with(|| {
+                let new = a
+                    .calls
+                    .iter()
+                    .map(|c| sp_map.get(*c as usize).copied().unwrap_or(u32::MAX))
+                    .collect();
+                (Arc::clone(&a.calls), new)
+            });
+            a.calls = Arc::clone(new);
+            infos.push((i, a));
+        }
+    }
+    infos.sort_by_key(|(i, _)| *i);
+    for (_, a) in infos {
+        out.infos.push(a.info);
+        out.keys.push(a.key);
+        out.calls.push(a.calls);
+    }
+    out.registry = registry;
+    Ok(out)
+}

@@ -1,0 +1,1356 @@
+//! The numbers the site follows over kernel versions: every measured scenario (its median, and
+//! its overhead over its baseline when it has one) and every estimate of every record, read
+//! into a compact per-run store; the headline metrics are a few of them with names of their
+//! own. Ids are the stable ones of docs/ids.md.
+
+use foldhash::HashMap;
+use std::cmp::Ordering;
+use std::sync::Arc;
+use syscost_record::{EstimateId, RunRecord, Status};
+
+/// Which number of a scenario or estimate a metric is.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+pub enum Kind {
+    /// `results[id].median_ns`: what one operation costs in that scenario.
+    Median,
+    /// `results[id].overhead`: paired cost over the baseline `vs`.
+    Overhead,
+    /// `estimates[id]`.
+    Estimate,
+}
+
+/// One metric: a kind of number of one scenario or estimate id (and, for overheads, the
+/// baseline it is taken against: overheads over different baselines are different metrics).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct MetricKey {
+    pub kind: Kind,
+    pub id: String,
+    /// The baseline of an overhead; empty otherwise.
+    pub vs: String,
+}
+
+impl MetricKey {
+    pub fn median(id: &str) -> MetricKey {
+        MetricKey {
+            kind: Kind::Median,
+            id: id.to_string(),
+            vs: String::new(),
+        }
+    }
+    pub fn overhead(id: &str, vs: &str) -> MetricKey {
+        MetricKey {
+            kind: Kind::Overhead,
+            id: id.to_string(),
+            vs: vs.to_string(),
+        }
+    }
+    pub fn estimate(id: &str) -> MetricKey {
+        MetricKey {
+            kind: Kind::Estimate,
+            id: id.to_string(),
+            vs: String::new(),
+        }
+    }
+
+    /// How the metric is named on pages: `seccomp.depth.4`, `seccomp.depth.4 − native`,
+    /// `estimate entry`.
+    pub fn label(&self) -> String {
+        match self.kind {
+            Kind::Median => self.id.clone(),
+            Kind::Overhead => format!("{} − {}", self.id, self.vs),
+            Kind::Estimate => format!("estimate {}", self.id),
+        }
+    }
+
+    /// Where in the record the number is.
+    pub fn source(&self) -> String {
+        match self.kind {
+            Kind::Median => format!("results: {} (median_ns)", self.id),
+            Kind::Overhead => format!("results: {} (overhead vs {})", self.id, self.vs),
+            Kind::Estimate => format!("estimates: {}", self.id),
+        }
+    }
+
+    /// File-name slug of the metric's page (headline metrics have names of their own).
+    pub fn slug(&self) -> String {
+        if let Some(h) = headline_of(self) {
+            return h.slug.to_string();
+        }
+        crate::model::slug::slug(&match self.kind {
+            Kind::Median => format!("r-{}", self.id),
+            Kind::Overhead => format!("o-{}--{}", self.id, self.vs),
+            Kind::Estimate => format!("e-{}", self.id),
+        })
+    }
+}
+
+/// Display order of families; unknown ones come last, by name.
+fn family_rank(f: &str) -> usize {
+    [
+        "baseline",
+        "seccomp",
+        "sud",
+        "bpf",
+        "intercept",
+        "attach",
+        "estimate",
+    ]
+    .iter()
+    .position(|x| *x == f)
+    .unwrap_or(7)
+}
+
+/// Text order with runs of digits compared as numbers: `depth.2 < depth.16`.
+pub fn natural_cmp(a: &str, b: &str) -> Ordering {
+    let (mut x, mut y) = (a.as_bytes(), b.as_bytes());
+    loop {
+        match (x.first(), y.first()) {
+            (None, None) => return a.cmp(b),
+            (None, Some(_)) => return Ordering::Less,
+            (Some(_), None) => return Ordering::Greater,
+            (Some(c), Some(d)) if c.is_ascii_digit() && d.is_ascii_digit() => {
+                let n = x.iter().take_while(|c| c.is_ascii_digit()).count();
+                let m = y.iter().take_while(|c| c.is_ascii_digit()).count();
+                let (p, q) = (&x[..n], &y[..m]);
+                let strip = |s: &[u8]| {
+                    let z = s.iter().take_while(|c| **c == b'0').count();
+                    s[z.min(s.len().saturating_sub(1))..].to_vec()
+                };
+                let (p2, q2) = (strip(p), strip(q));
+                let o = p2.len().cmp(&q2.len()).then_with(|| p2.cmp(&q2));
+                if o != Ordering::Equal {
+                    return o;
+                }
+                x = &x[n..];
+                y = &y[m..];
+            }
+            (Some(c), Some(d)) => {
+                if c != d {
+                    return c.cmp(d);
+                }
+                x = &x[1..];
+                y = &y[1..];
+            }
+        }
+    }
+}
+
+/// What the site knows about a metric besides its key, merged over all records the same way
+/// whatever order they come in (the smallest text wins).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct MetricMeta {
+    /// The scenario's family (`seccomp`, `bpf`, ...), `estimate` for estimates.
+    pub family: String,
+    /// The record's description of the scenario, or the estimate's label.
+    pub description: String,
+}
+
+impl MetricMeta {
+    fn merge(&mut self, family: &str, description: &str) {
+        let smaller = |old: &mut String, new: &str| {
+            if !new.is_empty() && (old.is_empty() || new < old.as_str()) {
+                *old = new.to_string();
+            }
+        };
+        smaller(&mut self.family, family);
+        smaller(&mut self.description, description);
+    }
+}
+
+/// Interned metric keys. During the second pass each worker has its own (ids in the order it
+/// meets them); [`Registry::merge`] then makes one, sorted for display, and says how to renumber.
+#[derive(Debug, Default)]
+pub struct Registry {
+    keys: Vec<(MetricKey, MetricMeta)>,
+    /// Scenario or estimate id → the (kind, vs, index) of its keys: lookups by `&str`, no
+    /// allocation once a key is known.
+    by_id: HashMap<String, Vec<(Kind, String, u32)>>,
+}
+
+/// Metric ids beyond this many are not followed (a hostile data set could invent millions).
+pub const MAX_METRICS: usize = 20_000;
+
+impl Registry {
+    fn intern(&mut self, kind: Kind, id: &str, vs: &str, family: &str, desc: &str) -> Option<u32> {
+        if let Some(v) = self.by_id.get(id) {
+            if let Some(&(_, _, i)) = v.iter().find(|(k, s, _)| *k == kind && s == vs) {
+                self.keys[i as usize].1.merge(family, desc);
+                return Some(i);
+            }
+        }
+        if self.keys.len() >= MAX_METRICS {
+            return None;
+        }
+        let i = self.keys.len() as u32;
+        let key = MetricKey {
+            kind,
+            id: id.to_string(),
+            vs: vs.to_string(),
+        };
+        let mut meta = MetricMeta::default();
+        meta.merge(family, desc);
+        self.keys.push((key, meta));
+        self.by_id
+            .entry(id.to_string())
+            .or_default()
+            .push((kind, vs.to_string(), i));
+        Some(i)
+    }
+
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.keys.is_empty()
+    }
+
+    pub fn key(&self, i: u32) -> &MetricKey {
+        &self.keys[i as usize].0
+    }
+
+    pub fn meta(&self, i: u32) -> &MetricMeta {
+        &self.keys[i as usize].1
+    }
+
+    pub fn find(&self, kind: Kind, id: &str, vs: &str) -> Option<u32> {
+        self.by_id
+            .get(id)?
+            .iter()
+            .find(|(k, s, _)| *k == kind && s == vs)
+            .map(|x| x.2)
+    }
+
+    pub fn find_key(&self, k: &MetricKey) -> Option<u32> {
+        self.find(k.kind, &k.id, &k.vs)
+    }
+
+    /// Every metric id in display order (the order of a merged registry).
+    pub fn ids(&self) -> impl Iterator<Item = u32> {
+        0..self.keys.len() as u32
+    }
+
+    /// One registry from the workers' own, in display order (family, id with numbers compared
+    /// as numbers, kind, baseline), and for each worker the map from its ids to the new ones.
+    pub fn merge(parts: Vec<Registry>) -> (Registry, Vec<Vec<u32>>) {
+        let mut all: HashMap<MetricKey, MetricMeta> = HashMap::default();
+        for p in &parts {
+            for (k, m) in &p.keys {
+                all.entry(k.clone())
+                    .or_default()
+                    .merge(&m.family, &m.description);
+            }
+        }
+        let mut keys: Vec<(MetricKey, MetricMeta)> = all.into_iter().collect();
+        keys.sort_by(|(a, ma), (b, mb)| {
+            family_rank(&ma.family)
+                .cmp(&family_rank(&mb.family))
+                .then_with(|| ma.family.cmp(&mb.family))
+                .then_with(|| natural_cmp(&a.id, &b.id))
+                .then_with(|| a.kind.cmp(&b.kind))
+                .then_with(|| a.vs.cmp(&b.vs))
+        });
+        keys.truncate(MAX_METRICS);
+        let mut merged = Registry::default();
+        for (k, m) in keys {
+            if let Some(i) = merged.intern(k.kind, &k.id, &k.vs, &m.family, &m.description) {
+                merged.keys[i as usize].1 = m;
+            }
+        }
+        let maps = parts
+            .iter()
+            .map(|p| {
+                p.keys
+                    .iter()
+                    .map(|(k, _)| merged.find_key(k).unwrap_or(u32::MAX))
+                    .collect()
+            })
+            .collect();
+        (merged, maps)
+    }
+}
+
+/// One run's value of one metric, in ns per operation. `lo`/`hi` are its confidence interval,
+/// absent for single-sample (imported) numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Val {
+    pub median: f64,
+    pub lo: Option<f64>,
+    pub hi: Option<f64>,
+}
+
+impl Val {
+    pub fn ci(&self) -> Option<(f64, f64)> {
+        match (self.lo, self.hi) {
+            (Some(l), Some(h)) => Some((l, h)),
+            _ => None,
+        }
+    }
+
+    fn finite(&self) -> bool {
+        self.median.is_finite()
+            && self.lo.is_none_or(f64::is_finite)
+            && self.hi.is_none_or(f64::is_finite)
+    }
+}
+
+/// How a record met a metric key: the key and the texts its [`MetricMeta`] merges. The summary
+/// cache keeps each run's spellings, so that a run read from it interns exactly what its
+/// record would (the smallest text wins, so a removed run's text must leave with it).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct Spelling {
+    pub kind: Kind,
+    pub id: String,
+    pub vs: String,
+    pub family: String,
+    pub description: String,
+}
+
+/// The spellings one worker met, numbered in the order met.
+#[derive(Debug, Default)]
+pub struct Spellings {
+    pub list: Vec<Spelling>,
+    /// Registry id → the spellings of that key (almost always one).
+    by_key: Vec<Vec<u32>>,
+    /// Each spelling's registry id, as `list`.
+    keys: Vec<Option<u32>>,
+    /// The key sequences of the last runs read, and what reading them gave.
+    recent: Recent,
+}
+
+/// A run's keys, in order, with the ids and spellings they were given: the next run of the
+/// same engine meets the same keys in the same order, and comparing its sequence with one
+/// contiguous text is cheaper than interning and noting its keys one by one (each a hash
+/// lookup and string comparisons on texts scattered in memory; summarising took 1.8 s instead
+/// of 3.0 at 100,000 runs). Replaying is exact: the keys
+/// are interned already and the texts were merged (merging a text again changes nothing), and
+/// a key past [`MAX_METRICS`], whose spelling is noted each time it is met, is not kept.
+#[derive(Debug, Default)]
+struct Recent {
+    seen: Vec<Seen>,
+    /// The slot the next sequence replaces.
+    next: usize,
+    /// Which metrics the run being read has a value of.
+    marks: Marks,
+}
+
+#[derive(Debug, Default)]
+struct Seen {
+    /// The sequence: for each key its kind, then each text after its length.
+    sig: Vec<u8>,
+    keys: Vec<u32>,
+    spelled: Vec<u32>,
+}
+
+/// Sequences kept: a worker's chains interleave a few engines' runs at most.
+const RECENT: usize = 4;
+
+impl Recent {
+    fn find(&self, calls: &[Call]) -> Option<&Seen> {
+        self.seen.iter().find(|s| s.matches(calls))
+    }
+
+    fn keep(&mut self, calls: &[Call], keys: Vec<u32>, spelled: Vec<u32>) {
+        let mut sig = Vec::new();
+        for c in calls {
+            sig.push(c.kind as u8);
+            for t in c.texts() {
+                sig.extend_from_slice(&(t.len() as u32).to_le_bytes());
+                sig.extend_from_slice(t.as_bytes());
+            }
+        }
+        let seen = Seen { sig, keys, spelled };
+        if self.seen.len() < RECENT {
+            self.seen.push(seen);
+        } else {
+            self.seen[self.next] = seen;
+        }
+        self.next = (self.next + 1) % RECENT;
+    }
+}
+
+impl Seen {
+    /// `calls` are this sequence (read in place: a run's texts are not copied to compare them).
+    fn matches(&self, calls: &[Call]) -> bool {
+        let mut rest = self.sig.as_slice();
+        for c in calls {
+            let Some((&kind, r)) = rest.split_first() else {
+                return false;
+            };
+            if kind != c.kind as u8 {
+                return false;
+            }
+            rest = r;
+            for t in c.texts() {
+                let Some((len, r)) = rest.split_first_chunk::<4>() else {
+                    return false;
+                };
+                let n = u32::from_le_bytes(*len) as usize;
+                if n != t.len() || r.get(..n) != Some(t.as_bytes()) {
+                    return false;
+                }
+                rest = &r[n..];
+            }
+        }
+        rest.is_empty()
+    }
+}
+
+/// The metrics a run being read has a value of, marked with the read's number, so a key met
+/// twice is kept once without searching the run's keys.
+#[derive(Debug, Default)]
+struct Marks {
+    read: u32,
+    at: Vec<u32>,
+}
+
+impl Marks {
+    fn start(&mut self) {
+        self.read = self.read.wrapping_add(1);
+        if self.read == 0 {
+            self.at.fill(0);
+            self.read = 1;
+        }
+    }
+
+    /// Whether `id` is met for the first time in this read (and marks it).
+    fn first(&mut self, id: u32) -> bool {
+        let i = id as usize;
+        if self.at.len() <= i {
+            self.at.resize(i + 1, 0);
+        }
+        std::mem::replace(&mut self.at[i], self.read) != self.read
+    }
+}
+
+/// A metric key met in a record, with its value.
+struct Call<'a> {
+    kind: Kind,
+    id: &'a str,
+    vs: &'a str,
+    family: &'a str,
+    desc: &'a str,
+    v: Val,
+}
+
+impl Call<'_> {
+    fn texts(&self) -> [&str; 4] {
+        [self.id, self.vs, self.family, self.desc]
+    }
+}
+
+impl Spellings {
+    fn note(
+        &mut self,
+        key: Option<u32>,
+        kind: Kind,
+        id: &str,
+        vs: &str,
+        family: &str,
+        description: &str,
+    ) -> u32 {
+        let add = |sp: &mut Spellings| {
+            sp.list.push(Spelling {
+                kind,
+                id: id.to_string(),
+                vs: vs.to_string(),
+                family: family.to_string(),
+                description: description.to_string(),
+            });
+            sp.keys.push(key);
+            (sp.list.len() - 1) as u32
+        };
+        // A key past MAX_METRICS has no registry id: its spelling is not shared.
+        let Some(k) = key.map(|k| k as usize) else {
+            return add(self);
+        };
+        if self.by_key.len() <= k {
+            self.by_key.resize_with(k + 1, Vec::new);
+        }
+        let list = &self.list;
+        let known = self.by_key[k].iter().copied().find(|&s| {
+            let s = &list[s as usize];
+            s.family == family && s.description == description
+        });
+        known.unwrap_or_else(|| {
+            let s = add(self);
+            self.by_key[k].push(s);
+            s
+        })
+    }
+
+    /// The registry id of the key spelled `s` (none past [`MAX_METRICS`]).
+    fn key(&self, s: u32) -> Option<u32> {
+        self.keys.get(s as usize).copied().flatten()
+    }
+
+    /// The metrics a run page compares `r` by, from the spellings a reading of it met
+    /// (`calls`, in the order [`Values::read_spelled`] meets keys): for each measured result
+    /// its overhead's (its median's when it has none) and for each estimate its own, each
+    /// `None` where the run met no such key. A page looks these up in the registry by their
+    /// texts otherwise, one hash lookup and a few string comparisons each.
+    pub fn compared(&self, r: &RunRecord, calls: &[u32]) -> Compared {
+        let measured = || r.results.iter().filter(|x| x.status == Status::Measured);
+        let met = measured()
+            .map(|x| usize::from(x.median_ns.is_some()) + usize::from(x.overhead.is_some()))
+            .sum::<usize>()
+            + r.estimates.len();
+        if met != calls.len() {
+            // Not what reading this record met (its file changed since): looked up by texts.
+            return Compared::default();
+        }
+        let mut next = calls.iter().map(|&s| self.key(s));
+        let mut results = Vec::with_capacity(r.results.len());
+        for x in measured() {
+            let median = x.median_ns.and_then(|_| next.next().flatten());
+            let overhead = x.overhead.as_ref().and_then(|_| next.next().flatten());
+            results.push(if x.overhead.is_some() {
+                overhead
+            } else {
+                median
+            });
+        }
+        let estimates = r.estimates.iter().map(|_| next.next().flatten()).collect();
+        Compared { results, estimates }
+    }
+}
+
+/// See [`Spellings::compared`].
+#[derive(Debug, Default)]
+pub struct Compared {
+    /// For each measured result, in order.
+    pub results: Vec<Option<u32>>,
+    pub estimates: Vec<Option<u32>>,
+}
+
+/// Values and spellings as a run's keys are met.
+#[derive(Default)]
+struct Builder {
+    ids: Vec<u32>,
+    vals: Vec<Packed>,
+    calls: Vec<u32>,
+}
+
+impl Builder {
+    fn push(&mut self, key: Option<u32>, v: Val) {
+        if let Some(id) = key {
+            if v.finite() && !self.ids.contains(&id) {
+                self.ids.push(id);
+                self.vals.push(Packed::of(v));
+            }
+        }
+    }
+
+    /// [`Builder::push`], with the keys already kept marked in `marks`.
+    fn push_marked(&mut self, key: Option<u32>, v: Val, marks: &mut Marks) {
+        if let Some(id) = key {
+            if v.finite() && marks.first(id) {
+                self.ids.push(id);
+                self.vals.push(Packed::of(v));
+            }
+        }
+    }
+
+    fn finish(self) -> (Values, Vec<u32>) {
+        (
+            Values {
+                shape: Arc::new(Shape {
+                    ids: self.ids.into(),
+                    pos: Box::new([]),
+                }),
+                vals: self.vals.into(),
+            },
+            self.calls,
+        )
+    }
+}
+
+/// A [`Val`] in 24 bytes: NaN stands for an absent bound (real bounds are never NaN).
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Packed([f64; 3]);
+
+impl Packed {
+    fn of(v: Val) -> Packed {
+        Packed([v.median, v.lo.unwrap_or(f64::NAN), v.hi.unwrap_or(f64::NAN)])
+    }
+    fn val(self) -> Val {
+        let some = |x: f64| (!x.is_nan()).then_some(x);
+        Val {
+            median: self.0[0],
+            lo: some(self.0[1]),
+            hi: some(self.0[2]),
+        }
+    }
+}
+
+/// Every metric value of one run. In the record's order while the run pages are written, then
+/// renumbered and sorted by metric id.
+#[derive(Debug, Clone, Default)]
+pub struct Values {
+    /// Which metrics the run has: shared by the runs that have the same ones once renumbered
+    /// (most runs of one engine do), so a chart's lookups over thousands of runs meet one table.
+    shape: Arc<Shape>,
+    vals: Box<[Packed]>,
+}
+
+#[derive(Debug, Default)]
+struct Shape {
+    ids: Box<[u32]>,
+    /// Once sorted: metric id → position in `ids` (`u32::MAX`: absent), when that table is
+    /// not much larger than `ids`; otherwise ids are searched.
+    pos: Box<[u32]>,
+}
+
+impl Shape {
+    fn sorted(ids: Box<[u32]>) -> Shape {
+        let end = ids.last().map_or(0, |&m| m as usize + 1);
+        let pos: Box<[u32]> = if end <= 4 * ids.len() + 64 {
+            let mut pos = vec![u32::MAX; end];
+            for (i, &m) in ids.iter().enumerate() {
+                pos[m as usize] = i as u32;
+            }
+            pos.into_boxed_slice()
+        } else {
+            Box::new([])
+        };
+        Shape { ids, pos }
+    }
+}
+
+/// The shapes of renumbered values, shared.
+#[derive(Default)]
+pub struct Shapes(HashMap<Box<[u32]>, Arc<Shape>>);
+
+impl Values {
+    /// Reads every measured scenario's median and overhead and every estimate of `r`, interning
+    /// their keys in `reg`. Numbers that are not finite are left out.
+    pub fn read(r: &RunRecord, reg: &mut Registry) -> Values {
+        Values::read_spelled(r, reg, None).0
+    }
+
+    /// As [`Values::read`], and with `sp` the spelling of each key met, in order (what
+    /// [`Values::replay`] needs to intern exactly what reading the record did).
+    pub fn read_spelled(
+        r: &RunRecord,
+        reg: &mut Registry,
+        sp: Option<&mut Spellings>,
+    ) -> (Values, Vec<u32>) {
+        let mut calls: Vec<Call> = Vec::with_capacity(2 * r.results.len() + r.estimates.len());
+        for x in &r.results {
+            if x.status != Status::Measured {
+                continue;
+            }
+            let call = |kind, vs, v| Call {
+                kind,
+                id: &x.id,
+                vs,
+                family: &x.family,
+                desc: &x.description,
+                v,
+            };
+            if let Some(m) = x.median_ns {
+                let v = Val {
+                    median: m,
+                    lo: x.ci_low_ns,
+                    hi: x.ci_high_ns,
+                };
+                calls.push(call(Kind::Median, "", v));
+            }
+            if let Some(o) = &x.overhead {
+                let v = Val {
+                    median: o.median_ns,
+                    lo: o.ci_low_ns,
+                    hi: o.ci_high_ns,
+                };
+                calls.push(call(Kind::Overhead, &o.vs, v));
+            }
+        }
+        for e in &r.estimates {
+            calls.push(Call {
+                kind: Kind::Estimate,
+                id: &e.id,
+                vs: "",
+                family: "estimate",
+                desc: &e.label,
+                v: Val {
+                    median: e.median_ns,
+                    lo: e.ci_low_ns,
+                    hi: e.ci_high_ns,
+                },
+            });
+        }
+        let mut b = Builder::default();
+        let Some(sp) = sp else {
+            for c in &calls {
+                b.push(reg.intern(c.kind, c.id, c.vs, c.family, c.desc), c.v);
+            }
+            return b.finish();
+        };
+        let mut marks = std::mem::take(&mut sp.recent.marks);
+        marks.start();
+        if let Some(seen) = sp.recent.find(&calls) {
+            for (c, &k) in calls.iter().zip(&seen.keys) {
+                b.push_marked(Some(k), c.v, &mut marks);
+            }
+            b.calls.extend_from_slice(&seen.spelled);
+            sp.recent.marks = marks;
+            return b.finish();
+        }
+        let mut keys = Vec::with_capacity(calls.len());
+        for c in &calls {
+            let k = reg.intern(c.kind, c.id, c.vs, c.family, c.desc);
+            b.calls
+                .push(sp.note(k, c.kind, c.id, c.vs, c.family, c.desc));
+            b.push_marked(k, c.v, &mut marks);
+            keys.extend(k);
+        }
+        sp.recent.marks = marks;
+        if keys.len() == calls.len() {
+            sp.recent.keep(&calls, keys, b.calls.clone());
+        }
+        b.finish()
+    }
+
+    /// The values of a run read before, from the spellings it met (`calls`, indices into
+    /// `table`) and its values (`(index into calls, [median, lo, hi])`, NaN for an absent
+    /// bound), interning in `reg` and noting in `sp` exactly what [`Values::read_spelled`] did.
+    /// `None` if an index is out of range.
+    ///
+    /// `known` is the caller's memo over `table` (one per `reg` and `sp`): a spelling once
+    /// interned and noted gives the same ids again, and looking them up by their texts was most
+    /// of a rebuild's second pass.
+    pub fn replay(
+        calls: &[u32],
+        table: &[Spelling],
+        vals: &[(u32, [f64; 3])],
+        reg: &mut Registry,
+        sp: &mut Spellings,
+        known: &mut Vec<Option<(u32, u32)>>,
+    ) -> Option<(Values, Vec<u32>)> {
+        // Checked before anything is interned: a bad entry leaves no trace in `reg`.
+        let in_order = vals.windows(2).all(|w| w[0].0 < w[1].0);
+        let calls_ok = calls.iter().all(|&c| (c as usize) < table.len());
+        if !in_order || !calls_ok || vals.last().is_some_and(|v| v.0 as usize >= calls.len()) {
+            return None;
+        }
+        let mut b = Builder::default();
+        let mut next = vals.iter().peekable();
+        if known.len() < table.len() {
+            known.resize(table.len(), None);
+        }
+        for (i, &c) in calls.iter().enumerate() {
+            let (k, spelled) = match known.get(c as usize).copied().flatten() {
+                Some((k, spelled)) => (Some(k), spelled),
+                None => {
+                    let s = table.get(c as usize)?;
+                    let k = reg.intern(s.kind, &s.id, &s.vs, &s.family, &s.description);
+                    let spelled = sp.note(k, s.kind, &s.id, &s.vs, &s.family, &s.description);
+                    // A key past MAX_METRICS is not shared: its spelling is noted each time.
+                    if let (Some(k), Some(slot)) = (k, known.get_mut(c as usize)) {
+                        *slot = Some((k, spelled));
+                    }
+                    (k, spelled)
+                }
+            };
+            b.calls.push(spelled);
+            if let Some(&&(at, v)) = next.peek() {
+                if at as usize == i {
+                    next.next();
+                    b.push(k, Packed(v).val());
+                }
+            }
+        }
+        Some(b.finish())
+    }
+
+    /// For the summary cache: each value as `(index into calls, [median, lo, hi])`, where
+    /// `calls` are the spellings the run met and `key_of` gives a spelling's metric id (the
+    /// first call of each id carries its value).
+    pub fn by_call(
+        &self,
+        calls: &[u32],
+        key_of: impl Fn(u32) -> Option<u32>,
+    ) -> Vec<(u32, [f64; 3])> {
+        let mut out = Vec::with_capacity(self.vals.len());
+        let mut given = vec![false; self.vals.len()];
+        for (i, &c) in calls.iter().enumerate() {
+            let Some(j) = key_of(c).and_then(|id| self.shape.ids.binary_search(&id).ok()) else {
+                continue;
+            };
+            if !given[j] {
+                given[j] = true;
+                out.push((i as u32, self.vals[j].0));
+            }
+        }
+        out
+    }
+
+    /// Holds the list of metric ids once for the runs in `shapes` that have the same one (in
+    /// the order met, before [`Values::renumber`]).
+    pub fn share(&mut self, shapes: &mut Shapes) {
+        match shapes.0.get(&self.shape.ids) {
+            Some(s) => self.shape = Arc::clone(s),
+            None => {
+                shapes
+                    .0
+                    .insert(self.shape.ids.clone(), Arc::clone(&self.shape));
+            }
+        }
+    }
+
+    /// Renumbers with a worker's map from [`Registry::merge`] and sorts by the new ids.
+    pub fn renumber(&mut self, map: &[u32]) {
+        self.renumber_shared(map, &mut Shapes::default());
+    }
+
+    /// [`Values::renumber`], sharing the list of ids with the runs in `shapes` that have it.
+    pub fn renumber_shared(&mut self, map: &[u32], shapes: &mut Shapes) {
+        let mut pairs: Vec<(u32, Packed)> = self
+            .shape
+            .ids
+            .iter()
+            .zip(self.vals.iter())
+            .filter_map(|(&i, &v)| {
+                map.get(i as usize)
+                    .copied()
+                    .filter(|&n| n != u32::MAX)
+                    .map(|n| (n, v))
+            })
+            .collect();
+        pairs.sort_by_key(|p| p.0);
+        let ids: Box<[u32]> = pairs.iter().map(|p| p.0).collect();
+        self.vals = pairs.iter().map(|p| p.1).collect();
+        self.shape = match shapes.0.get(&ids) {
+            Some(s) => Arc::clone(s),
+            None => {
+                let s = Arc::new(Shape::sorted(ids.clone()));
+                shapes.0.insert(ids, Arc::clone(&s));
+                s
+            }
+        };
+    }
+
+    /// The value of metric `id` (after [`Values::renumber`]).
+    pub fn get(&self, id: u32) -> Option<Val> {
+        let at = if self.shape.pos.is_empty() {
+            self.shape.ids.binary_search(&id).ok()?
+        } else {
+            *self.shape.pos.get(id as usize)? as usize
+        };
+        self.vals.get(at).map(|v| v.val())
+    }
+
+    /// The value of metric `id` in any order (while the run pages are written).
+    pub fn find(&self, id: u32) -> Option<Val> {
+        self.shape
+            .ids
+            .iter()
+            .position(|&x| x == id)
+            .map(|i| self.vals[i].val())
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (u32, Val)> + '_ {
+        self.shape
+            .ids
+            .iter()
+            .zip(self.vals.iter())
+            .map(|(&i, v)| (i, v.val()))
+    }
+
+    pub fn len(&self) -> usize {
+        self.vals.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.vals.is_empty()
+    }
+}
+
+/// A headline metric: one of the general ones, with a name of its own.
+#[derive(Debug, Clone, Copy)]
+pub struct Headline {
+    /// File-name slug, stable across builds.
+    pub slug: &'static str,
+    pub label: &'static str,
+    /// Short column header.
+    pub short: &'static str,
+    pub kind: Kind,
+    pub id: &'static str,
+    pub vs: &'static str,
+}
+
+impl Headline {
+    pub fn key(&self) -> MetricKey {
+        MetricKey {
+            kind: self.kind,
+            id: self.id.to_string(),
+            vs: self.vs.to_string(),
+        }
+    }
+}
+
+const fn est(
+    slug: &'static str,
+    label: &'static str,
+    short: &'static str,
+    id: EstimateId,
+) -> Headline {
+    Headline {
+        slug,
+        label,
+        short,
+        kind: Kind::Estimate,
+        id: id.id(),
+        vs: "",
+    }
+}
+
+const fn ovh(
+    slug: &'static str,
+    label: &'static str,
+    short: &'static str,
+    id: &'static str,
+    vs: &'static str,
+) -> Headline {
+    Headline {
+        slug,
+        label,
+        short,
+        kind: Kind::Overhead,
+        id,
+        vs,
+    }
+}
+
+/// The headline metrics, in display order. Overheads are over `native` except the uprobes',
+/// which are over the probed user function's own call (`bpf.ufunc`).
+pub const METRICS: &[Headline] = &[
+    est(
+        "seccomp-entry",
+        "seccomp entry cost (kernel formula)",
+        "entry",
+        EstimateId::Entry,
+    ),
+    est(
+        "seccomp-entry-fit",
+        "seccomp entry cost (depth fit)",
+        "entry (fit)",
+        EstimateId::DepthEntry,
+    ),
+    est(
+        "seccomp-per-filter",
+        "seccomp per-filter cost (last 2 diff)",
+        "per filter",
+        EstimateId::PerFilterLast2,
+    ),
+    est(
+        "seccomp-per-filter-fit",
+        "seccomp per-filter cost (depth fit)",
+        "per filter (fit)",
+        EstimateId::DepthPerFilter,
+    ),
+    ovh(
+        "sud-allow",
+        "SUD on, selector ALLOW: overhead",
+        "SUD allow",
+        "sud.allow",
+        "native",
+    ),
+    ovh(
+        "sud-block",
+        "SUD on, selector BLOCK (SIGSYS round trip): overhead",
+        "SUD block",
+        "sud.block",
+        "native",
+    ),
+    ovh(
+        "bpf-tp",
+        "BPF tracepoint: overhead",
+        "BPF tp",
+        "bpf.tp",
+        "native",
+    ),
+    ovh(
+        "bpf-rawtp",
+        "BPF raw tracepoint: overhead",
+        "BPF raw_tp",
+        "bpf.rawtp",
+        "native",
+    ),
+    ovh(
+        "bpf-kprobe",
+        "BPF kprobe: overhead",
+        "BPF kprobe",
+        "bpf.kprobe",
+        "native",
+    ),
+    ovh(
+        "bpf-kretprobe",
+        "BPF kretprobe: overhead",
+        "BPF kretprobe",
+        "bpf.kretprobe",
+        "native",
+    ),
+    ovh(
+        "bpf-kprobe-multi",
+        "BPF kprobe.multi: overhead",
+        "BPF kprobe.multi",
+        "bpf.kprobe_multi",
+        "native",
+    ),
+    ovh(
+        "bpf-fentry",
+        "BPF fentry: overhead",
+        "BPF fentry",
+        "bpf.fentry",
+        "native",
+    ),
+    ovh(
+        "bpf-fexit",
+        "BPF fexit: overhead",
+        "BPF fexit",
+        "bpf.fexit",
+        "native",
+    ),
+    ovh(
+        "bpf-fmodret",
+        "BPF fmod_ret: overhead",
+        "BPF fmod_ret",
+        "bpf.fmodret",
+        "native",
+    ),
+    ovh(
+        "bpf-uprobe",
+        "BPF uprobe: overhead over the probed function's call",
+        "BPF uprobe",
+        "bpf.uprobe",
+        "bpf.ufunc",
+    ),
+    ovh(
+        "bpf-uretprobe",
+        "BPF uretprobe: overhead over the probed function's call",
+        "BPF uretprobe",
+        "bpf.uretprobe",
+        "bpf.ufunc",
+    ),
+];
+
+/// Headline metrics shown as columns in run lists (a subset, to keep tables readable).
+pub const KEY_COLUMNS: &[usize] = &[0, 2, 4, 5, 7];
+
+/// The headline metric a key is, if any.
+pub fn headline_of(k: &MetricKey) -> Option<&'static Headline> {
+    METRICS
+        .iter()
+        .find(|h| h.kind == k.kind && h.id == k.id && h.vs == k.vs)
+}
+
+/// Several runs' values of one metric at one point (a series at a kernel) summarised without
+/// inventing precision: the median of the runs' medians and an interval that is the run's own
+/// CI for a single run, or the span of all runs' CIs (or medians, where a run has none) for
+/// several. `low` marks a point made only of low-quality runs (drawn hollow, never a headline).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Point {
+    pub n: usize,
+    pub median: f64,
+    pub interval: Option<(f64, f64)>,
+    pub kind: IntervalKind,
+    pub low: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IntervalKind {
+    /// One run, its own confidence interval.
+    Ci,
+    /// One run without an interval (single sample): no bar may be drawn.
+    None,
+    /// Several runs: from the lowest to the highest bound among them.
+    Span,
+}
+
+pub fn median_of(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+pub fn aggregate(vals: &[Val]) -> Option<Point> {
+    let mut medians: Vec<f64> = vals.iter().map(|v| v.median).collect();
+    let median = median_of(&mut medians)?;
+    let n = vals.len();
+    if n == 1 {
+        let v = vals[0];
+        return Some(match v.ci() {
+            Some(ci) => Point {
+                n,
+                median,
+                interval: Some(ci),
+                kind: IntervalKind::Ci,
+                low: false,
+            },
+            None => Point {
+                n,
+                median,
+                interval: None,
+                kind: IntervalKind::None,
+                low: false,
+            },
+        });
+    }
+    let lo = vals
+        .iter()
+        .map(|v| v.lo.unwrap_or(v.median).min(v.median))
+        .fold(f64::INFINITY, f64::min);
+    let hi = vals
+        .iter()
+        .map(|v| v.hi.unwrap_or(v.median).max(v.median))
+        .fold(f64::NEG_INFINITY, f64::max);
+    Some(Point {
+        n,
+        median,
+        interval: Some((lo, hi)),
+        kind: IntervalKind::Span,
+        low: false,
+    })
+}
+
+/// The point of a set of runs' values, `(value, low quality)`: the runs of good enough quality
+/// when there are any; otherwise the low-quality ones, marked `low`.
+pub fn usable_point(vals: &[(Val, bool)]) -> Option<Point> {
+    let good: Vec<Val> = vals.iter().filter(|v| !v.1).map(|v| v.0).collect();
+    if !good.is_empty() {
+        return aggregate(&good);
+    }
+    let low: Vec<Val> = vals.iter().map(|v| v.0).collect();
+    aggregate(&low).map(|p| Point { low: true, ..p })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn val(m: f64, ci: Option<(f64, f64)>) -> Val {
+        Val {
+            median: m,
+            lo: ci.map(|c| c.0),
+            hi: ci.map(|c| c.1),
+        }
+    }
+
+    /// A run whose keys are those of a recent run reuses what reading that run gave: every
+    /// run reads as it would with nothing recalled (values, spellings met, the registry and
+    /// the spellings noted), whether its sequence is new, recalled, or pushed out of the recent
+    /// ones by more engines than are kept.
+    #[test]
+    fn recalled_key_sequences_read_as_new_ones() {
+        let mut runs: Vec<RunRecord> = syscost_synth::generate_real(12, 7).collect();
+        runs.extend(syscost_synth::generate(12, 8));
+        // Same keys, another text (a new spelling); a value that is not finite (left out);
+        // one scenario fewer; a key met twice; and every one of them again, interleaved.
+        let mut texts = runs[0].clone();
+        texts.results[3].description.push_str(" (again)");
+        let mut nan = runs[1].clone();
+        nan.results[2].median_ns = Some(f64::NAN);
+        let mut fewer = runs[2].clone();
+        fewer.results.remove(5);
+        // A key met twice: the first finite value is kept (a value left out does not count).
+        let mut twice = runs[3].clone();
+        let mut again = twice.results[4].clone();
+        again.median_ns = again.median_ns.map(|m| m * 2.0);
+        twice.results.push(again);
+        let again = twice.results[0].clone();
+        twice.results[0].median_ns = Some(f64::INFINITY);
+        twice.results.push(again);
+        let odd = [texts, nan, fewer, twice];
+        let mut order: Vec<&RunRecord> = Vec::new();
+        for i in 0..RECENT + 2 {
+            order.extend(runs.iter().skip(i % 3).step_by(2));
+            order.extend(odd.iter());
+        }
+        let (mut reg, mut sp) = (Registry::default(), Spellings::default());
+        let (mut reg_new, mut sp_new) = (Registry::default(), Spellings::default());
+        let mut reg_plain = Registry::default();
+        let (mut recalled, mut read) = (0, 0);
+        for r in order {
+            // A sequence read anew is kept, in the next slot.
+            let slot = (sp.recent.seen.len(), sp.recent.next);
+            let (v, calls) = Values::read_spelled(r, &mut reg, Some(&mut sp));
+            if (sp.recent.seen.len(), sp.recent.next) == slot {
+                recalled += 1;
+            } else {
+                read += 1;
+            }
+            sp_new.recent = Recent::default();
+            let (v_new, calls_new) = Values::read_spelled(r, &mut reg_new, Some(&mut sp_new));
+            assert_eq!(calls, calls_new);
+            let plain = Values::read(r, &mut reg_plain);
+            let (a, b, c): (Vec<_>, Vec<_>, Vec<_>) = (
+                v.iter().collect(),
+                v_new.iter().collect(),
+                plain.iter().collect(),
+            );
+            assert_eq!(format!("{a:?}"), format!("{b:?}"));
+            assert_eq!(format!("{a:?}"), format!("{c:?}"));
+        }
+        assert!(
+            recalled > 10 && read > 10,
+            "{recalled} recalled, {read} read"
+        );
+        assert_eq!(reg.keys, reg_new.keys);
+        assert_eq!(sp.list, sp_new.list);
+    }
+
+    /// The metrics a page compares by, taken from the spellings a run met, are those the
+    /// registry gives for their texts; none only where the run met no such key.
+    #[test]
+    fn compared_keys_are_the_registrys() {
+        let mut runs: Vec<RunRecord> = syscost_synth::generate_real(6, 3).collect();
+        runs.extend(syscost_synth::generate(6, 4));
+        let mut no_median = runs[0].clone();
+        let x = no_median
+            .results
+            .iter_mut()
+            .find(|x| x.status == Status::Measured && x.overhead.is_none())
+            .expect("a result without an overhead");
+        x.median_ns = None;
+        runs.push(no_median);
+        let (mut reg, mut sp) = (Registry::default(), Spellings::default());
+        let (mut given, mut absent) = (0, 0);
+        for r in runs.iter().chain(&runs) {
+            let (_, calls) = Values::read_spelled(r, &mut reg, Some(&mut sp));
+            let c = sp.compared(r, &calls);
+            let measured: Vec<_> = (r.results.iter())
+                .filter(|x| x.status == Status::Measured)
+                .collect();
+            assert_eq!(c.results.len(), measured.len());
+            assert_eq!(c.estimates.len(), r.estimates.len());
+            for (x, k) in measured.iter().zip(&c.results) {
+                let want = match &x.overhead {
+                    Some(o) => reg.find(Kind::Overhead, &x.id, &o.vs),
+                    None => reg.find(Kind::Median, &x.id, ""),
+                };
+                match k {
+                    Some(k) => assert_eq!(Some(*k), want, "{}", x.id),
+                    None => assert!(x.overhead.is_none() && x.median_ns.is_none(), "{}", x.id),
+                }
+                given += usize::from(k.is_some());
+                absent += usize::from(k.is_none());
+            }
+            for (e, k) in r.estimates.iter().zip(&c.estimates) {
+                assert_eq!(*k, reg.find(Kind::Estimate, &e.id, ""), "{}", e.id);
+            }
+        }
+        assert!(given > 100 && absent == 2, "{given} given, {absent} absent");
+        // Spellings met by another record (one scenario fewer): nothing is taken from them.
+        let (_, calls) = Values::read_spelled(&runs[1], &mut reg, Some(&mut sp));
+        let mut fewer = runs[1].clone();
+        fewer.results.retain(|x| x.overhead.is_none());
+        let c = sp.compared(&fewer, &calls);
+        assert!(c.results.is_empty() && c.estimates.is_empty());
+    }
+
+    #[test]
+    fn single_run_keeps_its_ci_or_has_none() {
+        let p = aggregate(&[val(5.0, Some((4.0, 6.0)))]).unwrap();
+        assert_eq!((p.interval, p.kind), (Some((4.0, 6.0)), IntervalKind::Ci));
+        let p = aggregate(&[val(5.0, None)]).unwrap();
+        assert_eq!((p.interval, p.kind), (None, IntervalKind::None));
+    }
+
+    #[test]
+    fn several_runs_span_all_bounds() {
+        let p = aggregate(&[
+            val(5.0, Some((4.0, 6.0))),
+            val(9.0, None),
+            val(7.0, Some((6.5, 7.5))),
+        ])
+        .unwrap();
+        assert_eq!(p.n, 3);
+        assert_eq!(p.median, 7.0);
+        assert_eq!(p.interval, Some((4.0, 9.0)));
+        assert_eq!(p.kind, IntervalKind::Span);
+        let p = aggregate(&[val(2.0, None), val(4.0, None)]).unwrap();
+        assert_eq!(p.median, 3.0);
+        assert_eq!(p.interval, Some((2.0, 4.0)));
+        assert!(aggregate(&[]).is_none());
+    }
+
+    #[test]
+    fn low_quality_runs_only_count_when_there_is_nothing_else() {
+        let good = val(10.0, Some((9.0, 11.0)));
+        let bad = val(50.0, Some((40.0, 60.0)));
+        let p = usable_point(&[(good, false), (bad, true)]).unwrap();
+        assert_eq!((p.n, p.median, p.low), (1, 10.0, false));
+        let p = usable_point(&[(bad, true)]).unwrap();
+        assert_eq!((p.n, p.median, p.low), (1, 50.0, true));
+    }
+
+    #[test]
+    fn slugs_are_unique_and_safe() {
+        let mut seen = std::collections::BTreeSet::new();
+        for m in METRICS {
+            assert!(seen.insert(m.slug));
+            assert!(m.slug.chars().all(|c| c.is_ascii_lowercase() || c == '-'));
+            assert_eq!(m.key().slug(), m.slug);
+        }
+        for &k in KEY_COLUMNS {
+            assert!(k < METRICS.len());
+        }
+        assert_eq!(
+            MetricKey::median("seccomp.depth.4").slug(),
+            "r-seccomp.depth.4"
+        );
+        assert_eq!(
+            MetricKey::overhead("bpf.uprobe", "native").slug(),
+            "o-bpf.uprobe--native"
+        );
+        assert_ne!(MetricKey::median("A").slug(), MetricKey::median("a").slug());
+    }
+
+    #[test]
+    fn natural_order_compares_numbers_as_numbers() {
+        let mut v = vec![
+            "depth.16", "depth.2", "depth.1", "depth.32", "depth.4", "bitmap.1",
+        ];
+        v.sort_by(|a, b| natural_cmp(a, b));
+        assert_eq!(
+            v,
+            ["bitmap.1", "depth.1", "depth.2", "depth.4", "depth.16", "depth.32"]
+        );
+        assert_eq!(natural_cmp("a01", "a1"), Ordering::Less);
+        assert_eq!(natural_cmp("a1", "a1"), Ordering::Equal);
+    }
+
+    #[test]
+    fn registries_merge_into_one_order_whatever_order_workers_met_keys() {
+        let rec = syscost_synth::generate(1, 5).next().unwrap();
+        let mut a = Registry::default();
+        let va = Values::read(&rec, &mut a);
+        let mut b = Registry::default();
+        // Worker b met an estimate first.
+        b.intern(Kind::Estimate, "entry", "", "estimate", "x");
+        let vb = Values::read(&rec, &mut b);
+        let (m, maps) = Registry::merge(vec![a, b]);
+        let (mut va, mut vb) = (va, vb);
+        va.renumber(&maps[0]);
+        vb.renumber(&maps[1]);
+        assert_eq!(va.iter().collect::<Vec<_>>(), vb.iter().collect::<Vec<_>>());
+        // Display order: baselines first, estimates last, depths by number.
+        let labels: Vec<String> = m.ids().map(|i| m.key(i).label()).collect();
+        assert_eq!(labels[0], "native");
+        assert!(labels.last().unwrap().starts_with("estimate "));
+        let pos = |s: &str| labels.iter().position(|l| l == s).unwrap();
+        assert!(pos("seccomp.depth.2") < pos("seccomp.depth.16"));
+        let native = m.find(Kind::Median, "native", "").unwrap();
+        assert!(va.get(native).is_some());
+    }
+}

@@ -1,0 +1,1166 @@
+//! The page of one run: its numbers, its quality and the comparison with the nearest runs of
+//! its series; and the page of what many runs share (the machine, the settings, the skipped
+//! scenarios), said once for all of them.
+
+use crate::build::staging::{Key, Streamed};
+use crate::model::changes::{difference, Difference};
+use crate::model::metrics::{Compared, Registry};
+use crate::model::metrics::{Kind, Val, Values};
+use crate::model::summary::{kind_label, RunInfo};
+use crate::view::format;
+use crate::view::links::Links;
+use crate::view::render::Html;
+use crate::view::rows::{quality_badge, Badge};
+use serde::Serialize;
+use syscost_record::{
+    EstimateOrigin, Method, RunRecord, ScenarioResult, Source, SourceKind, Status, StopReason,
+    Verdict,
+};
+
+/// The page of the runs of one series on one upstream kernel version, oldest first, a few at a
+/// time: each run a section of its own (`#<id>`) and a column in each table, so the scenario
+/// names, headings, notes and the site's chrome are said once for all of them (on 100,000 run
+/// pages they were most of the site). A run that is not on the version axis, or whose kernel
+/// is known only approximately, is compared with no other and has such a page alone.
+///
+/// Only numbers are here. Prose that is the same for every run of a scenario (descriptions,
+/// parameters, formulas) is on the metric pages and in the raw record, how to read the page is
+/// on the methodology page, and what the runs of one machine share (its facts, the settings,
+/// the skipped scenarios and why) is on their shared [`EnvPage`]. The depth sweep is drawn on
+/// the kernel page; its numbers are the `seccomp.depth.N` rows and the `depth.*` estimates.
+#[derive(Serialize)]
+pub struct RunsPage {
+    root: String,
+    title: String,
+    /// One run shown alone: the page is its page.
+    alone: bool,
+    count: String,
+    /// Some run is compared with an earlier one: how to read that is said once.
+    any_compare: bool,
+    /// Said once for the page's runs; its fields are the template's own.
+    #[serde(flatten)]
+    head: Head,
+    baseline: String,
+    /// The pages of the earlier and the later runs of the same series and version.
+    older: Option<String>,
+    newer: Option<String>,
+    runs: Vec<RunPart>,
+    /// The bodies of the three tables, escaped HTML (see [`Bodies`]); empty when a table has
+    /// no rows.
+    results: Html,
+    estimates: Html,
+    expectations: Html,
+}
+
+/// The table bodies of a page of runs, written here rather than by the template: they are
+/// most of a page (a row per scenario, a cell per run and number), and converting every cell
+/// to a template value cost about 6 % of a build's CPU time. Each run's cells are one string
+/// ([`Cells`]); every text is escaped as the template would ([`format::esc_into`]).
+struct Bodies;
+
+impl Bodies {
+    fn results(rows: &[Row], runs: &[RunPage]) -> String {
+        Self::body(
+            rows,
+            runs,
+            |r| &r.results,
+            "<td><td>",
+            |out, cells, c| {
+                Self::cell(out, "<td>", cells.get(c.median));
+                Self::cell(out, "<td>", cells.get(c.overhead));
+            },
+        )
+    }
+
+    fn estimates(rows: &[Row], runs: &[RunPage]) -> String {
+        Self::body(
+            rows,
+            runs,
+            |r| &r.estimates,
+            "<td>",
+            |out, cells, e| {
+                Self::cell(out, "<td>", cells.get(e.median));
+                if !e.origin.is_empty() {
+                    Self::cell(out, " <span class=\"note\">(", e.origin);
+                    out.push_str(")</span>");
+                }
+            },
+        )
+    }
+
+    fn expectations(rows: &[Row], runs: &[RunPage]) -> String {
+        let empty = "<td><td class=\"v \">";
+        Self::body(
+            rows,
+            runs,
+            |r| &r.expectations,
+            empty,
+            |out, cells, e| {
+                Self::cell(out, "<td>", cells.get(e.diff));
+                Self::cell(out, "<td class=\"v ", e.verdict);
+                Self::cell(out, "\">", e.verdict);
+                if e.kernel != e.verdict {
+                    Self::cell(out, ", kernel: ", e.kernel);
+                }
+            },
+        )
+    }
+
+    /// A table body: a row per label, and in it each run's cells, written by `cells` from the
+    /// run's entry of the row (in `list`), or `empty` when it has none.
+    fn body<T>(
+        rows: &[Row],
+        runs: &[RunPage],
+        list: fn(&RunPage) -> &[T],
+        empty: &str,
+        cells: impl Fn(&mut String, &Cells, &T),
+    ) -> String {
+        let mut out = Self::sized(rows.len(), runs.len());
+        for row in rows {
+            Self::cell(&mut out, "<tr><td>", &row.label);
+            for (at, run) in row.cells.iter().zip(runs) {
+                match at.map(|j| &list(run)[j]) {
+                    Some(x) => cells(&mut out, &run.cells, x),
+                    None => out.push_str(empty),
+                }
+            }
+        }
+        out
+    }
+
+    /// A body sized for its rows (a little over the usual cell), so it is not grown and
+    /// copied a dozen times.
+    fn sized(rows: usize, runs: usize) -> String {
+        String::with_capacity(rows * (48 + 96 * runs))
+    }
+
+    /// `markup`, then `text` escaped.
+    fn cell(out: &mut String, markup: &str, text: &str) {
+        out.push_str(markup);
+        // Writing to a String cannot fail.
+        let _ = format::esc_into(out, text);
+    }
+}
+
+/// A run's table cells, one text after another in one string: a string for each cell
+/// (hundreds a run) was 3 % of a build's CPU time, and the records they are made from are
+/// freed as soon as the run is summarised (kept until their page was made, they slowed the
+/// reading of the next records more than that saved).
+#[derive(Default)]
+struct Cells(String);
+
+/// Where a cell's text is in its [`Cells`].
+#[derive(Clone, Copy)]
+struct Span(usize, usize);
+
+impl Cells {
+    /// The text `write` appends, as a cell.
+    fn push(&mut self, write: impl FnOnce(&mut String)) -> Span {
+        let from = self.0.len();
+        write(&mut self.0);
+        Span(from, self.0.len())
+    }
+
+    fn text(&mut self, s: &str) -> Span {
+        self.push(|out| out.push_str(s))
+    }
+
+    fn get(&self, s: Span) -> &str {
+        self.0.get(s.0..s.1).unwrap_or_default()
+    }
+}
+
+struct ResultCells {
+    id: Span,
+    /// What its overhead is over; empty when it has none.
+    vs: Span,
+    /// Median and CI in one cell (the sorter reads the leading number), with its sample count
+    /// when it is not the run's usual one and its share of preempted samples when there were.
+    median: Span,
+    overhead: Span,
+}
+
+struct EstimateCells {
+    id: Span,
+    /// Median and CI in one cell.
+    median: Span,
+    origin: &'static str,
+}
+
+struct ExpectationCells {
+    label: Span,
+    /// The paired difference and its CI, and the tolerance, in one cell.
+    diff: Span,
+    verdict: &'static str,
+    kernel: &'static str,
+}
+
+/// A table row: its label and, per run of the page, the index of its entry in that run's list
+/// (results, estimates or expectations), if it has one.
+struct Row {
+    label: String,
+    cells: Vec<Option<usize>>,
+}
+
+impl Row {
+    /// The row of `rows` labelled `label`, added with `n` empty cells when there is none.
+    fn of<'r>(rows: &'r mut Vec<Row>, label: &str, n: usize) -> &'r mut Row {
+        let at = match rows.iter().position(|q| q.label == label) {
+            Some(at) => at,
+            None => {
+                rows.push(Row {
+                    label: label.to_string(),
+                    cells: vec![None; n],
+                });
+                rows.len() - 1
+            }
+        };
+        &mut rows[at]
+    }
+}
+
+/// What is one run's own on its page: its section, and its columns of the tables.
+pub struct RunPage {
+    part: RunPart,
+    /// What the page says once, made for the first run of a page only.
+    head: Option<Head>,
+    cells: Cells,
+    results: Vec<ResultCells>,
+    estimates: Vec<EstimateCells>,
+    expectations: Vec<ExpectationCells>,
+}
+
+/// The measured results of a record: those on the page.
+fn measured(r: &RunRecord) -> impl Iterator<Item = &ScenarioResult> {
+    r.results.iter().filter(|x| x.status == Status::Measured)
+}
+
+/// What a page of runs says once, taken from its first run (the runs of one series share it).
+#[derive(Serialize)]
+struct Head {
+    arch: String,
+    arch_href: Option<String>,
+    kbase: String,
+    kernel_href: Option<String>,
+    cpu: String,
+    virt: String,
+    series_id: String,
+    series_href: Option<String>,
+    per_op: String,
+    /// What the numbers count: `ns`, or `instructions` (the record's clock counted them).
+    unit: &'static str,
+    confidence: String,
+    any_ci: bool,
+}
+
+/// A run's section.
+#[derive(Serialize)]
+struct RunPart {
+    id: String,
+    kind: &'static str,
+    /// Not (yet) accepted by a maintainer in data/triage.tsv.
+    unverified: bool,
+    quality: Badge,
+    quality_reasons: String,
+    /// Why the run is not on the version axis; empty when it is.
+    unplaced: String,
+    unplaced_href: String,
+    kernel_release: String,
+    /// How the kernel is known when the log does not print it: stated by the source.
+    kernel_stated: String,
+    date: String,
+    raw_href: String,
+    env_href: String,
+    /// The usual sample count of the scenarios; rows with another count show theirs.
+    samples_each: String,
+    /// Failed scenarios with their reasons (a failure is this run's, so it is said here).
+    failed: Vec<SkippedGroup>,
+    /// How many were skipped; which and why is on the shared page.
+    skipped: usize,
+    compares: Vec<CompareHead>,
+    no_compare: String,
+    /// This run's own facts; what it shares with others is on its [`EnvPage`].
+    facts: Vec<(String, String)>,
+    stated: Vec<(String, String)>,
+    source_url: String,
+    source_link: bool,
+    notes: Vec<String>,
+}
+
+/// The pages around one page of runs (site paths).
+#[derive(Default)]
+pub struct Pager {
+    pub older: Option<String>,
+    pub newer: Option<String>,
+}
+
+/// The page of `runs`, whose site path has the root `root`; `alone` for the page of a run
+/// that is on no series' page. None when there are no runs.
+pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option<RunsPage> {
+    // The baseline most overheads are over, on the whole page; others are named in the row.
+    let baseline = most_common(runs.iter().flat_map(|r| {
+        r.results
+            .iter()
+            .map(|x| r.cells.get(x.vs))
+            .filter(|vs| !vs.is_empty())
+    }))
+    .unwrap_or_default()
+    .to_string();
+    let n = runs.len();
+    debug_assert!(
+        runs.first().is_none_or(|r| r.head.is_some()),
+        "the first run of a page says what its runs share"
+    );
+    let mut results: Vec<Row> = Vec::new();
+    let mut keys: Vec<(&str, &str)> = Vec::new();
+    let mut estimates: Vec<Row> = Vec::new();
+    let mut expectations: Vec<Row> = Vec::new();
+    for (k, r) in runs.iter().enumerate() {
+        for (j, x) in r.results.iter().enumerate() {
+            let key = (r.cells.get(x.id), r.cells.get(x.vs));
+            // The runs of a series usually have the same rows in the same order.
+            let hint = keys.get(j).filter(|q| **q == key).map(|_| j);
+            let at = match hint.or_else(|| keys.iter().position(|q| *q == key)) {
+                Some(at) => at,
+                None => {
+                    let label = if key.1.is_empty() || key.1 == baseline {
+                        key.0.to_string()
+                    } else {
+                        format!("{} − {}", key.0, key.1)
+                    };
+                    results.push(Row {
+                        label,
+                        cells: vec![None; n],
+                    });
+                    keys.push(key);
+                    keys.len() - 1
+                }
+            };
+            results[at].cells[k] = Some(j);
+        }
+        for (j, e) in r.estimates.iter().enumerate() {
+            Row::of(&mut estimates, r.cells.get(e.id), n).cells[k] = Some(j);
+        }
+        for (j, e) in r.expectations.iter().enumerate() {
+            Row::of(&mut expectations, r.cells.get(e.label), n).cells[k] = Some(j);
+        }
+    }
+    drop(keys);
+    let bodies = (
+        Bodies::results(&results, &runs),
+        Bodies::estimates(&estimates, &runs),
+        Bodies::expectations(&expectations, &runs),
+    );
+    let mut parts = Vec::with_capacity(n);
+    let mut head = None;
+    for r in runs {
+        parts.push(r.part);
+        if let Some(h) = r.head {
+            head.get_or_insert(h);
+        }
+    }
+    let h = head?;
+    Some(RunsPage {
+        root: root.to_string(),
+        title: if alone {
+            format!(
+                "Run {} ({} {})",
+                parts[0].id, h.arch, parts[0].kernel_release
+            )
+        } else {
+            format!("Series {} on Linux {} ({})", h.series_id, h.kbase, h.arch)
+        },
+        alone,
+        count: match n {
+            1 => "One run.".to_string(),
+            n => format!(
+                "{n} runs, oldest first: each has its section here and its columns in the tables below."
+            ),
+        },
+        any_compare: parts.iter().any(|p| !p.compares.is_empty()),
+        head: h,
+        baseline,
+        older: pager.older.map(|p| format!("{root}{p}")),
+        newer: pager.newer.map(|p| format!("{root}{p}")),
+        runs: parts,
+        results: Html::new(bodies.0),
+        estimates: Html::new(bodies.1),
+        expectations: Html::new(bodies.2),
+    })
+}
+
+/// The sample count most of a run's measured scenarios have.
+fn usual_samples(r: &RunRecord) -> Option<u64> {
+    most_common(measured(r).filter_map(|x| x.samples))
+}
+
+/// A number that changed from the earlier run beyond what both intervals allow.
+#[derive(Serialize)]
+struct Moved {
+    id: String,
+    delta: String,
+    class: &'static str,
+}
+
+/// One earlier run the page is compared with (a column of the scenario and estimate tables).
+#[derive(Serialize)]
+pub struct CompareHead {
+    what: String,
+    href: String,
+    id: String,
+    date: String,
+    kernel: String,
+    quality: Badge,
+    counts: String,
+    /// The numbers whose intervals are disjoint; the rest did not move resolvably.
+    moved: Vec<Moved>,
+}
+
+/// Scenarios skipped or failed for one reason.
+#[derive(Serialize, PartialEq)]
+struct SkippedGroup {
+    reason: String,
+    ids: String,
+}
+
+/// What the runs of one machine share, said once: the machine's facts as measured, how the
+/// runs were taken, and the scenarios they skipped with the reasons. Its name is a hash of its
+/// content, so every run whose shared facts are identical links to the same page, and a page
+/// never changes under a link.
+#[derive(Serialize)]
+pub struct EnvPage {
+    root: String,
+    title: String,
+    id: String,
+    arch: String,
+    cpu: String,
+    virt: String,
+    facts: Vec<(String, String)>,
+    skipped: Vec<SkippedGroup>,
+}
+
+impl EnvPage {
+    /// Its site path.
+    pub fn path(&self) -> String {
+        format!("env/{}.html", self.id)
+    }
+}
+
+/// The shared page of a run (see [`EnvPage`]).
+pub fn environment(r: &RunRecord, info: &RunInfo) -> EnvPage {
+    use sha2::{Digest, Sha256};
+    let c = &r.environment.comparability;
+    let mut page = EnvPage {
+        root: "../".to_string(),
+        title: String::new(),
+        id: String::new(),
+        arch: c.arch.clone(),
+        cpu: info.series.cpu.clone(),
+        virt: info.series.virt.clone(),
+        facts: shared_facts(r, info),
+        skipped: groups(r, Status::Skipped),
+    };
+    let mut h = Sha256::new();
+    for part in [&page.arch, &page.cpu, &page.virt] {
+        h.update(part.as_bytes());
+        h.update([0]);
+    }
+    for (k, v) in &page.facts {
+        h.update(k.as_bytes());
+        h.update([1]);
+        h.update(v.as_bytes());
+        h.update([0]);
+    }
+    for g in &page.skipped {
+        h.update(g.ids.as_bytes());
+        h.update([1]);
+        h.update(g.reason.as_bytes());
+        h.update([0]);
+    }
+    page.id = h.finalize()[..6]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    page.title = format!("Machine and settings {}", page.id);
+    page
+}
+
+/// What [`environment`] makes a run's shared page from, hashed: exactly the parts of the
+/// record and of its summary that the page says. Runs with the same key have the same page,
+/// so a build makes each page once rather than once a run (hundreds of runs share one); a
+/// debug build checks every run's page against its key's.
+pub fn environment_key(r: &RunRecord, info: &RunInfo) -> Key {
+    let c = &r.environment.comparability;
+    let cpu = &c.cpu;
+    let inc = &r.environment.incidental;
+    let s = &r.settings;
+    let src = &r.source;
+    let mut h = Inputs(Streamed::default());
+    for t in [&c.arch, &info.series.cpu, &info.series.virt]
+        .into_iter()
+        .chain([&info.series.mitigations, &info.series.flags])
+        .chain([&src.tool])
+    {
+        h.text(t);
+    }
+    for t in [
+        &cpu.microcode,
+        &c.bpf_jit_enable,
+        &c.bpf_jit_harden,
+        &inc.machine_hash,
+        &inc.clocksource,
+        &inc.governor,
+        &src.commit,
+        &src.format,
+    ] {
+        h.opt(t.as_deref());
+    }
+    for n in [cpu.logical_cpus, cpu.physical_cores, s.cpu] {
+        h.num(n.map_or(u64::MAX, u64::from));
+    }
+    h.num(cpu.smt.map_or(2, u64::from));
+    for x in [Some(s.confidence), s.budget_s, s.target_ci_pct, s.sample_ms] {
+        h.num(x.map_or(u64::MAX, f64::to_bits));
+    }
+    for list in [&s.only, &s.skip] {
+        h.num(list.len() as u64);
+        list.iter().for_each(|t| h.text(t));
+    }
+    h.num(src.kind as u64);
+    h.num(src.method as u64);
+    h.num(u64::from(r.schema));
+    for x in r.results.iter().filter(|x| x.status == Status::Skipped) {
+        h.text(&x.id);
+        h.opt(x.reason.as_deref());
+    }
+    h.0.key()
+}
+
+/// The inputs of a page, each told from the next.
+struct Inputs(Streamed);
+
+impl Inputs {
+    fn text(&mut self, t: &str) {
+        self.num(t.len() as u64);
+        self.0.update(t.as_bytes());
+    }
+
+    fn opt(&mut self, t: Option<&str>) {
+        match t {
+            Some(t) => self.text(t),
+            None => self.num(u64::MAX),
+        }
+    }
+
+    fn num(&mut self, n: u64) {
+        self.0.update(&n.to_le_bytes());
+    }
+}
+
+pub fn verdict_name(v: Verdict) -> &'static str {
+    match v {
+        Verdict::Pass => "pass",
+        Verdict::Fail => "fail",
+        Verdict::Inconclusive => "inconclusive",
+        Verdict::Skip => "skip",
+    }
+}
+
+fn opt(s: &Option<String>) -> String {
+    s.clone().unwrap_or_default()
+}
+
+/// The runs a run page compares with, all of its own series (metric ids of the same registry):
+/// the nearest earlier kernel version's run (the same machine's when there is one), and the
+/// same machine's previous run on this version.
+#[derive(Default)]
+pub struct Comparisons<'a> {
+    pub prev_version: Option<&'a RunInfo>,
+    pub same_version: Option<&'a RunInfo>,
+}
+
+/// The earlier runs, each with what it is.
+fn earlier<'a>(info: &RunInfo, cmp: &Comparisons<'a>) -> Vec<(&'a RunInfo, String)> {
+    let mut out = Vec::new();
+    if let Some(p) = cmp.prev_version {
+        let what = format!(
+            "Nearest earlier version, {}: {}",
+            p.kbase,
+            if p.machine.is_some() && p.machine == info.machine {
+                "this machine's latest run"
+            } else {
+                "the latest run (none of this machine's)"
+            }
+        );
+        out.push((p, what));
+    }
+    if let Some(p) = cmp.same_version {
+        let what = format!(
+            "This machine's previous run on {}{}",
+            info.kbase,
+            if p.kernel.release == info.kernel.release {
+                ", same build"
+            } else {
+                ", another build"
+            }
+        );
+        out.push((p, what));
+    }
+    out
+}
+
+/// Compares this run's value `t` of a metric with the earlier run's `p`: counts it in `tally`
+/// (higher, lower, neither) and keeps it, labelled, when the two intervals are disjoint.
+fn compare_one(
+    p: Option<Val>,
+    t: Option<Val>,
+    label: &dyn Fn() -> String,
+    tally: &mut ([usize; 3], Vec<Moved>),
+) {
+    let (Some(p), Some(t)) = (p, t) else {
+        return;
+    };
+    let d = t.median - p.median;
+    let class = match Difference::resolved(p.ci(), t.ci()) {
+        Some(true) if d > 0.0 => "up",
+        Some(true) => "down",
+        _ => {
+            tally.0[2] += 1;
+            return;
+        }
+    };
+    tally.0[usize::from(class == "down")] += 1;
+    tally.1.push(Moved {
+        id: label(),
+        delta: format::difference(&difference(p.median, p.ci(), t.median, t.ci())),
+        class,
+    });
+}
+
+/// A run's values indexed by metric id: the comparisons look up every metric of a run in
+/// itself and in each earlier run, and its values are in the record's order.
+fn by_metric(v: &Values) -> Vec<Option<Val>> {
+    let end = v.iter().map(|(m, _)| m as usize + 1).max().unwrap_or(0);
+    let mut t = vec![None; end];
+    // The first of a metric's values, as a search would find it.
+    for (m, x) in v.iter() {
+        t[m as usize].get_or_insert(x);
+    }
+    t
+}
+
+/// One run's part of its page; `first` for the first run of its page, which says what the
+/// page's runs share.
+pub fn build(
+    r: &RunRecord,
+    info: &RunInfo,
+    cmp: &Comparisons,
+    reg: &Registry,
+    keys: &Compared,
+    raw_href: &str,
+    first: bool,
+) -> RunPage {
+    let links = &Links;
+    let here = links.run(info);
+    let root = format::root_of(here.split('#').next().unwrap_or_default());
+    let c = &r.environment.comparability;
+    let s = &r.settings;
+    let conf = format!("{}%", s.confidence * 100.0);
+    let source_url = opt(&r.source.url);
+    let placed = info.is_placed();
+    let earlier = if placed {
+        earlier(info, cmp)
+    } else {
+        Vec::new()
+    };
+    let no_compare = match (placed, &info.machine) {
+        (false, _) => "Runs that are not placed on the kernel-version axis are not compared.",
+        (true, _) if !earlier.is_empty() => "",
+        (true, _) if info.kernel.is_approximate() => "Its source states the kernel only approximately, so this run is compared with no other (it could be on the same release as its neighbours, or another).",
+        (true, Some(_)) => "This is the first run of this series on this and earlier kernel versions.",
+        (true, None) => "No earlier kernel version of this series has a run, and the record carries no machine identity to link it with earlier runs on this version.",
+    };
+    let run_baseline =
+        most_common(measured(r).filter_map(|x| x.overhead.as_ref().map(|o| o.vs.as_str())))
+            .unwrap_or_default();
+    let usual = usual_samples(r);
+    let mut tallies: Vec<([usize; 3], Vec<Moved>)> =
+        earlier.iter().map(|_| ([0; 3], Vec::new())).collect();
+    let own = by_metric(&info.values);
+    let theirs: Vec<Vec<Option<Val>>> = earlier.iter().map(|(p, _)| by_metric(&p.values)).collect();
+    let mut tally = |m: Option<u32>, label: &dyn Fn() -> String| {
+        let Some(m) = m.map(|m| m as usize) else {
+            return;
+        };
+        for (p, t) in theirs.iter().zip(tallies.iter_mut()) {
+            compare_one(
+                p.get(m).copied().flatten(),
+                own.get(m).copied().flatten(),
+                label,
+                t,
+            );
+        }
+    };
+    let mut cells = Cells(String::with_capacity(4096));
+    let mut results = Vec::with_capacity(r.results.len());
+    for (j, res) in measured(r).enumerate() {
+        // A scenario with an overhead is compared by it (paired against its baseline in
+        // every round, so the baseline's own drift is not counted twice).
+        let m = keys
+            .results
+            .get(j)
+            .copied()
+            .flatten()
+            .or_else(|| match &res.overhead {
+                Some(o) => reg.find(Kind::Overhead, &res.id, &o.vs),
+                None => reg.find(Kind::Median, &res.id, ""),
+            });
+        tally(m, &|| match &res.overhead {
+            Some(o) if o.vs != run_baseline => format!("{} − {}", res.id, o.vs),
+            _ => res.id.clone(),
+        });
+        let o = res.overhead.as_ref();
+        results.push(ResultCells {
+            id: cells.text(&res.id),
+            vs: cells.text(o.map_or("", |o| &o.vs)),
+            median: cells.push(|out| median_cell(out, res, usual)),
+            overhead: cells.push(|out| {
+                if let Some(o) = o {
+                    with_ci(out, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
+                }
+            }),
+        });
+    }
+    let mut estimates = Vec::with_capacity(r.estimates.len());
+    for (j, e) in r.estimates.iter().enumerate() {
+        let m = keys.estimates.get(j).copied().flatten();
+        tally(m.or_else(|| reg.find(Kind::Estimate, &e.id, "")), &|| {
+            format!("estimate {}", e.id)
+        });
+        estimates.push(EstimateCells {
+            id: cells.text(&e.id),
+            median: cells.push(|out| with_ci(out, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns)),
+            origin: origin_words(e.origin),
+        });
+    }
+    let expectations = r
+        .expectations
+        .iter()
+        .map(|e| ExpectationCells {
+            label: cells.text(&e.label),
+            diff: cells.push(|out| {
+                with_ci(out, e.diff_median_ns, e.diff_ci_low_ns, e.diff_ci_high_ns);
+                out.push_str(", tol ");
+                format::ns_into(out, e.tolerance_ns);
+            }),
+            verdict: verdict_name(e.verdict),
+            kernel: verdict_name(e.kernel_verdict),
+        })
+        .collect();
+    let compares = earlier
+        .iter()
+        .zip(tallies)
+        .map(|((p, what), (t, moved))| CompareHead {
+            what: what.clone(),
+            // A run on the same page is linked as its section.
+            href: match (links.run(p), here.split_once('#')) {
+                (h, Some((here, _))) if h.split_once('#').is_some_and(|(page, _)| page == here) => {
+                    format!("#{}", p.id)
+                }
+                (h, _) => format!("{root}{h}"),
+            },
+            id: p.id.clone(),
+            // The day; the time of day is on its page.
+            date: p
+                .date
+                .as_deref()
+                .map(|d| d.get(..10).unwrap_or(d).to_string())
+                .unwrap_or_default(),
+            // Its build, unless that is the version already named or this run's own.
+            kernel: if p.kernel.release == p.kbase || p.kernel.release == info.kernel.release {
+                String::new()
+            } else {
+                p.kernel.release.clone()
+            },
+            quality: quality_badge(p),
+            counts: format!("{} higher, {} lower, {} unresolved", t[0], t[1], t[2]),
+            moved,
+        })
+        .collect();
+    let part = RunPart {
+        id: r.id.clone(),
+        kind: kind_label(r.source.kind),
+        unverified: !info.accepted,
+        quality: quality_badge(info),
+        quality_reasons: info.quality.reasons().join("; "),
+        unplaced: info
+            .placed
+            .as_ref()
+            .err()
+            .map(|e| e.to_string())
+            .unwrap_or_default(),
+        unplaced_href: format!("{root}{}", links.unplaced()),
+        kernel_release: info.kernel.release.clone(),
+        kernel_stated: stated_kernel(r).unwrap_or_default().to_string(),
+        date: opt(&r.source.date),
+        raw_href: raw_href.to_string(),
+        env_href: format!("{root}{}", info.env_page),
+        samples_each: match usual {
+            None => String::new(),
+            Some(1) => "1 sample".to_string(),
+            Some(n) => format!("{n} samples"),
+        },
+        failed: groups(r, Status::Failed),
+        skipped: r
+            .results
+            .iter()
+            .filter(|x| x.status == Status::Skipped)
+            .count(),
+        compares,
+        no_compare: no_compare.to_string(),
+        facts: own_facts(r),
+        stated: stated(r),
+        // Only plain web links become clickable; anything else (javascript:, data:) stays text.
+        source_link: source_url.starts_with("https://") || source_url.starts_with("http://"),
+        source_url,
+        notes: r
+            .notes
+            .iter()
+            .filter(|n| !restates_numbers(n))
+            .cloned()
+            .collect(),
+    };
+    // Only the first run's is used: made only for it.
+    let head = first.then(|| Head {
+        arch: c.arch.clone(),
+        arch_href: placed.then(|| format!("{root}{}", links.arch(&info.arch))),
+        kbase: info.kbase.clone(),
+        kernel_href: placed.then(|| format!("{root}{}", links.kernel(&info.kbase))),
+        cpu: info.series.cpu.clone(),
+        virt: info.series.virt.clone(),
+        series_id: info.series.id(),
+        series_href: placed.then(|| format!("{root}{}", links.series(&info.series))),
+        per_op: info.series.unit(),
+        unit: info.series.number_unit(),
+        confidence: conf,
+        any_ci: measured(r).any(|x| x.ci_low_ns.is_some())
+            || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
+    });
+    RunPage {
+        part,
+        head,
+        cells,
+        results,
+        estimates,
+        expectations,
+    }
+}
+
+/// The collector's notes that put into words what the page shows as numbers: the CI targets
+/// missed and the widest CI (the quality line), the preempted scenarios (the `preempted %`
+/// column) and the scenarios with few rounds (the `samples` column). They address whoever ran
+/// the tool ("a larger --budget…"); the raw record keeps them.
+fn restates_numbers(note: &str) -> bool {
+    const DERIVED: [&str; 2] = [
+        "another task shared the measurement CPU during more than 20 % of the samples",
+        "the budget ran out before every CI reached",
+    ];
+    let number = |n: &str| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit());
+    DERIVED.iter().any(|p| note.starts_with(p))
+        || note
+            .split_once(" targets not met, furthest: ")
+            .is_some_and(|(head, _)| head.split(" of ").all(number))
+        || note
+            .strip_prefix("fewer than ")
+            .and_then(|r| r.split_once(" rounds fitted in the budget for: "))
+            .is_some_and(|(n, _)| number(n))
+}
+
+fn most_common<T: PartialEq + Copy>(xs: impl Iterator<Item = T>) -> Option<T> {
+    let mut counts: Vec<(T, usize)> = Vec::new();
+    for x in xs {
+        match counts.iter_mut().find(|(k, _)| *k == x) {
+            Some((_, n)) => *n += 1,
+            None => counts.push((x, 1)),
+        }
+    }
+    // The first of the most frequent, so the choice does not depend on anything but the record.
+    let best = counts.iter().map(|c| c.1).max().unwrap_or(0);
+    counts.iter().find(|c| c.1 == best).map(|c| c.0)
+}
+
+/// A median and its interval in one cell (the sorter reads the leading number and its unit).
+fn with_ci(out: &mut String, m: Option<f64>, lo: Option<f64>, hi: Option<f64>) {
+    format::scaled_into(out, m, lo.zip(hi));
+}
+
+/// A scenario's median and CI, with its sample count when it is not the run's usual one and
+/// its share of preempted samples when there were.
+fn median_cell(out: &mut String, res: &ScenarioResult, usual: Option<u64>) {
+    with_ci(out, res.median_ns, res.ci_low_ns, res.ci_high_ns);
+    if let Some(n) = res.samples.filter(|n| Some(*n) != usual) {
+        out.push_str(" n=");
+        out.push_str(itoa::Buffer::new().format(n));
+    }
+    if let (Some(p), Some(n)) = (res.preempted, res.samples) {
+        if p > 0 && n > 0 {
+            let pct = p as f64 / n as f64 * 100.0;
+            // A share that rounds to 0 % is still some.
+            if pct < 0.5 {
+                out.push_str(" p<1%");
+            } else {
+                out.push_str(" p=");
+                format::fixed_into(out, pct, 0);
+                out.push('%');
+            }
+        }
+    }
+}
+
+fn origin_words(o: Option<EstimateOrigin>) -> &'static str {
+    match o {
+        None => "",
+        Some(EstimateOrigin::Printed) => "printed by the log",
+        Some(EstimateOrigin::Decoded) => "printed as an unsigned wrap-around; the signed value",
+        Some(EstimateOrigin::Recomputed) => {
+            "not printed; computed with the benchmark's formula from the values it printed"
+        }
+    }
+}
+
+/// The scenarios of one status (skipped, failed) grouped by their reason (one reason often
+/// covers several: the BPF program and its attach cost).
+fn groups(r: &RunRecord, status: Status) -> Vec<SkippedGroup> {
+    let mut out: Vec<SkippedGroup> = Vec::new();
+    for res in r.results.iter().filter(|x| x.status == status) {
+        let reason = opt(&res.reason);
+        match out.iter_mut().find(|g| g.reason == reason) {
+            Some(g) => {
+                g.ids.push_str(", ");
+                g.ids.push_str(&res.id);
+            }
+            None => out.push(SkippedGroup {
+                reason,
+                ids: res.id.clone(),
+            }),
+        }
+    }
+    out
+}
+
+/// Label/value rows without the ones that have nothing to say.
+fn facts<'a>(rows: impl IntoIterator<Item = (&'a str, String)>) -> Vec<(String, String)> {
+    rows.into_iter()
+        .filter(|(_, v)| !v.trim().is_empty())
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+}
+
+/// This run's own facts: under what load it ran, how long and why it stopped, its log and
+/// whatever else its source recorded. What it shares with other runs of its machine is on its [`EnvPage`].
+fn own_facts(r: &RunRecord) -> Vec<(String, String)> {
+    let inc = &r.environment.incidental;
+    let sm = &r.summary;
+    let src = &r.source;
+    // `{:.2}` each, without the exact float path (`format::fixed`).
+    let load = |l: &Option<[f64; 3]>| {
+        let mut s = String::new();
+        for (i, x) in l.iter().flatten().enumerate() {
+            if i > 0 {
+                s.push(' ');
+            }
+            format::fixed_into(&mut s, *x, 2);
+        }
+        s
+    };
+    facts([
+        ("load average at start / end", {
+            let (a, b) = (load(&inc.loadavg_start), load(&inc.loadavg_end));
+            if a.is_empty() && b.is_empty() {
+                String::new()
+            } else {
+                format!("{a} / {b}")
+            }
+        }),
+        (
+            "rounds, duration",
+            // Absent, not zero: most imported logs never say how long they ran.
+            format!(
+                "{}, {}",
+                sm.rounds,
+                sm.duration_s
+                    .map(|d| format::fixed(d, 1) + " s")
+                    .unwrap_or_else(|| "duration not recorded".to_string())
+            ),
+        ),
+        (
+            "stopped because",
+            match sm.stop_reason {
+                StopReason::Target => "every CI reached the target",
+                StopReason::Budget => "the time budget was spent",
+                StopReason::Complete => "one pass per scenario",
+            }
+            .to_string(),
+        ),
+        ("log SHA-256", opt(&src.text_sha256)),
+        ("note", opt(&src.note)),
+    ])
+    .into_iter()
+    // What else the source recorded (an import's calibration time, its totals) is the run's.
+    .chain(inc.other.iter().map(|(k, v)| (k.clone(), v.clone())))
+    .collect()
+}
+
+/// What a run shares with the other runs of its machine, usually: the machine's facts beyond
+/// the lead line (what decides comparability, and what was incidental), the settings, and the
+/// tool. The kernel command line, configuration and mitigation texts are in the raw record.
+fn shared_facts(r: &RunRecord, info: &RunInfo) -> Vec<(String, String)> {
+    let c = &r.environment.comparability;
+    let cpu = &c.cpu;
+    let inc = &r.environment.incidental;
+    let s = &r.settings;
+    let src = &r.source;
+    let num = |x: Option<u32>| x.map(|x| x.to_string()).unwrap_or_default();
+    let method = match src.method {
+        Method::Interleaved => "interleaved rounds, paired differences",
+        Method::Sequential => "sequential (the kernel seccomp_benchmark method)",
+        Method::External => "as done by the imported tool",
+    };
+    let mut rows = facts([
+        ("microcode", opt(&cpu.microcode)),
+        (
+            "logical CPUs / cores / SMT",
+            format!(
+                "{} / {} / {}",
+                num(cpu.logical_cpus),
+                num(cpu.physical_cores),
+                cpu.smt
+                    .map(|x| if x { "on" } else { "off" })
+                    .unwrap_or_default()
+            ),
+        ),
+        (
+            "CPU vulnerabilities",
+            info.series.mitigations.replace('\n', "; "),
+        ),
+        ("cost-relevant boot parameters", info.series.flags.clone()),
+        (
+            "BPF JIT enable / harden",
+            match (&c.bpf_jit_enable, &c.bpf_jit_harden) {
+                (None, None) => String::new(),
+                (a, b) => format!("{} / {}", opt(a), opt(b)),
+            },
+        ),
+        ("machine", opt(&inc.machine_hash)),
+        ("clock source", opt(&inc.clocksource)),
+        ("CPU governor", opt(&inc.governor)),
+        ("confidence", format!("{}%", s.confidence * 100.0)),
+        (
+            "budget / CI target",
+            match (s.budget_s, s.target_ci_pct) {
+                (None, None) => String::new(),
+                (b, t) => format!(
+                    "{} / {}",
+                    b.map(|b| format!("{b} s")).unwrap_or_default(),
+                    t.map(|t| format!("±{t} %")).unwrap_or_default()
+                ),
+            },
+        ),
+        ("pinned CPU", num(s.cpu)),
+        (
+            "sample length",
+            s.sample_ms.map(|b| format!("{b} ms")).unwrap_or_default(),
+        ),
+        ("only", s.only.join(", ")),
+        ("skip", s.skip.join(", ")),
+        ("source", provenance_text(src)),
+        ("tool", src.tool.clone()),
+        ("commit", opt(&src.commit)),
+        ("method", method.to_string()),
+        ("log format", opt(&src.format)),
+        ("schema", r.schema.to_string()),
+    ]);
+    rows.retain(|(_, v)| v != " /  / ");
+    rows
+}
+
+fn provenance_text(src: &Source) -> String {
+    match src.kind {
+        SourceKind::Collected => format!("collected by {}", src.tool),
+        SourceKind::Import => format!(
+            "imported by {} from a published log{}",
+            src.tool,
+            src.format
+                .as_ref()
+                .map(|f| format!(" ({f})"))
+                .unwrap_or_default()
+        ),
+        SourceKind::Synthetic => {
+            format!("generated by {} (synthetic, not a measurement)", src.tool)
+        }
+    }
+}
+
+/// How the kernel is known when the log itself does not print it.
+fn stated_kernel(r: &RunRecord) -> Option<&'static str> {
+    let k = r.source.stated.as_ref()?.kernel.as_ref()?;
+    Some(if k.approximate {
+        "stated only approximately by the source: a version of its own, never the point of a measured one"
+    } else {
+        "as stated by the source"
+    })
+}
+
+/// The facts the source of an imported log states outside the log.
+fn stated(r: &RunRecord) -> Vec<(String, String)> {
+    let Some(st) = &r.source.stated else {
+        return Vec::new();
+    };
+    facts([
+        (
+            "kernel",
+            st.kernel
+                .as_ref()
+                .map(|k| {
+                    if k.approximate {
+                        format!("around {} (approximate)", k.release)
+                    } else {
+                        k.release.clone()
+                    }
+                })
+                .unwrap_or_default(),
+        ),
+        ("architecture", opt(&st.arch)),
+        ("machine", opt(&st.machine)),
+        ("date", opt(&st.date)),
+        ("where the source says so", opt(&st.stated_in)),
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::restates_numbers;
+
+    #[test]
+    fn only_the_collectors_derived_notes_are_left_to_the_numbers() {
+        // As the collector writes them (from records in data/).
+        for n in [
+            "50 of 52 targets not met, furthest: ptrace.syscall overhead ±2974077.27 ns (target ±33155.77); a larger --budget (or a quieter machine) narrows them",
+            "another task shared the measurement CPU during more than 20 % of the samples of: ptrace.syscall 22/27 (was the machine busy? see the load averages)",
+            "fewer than 6 rounds fitted in the budget for: attach; intervals need at least 6 samples and are unreliable below 6",
+            "the budget ran out before every CI reached ±1%: the widest is ±14.71% (sud.block)",
+        ] {
+            assert!(restates_numbers(n), "{n}");
+        }
+        // What an importer or a source says is the run's own and stays on its page.
+        for n in [
+            "seccomp_benchmark timed each scenario once (17053830 calls), printing integer ns per call",
+            "A scaling table: each CPU count is a record of its own. This one ran 1 producer.",
+            "Every verdict is inconclusive: one measurement per scenario gives no interval",
+            "some 3 targets not met, furthest: x",
+            "fewer than half of the rounds were kept",
+        ] {
+            assert!(!restates_numbers(n), "{n}");
+        }
+    }
+}
