@@ -157,20 +157,11 @@ fn display_rel(dir: &Path, p: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// A buffer to read records into that each thread keeps (taken, and given back when dropped):
-/// reading a build's records allocates no file-sized buffer per record (glibc's heap tidies all
-/// its small free chunks before each large allocation, and a build holds many small ones).
+/// A buffer to read records into, one record after another.
+#[derive(Default)]
 pub struct Buffer(Vec<u8>);
 
-thread_local! {
-    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-}
-
 impl Buffer {
-    pub fn take() -> Buffer {
-        Buffer(BUFFER.take())
-    }
-
     /// [`read_limited`], into this buffer.
     pub fn read(&mut self, path: &Path) -> Result<&[u8], RecordError> {
         read_limited_into(path, &mut self.0)?;
@@ -195,12 +186,6 @@ impl Buffer {
             .read_to_end(&mut self.0)
             .map_err(RecordError::Read)?;
         Ok((&self.0, len <= n))
-    }
-}
-
-impl Drop for Buffer {
-    fn drop(&mut self) {
-        BUFFER.set(std::mem::take(&mut self.0));
     }
 }
 

@@ -41,8 +41,7 @@ pub fn summaries_path(out: &Path) -> PathBuf {
 
 /// A 128-bit hash of some bytes, for telling whether a file or a page's inputs changed between
 /// two builds. Not a security boundary (the site is rebuilt from data anyone can read): XXH3's
-/// 128-bit form, which hashes at memory speed (every record file is hashed on every build, so
-/// the hash is a share of an incremental one: two SipHash passes were 2 s of 17 at 100,000 runs).
+/// 128-bit form, which hashes at memory speed (every record file is hashed on every build).
 /// Another version of the hash would give other keys; then every file is written once more.
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub struct Key(u64, u64);

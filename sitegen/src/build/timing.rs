@@ -35,7 +35,7 @@ pub fn enabled() -> bool {
 
 /// This thread's CPU time so far (Linux: the first field of its schedstat, in ns). The file
 /// is opened once per thread and read again from its start: the parts are timed several times
-/// per record, and opening, reading and closing it each time cost 3 % of a build's CPU.
+/// per record.
 fn thread_cpu() -> Duration {
     use std::os::unix::fs::FileExt;
     thread_local! {

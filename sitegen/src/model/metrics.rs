@@ -5,7 +5,6 @@
 
 use foldhash::HashMap;
 use std::cmp::Ordering;
-use std::sync::Arc;
 use syscost_record::{EstimateId, RunRecord, Status};
 
 /// Which number of a scenario or estimate a metric is.
@@ -316,113 +315,6 @@ pub struct Spellings {
     by_key: Vec<Vec<u32>>,
     /// Each spelling's registry id, as `list`.
     keys: Vec<Option<u32>>,
-    /// The key sequences of the last runs read, and what reading them gave.
-    recent: Recent,
-}
-
-/// A run's keys, in order, with the ids and spellings they were given: the next run of the
-/// same engine meets the same keys in the same order, and comparing its sequence with one
-/// contiguous text is cheaper than interning and noting its keys one by one (each a hash
-/// lookup and string comparisons on texts scattered in memory; summarising took 1.8 s instead
-/// of 3.0 at 100,000 runs). Replaying is exact: the keys
-/// are interned already and the texts were merged (merging a text again changes nothing), and
-/// a key past [`MAX_METRICS`], whose spelling is noted each time it is met, is not kept.
-#[derive(Debug, Default)]
-struct Recent {
-    seen: Vec<Seen>,
-    /// The slot the next sequence replaces.
-    next: usize,
-    /// Which metrics the run being read has a value of.
-    marks: Marks,
-}
-
-#[derive(Debug, Default)]
-struct Seen {
-    /// The sequence: for each key its kind, then each text after its length.
-    sig: Vec<u8>,
-    keys: Vec<u32>,
-    spelled: Vec<u32>,
-}
-
-/// Sequences kept: a worker's chains interleave a few engines' runs at most.
-const RECENT: usize = 4;
-
-impl Recent {
-    fn find(&self, calls: &[Call]) -> Option<&Seen> {
-        self.seen.iter().find(|s| s.matches(calls))
-    }
-
-    fn keep(&mut self, calls: &[Call], keys: Vec<u32>, spelled: Vec<u32>) {
-        let mut sig = Vec::new();
-        for c in calls {
-            sig.push(c.kind as u8);
-            for t in c.texts() {
-                sig.extend_from_slice(&(t.len() as u32).to_le_bytes());
-                sig.extend_from_slice(t.as_bytes());
-            }
-        }
-        let seen = Seen { sig, keys, spelled };
-        if self.seen.len() < RECENT {
-            self.seen.push(seen);
-        } else {
-            self.seen[self.next] = seen;
-        }
-        self.next = (self.next + 1) % RECENT;
-    }
-}
-
-impl Seen {
-    /// `calls` are this sequence (read in place: a run's texts are not copied to compare them).
-    fn matches(&self, calls: &[Call]) -> bool {
-        let mut rest = self.sig.as_slice();
-        for c in calls {
-            let Some((&kind, r)) = rest.split_first() else {
-                return false;
-            };
-            if kind != c.kind as u8 {
-                return false;
-            }
-            rest = r;
-            for t in c.texts() {
-                let Some((len, r)) = rest.split_first_chunk::<4>() else {
-                    return false;
-                };
-                let n = u32::from_le_bytes(*len) as usize;
-                if n != t.len() || r.get(..n) != Some(t.as_bytes()) {
-                    return false;
-                }
-                rest = &r[n..];
-            }
-        }
-        rest.is_empty()
-    }
-}
-
-/// The metrics a run being read has a value of, marked with the read's number, so a key met
-/// twice is kept once without searching the run's keys.
-#[derive(Debug, Default)]
-struct Marks {
-    read: u32,
-    at: Vec<u32>,
-}
-
-impl Marks {
-    fn start(&mut self) {
-        self.read = self.read.wrapping_add(1);
-        if self.read == 0 {
-            self.at.fill(0);
-            self.read = 1;
-        }
-    }
-
-    /// Whether `id` is met for the first time in this read (and marks it).
-    fn first(&mut self, id: u32) -> bool {
-        let i = id as usize;
-        if self.at.len() <= i {
-            self.at.resize(i + 1, 0);
-        }
-        std::mem::replace(&mut self.at[i], self.read) != self.read
-    }
 }
 
 /// A metric key met in a record, with its value.
@@ -433,12 +325,6 @@ struct Call<'a> {
     family: &'a str,
     desc: &'a str,
     v: Val,
-}
-
-impl Call<'_> {
-    fn texts(&self) -> [&str; 4] {
-        [self.id, self.vs, self.family, self.desc]
-    }
 }
 
 impl Spellings {
@@ -543,23 +429,10 @@ impl Builder {
         }
     }
 
-    /// [`Builder::push`], with the keys already kept marked in `marks`.
-    fn push_marked(&mut self, key: Option<u32>, v: Val, marks: &mut Marks) {
-        if let Some(id) = key {
-            if v.finite() && marks.first(id) {
-                self.ids.push(id);
-                self.vals.push(Packed::of(v));
-            }
-        }
-    }
-
     fn finish(self) -> (Values, Vec<u32>) {
         (
             Values {
-                shape: Arc::new(Shape {
-                    ids: self.ids.into(),
-                    pos: Box::new([]),
-                }),
+                ids: self.ids.into(),
                 vals: self.vals.into(),
             },
             self.calls,
@@ -589,39 +462,9 @@ impl Packed {
 /// renumbered and sorted by metric id.
 #[derive(Debug, Clone, Default)]
 pub struct Values {
-    /// Which metrics the run has: shared by the runs that have the same ones once renumbered
-    /// (most runs of one engine do), so a chart's lookups over thousands of runs meet one table.
-    shape: Arc<Shape>,
+    ids: Box<[u32]>,
     vals: Box<[Packed]>,
 }
-
-#[derive(Debug, Default)]
-struct Shape {
-    ids: Box<[u32]>,
-    /// Once sorted: metric id → position in `ids` (`u32::MAX`: absent), when that table is
-    /// not much larger than `ids`; otherwise ids are searched.
-    pos: Box<[u32]>,
-}
-
-impl Shape {
-    fn sorted(ids: Box<[u32]>) -> Shape {
-        let end = ids.last().map_or(0, |&m| m as usize + 1);
-        let pos: Box<[u32]> = if end <= 4 * ids.len() + 64 {
-            let mut pos = vec![u32::MAX; end];
-            for (i, &m) in ids.iter().enumerate() {
-                pos[m as usize] = i as u32;
-            }
-            pos.into_boxed_slice()
-        } else {
-            Box::new([])
-        };
-        Shape { ids, pos }
-    }
-}
-
-/// The shapes of renumbered values, shared.
-#[derive(Default)]
-pub struct Shapes(HashMap<Box<[u32]>, Arc<Shape>>);
 
 impl Values {
     /// Reads every measured scenario's median and overhead and every estimate of `r`, interning
@@ -688,27 +531,11 @@ impl Values {
             }
             return b.finish();
         };
-        let mut marks = std::mem::take(&mut sp.recent.marks);
-        marks.start();
-        if let Some(seen) = sp.recent.find(&calls) {
-            for (c, &k) in calls.iter().zip(&seen.keys) {
-                b.push_marked(Some(k), c.v, &mut marks);
-            }
-            b.calls.extend_from_slice(&seen.spelled);
-            sp.recent.marks = marks;
-            return b.finish();
-        }
-        let mut keys = Vec::with_capacity(calls.len());
         for c in &calls {
             let k = reg.intern(c.kind, c.id, c.vs, c.family, c.desc);
             b.calls
                 .push(sp.note(k, c.kind, c.id, c.vs, c.family, c.desc));
-            b.push_marked(k, c.v, &mut marks);
-            keys.extend(k);
-        }
-        sp.recent.marks = marks;
-        if keys.len() == calls.len() {
-            sp.recent.keep(&calls, keys, b.calls.clone());
+            b.push(k, c.v);
         }
         b.finish()
     }
@@ -776,7 +603,7 @@ impl Values {
         let mut out = Vec::with_capacity(self.vals.len());
         let mut given = vec![false; self.vals.len()];
         for (i, &c) in calls.iter().enumerate() {
-            let Some(j) = key_of(c).and_then(|id| self.shape.ids.binary_search(&id).ok()) else {
+            let Some(j) = key_of(c).and_then(|id| self.ids.binary_search(&id).ok()) else {
                 continue;
             };
             if !given[j] {
@@ -787,31 +614,9 @@ impl Values {
         out
     }
 
-    /// Holds the list of metric ids once for the runs in `shapes` that have the same one (in
-    /// the order met, before [`Values::renumber`]).
-    pub fn share(&mut self, shapes: &mut Shapes) {
-        match shapes.0.get(&self.shape.ids) {
-            Some(s) => self.shape = Arc::clone(s),
-            None => {
-                shapes
-                    .0
-                    .insert(self.shape.ids.clone(), Arc::clone(&self.shape));
-            }
-        }
-    }
-
     /// Renumbers with a worker's map from [`Registry::merge`] and sorts by the new ids.
     pub fn renumber(&mut self, map: &[u32]) {
-        self.renumber_shared(map, &mut Shapes::default());
-    }
-
-    /// [`Values::renumber`], sharing the list of ids with the runs in `shapes` that have it.
-    pub fn renumber_shared(&mut self, map: &[u32], shapes: &mut Shapes) {
-        let mut pairs: Vec<(u32, Packed)> = self
-            .shape
-            .ids
-            .iter()
-            .zip(self.vals.iter())
+        let mut pairs: Vec<(u32, Packed)> = (self.ids.iter().zip(self.vals.iter()))
             .filter_map(|(&i, &v)| {
                 map.get(i as usize)
                     .copied()
@@ -820,40 +625,26 @@ impl Values {
             })
             .collect();
         pairs.sort_by_key(|p| p.0);
-        let ids: Box<[u32]> = pairs.iter().map(|p| p.0).collect();
+        self.ids = pairs.iter().map(|p| p.0).collect();
         self.vals = pairs.iter().map(|p| p.1).collect();
-        self.shape = match shapes.0.get(&ids) {
-            Some(s) => Arc::clone(s),
-            None => {
-                let s = Arc::new(Shape::sorted(ids.clone()));
-                shapes.0.insert(ids, Arc::clone(&s));
-                s
-            }
-        };
     }
 
     /// The value of metric `id` (after [`Values::renumber`]).
     pub fn get(&self, id: u32) -> Option<Val> {
-        let at = if self.shape.pos.is_empty() {
-            self.shape.ids.binary_search(&id).ok()?
-        } else {
-            *self.shape.pos.get(id as usize)? as usize
-        };
+        let at = self.ids.binary_search(&id).ok()?;
         self.vals.get(at).map(|v| v.val())
     }
 
     /// The value of metric `id` in any order (while the run pages are written).
     pub fn find(&self, id: u32) -> Option<Val> {
-        self.shape
-            .ids
+        self.ids
             .iter()
             .position(|&x| x == id)
             .map(|i| self.vals[i].val())
     }
 
     pub fn iter(&self) -> impl Iterator<Item = (u32, Val)> + '_ {
-        self.shape
-            .ids
+        self.ids
             .iter()
             .zip(self.vals.iter())
             .map(|(&i, v)| (i, v.val()))
@@ -1144,69 +935,6 @@ mod tests {
             lo: ci.map(|c| c.0),
             hi: ci.map(|c| c.1),
         }
-    }
-
-    /// A run whose keys are those of a recent run reuses what reading that run gave: every
-    /// run reads as it would with nothing recalled (values, spellings met, the registry and
-    /// the spellings noted), whether its sequence is new, recalled, or pushed out of the recent
-    /// ones by more engines than are kept.
-    #[test]
-    fn recalled_key_sequences_read_as_new_ones() {
-        let mut runs: Vec<RunRecord> = syscost_synth::generate_real(12, 7).collect();
-        runs.extend(syscost_synth::generate(12, 8));
-        // Same keys, another text (a new spelling); a value that is not finite (left out);
-        // one scenario fewer; a key met twice; and every one of them again, interleaved.
-        let mut texts = runs[0].clone();
-        texts.results[3].description.push_str(" (again)");
-        let mut nan = runs[1].clone();
-        nan.results[2].median_ns = Some(f64::NAN);
-        let mut fewer = runs[2].clone();
-        fewer.results.remove(5);
-        // A key met twice: the first finite value is kept (a value left out does not count).
-        let mut twice = runs[3].clone();
-        let mut again = twice.results[4].clone();
-        again.median_ns = again.median_ns.map(|m| m * 2.0);
-        twice.results.push(again);
-        let again = twice.results[0].clone();
-        twice.results[0].median_ns = Some(f64::INFINITY);
-        twice.results.push(again);
-        let odd = [texts, nan, fewer, twice];
-        let mut order: Vec<&RunRecord> = Vec::new();
-        for i in 0..RECENT + 2 {
-            order.extend(runs.iter().skip(i % 3).step_by(2));
-            order.extend(odd.iter());
-        }
-        let (mut reg, mut sp) = (Registry::default(), Spellings::default());
-        let (mut reg_new, mut sp_new) = (Registry::default(), Spellings::default());
-        let mut reg_plain = Registry::default();
-        let (mut recalled, mut read) = (0, 0);
-        for r in order {
-            // A sequence read anew is kept, in the next slot.
-            let slot = (sp.recent.seen.len(), sp.recent.next);
-            let (v, calls) = Values::read_spelled(r, &mut reg, Some(&mut sp));
-            if (sp.recent.seen.len(), sp.recent.next) == slot {
-                recalled += 1;
-            } else {
-                read += 1;
-            }
-            sp_new.recent = Recent::default();
-            let (v_new, calls_new) = Values::read_spelled(r, &mut reg_new, Some(&mut sp_new));
-            assert_eq!(calls, calls_new);
-            let plain = Values::read(r, &mut reg_plain);
-            let (a, b, c): (Vec<_>, Vec<_>, Vec<_>) = (
-                v.iter().collect(),
-                v_new.iter().collect(),
-                plain.iter().collect(),
-            );
-            assert_eq!(format!("{a:?}"), format!("{b:?}"));
-            assert_eq!(format!("{a:?}"), format!("{c:?}"));
-        }
-        assert!(
-            recalled > 10 && read > 10,
-            "{recalled} recalled, {read} read"
-        );
-        assert_eq!(reg.keys, reg_new.keys);
-        assert_eq!(sp.list, sp_new.list);
     }
 
     /// The metrics a page compares by, taken from the spellings a run met, are those the

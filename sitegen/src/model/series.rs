@@ -6,9 +6,7 @@
 //! series is one kind of measurement on one kind of machine, followed over kernel versions.
 
 use sha2::{Digest, Sha256};
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::sync::Arc;
 use syscost_record::{Clock, Method, RunRecord, SourceKind};
 
 use crate::model::kver::KernelVersion;
@@ -209,138 +207,6 @@ pub fn series_key(i: &SeriesInput) -> SeriesKey {
 /// The mitigations part of an instruction-count series' key (each run page shows its own).
 pub const EMULATED_MITIGATIONS: &str = "as each kernel chooses for the emulated CPU";
 
-/// [`series_key`], shared with an equal input among the thread's last few: the runs of one
-/// machine are read one after another, and working the key out again for each (a dozen texts
-/// cleaned and formatted) was about 1 % of a build's CPU time at 100,000 runs.
-pub fn recalled_key(i: &SeriesInput) -> Arc<SeriesKey> {
-    thread_local! {
-        static KEYS: RefCell<Vec<(OwnedInput, Arc<SeriesKey>)>> = const { RefCell::new(Vec::new()) };
-    }
-    KEYS.with(|r| {
-        let mut r = r.borrow_mut();
-        if let Some((_, k)) = r.iter().find(|(o, _)| o.same(i)) {
-            return Arc::clone(k);
-        }
-        let k = Arc::new(series_key(i));
-        if r.len() == RECENT {
-            r.remove(0);
-        }
-        r.push((OwnedInput::of(i, &k), Arc::clone(&k)));
-        k
-    })
-}
-
-/// A [`SeriesInput`] kept, for [`recalled_key`].
-struct OwnedInput {
-    /// The run's id, which the key holds only when the hardware is not identified and the
-    /// machine has no pseudonym (`only`).
-    id: Option<String>,
-    kind: SourceKind,
-    method: Method,
-    format: Option<String>,
-    generation: Option<String>,
-    probe: String,
-    per_op: Option<u32>,
-    operation: Option<String>,
-    sample_ms: Option<f64>,
-    arch: String,
-    cpu: [Option<String>; 4],
-    virt_kind: String,
-    hypervisor: Option<String>,
-    mitigations: BTreeMap<String, String>,
-    cmdline: Option<String>,
-    bpf_jit: [Option<String>; 2],
-    machine: Option<String>,
-    clock: Clock,
-    emulator: Option<(String, String)>,
-}
-
-impl OwnedInput {
-    fn of(i: &SeriesInput, key: &SeriesKey) -> OwnedInput {
-        // Every field named, none skipped with `..`: an input added to the key does not compile
-        // until it is kept here (and compared in `same`).
-        let SeriesInput {
-            id,
-            kind,
-            method,
-            format,
-            generation,
-            probe,
-            per_op,
-            operation,
-            sample_ms,
-            arch,
-            cpu_model,
-            cpu_family,
-            cpu_model_number,
-            cpu_stepping,
-            virt_kind,
-            hypervisor,
-            mitigations,
-            cmdline,
-            bpf_jit_enable,
-            bpf_jit_harden,
-            machine,
-            clock,
-            emulator,
-        } = *i;
-        let own = |s: Option<&str>| s.map(str::to_string);
-        OwnedInput {
-            id: (key.only.is_some() && clean(machine).is_none()).then(|| id.to_string()),
-            kind,
-            method,
-            format: own(format),
-            generation: own(generation),
-            probe: probe.to_string(),
-            per_op,
-            operation: own(operation),
-            sample_ms,
-            arch: arch.to_string(),
-            cpu: [cpu_model, cpu_family, cpu_model_number, cpu_stepping].map(own),
-            virt_kind: virt_kind.to_string(),
-            hypervisor: own(hypervisor),
-            mitigations: mitigations.clone(),
-            cmdline: own(cmdline),
-            bpf_jit: [bpf_jit_enable, bpf_jit_harden].map(own),
-            machine: own(machine),
-            clock,
-            emulator: emulator.map(|(v, c)| (v.to_string(), c.to_string())),
-        }
-    }
-
-    /// Whether `i` is this input in all that its key is made of.
-    fn same(&self, i: &SeriesInput) -> bool {
-        let eq = |a: &Option<String>, b: Option<&str>| a.as_deref() == b;
-        self.id.as_deref().is_none_or(|id| id == i.id)
-            && self.kind == i.kind
-            && self.method == i.method
-            && eq(&self.format, i.format)
-            && eq(&self.generation, i.generation)
-            && self.probe == i.probe
-            && self.per_op == i.per_op
-            && eq(&self.operation, i.operation)
-            && self.sample_ms == i.sample_ms
-            && self.arch == i.arch
-            && eq(&self.cpu[0], i.cpu_model)
-            && eq(&self.cpu[1], i.cpu_family)
-            && eq(&self.cpu[2], i.cpu_model_number)
-            && eq(&self.cpu[3], i.cpu_stepping)
-            && self.virt_kind == i.virt_kind
-            && eq(&self.hypervisor, i.hypervisor)
-            && eq(&self.cmdline, i.cmdline)
-            && eq(&self.bpf_jit[0], i.bpf_jit_enable)
-            && eq(&self.bpf_jit[1], i.bpf_jit_harden)
-            && eq(&self.machine, i.machine)
-            && self.mitigations == *i.mitigations
-            && self.clock == i.clock
-            && self
-                .emulator
-                .as_ref()
-                .map(|(v, c)| (v.as_str(), c.as_str()))
-                == i.emulator
-    }
-}
-
 fn method_label(i: &SeriesInput) -> String {
     if i.clock == Clock::Instructions {
         let mut i = *i;
@@ -381,14 +247,6 @@ fn method_label(i: &SeriesInput) -> String {
 /// new series. Text that follows none of these forms is kept whole. `none reported` when every
 /// file says "Not affected"; [`NOT_RECORDED`] when none was recorded.
 pub fn mitigation_profile(m: &BTreeMap<String, String>) -> String {
-    thread_local! {
-        static RECENT: RefCell<Vec<(BTreeMap<String, String>, String)>> =
-            const { RefCell::new(Vec::new()) };
-    }
-    recall(&RECENT, m, profile_of)
-}
-
-fn profile_of(m: &BTreeMap<String, String>) -> String {
     if m.is_empty() {
         return NOT_RECORDED.to_string();
     }
@@ -497,42 +355,6 @@ fn counts(name: &str) -> bool {
 /// The cost-relevant parameters of a command line, `name=value` or `name`, sorted by name; the
 /// last occurrence of a parameter wins, as it does for the kernel. `none` when there are none.
 pub fn cost_flags(cmdline: &str) -> String {
-    thread_local! {
-        static RECENT: RefCell<Vec<(String, String)>> = const { RefCell::new(Vec::new()) };
-    }
-    recall(&RECENT, cmdline, flags_of)
-}
-
-/// How many inputs [`recall`] keeps.
-const RECENT: usize = 8;
-
-/// `make(key)`, or what it gave for an equal key among the thread's last few: the runs of one
-/// machine, read one after another, have the same command line and mitigations, and working
-/// them out again for each was 2–3 % of a build.
-fn recall<K, Q>(
-    recent: &'static std::thread::LocalKey<RefCell<Vec<(K, String)>>>,
-    key: &Q,
-    make: fn(&Q) -> String,
-) -> String
-where
-    K: std::borrow::Borrow<Q>,
-    Q: PartialEq + ToOwned<Owned = K> + ?Sized,
-{
-    recent.with(|r| {
-        let mut r = r.borrow_mut();
-        if let Some((_, v)) = r.iter().find(|(k, _)| k.borrow() == key) {
-            return v.clone();
-        }
-        let v = make(key);
-        if r.len() == RECENT {
-            r.remove(0);
-        }
-        r.push((key.to_owned(), v.clone()));
-        v
-    })
-}
-
-fn flags_of(cmdline: &str) -> String {
     let mut seen: BTreeMap<&str, &str> = BTreeMap::new();
     for word in cmdline.split_whitespace() {
         // Everything after a lone `--` goes to init, not the kernel.
@@ -809,91 +631,6 @@ mod tests {
 
     /// The id a key keeps is its own: asked for again after a field changed, a debug build
     /// stops rather than hand out the old one.
-    /// What is recalled is what the input gives, whatever came before it: more inputs than
-    /// are kept, each met twice, in turn and interleaved.
-    #[test]
-    fn recalled_flags_and_profiles_are_their_inputs_own() {
-        let lines: Vec<String> = (0..RECENT + 3)
-            .map(|i| format!("ro quiet mitigations=off isolcpus={i} nosmt"))
-            .collect();
-        let maps: Vec<BTreeMap<String, String>> = (0..RECENT + 3)
-            .map(|i| BTreeMap::from([(format!("v{i}"), "Vulnerable".to_string())]))
-            .collect();
-        for order in [[0, 1], [1, 0]] {
-            for i in (0..lines.len()).chain((0..lines.len()).rev()) {
-                for o in order {
-                    let j = (i + o) % lines.len();
-                    assert_eq!(cost_flags(&lines[j]), flags_of(&lines[j]));
-                    assert_eq!(mitigation_profile(&maps[j]), profile_of(&maps[j]));
-                }
-            }
-        }
-        assert_eq!(cost_flags(&lines[4]), "isolcpus=4 mitigations=off nosmt");
-        assert_eq!(mitigation_profile(&maps[4]), "v4: vulnerable");
-    }
-
-    /// A recalled key is the one its input gives, whatever came before it: inputs that differ
-    /// in one part, runs of unidentified hardware without a machine that differ only in their
-    /// id (which their key holds) and runs that differ only in their id otherwise (which it
-    /// does not), more than are kept, in turn and in reverse.
-    #[test]
-    fn recalled_keys_are_their_inputs_own() {
-        let m = BTreeMap::new();
-        let other_m = BTreeMap::from([("spectre_v2".to_string(), "Vulnerable".to_string())]);
-        let ids: Vec<String> = (0..RECENT + 3).map(|i| format!("run{i}")).collect();
-        let mut inputs = Vec::new();
-        for id in &ids {
-            let base = SeriesInput { id, ..input(&m) };
-            inputs.extend([
-                base,
-                SeriesInput {
-                    cpu_model: None,
-                    cpu_family: None,
-                    cpu_model_number: None,
-                    cpu_stepping: None,
-                    machine: None,
-                    ..base
-                },
-                SeriesInput {
-                    virt_kind: "unknown",
-                    hypervisor: None,
-                    machine: Some(" "),
-                    ..base
-                },
-                SeriesInput {
-                    virt_kind: "unknown",
-                    machine: Some("m1"),
-                    ..base
-                },
-                SeriesInput {
-                    mitigations: &other_m,
-                    ..base
-                },
-                SeriesInput {
-                    sample_ms: Some(f64::NAN),
-                    ..base
-                },
-                SeriesInput {
-                    cpu_stepping: Some("2"),
-                    ..base
-                },
-            ]);
-        }
-        let n = inputs.len();
-        for i in (0..n).chain((0..n).rev()) {
-            assert_eq!(
-                *recalled_key(&inputs[i]),
-                series_key(&inputs[i]),
-                "{:?}",
-                inputs[i]
-            );
-        }
-        // The id is in the key of unidentified hardware without a machine, and only there.
-        let (a, b) = (recalled_key(&inputs[1]), recalled_key(&inputs[8]));
-        assert_ne!(a, b);
-        assert_eq!(recalled_key(&inputs[0]), recalled_key(&inputs[7]));
-    }
-
     #[test]
     fn every_part_of_the_key_separates_series() {
         let m = BTreeMap::new();

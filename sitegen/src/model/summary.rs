@@ -316,7 +316,7 @@ impl RunInfo {
         let kernel = record_kernel(r);
         let page = r.canonical_path();
         let page = page.strip_suffix(".json").unwrap_or(&page).to_string();
-        let key = series::recalled_key(&SeriesInput::of(r));
+        let key = Arc::new(series::series_key(&SeriesInput::of(r)));
         let series = match series {
             Some(s) if Arc::ptr_eq(s, &key) || **s == *key => Arc::clone(s),
             _ => key,

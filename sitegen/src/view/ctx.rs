@@ -52,18 +52,9 @@ impl Ctx<'_> {
         template: &str,
         ctx: &T,
     ) -> Result<(), BuildError> {
-        // Into a buffer the thread keeps, as the pages of runs are (see `Renderer::render_into`).
-        thread_local! {
-            static HTML: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-        }
-        let mut html = HTML.take();
-        let done = self
-            .renderer
-            .render_into(template, ctx, &mut html)
-            .map_err(BuildError::from)
-            .and_then(|()| Ok(self.out.write(path, &html)?));
-        HTML.set(html);
-        done?;
+        let mut html = Vec::new();
+        self.renderer.render_into(template, ctx, &mut html)?;
+        self.out.write(path, &html)?;
         if let Some(made) = self.made {
             if let Ok(mut m) = made.lock() {
                 m.push(path.to_string());

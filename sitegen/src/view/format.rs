@@ -365,8 +365,7 @@ const BIDI_206X: [&str; 4] = ["\\u{2066}", "\\u{2067}", "\\u{2068}", "\\u{2069}"
 /// [`esc`] into any writer: runs of plain text are copied as one slice, so the common case
 /// (nothing to escape) allocates nothing. Scanned by byte, not by char: every character it
 /// replaces is ASCII but U+FFFE and U+FFFF (UTF-8 starting with 0xEF) and the directional
-/// formatting characters (0xE2), so only those bytes are looked at more closely (decoding
-/// every char was a percent of a build).
+/// formatting characters (0xE2), so only those bytes are looked at more closely.
 pub fn esc_into<W: std::fmt::Write + ?Sized>(out: &mut W, s: &str) -> std::fmt::Result {
     let b = s.as_bytes();
     let mut plain = 0;

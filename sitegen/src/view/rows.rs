@@ -122,8 +122,7 @@ pub struct RunCols {
 
 /// A list of runs, for `macros.html`'s `runs_table`: its optional columns, how many rows it has
 /// and its body. The body is written here rather than by the template: a kernel version's pages
-/// list every run of the site (100,000 rows), and making each row a template value and looping
-/// over it was about 1 % of a build's CPU time. Every text is escaped as the template would
+/// list every run of the site. Every text is escaped as the template would
 /// ([`format::esc_into`]).
 #[derive(Serialize)]
 pub struct RunsTable {

@@ -10,7 +10,7 @@ use crate::build::staging::Key;
 use crate::build::timing::{Lap, Timings};
 use crate::build::triage::Triage;
 use crate::model::kver::KernelVersion;
-use crate::model::metrics::{Registry, Shapes, Spelling, Spellings, Values};
+use crate::model::metrics::{Registry, Spelling, Spellings, Values};
 use crate::model::series::SeriesKey;
 use crate::model::summary::{Head, RunInfo};
 use crate::parallel::{jobs, par_map};
@@ -64,7 +64,7 @@ fn head_entry(
         path: cand.rel.clone(),
         message: why.to_string(),
     };
-    let mut buf = load::Buffer::take();
+    let mut buf = load::Buffer::default();
     // Nothing to look up without a cache: the head alone places the record, and records put
     // it first, so the first pass reads a few KiB of each file instead of all of it (a
     // 100,000-run build read every file twice). A file whose head is not within them is read
@@ -131,9 +131,9 @@ const HEAD_BYTES: u64 = 8 * 1024;
 /// The entry of a record that is not in the summary cache, placed by its head.
 fn entry(cand: Candidate, head: Head, key: Option<Key>, keys: &Keys) -> Entry {
     let chain = match head.placement() {
-        Ok(()) => {
-            Chain::Series(keys.share(&crate::model::series::recalled_key(&head.series_input())))
-        }
+        Ok(()) => Chain::Series(keys.share(&Arc::new(crate::model::series::series_key(
+            &head.series_input(),
+        )))),
         Err(_) => Chain::Alone(head.id.clone()),
     };
     let c = &head.environment.comparability;
@@ -259,8 +259,7 @@ struct Worker<'a> {
     opts: &'a PassOptions<'a>,
     reg: Registry,
     sp: Spellings,
-    /// What runs share, held once: their lists of metric ids and of spellings.
-    shapes: Shapes,
+    /// What runs share, held once: their lists of spellings.
     calls: Lists,
     /// The summary cache's spellings as this worker's registry and spellings have them.
     replayed: Vec<Option<(u32, u32)>>,
@@ -322,7 +321,6 @@ fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Opt
     )?;
     let mut info = hit.info;
     info.values = values;
-    info.values.share(&mut w.shapes);
     // Runs of one series share their key.
     if let Some(s) = series.filter(|s| **s == info.series) {
         info.series = Arc::clone(s);
@@ -346,7 +344,7 @@ fn from_record(
 ) -> Result<Got, Rejection> {
     let tm = &mut w.out.parts;
     let mut t = Lap::start();
-    let mut buf = load::Buffer::take();
+    let mut buf = load::Buffer::default();
     let bytes = buf.read(&e.cand.abs)?;
     let rec = load::parse_record(bytes)?;
     tm.read_parse += t.lap();
@@ -369,7 +367,6 @@ fn from_record(
         (copy.then_some(c), k)
     };
     let (mut info, calls) = RunInfo::from_record_spelled(&rec, &mut w.reg, series, Some(&mut w.sp));
-    info.values.share(&mut w.shapes);
     // The page of what the run shares with its machine's other runs: made once per worker
     // and inputs, not once a run (hundreds of runs share one).
     let env_inputs = run::environment_key(&rec, &info);
@@ -814,7 +811,6 @@ fn render_chains(
         opts,
         reg: Registry::default(),
         sp: Spellings::default(),
-        shapes: Shapes::default(),
         calls: Lists::default(),
         replayed: Vec::new(),
         html: Vec::new(),
@@ -973,7 +969,6 @@ pub fn second_pass(
     spellings.sort_by_key(|(n, _)| *n);
     out.spellings = spellings.into_iter().map(|(_, s)| s).collect();
     let mut infos = Vec::new();
-    let mut shapes = crate::model::metrics::Shapes::default();
     for ((part, map), sp_map) in parts.into_iter().zip(&maps).zip(&sp_maps) {
         // A worker's lists of spellings are renumbered once each, and stay shared (the map
         // holds each original, so no address is reused while it is in use).
@@ -981,7 +976,7 @@ pub fn second_pass(
         let mut renumbered: foldhash::HashMap<*const [u32], Renumbered> =
             foldhash::HashMap::default();
         for (i, mut a) in part {
-            a.info.values.renumber_shared(map, &mut shapes);
+            a.info.values.renumber(map);
             let (_, new) = renumbered.entry(Arc::as_ptr(&a.calls)).or_insert_with(|| {
                 let new = a
                     .calls

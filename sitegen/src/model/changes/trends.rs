@@ -200,8 +200,8 @@ impl Kept {
 
 /// Every step of every series: newest first (undated last), then by series and metric; and
 /// what each series' pages say of its metrics, in `g.by_series` order, the whole trend of a
-/// metric with a step or for which `paged` holds. Worked out once, on all cores (the series
-/// pages worked every trend out again: 2 % of a build).
+/// metric with a step or for which `paged` holds. Worked out once, on all cores, for the steps
+/// and the series pages alike.
 pub fn detect(
     runs: &[RunInfo],
     g: &Groups,

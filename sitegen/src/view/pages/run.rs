@@ -53,9 +53,8 @@ pub struct RunsPage {
 }
 
 /// The table bodies of a page of runs, written here rather than by the template: they are
-/// most of a page (a row per scenario, a cell per run and number), and converting every cell
-/// to a template value cost about 6 % of a build's CPU time. Each run's cells are one string
-/// ([`Cells`]); every text is escaped as the template would ([`format::esc_into`]).
+/// most of a page (a row per scenario, a cell per run and number). Each run's cells are one
+/// string ([`Cells`]); every text is escaped as the template would ([`format::esc_into`]).
 struct Bodies;
 
 impl Bodies {
@@ -142,10 +141,8 @@ impl Bodies {
     }
 }
 
-/// A run's table cells, one text after another in one string: a string for each cell
-/// (hundreds a run) was 3 % of a build's CPU time, and the records they are made from are
-/// freed as soon as the run is summarised (kept until their page was made, they slowed the
-/// reading of the next records more than that saved).
+/// A run's table cells, one text after another in one string, written while its record is at
+/// hand, so the record is freed as soon as the run is summarised.
 #[derive(Default)]
 struct Cells(String);
 
