@@ -106,6 +106,29 @@ pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<Stri
     Ok(html + &renderer.render("env.html", &env)?)
 }
 
+impl Report {
+    /// What was built from `infos`, not yet written, with nothing left out.
+    fn of(infos: &[RunInfo], data: &Data) -> Report {
+        let placed = || infos.iter().filter(|r| r.is_placed());
+        Report {
+            runs: infos.len(),
+            arches: placed()
+                .map(|r| r.arch.as_str())
+                .collect::<BTreeSet<_>>()
+                .len(),
+            kernels: VersionCount::of(placed().map(|r| r.kbase.as_str())),
+            unplaced: data.g.unplaced.len(),
+            changes: data.changes.len(),
+            rejected: Vec::new(),
+            warnings: Vec::new(),
+            would_empty: None,
+            written: false,
+            cached: 0,
+            stats: Stats::default(),
+        }
+    }
+}
+
 pub fn build(opts: &Options) -> Result<Report, BuildError> {
     let mut tm = Timings::new();
     let renderer = Renderer::new()?;
@@ -191,32 +214,12 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     }
     rejected.sort();
     warnings.sort();
-    let count = |f: fn(&RunInfo) -> &str| {
-        infos
-            .iter()
-            .filter(|r| r.is_placed())
-            .map(f)
-            .collect::<BTreeSet<_>>()
-            .len()
-    };
-    let kernels = VersionCount::of(
-        infos
-            .iter()
-            .filter(|r| r.is_placed())
-            .map(|r| r.kbase.as_str()),
-    );
     let mut report = Report {
-        runs: infos.len(),
-        arches: count(|r| r.arch.as_str()),
-        kernels,
-        unplaced: data.g.unplaced.len(),
-        changes: data.changes.len(),
         rejected,
         warnings,
-        would_empty: None,
-        written: false,
         cached,
         stats: staging.stats(),
+        ..Report::of(infos, &data)
     };
     if opts.strict && !report.rejected.is_empty() {
         staging.discard();
@@ -232,13 +235,7 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
             }
         }
     }
-    let written = cache_file.into_inner().ok().flatten();
-    let committed = match written {
-        Some(Ok(w)) => w.commit(),
-        Some(Err(e)) => Err(e),
-        None => Err(std::io::Error::other("the summary cache was not written")),
-    };
-    if let Err(e) = committed {
+    if let Err(e) = commit_cache(cache_file.into_inner().ok().flatten()) {
         staging.discard();
         return Err(crate::build::staging::OutputError::Write(summaries, e).into());
     }
@@ -248,6 +245,17 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     tm.print();
     report.written = true;
     Ok(report)
+}
+
+/// The summary cache written beside the index pages, put in place.
+fn commit_cache(
+    written: Option<std::io::Result<crate::build::cache::Written>>,
+) -> std::io::Result<()> {
+    match written {
+        Some(Ok(w)) => w.commit(),
+        Some(Err(e)) => Err(e),
+        None => Err(std::io::Error::other("the summary cache was not written")),
+    }
 }
 
 /// Everything but the run pages: index, chart and export pages, prose and static files; and

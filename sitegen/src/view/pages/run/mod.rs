@@ -2,6 +2,7 @@
 //! its series; and the page of what many runs share (the machine, the settings, the skipped
 //! scenarios), said once for all of them.
 
+mod compare;
 mod env;
 mod tables;
 
@@ -14,6 +15,8 @@ use crate::view::format;
 use crate::view::links::Links;
 use crate::view::render::Html;
 use crate::view::rows::{quality_badge, Badge};
+pub use compare::Comparisons;
+use compare::*;
 use env::*;
 pub use env::{environment, environment_key, EnvPage};
 use serde::Serialize;
@@ -275,85 +278,6 @@ fn opt(s: &Option<String>) -> String {
     s.clone().unwrap_or_default()
 }
 
-/// The runs a run page compares with, all of its own series (metric ids of the same registry):
-/// the nearest earlier kernel version's run (the same machine's when there is one), and the
-/// same machine's previous run on this version.
-#[derive(Default)]
-pub struct Comparisons<'a> {
-    pub prev_version: Option<&'a RunInfo>,
-    pub same_version: Option<&'a RunInfo>,
-}
-
-/// The earlier runs, each with what it is.
-fn earlier<'a>(info: &RunInfo, cmp: &Comparisons<'a>) -> Vec<(&'a RunInfo, String)> {
-    let mut out = Vec::new();
-    if let Some(p) = cmp.prev_version {
-        let what = format!(
-            "Nearest earlier version, {}: {}",
-            p.kbase,
-            if p.machine.is_some() && p.machine == info.machine {
-                "this machine's latest run"
-            } else {
-                "the latest run (none of this machine's)"
-            }
-        );
-        out.push((p, what));
-    }
-    if let Some(p) = cmp.same_version {
-        let what = format!(
-            "This machine's previous run on {}{}",
-            info.kbase,
-            if p.kernel.release == info.kernel.release {
-                ", same build"
-            } else {
-                ", another build"
-            }
-        );
-        out.push((p, what));
-    }
-    out
-}
-
-/// Compares this run's value `t` of a metric with the earlier run's `p`: counts it in `tally`
-/// (higher, lower, neither) and keeps it, labelled, when the two intervals are disjoint.
-fn compare_one(
-    p: Option<Val>,
-    t: Option<Val>,
-    label: &dyn Fn() -> String,
-    tally: &mut ([usize; 3], Vec<Moved>),
-) {
-    let (Some(p), Some(t)) = (p, t) else {
-        return;
-    };
-    let d = t.median - p.median;
-    let class = match Difference::resolved(p.ci(), t.ci()) {
-        Some(true) if d > 0.0 => "up",
-        Some(true) => "down",
-        _ => {
-            tally.0[2] += 1;
-            return;
-        }
-    };
-    tally.0[usize::from(class == "down")] += 1;
-    tally.1.push(Moved {
-        id: label(),
-        delta: format::difference(&difference(p.median, p.ci(), t.median, t.ci())),
-        class,
-    });
-}
-
-/// A run's values indexed by metric id: the comparisons look up every metric of a run in
-/// itself and in each earlier run, and its values are in the record's order.
-fn by_metric(v: &Values) -> Vec<Option<Val>> {
-    let end = v.iter().map(|(m, _)| m as usize + 1).max().unwrap_or(0);
-    let mut t = vec![None; end];
-    // The first of a metric's values, as a search would find it.
-    for (m, x) in v.iter() {
-        t[m as usize].get_or_insert(x);
-    }
-    t
-}
-
 /// One run's part of its page; `first` for the first run of its page, which says what the
 /// page's runs share.
 pub fn build(
@@ -368,23 +292,15 @@ pub fn build(
     let links = &Links;
     let here = links.run(info);
     let root = format::root_of(here.split('#').next().unwrap_or_default());
-    let c = &r.environment.comparability;
     let s = &r.settings;
     let conf = format!("{}%", s.confidence * 100.0);
-    let source_url = opt(&r.source.url);
     let placed = info.is_placed();
     let earlier = if placed {
         earlier(info, cmp)
     } else {
         Vec::new()
     };
-    let no_compare = match (placed, &info.machine) {
-        (false, _) => "Runs that are not placed on the kernel-version axis are not compared.",
-        (true, _) if !earlier.is_empty() => "",
-        (true, _) if info.kernel.is_approximate() => "Its source states the kernel only approximately, so this run is compared with no other (it could be on the same release as its neighbours, or another).",
-        (true, Some(_)) => "This is the first run of this series on this and earlier kernel versions.",
-        (true, None) => "No earlier kernel version of this series has a run, and the record carries no machine identity to link it with earlier runs on this version.",
-    };
+    let no_compare = no_compare(info, placed, earlier.is_empty());
     let run_baseline =
         most_common(measured(r).filter_map(|x| x.overhead.as_ref().map(|o| o.vs.as_str())))
             .unwrap_or_default();
@@ -462,37 +378,33 @@ pub fn build(
             kernel: verdict_name(e.kernel_verdict),
         })
         .collect();
-    let compares = earlier
-        .iter()
-        .zip(tallies)
-        .map(|((p, what), (t, moved))| CompareHead {
-            what: what.clone(),
-            // A run on the same page is linked as its section.
-            href: match (links.run(p), here.split_once('#')) {
-                (h, Some((here, _))) if h.split_once('#').is_some_and(|(page, _)| page == here) => {
-                    format!("#{}", p.id)
-                }
-                (h, _) => format!("{root}{h}"),
-            },
-            id: p.id.clone(),
-            // The day; the time of day is on its page.
-            date: p
-                .date
-                .as_deref()
-                .map(|d| d.get(..10).unwrap_or(d).to_string())
-                .unwrap_or_default(),
-            // Its build, unless that is the version already named or this run's own.
-            kernel: if p.kernel.release == p.kbase || p.kernel.release == info.kernel.release {
-                String::new()
-            } else {
-                p.kernel.release.clone()
-            },
-            quality: quality_badge(p),
-            counts: format!("{} higher, {} lower, {} unresolved", t[0], t[1], t[2]),
-            moved,
-        })
-        .collect();
-    let part = RunPart {
+    let compares = compare_heads(&earlier, tallies, info, &here, &root);
+    let part = run_part(r, info, raw_href, &root, usual, compares, no_compare);
+    // Only the first run's is used: made only for it.
+    let head = first.then(|| page_head(r, info, placed, &root, conf));
+    RunPage {
+        part,
+        head,
+        cells,
+        results,
+        estimates,
+        expectations,
+    }
+}
+
+/// One run's section of the page, but for its tables.
+fn run_part(
+    r: &RunRecord,
+    info: &RunInfo,
+    raw_href: &str,
+    root: &str,
+    usual: Option<u64>,
+    compares: Vec<CompareHead>,
+    no_compare: &str,
+) -> RunPart {
+    let links = &Links;
+    let source_url = opt(&r.source.url);
+    RunPart {
         id: r.id.clone(),
         kind: kind_label(r.source.kind),
         unverified: !info.accepted,
@@ -534,9 +446,14 @@ pub fn build(
             .filter(|n| !restates_numbers(n))
             .cloned()
             .collect(),
-    };
-    // Only the first run's is used: made only for it.
-    let head = first.then(|| Head {
+    }
+}
+
+/// What the page of runs says once, from its first run.
+fn page_head(r: &RunRecord, info: &RunInfo, placed: bool, root: &str, conf: String) -> Head {
+    let links = &Links;
+    let c = &r.environment.comparability;
+    Head {
         arch: c.arch.clone(),
         arch_href: placed.then(|| format!("{root}{}", links.arch(&info.arch))),
         kbase: info.kbase.clone(),
@@ -550,14 +467,6 @@ pub fn build(
         confidence: conf,
         any_ci: measured(r).any(|x| x.ci_low_ns.is_some())
             || r.estimates.iter().any(|e| e.ci_low_ns.is_some()),
-    });
-    RunPage {
-        part,
-        head,
-        cells,
-        results,
-        estimates,
-        expectations,
     }
 }
 
