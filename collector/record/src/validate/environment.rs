@@ -92,6 +92,13 @@ pub(super) fn environment(c: &mut Checker, r: &RunRecord) {
             );
         }
     }
+    kernel_state(c, env);
+    incidental(c, &r.environment.incidental);
+}
+
+/// The virtualisation, mitigations, kernel configuration and command line of a run.
+fn kernel_state(c: &mut Checker, env: &crate::Comparability) {
+    let p = "environment.comparability";
     // Empty is read as unknown.
     if !env.virtualization.kind.is_empty() {
         c.ident(
@@ -128,7 +135,10 @@ pub(super) fn environment(c: &mut Checker, r: &RunRecord) {
     ] {
         c.opt_text(Lazy(|| format!("{p}.{name}")), v);
     }
-    let inc = &r.environment.incidental;
+}
+
+/// What a run's environment says that does not make runs comparable or not.
+fn incidental(c: &mut Checker, inc: &crate::Incidental) {
     let p = "environment.incidental";
     if let Some(m) = &inc.machine_hash {
         if !is_hex(m, 1, 64) {

@@ -155,69 +155,10 @@ pub(super) fn results(c: &mut Checker, r: &RunRecord) {
         c.time(Lazy(|| format!("{p}.p90_ns")), res.p90_ns);
         c.interval(&p, res.median_ns, res.ci_low_ns, res.ci_high_ns);
         if let Some(o) = &res.overhead {
-            let q = Entry {
-                sub: ".overhead",
-                ..p
-            };
-            if !first.contains_key(o.vs.as_str()) {
-                c.push(
-                    format!("{q}.vs"),
-                    format!("{} names no result of this record", quoted(&o.vs)),
-                );
-            }
-            c.diff(Lazy(|| format!("{q}.median_ns")), Some(o.median_ns));
-            c.diff(Lazy(|| format!("{q}.ci_low_ns")), o.ci_low_ns);
-            c.diff(Lazy(|| format!("{q}.ci_high_ns")), o.ci_high_ns);
-            c.diff(Lazy(|| format!("{q}.pct")), Some(o.pct));
-            c.diff(Lazy(|| format!("{q}.pct_ci_low")), o.pct_ci_low);
-            c.diff(Lazy(|| format!("{q}.pct_ci_high")), o.pct_ci_high);
-            c.count(Lazy(|| format!("{q}.samples")), Some(o.samples), COUNT_MAX);
-            c.interval(&q, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
-            c.interval(
-                Lazy(|| format!("{q}.pct")),
-                Some(o.pct),
-                o.pct_ci_low,
-                o.pct_ci_high,
-            );
+            overhead(c, p, o, &first);
         }
         if let Some(t) = &res.throughput_mops {
-            let q = Entry {
-                sub: ".throughput_mops",
-                ..p
-            };
-            c.range(
-                Lazy(|| format!("{q}.median")),
-                Some(t.median),
-                0.0,
-                false,
-                1e6,
-                "",
-            );
-            c.range(
-                Lazy(|| format!("{q}.ci_low")),
-                t.ci_low,
-                0.0,
-                false,
-                1e6,
-                "",
-            );
-            c.range(
-                Lazy(|| format!("{q}.ci_high")),
-                t.ci_high,
-                0.0,
-                false,
-                1e6,
-                "",
-            );
-            c.range(
-                Lazy(|| format!("{q}.stddev")),
-                t.stddev,
-                0.0,
-                false,
-                1e6,
-                "",
-            );
-            c.interval(&q, Some(t.median), t.ci_low, t.ci_high);
+            throughput(c, p, t);
         }
         if let Some(v) = &res.verification {
             c.text(Lazy(|| format!("{p}.verification.what")), &v.what);
@@ -227,6 +168,75 @@ pub(super) fn results(c: &mut Checker, r: &RunRecord) {
             c.text_map(&format_args!("{p}.params"), &res.params);
         }
     }
+}
+
+/// A result's overhead over its baseline, which must be a result of the same record.
+fn overhead(c: &mut Checker, p: Entry, o: &crate::Overhead, first: &HashMap<&str, usize>) {
+    let q = Entry {
+        sub: ".overhead",
+        ..p
+    };
+    if !first.contains_key(o.vs.as_str()) {
+        c.push(
+            format!("{q}.vs"),
+            format!("{} names no result of this record", quoted(&o.vs)),
+        );
+    }
+    c.diff(Lazy(|| format!("{q}.median_ns")), Some(o.median_ns));
+    c.diff(Lazy(|| format!("{q}.ci_low_ns")), o.ci_low_ns);
+    c.diff(Lazy(|| format!("{q}.ci_high_ns")), o.ci_high_ns);
+    c.diff(Lazy(|| format!("{q}.pct")), Some(o.pct));
+    c.diff(Lazy(|| format!("{q}.pct_ci_low")), o.pct_ci_low);
+    c.diff(Lazy(|| format!("{q}.pct_ci_high")), o.pct_ci_high);
+    c.count(Lazy(|| format!("{q}.samples")), Some(o.samples), COUNT_MAX);
+    c.interval(&q, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
+    c.interval(
+        Lazy(|| format!("{q}.pct")),
+        Some(o.pct),
+        o.pct_ci_low,
+        o.pct_ci_high,
+    );
+}
+
+/// A result's throughput, stated or derived.
+fn throughput(c: &mut Checker, p: Entry, t: &crate::Throughput) {
+    let q = Entry {
+        sub: ".throughput_mops",
+        ..p
+    };
+    c.range(
+        Lazy(|| format!("{q}.median")),
+        Some(t.median),
+        0.0,
+        false,
+        1e6,
+        "",
+    );
+    c.range(
+        Lazy(|| format!("{q}.ci_low")),
+        t.ci_low,
+        0.0,
+        false,
+        1e6,
+        "",
+    );
+    c.range(
+        Lazy(|| format!("{q}.ci_high")),
+        t.ci_high,
+        0.0,
+        false,
+        1e6,
+        "",
+    );
+    c.range(
+        Lazy(|| format!("{q}.stddev")),
+        t.stddev,
+        0.0,
+        false,
+        1e6,
+        "",
+    );
+    c.interval(&q, Some(t.median), t.ci_low, t.ci_high);
 }
 
 pub(super) fn estimates_and_expectations(c: &mut Checker, r: &RunRecord) {
