@@ -62,53 +62,19 @@ const MR: f64 = 50.0;
 const MT: f64 = 14.0;
 const MB: f64 = 78.0;
 
-/// A coordinate with one decimal, as `{:.1}` prints it (see [`crate::view::format::fixed`]); charts
-/// print thousands of them.
+/// A coordinate with one decimal, as `{:.1}` prints it.
 #[derive(Clone, Copy)]
 struct D1(f64);
 
 impl D1 {
-    /// Its sign, whole part and tenths; `None` when only `{:.1}` gets it right (not finite,
-    /// huge, or too near a tie for the product by 10 to round as the decimal does).
-    fn parts(self) -> Option<(bool, u64, &'static str)> {
-        const TENTHS: [&str; 10] = [".0", ".1", ".2", ".3", ".4", ".5", ".6", ".7", ".8", ".9"];
-        let y = self.0.abs() * 10.0;
-        if !y.is_finite() || y >= 1e15 || (y - y.floor() - 0.5).abs() < 1e-6 {
-            return None;
-        }
-        let n = y.round() as u64;
-        Some((self.0.is_sign_negative(), n / 10, TENTHS[(n % 10) as usize]))
-    }
-
-    /// Appends what `Display` writes, without the `fmt` machinery (the error bars and points
-    /// of a chart are most of its coordinates).
     fn push(self, out: &mut String) {
-        match self.parts() {
-            Some((negative, whole, tenths)) => {
-                if negative {
-                    out.push('-');
-                }
-                out.push_str(itoa::Buffer::new().format(whole));
-                out.push_str(tenths);
-            }
-            None => {
-                let _ = write!(out, "{:.1}", self.0);
-            }
-        }
+        let _ = write!(out, "{self}");
     }
 }
 
 impl std::fmt::Display for D1 {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let Some((negative, whole, tenths)) = self.parts() else {
-            return write!(f, "{:.1}", self.0);
-        };
-        if negative {
-            f.write_str("-")?;
-        }
-        // Written as pieces: a `write!` here formatted every coordinate a second time over.
-        f.write_str(itoa::Buffer::new().format(whole))?;
-        f.write_str(tenths)
+        write!(f, "{:.1}", self.0)
     }
 }
 
