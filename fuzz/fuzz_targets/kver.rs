@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use std::cmp::Ordering;
-use syscost_site::kver::{label_key, KernelVersion};
+use syscost_site::model::kver::{label_key, KernelVersion};
 
 fuzz_target!(|data: &[u8]| {
     let text = String::from_utf8_lossy(data);

@@ -9,16 +9,16 @@ use syscost_record::{
     canonical_json, content_id, is_file_form, to_file_json, validate, validate_file, with_id,
     RunRecord,
 };
-use syscost_site::load::parse_record;
+use syscost_site::build::load::parse_record;
 
 fuzz_target!(|data: &[u8]| {
     // The first pass's head readers must not panic either, and the early-stopping one must
     // accept whatever the full one accepts, with the same id.
-    if let Ok(full) = serde_json::from_slice::<syscost_site::info::Head>(data) {
-        let early = syscost_site::info::read_head(data).expect("early head read");
+    if let Ok(full) = serde_json::from_slice::<syscost_site::model::summary::Head>(data) {
+        let early = syscost_site::model::summary::read_head(data).expect("early head read");
         assert_eq!(early.id, full.id);
     } else {
-        let _ = syscost_site::info::read_head(data);
+        let _ = syscost_site::model::summary::read_head(data);
     }
     let rec = match parse_record(data) {
         Ok(r) => r,
@@ -44,6 +44,7 @@ fuzz_target!(|data: &[u8]| {
     syscost_fuzz::assert_safe_path(&rec);
     let back: RunRecord = serde_json::from_str(&canonical_json(&rec)).expect("own JSON parses");
     assert_eq!(content_id(&back), rec.id, "id changed across a round trip");
-    let page = syscost_site::site::render_run_page(&rec, Some(&rec)).expect("page renders");
+    let page =
+        syscost_site::commands::build::render_run_page(&rec, Some(&rec)).expect("page renders");
     assert!(page.contains("</html>"));
 });

@@ -4,10 +4,9 @@ use syscost_site::cli::Cli;
 use syscost_site::commands::{self, CommandError};
 
 /// mimalloc rather than glibc's allocator: a build makes and frees millions of small strings and
-/// rows while it keeps the site's data, and glibc spent a fifth of the build's CPU in malloc
-/// and free (freeing each parsed record cost as much as validating it). At 100,000 runs on
-/// tmpfs it took 19 % less CPU time and 30 % less memory (docs/site.md). `site-bench` uses the same
-/// allocator, so the parse floor it measures is the floor of this program.
+/// rows while it keeps the site's data, and with glibc's it took markedly more CPU time and
+/// memory (docs/site.md, "Benchmark"). `site-bench` uses the same allocator, so the parse floor
+/// it measures is the floor of this program.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
 

@@ -28,6 +28,12 @@
 //! still read with the same types; the file-form check (`is_file_form`) then holds each record
 //! to the one form of its schema.
 
+mod rows;
+use rows::*;
+pub(crate) use rows::{estimates, expectations, groups, results, targets};
+#[cfg(test)]
+pub(crate) use rows::{EstimateRow, ExpectationRow, GroupRow, ResultRow, TargetRow};
+
 use crate::{
     Estimate, EstimateOrigin, Expectation, GroupSummary, Overhead, QuantityKind, Relation,
     RunRecord, RunSummary, ScenarioResult, Status, Target, Throughput, Verdict, Verification,
@@ -61,8 +67,8 @@ struct DictFile {
 pub(crate) struct Dictionary {
     texts: Vec<String>,
     params: Vec<BTreeMap<String, String>>,
-    text_ix: HashMap<String, u32, Sampled>,
-    params_ix: HashMap<BTreeMap<String, String>, u32, Sampled>,
+    text_ix: HashMap<String, u32>,
+    params_ix: HashMap<BTreeMap<String, String>, u32>,
     /// How many texts and maps are schema 3's (the rest are later schemas').
     schema3: (usize, usize),
     /// How many are schema 3's and 4's together (the rest are schema 5's).
@@ -95,55 +101,6 @@ pub(crate) fn dictionary() -> &'static Dictionary {
             schema4,
         }
     })
-}
-
-/// The hash of the dictionary's lookups, made for every text of every record written, and of
-/// validation's lookups of ids: a text is hashed by its length and its first and last 8 bytes
-/// (a full hash of a scenario's description cost more than comparing it), the equality that
-/// follows compares it whole.
-#[derive(Clone, Copy, Default)]
-pub(crate) struct Sampled;
-
-impl std::hash::BuildHasher for Sampled {
-    type Hasher = SampledHasher;
-    fn build_hasher(&self) -> SampledHasher {
-        SampledHasher(0)
-    }
-}
-
-pub(crate) struct SampledHasher(u64);
-
-impl std::hash::Hasher for SampledHasher {
-    fn write(&mut self, b: &[u8]) {
-        // Loads of a fixed size (a copy of a variable length was a call to memcpy per word).
-        let n = b.len();
-        let (head, tail) = match n {
-            8.. => (word::<8>(b), word::<8>(&b[n - 8..])),
-            4..8 => (word::<4>(b), word::<4>(&b[n - 4..])),
-            _ => (b.iter().fold(0, |w, &x| w << 8 | u64::from(x)), 0),
-        };
-        for x in [n as u64, head, tail] {
-            self.0 = (self.0 ^ x)
-                .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-                .rotate_left(29);
-        }
-    }
-    fn write_u8(&mut self, _: u8) {
-        // The end mark of a `str`: its length is already in.
-    }
-    fn write_usize(&mut self, n: usize) {
-        self.0 = (self.0 ^ n as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    }
-    fn finish(&self) -> u64 {
-        self.0 ^ (self.0 >> 32)
-    }
-}
-
-/// The first `N` (at most 8) bytes of `b` as a little-endian number.
-fn word<const N: usize>(b: &[u8]) -> u64 {
-    let mut w = [0u8; 8];
-    w[..N].copy_from_slice(&b[..N]);
-    u64::from_le_bytes(w)
 }
 
 /// How much of the dictionary a schema's file form uses: (texts, parameter maps).
@@ -383,458 +340,6 @@ impl<'de> Deserialize<'de> for Name<'_> {
     }
 }
 
-/// A throughput: `0` when it is derived from the median ([`crate::precision::derived_throughput`]),
-/// else as stated: median, CI low, CI high, standard deviation.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) enum ThroughputCell {
-    Derived,
-    Stated(ThroughputRow),
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct ThroughputRow(f64, Option<f64>, Option<f64>, Option<f64>);
-
-impl Serialize for ThroughputCell {
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self {
-            ThroughputCell::Derived => s.serialize_u8(0),
-            ThroughputCell::Stated(r) => r.serialize(s),
-        }
-    }
-}
-
-impl<'de> Deserialize<'de> for ThroughputCell {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<ThroughputCell, D::Error> {
-        struct V;
-        impl<'de> Visitor<'de> for V {
-            type Value = ThroughputCell;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("0 (derived from the median) or [median, ci_low, ci_high, stddev]")
-            }
-            fn visit_u64<E: de::Error>(self, v: u64) -> Result<ThroughputCell, E> {
-                match v {
-                    0 => Ok(ThroughputCell::Derived),
-                    _ => Err(E::custom(format_args!(
-                        "throughput {v}: 0 (derived) or a row"
-                    ))),
-                }
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<ThroughputCell, A::Error> {
-                ThroughputRow::deserialize(de::value::SeqAccessDeserializer::new(seq))
-                    .map(ThroughputCell::Stated)
-            }
-        }
-        d.deserialize_any(V)
-    }
-}
-
-/// median, ci_low, ci_high, samples, iters_per_sample, mad, min, p90, outliers, preempted,
-/// retaken (ns, counts).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct StatsRow(
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<u64>,
-    Option<u64>,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    Option<u64>,
-    Option<u64>,
-    Option<u64>,
-);
-
-/// vs, median, ci_low, ci_high, samples, pct, pct_ci_low, pct_ci_high.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct OverheadRow<'a>(
-    Cow<'a, str>,
-    f64,
-    Option<f64>,
-    Option<f64>,
-    u64,
-    f64,
-    Option<f64>,
-    Option<f64>,
-);
-
-/// what, expected, observed.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct VerificationRow<'a>(Text<'a>, u64, u64);
-
-/// id, family, description, status, reason, stats, overhead, throughput, verification, params.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct ResultRow<'a>(
-    Cow<'a, str>,
-    Text<'a>,
-    Text<'a>,
-    Status,
-    Option<Text<'a>>,
-    Option<StatsRow>,
-    Option<OverheadRow<'a>>,
-    Option<ThroughputCell>,
-    Option<VerificationRow<'a>>,
-    Option<Params<'a>>,
-);
-
-/// id, label, formula, median, ci_low, ci_high, samples, origin.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct EstimateRow<'a>(
-    Cow<'a, str>,
-    Text<'a>,
-    Text<'a>,
-    f64,
-    Option<f64>,
-    Option<f64>,
-    u64,
-    Option<EstimateOrigin>,
-);
-
-/// id, label, relation, lhs, rhs, diff median, diff ci_low, diff ci_high, tolerance,
-/// systematic, verdict, kernel verdict.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct ExpectationRow<'a>(
-    Cow<'a, str>,
-    Text<'a>,
-    Relation,
-    f64,
-    f64,
-    Option<f64>,
-    Option<f64>,
-    Option<f64>,
-    f64,
-    Option<f64>,
-    Verdict,
-    Verdict,
-);
-
-/// quantity, id, median, half-width, target, met, group (schema 4: `0` when it is the id).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct TargetRow<'a>(
-    QuantityKind,
-    Cow<'a, str>,
-    f64,
-    Option<f64>,
-    f64,
-    bool,
-    Name<'a>,
-);
-
-/// id, members (schema 4: `0` for the group's own id), rounds, duration.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[cfg_attr(test, derive(schemars::JsonSchema))]
-pub(crate) struct GroupRow<'a>(Cow<'a, str>, Vec<Name<'a>>, u64, f64);
-
-impl<'a> ResultRow<'a> {
-    fn of(r: &'a ScenarioResult, form: u32) -> ResultRow<'a> {
-        let stats = StatsRow(
-            r.median_ns,
-            r.ci_low_ns,
-            r.ci_high_ns,
-            r.samples,
-            r.iters_per_sample,
-            r.mad_ns,
-            r.min_ns,
-            r.p90_ns,
-            r.outliers,
-            r.preempted,
-            r.retaken,
-        );
-        let empty = StatsRow(
-            None, None, None, None, None, None, None, None, None, None, None,
-        );
-        let throughput = r.throughput_mops.as_ref().map(|t| {
-            if crate::precision::derived_throughput(r.median_ns, r.ci_low_ns, r.ci_high_ns).as_ref()
-                == Some(t)
-            {
-                ThroughputCell::Derived
-            } else {
-                ThroughputCell::Stated(ThroughputRow(t.median, t.ci_low, t.ci_high, t.stddev))
-            }
-        });
-        ResultRow(
-            Cow::Borrowed(&r.id),
-            Text::of(&r.family, form),
-            Text::of(&r.description, form),
-            r.status,
-            r.reason.as_deref().map(|t| Text::of(t, form)),
-            (stats != empty).then_some(stats),
-            r.overhead.as_ref().map(|o| {
-                OverheadRow(
-                    Cow::Borrowed(&o.vs),
-                    o.median_ns,
-                    o.ci_low_ns,
-                    o.ci_high_ns,
-                    o.samples,
-                    o.pct,
-                    o.pct_ci_low,
-                    o.pct_ci_high,
-                )
-            }),
-            throughput,
-            r.verification
-                .as_ref()
-                .map(|v| VerificationRow(Text::of(&v.what, form), v.expected, v.observed)),
-            Params::of(&r.params, form),
-        )
-    }
-
-    fn into_model(self) -> Result<ScenarioResult, RowError> {
-        let ResultRow(id, family, description, status, reason, stats, ov, tp, ver, params) = self;
-        let mut r = ScenarioResult::new(&id, &family.resolve()?, &description.resolve()?, status);
-        r.reason = reason.map(Text::resolve).transpose()?;
-        if let Some(StatsRow(m, lo, hi, n, it, mad, min, p90, out, pre, ret)) = stats {
-            (r.median_ns, r.ci_low_ns, r.ci_high_ns) = (m, lo, hi);
-            (r.samples, r.iters_per_sample) = (n, it);
-            (r.mad_ns, r.min_ns, r.p90_ns) = (mad, min, p90);
-            (r.outliers, r.preempted, r.retaken) = (out, pre, ret);
-        }
-        r.overhead = ov.map(|OverheadRow(vs, m, lo, hi, n, p, plo, phi)| Overhead {
-            vs: vs.into_owned(),
-            median_ns: m,
-            ci_low_ns: lo,
-            ci_high_ns: hi,
-            samples: n,
-            pct: p,
-            pct_ci_low: plo,
-            pct_ci_high: phi,
-        });
-        r.throughput_mops = match tp {
-            None => None,
-            Some(ThroughputCell::Stated(ThroughputRow(m, lo, hi, sd))) => Some(Throughput {
-                median: m,
-                ci_low: lo,
-                ci_high: hi,
-                stddev: sd,
-            }),
-            Some(ThroughputCell::Derived) => Some(
-                crate::precision::derived_throughput(r.median_ns, r.ci_low_ns, r.ci_high_ns)
-                    .ok_or_else(|| RowError::DerivedThroughput(id.to_string()))?,
-            ),
-        };
-        r.verification = ver
-            .map(|VerificationRow(what, expected, observed)| {
-                Ok::<_, RowError>(Verification {
-                    what: what.resolve()?,
-                    expected,
-                    observed,
-                })
-            })
-            .transpose()?;
-        r.params = params.map(Params::resolve).transpose()?.unwrap_or_default();
-        Ok(r)
-    }
-}
-
-impl<'a> EstimateRow<'a> {
-    fn of(e: &'a Estimate, form: u32) -> EstimateRow<'a> {
-        EstimateRow(
-            Cow::Borrowed(&e.id),
-            Text::of(&e.label, form),
-            Text::of(&e.formula, form),
-            e.median_ns,
-            e.ci_low_ns,
-            e.ci_high_ns,
-            e.samples,
-            e.origin,
-        )
-    }
-    fn into_model(self) -> Result<Estimate, RowError> {
-        let EstimateRow(id, label, formula, m, lo, hi, samples, origin) = self;
-        Ok(Estimate {
-            id: id.into_owned(),
-            label: label.resolve()?,
-            formula: formula.resolve()?,
-            median_ns: m,
-            ci_low_ns: lo,
-            ci_high_ns: hi,
-            samples,
-            origin,
-        })
-    }
-}
-
-impl<'a> ExpectationRow<'a> {
-    fn of(e: &'a Expectation, form: u32) -> ExpectationRow<'a> {
-        ExpectationRow(
-            Cow::Borrowed(&e.id),
-            Text::of(&e.label, form),
-            e.relation,
-            e.lhs_ns,
-            e.rhs_ns,
-            e.diff_median_ns,
-            e.diff_ci_low_ns,
-            e.diff_ci_high_ns,
-            e.tolerance_ns,
-            e.systematic_ns,
-            e.verdict,
-            e.kernel_verdict,
-        )
-    }
-    fn into_model(self) -> Result<Expectation, RowError> {
-        let ExpectationRow(id, label, relation, lhs, rhs, dm, dlo, dhi, tol, sys, v, kv) = self;
-        Ok(Expectation {
-            id: id.into_owned(),
-            label: label.resolve()?,
-            relation,
-            lhs_ns: lhs,
-            rhs_ns: rhs,
-            diff_median_ns: dm,
-            diff_ci_low_ns: dlo,
-            diff_ci_high_ns: dhi,
-            tolerance_ns: tol,
-            systematic_ns: sys,
-            verdict: v,
-            kernel_verdict: kv,
-        })
-    }
-}
-
-impl<'a> TargetRow<'a> {
-    fn of(t: &'a Target, form: u32) -> TargetRow<'a> {
-        TargetRow(
-            t.quantity,
-            Cow::Borrowed(&t.id),
-            t.median_ns,
-            t.half_width_ns,
-            t.target_ns,
-            t.met,
-            Name::of(&t.group, &t.id, form),
-        )
-    }
-    fn into_model(self) -> Result<Target, RowError> {
-        let TargetRow(quantity, id, median_ns, half_width_ns, target_ns, met, group) = self;
-        Ok(Target {
-            quantity,
-            group: group.resolve(&id),
-            id: id.into_owned(),
-            median_ns,
-            half_width_ns,
-            target_ns,
-            met,
-        })
-    }
-}
-
-impl<'a> GroupRow<'a> {
-    fn of(g: &'a GroupSummary, form: u32) -> GroupRow<'a> {
-        let members = g.members.iter().map(|m| Name::of(m, &g.id, form));
-        GroupRow(
-            Cow::Borrowed(&g.id),
-            members.collect(),
-            g.rounds,
-            g.duration_s,
-        )
-    }
-    fn into_model(self) -> Result<GroupSummary, RowError> {
-        let GroupRow(id, members, rounds, duration_s) = self;
-        Ok(GroupSummary {
-            members: members.into_iter().map(|m| m.resolve(&id)).collect(),
-            id: id.into_owned(),
-            rounds,
-            duration_s,
-        })
-    }
-}
-
-/// An element of a list: a row (schema 3) or an object (schemas 1 and 2).
-enum Cell<R, O> {
-    Row(R),
-    Object(O),
-}
-
-impl<'de, R: Deserialize<'de>, O: Deserialize<'de>> Deserialize<'de> for Cell<R, O> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<R, O>(std::marker::PhantomData<(R, O)>);
-        impl<'de, R: Deserialize<'de>, O: Deserialize<'de>> Visitor<'de> for V<R, O> {
-            type Value = Cell<R, O>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a row (array) or an object")
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<Self::Value, A::Error> {
-                R::deserialize(de::value::SeqAccessDeserializer::new(seq)).map(Cell::Row)
-            }
-            fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
-                O::deserialize(de::value::MapAccessDeserializer::new(map)).map(Cell::Object)
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
-    }
-}
-
-/// Why a row of the file form cannot become its record type.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum RowError {
-    UnknownText(u32),
-    UnknownParams(u32),
-    DerivedThroughput(String),
-}
-
-impl std::fmt::Display for RowError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            RowError::UnknownText(i) => write!(f, "text {i} is not in the dictionary"),
-            RowError::UnknownParams(i) => {
-                write!(f, "parameters {i} are not in the dictionary")
-            }
-            RowError::DerivedThroughput(id) => {
-                write!(
-                    f,
-                    "result {id}: a derived throughput needs a positive median"
-                )
-            }
-        }
-    }
-}
-
-/// Reads a list whose elements are rows or objects, naming the element a bad row is at.
-fn list<'de, D, R, O>(
-    d: D,
-    what: &str,
-    conv: impl Fn(R) -> Result<O, RowError>,
-) -> Result<Vec<O>, D::Error>
-where
-    D: Deserializer<'de>,
-    R: Deserialize<'de>,
-    O: Deserialize<'de>,
-{
-    let cells = Vec::<Cell<R, O>>::deserialize(d)?;
-    cells
-        .into_iter()
-        .enumerate()
-        .map(|(i, c)| match c {
-            Cell::Row(r) => {
-                conv(r).map_err(|e| <D::Error as de::Error>::custom(format!("{what}[{i}]: {e}")))
-            }
-            Cell::Object(o) => Ok(o),
-        })
-        .collect()
-}
-
-pub(crate) fn results<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<ScenarioResult>, D::Error> {
-    list(d, "results", ResultRow::into_model)
-}
-pub(crate) fn estimates<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Estimate>, D::Error> {
-    list(d, "estimates", EstimateRow::into_model)
-}
-pub(crate) fn expectations<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Expectation>, D::Error> {
-    list(d, "expectations", ExpectationRow::into_model)
-}
-pub(crate) fn targets<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<Target>, D::Error> {
-    list(d, "summary.targets", TargetRow::into_model)
-}
-pub(crate) fn groups<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<GroupSummary>, D::Error> {
-    list(d, "summary.groups", GroupRow::into_model)
-}
-
 /// Schemas 1 and 2: every list as objects, as the types derive them.
 #[derive(Serialize)]
 struct Objects<'a> {
@@ -898,7 +403,7 @@ impl Serialize for RunRecord {
 pub(crate) fn json_with_id(r: &RunRecord, id: &str, form: u32) -> String {
     let mut out = Vec::with_capacity(32 * 1024);
     if form >= 3 {
-        write::record(r, id, form, &mut out, None, &[]);
+        write::record(r, id, form, &mut out, None);
     } else if serde_json::to_writer(&mut out, &objects(r, id, form)).is_err() {
         // Serialising plain data cannot fail (no maps with non-string keys).
         return String::new();
@@ -918,22 +423,9 @@ pub(crate) fn write_with_id<W: std::io::Write>(
     if form < 3 {
         return serde_json::to_writer(w, &objects(r, id, form)).is_ok();
     }
-    with_buffer(|out| {
-        write::record(r, id, form, out, None, &[]);
-        w.write_all(out).is_ok()
-    })
-}
-
-/// Runs `f` with a buffer the thread keeps: no record-sized allocation per record written.
-fn with_buffer<T>(f: impl FnOnce(&mut Vec<u8>) -> T) -> T {
-    thread_local! {
-        static OUT: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-    }
-    let mut out = OUT.take();
-    out.clear();
-    let t = f(&mut out);
-    OUT.set(out);
-    t
+    let mut out = Vec::new();
+    write::record(r, id, form, &mut out, None);
+    w.write_all(&out).is_ok()
 }
 
 /// Compact JSON in which a whole number is written without `.0` (schema 4: `23500`, not
@@ -1033,17 +525,10 @@ pub(crate) fn file_form_and_id_hash(
     file: &[u8],
     hash: &mut impl std::io::Write,
 ) -> std::io::Result<bool> {
-    thread_local! {
-        static THREE: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
-    }
-    with_buffer(|out| {
-        let mut three = THREE.take();
-        three.clear();
-        write::record(r, &r.id, r.schema, out, Some(&mut three), file);
-        let hashed = hash.write_all(&three);
-        THREE.set(three);
-        hashed.map(|()| out.as_slice() == file)
-    })
+    let (mut out, mut three) = (Vec::new(), Vec::new());
+    write::record(r, &r.id, r.schema, &mut out, Some(&mut three));
+    hash.write_all(&three)?;
+    Ok(out.as_slice() == file)
 }
 
 /// The JSON Schema of a value that is a JSON type or an index into the dictionary.
@@ -1357,30 +842,15 @@ mod tests {
             }
             let mut three = Vec::new();
             let mut four = Vec::new();
-            write::record(r, &r.id, 4, &mut four, Some(&mut three), &[]);
+            write::record(r, &r.id, 4, &mut four, Some(&mut three));
             same(&four, serde_form(r, &r.id, 4));
             same(&three, serde_form(r, "", 3));
-            // The file compared with is only a hint: the file itself, or one whose every digit
-            // is another (its numbers point at other entries of the dictionary), changes nothing.
-            let file = serde_form(r, &r.id, 4);
-            let shifted: Vec<u8> = file
-                .bytes()
-                .map(|b| {
-                    if b.is_ascii_digit() {
-                        b'0' + (b - b'0' + 1) % 10
-                    } else {
-                        b
-                    }
-                })
-                .collect();
             // Schema 4's form, or the record's own when it is later (5 writes as 4 does).
             let form = r.schema.max(4);
-            for hint in [file.as_bytes(), &shifted] {
-                let (mut three, mut four) = (Vec::new(), Vec::new());
-                write::record(r, &r.id, form, &mut four, Some(&mut three), hint);
-                same(&four, serde_form(r, &r.id, form));
-                same(&three, serde_form(r, "", 3));
-            }
+            let (mut three, mut four) = (Vec::new(), Vec::new());
+            write::record(r, &r.id, form, &mut four, Some(&mut three));
+            same(&four, serde_form(r, &r.id, form));
+            same(&three, serde_form(r, "", 3));
             let mut h = Sha256::new();
             let file = serde_form(r, &r.id, form);
             let r = &RunRecord {

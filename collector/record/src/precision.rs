@@ -186,42 +186,6 @@ pub(crate) fn derived_throughput(
     lo: Option<f64>,
     hi: Option<f64>,
 ) -> Option<Throughput> {
-    // Reading a record derives each of its throughputs, and validating it (writing its file
-    // form again) asks for the same ones: answers are kept per thread in a small table, by
-    // the exact bits of what they were worked out from.
-    type Slot = Option<([Option<u64>; 3], Option<Throughput>)>;
-    const SLOTS: usize = 256;
-    thread_local! {
-        static RECENT: std::cell::RefCell<Vec<Slot>> = const { std::cell::RefCell::new(Vec::new()) };
-    }
-    let key = [median, lo, hi].map(|v| v.map(f64::to_bits));
-    let at = (key.iter()).fold(0u64, |h, k| {
-        (h ^ k.map_or(1, |b| b ^ (b >> 29)))
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
-            .rotate_left(23)
-    }) as usize
-        % SLOTS;
-    RECENT.with(|r| {
-        let mut r = r.borrow_mut();
-        if r.is_empty() {
-            r.resize(SLOTS, None);
-        }
-        match &r[at] {
-            Some((k, t)) if *k == key => t.clone(),
-            _ => {
-                let t = work_out_throughput(median, lo, hi);
-                r[at] = Some((key, t.clone()));
-                t
-            }
-        }
-    })
-}
-
-fn work_out_throughput(
-    median: Option<f64>,
-    lo: Option<f64>,
-    hi: Option<f64>,
-) -> Option<Throughput> {
     let m = median.filter(|m| *m > 0.0)?;
     let (mut t, mut tl, mut th) = (1000.0 / m, hi.map(|h| 1000.0 / h), lo.map(|l| 1000.0 / l));
     let mut tm = Some(t);
@@ -287,29 +251,6 @@ mod tests {
         triple(&mut m, &mut lo, &mut hi, &mut []);
         assert_eq!((m, lo, hi), (0.0, -2.8, 2.5));
         assert!(m.is_sign_positive());
-    }
-
-    /// A kept answer is the one its inputs give: many more inputs than the table has slots,
-    /// each asked for twice, some absent or not positive.
-    #[test]
-    fn kept_throughputs_are_their_inputs_own() {
-        let inputs: Vec<[Option<f64>; 3]> = (0..2000)
-            .map(|i| {
-                let m = f64::from(i) * 0.37 - 3.0;
-                let lo = (i % 7 != 0).then_some(m - 0.5);
-                let hi = (i % 5 != 0).then_some(m + 0.25 * f64::from(i % 9));
-                [(i % 11 != 0).then_some(m), lo, hi]
-            })
-            .collect();
-        // In order, then backwards: each input met again after most of the others.
-        let order = (0..inputs.len()).chain((0..inputs.len()).rev());
-        for [m, lo, hi] in order.map(|i| inputs[i]) {
-            assert_eq!(
-                derived_throughput(m, lo, hi),
-                work_out_throughput(m, lo, hi),
-                "{m:?} {lo:?} {hi:?}"
-            );
-        }
     }
 
     #[test]

@@ -13,6 +13,9 @@
 //! Every build is into a directory of its own; on a disk nothing is deleted until the
 //! measuring is over (see `Scratch`).
 
+mod measure;
+use measure::*;
+
 use clap::{Args, Parser, Subcommand};
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -22,121 +25,6 @@ use std::time::Instant;
 /// run in this binary, and must allocate as the real program does.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
-struct Measure {
-    wall_s: f64,
-    user_s: f64,
-    sys_s: f64,
-    max_rss_mb: f64,
-}
-
-/// Why a measurement was not made.
-#[derive(Debug, thiserror::Error)]
-enum BenchError {
-    #[error("cannot start a measured child ({0:?}): {1}")]
-    Spawn(Vec<String>, std::io::Error),
-    #[error("the measured child {0:?} failed (wait status {1})")]
-    Child(Vec<String>, i32),
-    #[error("cannot put the held-back record back at {0}: {1}")]
-    Restore(PathBuf, std::io::Error),
-}
-
-/// Runs this binary with `args` as a child and measures it.
-fn child<S: AsRef<std::ffi::OsStr> + ToString>(args: &[S]) -> Result<Measure, BenchError> {
-    let owned = || args.iter().map(ToString::to_string).collect::<Vec<_>>();
-    let start = Instant::now();
-    let c = std::env::current_exe()
-        .and_then(|exe| {
-            Command::new(exe)
-                .arg("--child")
-                .args(args)
-                .stdout(std::process::Stdio::null())
-                .spawn()
-        })
-        .map_err(|e| BenchError::Spawn(owned(), e))?;
-    let pid = c.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: plain syscall on our own child; rusage is a valid out-pointer.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
-    let wall_s = start.elapsed().as_secs_f64();
-    if r != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        return Err(BenchError::Child(owned(), status));
-    }
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
-    Ok(Measure {
-        wall_s,
-        user_s: tv(ru.ru_utime),
-        sys_s: tv(ru.ru_stime),
-        max_rss_mb: ru.ru_maxrss as f64 / 1024.0,
-    })
-}
-
-/// The best (least wall time) of `repeat` runs, the `rep`th with the arguments `args(rep)`.
-fn best(repeat: usize, args: &dyn Fn(usize) -> Vec<String>) -> Result<Measure, BenchError> {
-    let run = |rep| child(&args(rep));
-    let mut best = run(0)?;
-    for rep in 1..repeat {
-        let m = run(rep)?;
-        if m.wall_s < best.wall_s {
-            best = m;
-        }
-    }
-    Ok(best)
-}
-
-/// Moves the last record file (in path order) of `data` into `work`; returns where it was and
-/// where it is.
-fn hold_back(data: &Path, work: &Path) -> Option<(PathBuf, PathBuf)> {
-    let last = walkdir::WalkDir::new(data)
-        .sort_by_file_name()
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .last()?
-        .into_path();
-    let aside = work.join("held-back.json");
-    std::fs::rename(&last, &aside).ok()?;
-    Some((last, aside))
-}
-
-/// Every file under `dir` with its inode: a file the build did not write keeps its inode.
-fn inodes(dir: &Path) -> std::collections::HashMap<PathBuf, u64> {
-    use std::os::unix::fs::MetadataExt;
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter_map(|e| {
-            let ino = e.metadata().ok()?.ino();
-            Some((e.path().strip_prefix(dir).ok()?.to_path_buf(), ino))
-        })
-        .collect()
-}
-
-/// Total bytes, file count and the largest .html file under `dir`.
-fn du(dir: &Path) -> (u64, u64, u64, String) {
-    let (mut bytes, mut files, mut largest, mut largest_path) = (0, 0, 0, String::new());
-    for e in walkdir::WalkDir::new(dir).into_iter().flatten() {
-        if !e.file_type().is_file() {
-            continue;
-        }
-        let len = e.metadata().map(|m| m.len()).unwrap_or(0);
-        bytes += len;
-        files += 1;
-        let name = e.path().to_string_lossy();
-        if name.ends_with(".html") && len > largest {
-            largest = len;
-            largest_path = e
-                .path()
-                .strip_prefix(dir)
-                .unwrap_or(e.path())
-                .to_string_lossy()
-                .into_owned();
-        }
-    }
-    (bytes, files, largest, largest_path)
-}
 
 #[derive(Debug, Parser)]
 #[command(
@@ -182,21 +70,13 @@ enum ShapeArg {
     Small,
 }
 
-impl From<ShapeArg> for syscost_site_bench::Shape {
+impl From<ShapeArg> for syscost_synth::Shape {
     fn from(s: ShapeArg) -> Self {
         match s {
-            ShapeArg::Real => syscost_site_bench::Shape::Real,
-            ShapeArg::Small => syscost_site_bench::Shape::Small,
+            ShapeArg::Real => syscost_synth::Shape::Real,
+            ShapeArg::Small => syscost_synth::Shape::Small,
         }
     }
-}
-
-/// The 1-minute load average, so a figure says how busy the machine was.
-fn loadavg() -> String {
-    std::fs::read_to_string("/proc/loadavg")
-        .ok()
-        .and_then(|s| s.split_whitespace().next().map(str::to_string))
-        .unwrap_or_else(|| "?".to_string())
 }
 
 #[derive(Debug, Subcommand)]
@@ -262,11 +142,11 @@ fn positive(s: &str) -> Result<f64, NotARatio> {
 
 /// The floor a build is measured against: read and parse every record, nothing else.
 fn parse_floor(data: &str) {
-    let scan = syscost_site::load::scan(Path::new(data));
+    let scan = syscost_site::build::load::scan(Path::new(data));
     let ok = scan
         .records
         .iter()
-        .filter(|c| syscost_site::load::read_record(&c.abs).is_ok())
+        .filter(|c| syscost_site::build::load::read_record(&c.abs).is_ok())
         .count();
     println!(
         "parsed {ok} records ({} unreadable)",
@@ -278,8 +158,8 @@ fn parse_floor(data: &str) {
 /// contiguous share of the records: the floor a build's *wall* time is compared with (its CPU
 /// time is compared with the one-thread floor's).
 fn parse_floor_all(data: &str) {
-    let scan = syscost_site::load::scan(Path::new(data));
-    let jobs = syscost_site::site::jobs();
+    let scan = syscost_site::build::load::scan(Path::new(data));
+    let jobs = syscost_site::parallel::jobs();
     let per = scan.records.len().div_ceil(jobs).max(1);
     let ok: usize = std::thread::scope(|s| {
         let shares: Vec<_> = scan
@@ -289,7 +169,7 @@ fn parse_floor_all(data: &str) {
                 s.spawn(move || {
                     share
                         .iter()
-                        .filter(|c| syscost_site::load::read_record(&c.abs).is_ok())
+                        .filter(|c| syscost_site::build::load::read_record(&c.abs).is_ok())
                         .count()
                 })
             })
@@ -345,13 +225,13 @@ fn main() {
     });
 }
 
-fn synth(runs: usize, out: &Path, seed: u64, shape: syscost_site_bench::Shape) -> i32 {
-    match syscost_site_bench::write_shape(out, runs, seed, shape) {
+fn synth(runs: usize, out: &Path, seed: u64, shape: syscost_synth::Shape) -> i32 {
+    match syscost_synth::write_shape(out, runs, seed, shape) {
         Ok(n) => {
             println!("wrote {n} synthetic records under {}", out.display());
             0
         }
-        Err(e @ syscost_site_bench::WriteError::DataDir(_)) => {
+        Err(e @ syscost_synth::WriteError::DataDir(_)) => {
             eprintln!("site-bench synth: {e}");
             2
         }
@@ -389,7 +269,7 @@ fn ratio(data: &Path, rounds: usize, goal: f64, work: Option<PathBuf>) -> i32 {
     let d = data.to_string_lossy().into_owned();
     let floor1 = ["parse", "--data", &d];
     let floor_all = ["parse-all", "--data", &d];
-    let jobs = syscost_site::site::jobs();
+    let jobs = syscost_site::parallel::jobs();
     println!("load average before: {}", loadavg());
     println!("| round | first | floor, 1 thread: CPU | floor, {jobs} threads: wall | build: CPU (wall) | ÷ floor: CPU | ÷ {jobs}-thread floor: wall |");
     println!("|---:|---|---:|---:|---:|---:|---:|");
@@ -541,7 +421,7 @@ impl Scratch {
     fn done(&self, site: &Path) {
         if in_memory(&self.0) {
             let _ = std::fs::remove_dir_all(site);
-            let _ = std::fs::remove_file(syscost_site::out::summaries_path(site));
+            let _ = std::fs::remove_file(syscost_site::build::staging::summaries_path(site));
         }
     }
 }
@@ -592,13 +472,13 @@ fn bench(args: Bench) -> i32 {
         return 1;
     }
     let scratch = Scratch(dir);
-    let jobs = syscost_site::site::jobs();
+    let jobs = syscost_site::parallel::jobs();
     println!("| runs | records (per run) | parse floor, 1 thread: wall (user + sys) | floor peak RSS | parse floor, {jobs} threads: wall | build: wall (user + sys) | build ÷ floor: wall (÷ the {jobs}-thread floor), CPU (÷ the 1-thread floor) | build peak RSS | build wall per run | site (per run) | files | largest page | one more run: wall (user + sys), files written | load |");
     println!("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|");
     for &n in &sizes {
         let data = scratch.fresh(&format!("records-{n}"));
         let t = Instant::now();
-        if let Err(e) = syscost_site_bench::write_shape(&data, n, 1, shape.into()) {
+        if let Err(e) = syscost_synth::write_shape(&data, n, 1, shape.into()) {
             eprintln!("site-bench: {e}");
             return 1;
         }

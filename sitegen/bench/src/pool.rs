@@ -21,11 +21,30 @@ pub struct Saved {
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum ParseError {
     #[error("line {line}: {why}")]
-    Row { line: usize, why: String },
+    Row { line: usize, why: RowError },
     #[error("no table of rounds (not what `site-bench ratio` prints)")]
     NoTable,
     #[error("no rounds in the table")]
     NoRounds,
+}
+
+/// What is wrong with one line of a saved output.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum RowError {
+    #[error("a header without the wall floor's thread count")]
+    NoThreadCount,
+    #[error("a second table")]
+    SecondTable,
+    #[error("a round before the table's header")]
+    BeforeHeader,
+    #[error("{0} cells, a round has 7")]
+    Cells(usize),
+    #[error("{0:?} ran first: neither \"floors\" nor \"build\"")]
+    FirstRan(String),
+    #[error("{0:?} is not a ratio (a number and ×, or —)")]
+    NotRatio(String),
+    #[error("{0:?} is not a ratio above 0")]
+    NotPositive(String),
 }
 
 /// The cells of a table row `| a | b | … |`, trimmed; None for any other line.
@@ -42,18 +61,18 @@ fn jobs_of(header: &[&str]) -> Option<usize> {
 }
 
 /// A ratio cell: `2.781×`, or `—` for a round left out.
-fn ratio_cell(cell: &str) -> Result<Option<f64>, String> {
+fn ratio_cell(cell: &str) -> Result<Option<f64>, RowError> {
     if cell == "—" {
         return Ok(None);
     }
     let v = cell
         .strip_suffix('×')
         .and_then(|n| n.parse::<f64>().ok())
-        .ok_or_else(|| format!("{cell:?} is not a ratio (a number and ×, or —)"))?;
+        .ok_or_else(|| RowError::NotRatio(cell.to_string()))?;
     if v.is_finite() && v > 0.0 {
         Ok(Some(v))
     } else {
-        Err(format!("{cell:?} is not a ratio above 0"))
+        Err(RowError::NotPositive(cell.to_string()))
     }
 }
 
@@ -64,13 +83,12 @@ pub fn parse(text: &str) -> Result<Saved, ParseError> {
     let mut jobs: Option<usize> = None;
     let (mut cpu, mut wall) = (Vec::new(), Vec::new());
     for (i, line) in text.lines().enumerate() {
-        let row = |why: String| ParseError::Row { line: i + 1, why };
+        let row = |why: RowError| ParseError::Row { line: i + 1, why };
         let Some(c) = cells(line) else { continue };
         if c.first() == Some(&"round") {
-            let n = jobs_of(&c)
-                .ok_or_else(|| row("a header without the wall floor's thread count".to_string()))?;
+            let n = jobs_of(&c).ok_or_else(|| row(RowError::NoThreadCount))?;
             if jobs.is_some() {
-                return Err(row("a second table".to_string()));
+                return Err(row(RowError::SecondTable));
             }
             jobs = Some(n);
             continue;
@@ -80,19 +98,15 @@ pub fn parse(text: &str) -> Result<Saved, ParseError> {
             continue;
         }
         if jobs.is_none() {
-            return Err(row("a round before the table's header".to_string()));
+            return Err(row(RowError::BeforeHeader));
         }
         if c.len() != 7 {
-            return Err(row(format!("{} cells, a round has 7", c.len())));
+            return Err(row(RowError::Cells(c.len())));
         }
         let floors_first = match c[1] {
             "floors" => true,
             "build" => false,
-            other => {
-                return Err(row(format!(
-                    "{other:?} ran first: neither \"floors\" nor \"build\""
-                )))
-            }
+            other => return Err(row(RowError::FirstRan(other.to_string()))),
         };
         cpu.push(Round {
             floors_first,
@@ -153,20 +167,20 @@ build CPU ÷ 1-thread floor CPU: 2 rounds are too few for a 95 % interval (6 at 
             parse(&broken),
             Err(ParseError::Row {
                 line: 5,
-                why: "\"2.702\" is not a ratio (a number and ×, or —)".to_string()
+                why: RowError::NotRatio("2.702".to_string())
             })
         );
         let broken = SAVED.replace("| 2 | build |", "| 2 | both |");
         assert!(
-            matches!(parse(&broken), Err(ParseError::Row { line: 5, why }) if why.contains("\"both\" ran first"))
+            matches!(parse(&broken), Err(ParseError::Row { line: 5, why }) if why == RowError::FirstRan("both".to_string()))
         );
         let broken = SAVED.replace("| 2.698× |", "| 2.698× | 1 |");
         assert!(
-            matches!(parse(&broken), Err(ParseError::Row { line: 4, why }) if why == "8 cells, a round has 7")
+            matches!(parse(&broken), Err(ParseError::Row { line: 4, why }) if why == RowError::Cells(8))
         );
         let broken = SAVED.replace("| 2.689× |", "| -2.689× |");
         assert!(
-            matches!(parse(&broken), Err(ParseError::Row { line: 4, why }) if why.contains("not a ratio above 0"))
+            matches!(parse(&broken), Err(ParseError::Row { line: 4, why }) if matches!(why, RowError::NotPositive(_)))
         );
     }
 
@@ -185,12 +199,12 @@ build CPU ÷ 1-thread floor CPU: 2 rounds are too few for a 95 % interval (6 at 
             parse(&no_header),
             Err(ParseError::Row {
                 line: 3,
-                why: "a round before the table's header".to_string()
+                why: RowError::BeforeHeader
             })
         );
         let twice = format!("{SAVED}{SAVED}");
         assert!(
-            matches!(parse(&twice), Err(ParseError::Row { why, .. }) if why == "a second table")
+            matches!(parse(&twice), Err(ParseError::Row { why, .. }) if why == RowError::SecondTable)
         );
     }
 }

@@ -207,7 +207,7 @@ mod tests {
     /// as often as it says (up to the draws' own noise).
     #[test]
     fn the_interval_covers_the_median_as_often_as_it_says() {
-        let mut rng = crate::Rng::new(7);
+        let mut rng = syscost_synth::Rng::new(7);
         let (reps, n) = (4000, 11);
         // Exponential(1): median ln 2.
         let truth = std::f64::consts::LN_2;

@@ -328,7 +328,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("records");
     let site = tmp.path().join("site");
-    syscost_site_bench::write(&data, 40, 9).unwrap();
+    syscost_synth::write(&data, 40, 9).unwrap();
     let rec = edited(base_record(40), |r| {
         r.environment.comparability.arch = "x86_64".into();
         r.environment.comparability.kernel_release = "6.8.0-45-generic".into();

@@ -5,8 +5,8 @@ use crate::common::*;
 use std::path::Path;
 use std::sync::OnceLock;
 use syscost_record::{Estimate, EstimateId, Method, RunRecord, SourceKind};
-use syscost_site::info::record_series;
-use syscost_site_bench::{Plan, Step};
+use syscost_site::model::summary::record_series;
+use syscost_synth::{Plan, Step};
 
 const HOSTILE: &str = "<script>alert(1)</script>";
 
@@ -42,7 +42,7 @@ const STEP_NS: f64 = 150.0;
 
 /// A series of the comparability fixtures as collected (not synthetic) records.
 fn collected_series(plan: &Plan) -> Vec<RunRecord> {
-    syscost_site_bench::series(plan)
+    syscost_synth::series(plan)
         .into_iter()
         .map(|r| {
             edited(r, |r| {
@@ -62,7 +62,7 @@ fn fixture() -> &'static Fixture {
         let dir = fixture_dir("site-build");
         let data = dir.join("records");
         // Enough synthetic runs to paginate the run list (200 per page).
-        assert_eq!(syscost_site_bench::write(&data, 230, 3).unwrap(), 230);
+        assert_eq!(syscost_synth::write(&data, 230, 3).unwrap(), 230);
 
         // Two runs of one machine: the newer page must compare with the older.
         let old = edited(base_record(11), |r| {
@@ -505,7 +505,7 @@ fn indexes_paginate_and_pages_stay_bounded() {
     // The runs page is the newest runs; every run is listed once, on its kernel's pages.
     let newest = read(&f.site, "runs/index.html");
     let rows = |h: &str| h.matches("<tr><td>").count();
-    assert_eq!(rows(&newest), syscost_site::site::PAGE_SIZE);
+    assert_eq!(rows(&newest), syscost_site::commands::build::PAGE_SIZE);
     assert!(newest.contains(&format!("The {} newest of {RUNS} runs", rows(&newest))));
     assert!(!f.site.join("runs/page-2.html").exists());
     for (page, html) in html_pages(&f.site) {
@@ -514,12 +514,12 @@ fn indexes_paginate_and_pages_stay_bounded() {
     // A kernel with more runs than a page holds: its list is paged, every run on one page.
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("records");
-    let n = syscost_site::site::PAGE_SIZE + 3;
+    let n = syscost_site::commands::build::PAGE_SIZE + 3;
     let plan = Plan {
         runs_per_version: n,
         ..Plan::new(43, "beef000000000002", &["6.1"])
     };
-    let rs = syscost_site_bench::series(&plan);
+    let rs = syscost_synth::series(&plan);
     assert_eq!(rs.len(), n);
     for r in &rs {
         save(&data, r);
@@ -534,12 +534,12 @@ fn indexes_paginate_and_pages_stay_bounded() {
             .filter(|r| h.contains(&format!(">{}</a>", r.id)))
             .count()
     };
-    assert_eq!(runs_of(&first), syscost_site::site::PAGE_SIZE);
+    assert_eq!(runs_of(&first), syscost_site::commands::build::PAGE_SIZE);
     assert_eq!(runs_of(&first) + runs_of(&second), n);
     assert!(first.contains("href=\"../../kernels/6.1/page-2.html\" rel=\"next\""));
     // The series' runs on the version: pages of at most RUNS_A_PAGE runs, oldest first, each
     // linking the next; every run on exactly one of them.
-    let per = syscost_site::site::RUNS_A_PAGE;
+    let per = syscost_site::commands::build::RUNS_A_PAGE;
     let pages: Vec<(String, String)> = html_pages(&site)
         .filter(|(p, _)| p.starts_with("runs/") && p != "runs/index.html")
         .collect();
@@ -583,7 +583,7 @@ fn indexes_paginate_and_pages_stay_bounded() {
 /// from scratch.
 #[test]
 fn a_run_moved_to_another_page_is_linked_there_after_a_rebuild() {
-    let per = syscost_site::site::RUNS_A_PAGE;
+    let per = syscost_site::commands::build::RUNS_A_PAGE;
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("records");
     let site = tmp.path().join("site");
@@ -591,7 +591,7 @@ fn a_run_moved_to_another_page_is_linked_there_after_a_rebuild() {
         runs_per_version: per,
         ..Plan::new(51, "beef000000000003", &["6.1", "6.2"])
     };
-    let rs = syscost_site_bench::series(&plan);
+    let rs = syscost_synth::series(&plan);
     for r in &rs {
         save(&data, r);
     }
@@ -1172,7 +1172,7 @@ fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("records");
     let plan = Plan::new(41, "beef000000000001", &["6.1", "6.2"]);
-    let mut rs = syscost_site_bench::series(&plan);
+    let mut rs = syscost_synth::series(&plan);
     rs[1] = edited(rs[1].clone(), |r| {
         for x in &mut r.results {
             if x.family == "baseline" {
@@ -1367,7 +1367,7 @@ fn build_of(
 fn strict_builds_refuse_synthetic_records() {
     // Issue 17: `check` refused them but `build --strict` published them.
     let tmp = tempfile::tempdir().unwrap();
-    let synth = syscost_site_bench::generate(1, 5).next().unwrap();
+    let synth = syscost_synth::generate(1, 5).next().unwrap();
     let (code, err, site) = build_of(tmp.path(), true, |d| {
         save(d, &base_record(31));
         save(d, &synth);
@@ -1479,7 +1479,7 @@ fn inodes(site: &Path) -> std::collections::BTreeMap<String, u64> {
 fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("records");
-    assert_eq!(syscost_site_bench::write(&data, 40, 21).unwrap(), 40);
+    assert_eq!(syscost_synth::write(&data, 40, 21).unwrap(), 40);
     let site = tmp.path().join("site");
     let build = || {
         let o = build_site(&data, &site);
@@ -1568,7 +1568,7 @@ fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
 fn an_incremental_build_is_the_build_from_scratch() {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("records");
-    assert_eq!(syscost_site_bench::write(&data, 30, 23).unwrap(), 30);
+    assert_eq!(syscost_synth::write(&data, 30, 23).unwrap(), 30);
     let pretty = base_record(41);
     let p = data.join(pretty.canonical_path());
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();

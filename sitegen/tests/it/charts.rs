@@ -6,7 +6,7 @@
 
 use crate::common::*;
 use syscost_record::RunRecord;
-use syscost_site_bench::Plan;
+use syscost_synth::Plan;
 
 /// 4.0 to 6.18 (60 releases) less every sixth: 50 versions, with gaps.
 fn versions() -> Vec<String> {
@@ -75,7 +75,7 @@ fn fifty_versions_and_ten_series_stay_readable() {
             plan.syscalls_per_op = 20;
             plan.probe = "mix";
         }
-        records.extend(syscost_site_bench::series(&plan));
+        records.extend(syscost_synth::series(&plan));
     }
     // One run whose SUD overhead has an interval fifty times its median.
     let wide = records.len() / 2;

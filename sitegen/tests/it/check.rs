@@ -54,7 +54,7 @@ fn empty_files_and_boms_are_explained() {
     expect_problem(
         |d| {
             let mut b = vec![0xEF, 0xBB, 0xBF];
-            b.extend(syscost_site_bench::to_file_bytes(&base_record(2)));
+            b.extend(syscost_synth::to_file_bytes(&base_record(2)));
             std::fs::write(d.join("runs/bom.json"), b).unwrap();
         },
         "runs/bom.json",
@@ -194,7 +194,7 @@ fn synthetic_records_do_not_belong_in_data() {
     let mut path = String::new();
     expect_problem(
         |d| {
-            let r = syscost_site_bench::generate(1, 5).next().unwrap();
+            let r = syscost_synth::generate(1, 5).next().unwrap();
             path = r.canonical_path();
             save(d, &r);
         },

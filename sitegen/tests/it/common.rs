@@ -64,9 +64,7 @@ pub fn fixture_dir(name: &str) -> PathBuf {
 
 /// A realistic, valid, non-synthetic record to start hand-made fixtures from.
 pub fn base_record(seed: u64) -> RunRecord {
-    let mut r = syscost_site_bench::generate(1, seed)
-        .next()
-        .expect("one record");
+    let mut r = syscost_synth::generate(1, seed).next().expect("one record");
     r.source.kind = SourceKind::Collected;
     r.source.tool = "syscost 0.1.0".to_string();
     r.source.note = None;
@@ -131,7 +129,7 @@ pub fn save(dir: &Path, r: &RunRecord) -> PathBuf {
 
 pub fn save_at(p: &Path, r: &RunRecord) {
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-    std::fs::write(p, syscost_site_bench::to_file_bytes(r)).unwrap();
+    std::fs::write(p, syscost_synth::to_file_bytes(r)).unwrap();
 }
 
 /// Every file under `dir`, as sorted relative paths.

@@ -199,7 +199,7 @@ fn add_generated(data: &Path, outside: &Path, cases: &mut Vec<Case>) {
 }
 
 fn synth_bytes(r: &RunRecord) -> Vec<u8> {
-    syscost_site_bench::to_file_bytes(r)
+    syscost_synth::to_file_bytes(r)
 }
 
 struct Fixture {

@@ -13,7 +13,7 @@ fn root() -> PathBuf {
 }
 
 fn record_text(seed: u64) -> String {
-    String::from_utf8(syscost_site_bench::to_file_bytes(&base_record(seed))).unwrap()
+    String::from_utf8(syscost_synth::to_file_bytes(&base_record(seed))).unwrap()
 }
 
 /// The issue form's text around a pasted record, as GitHub writes it (CRLF line ends).
@@ -107,7 +107,7 @@ fn a_pasted_record_that_passes_is_placed_and_proposed() {
     let rel = rec.canonical_path();
     assert_eq!(t.records(), std::slice::from_ref(&rel));
     let placed = std::fs::read(t.data().join(&rel)).unwrap();
-    assert_eq!(placed, syscost_site_bench::to_file_bytes(&rec));
+    assert_eq!(placed, syscost_synth::to_file_bytes(&rec));
     assert_eq!(
         std::fs::read(t.out().join("record").join(&rel)).unwrap(),
         placed

@@ -1,6 +1,6 @@
 //! The file form of schemas 3 and 4 written straight from the record, without making its rows.
 //!
-//! Written by hand for validation, which writes every record a site build reads once more: the
+//! Written by hand for validation, which writes every record it checks once more: the
 //! file form, compared with the file, and beside it schema 3's form, which the content id
 //! covers. Each value is formatted once, into the file form; schema 3's is then made from it
 //! and the few places where the two differ ([`Patches`]). Through serde, a row struct was made
@@ -13,7 +13,7 @@
 //! by serde_json (`CompactFormatter`), and the parts that are not lists of rows (`source`,
 //! `settings`, `environment`) are serialised by their derives.
 
-use super::{dictionary, in_force, Sampled};
+use super::{dictionary, in_force};
 use crate::precision::derived_throughput;
 use crate::{
     Estimate, Expectation, GroupSummary, Overhead, RunRecord, ScenarioResult, Target, Throughput,
@@ -21,48 +21,35 @@ use crate::{
 };
 use serde::Serialize;
 use serde_json::ser::{CompactFormatter, Formatter};
-use std::borrow::Borrow;
 use std::cell::Cell;
 use std::collections::BTreeMap;
-use std::collections::HashMap;
-use std::hash::Hash;
 
 /// Writes the file form of schema `form` (3 or later) into `out`, with `id` in place of the
 /// record's id; with `three`, the form its content id covers beside it (schema 3's, the id
-/// blank), each value formatted once for both. `file` is the file the form will be compared
-/// with, if any: only a hint (see [`Writer::file`]), what is written does not depend on it.
+/// blank), each value formatted once for both.
 pub(crate) fn record(
     r: &RunRecord,
     id: &str,
     form: u32,
     out: &mut Vec<u8>,
     three: Option<&mut Vec<u8>>,
-    file: &[u8],
 ) {
     let Some(three) = three else {
         return Writer {
             out,
             form,
             patches: None,
-            file,
         }
         .record(r, id);
     };
-    thread_local! {
-        static PATCHES: Cell<Patches> = Cell::new(Patches::default());
-    }
-    let mut p = PATCHES.take();
-    p.spelled.clear();
-    p.at.clear();
+    let mut p = Patches::default();
     Writer {
         out: &mut *out,
         form,
         patches: Some(&mut p),
-        file,
     }
     .record(r, id);
     p.apply(out, three);
-    PATCHES.set(p);
 }
 
 /// Schema 3's form differs from 4's only where 4 refers to a text or map of its own part of
@@ -73,13 +60,6 @@ struct Writer<'a> {
     form: u32,
     /// Where schema 3's form differs, when it is wanted.
     patches: Option<&'a mut Patches>,
-    /// The file `out` will be compared with (empty if none). Where it has a number at the
-    /// position a text or map is being written, the dictionary's entry of that index is compared
-    /// first, so a file in its form costs one comparison a text instead of a hash lookup (the
-    /// lookups were a tenth of validation's samples; this took `validate_file` from 80 to 76 µs
-    /// a record). The entries are unique (a test holds them to it): one that matches is the one
-    /// the lookup finds.
-    file: &'a [u8],
 }
 
 /// Schema 3's form as the differences from the file form: the bytes `from..to` of the file
@@ -137,7 +117,7 @@ macro_rules! row {
 /// `s` quoted and escaped as serde_json writes it.
 fn quote(out: &mut Vec<u8>, s: &str) {
     // Most texts need no escape: copied as they are. Checked without stopping at the first
-    // byte that needs one, so the check is vectorised (byte by byte it was 1 % of a site build).
+    // byte that needs one, so the check is vectorised.
     let plain = s
         .bytes()
         .fold(true, |ok, b| ok & (b >= 0x20) & (b != b'"') & (b != b'\\'));
@@ -216,7 +196,6 @@ impl Writer<'_> {
             out: self.out,
             form: self.form,
             patches: None,
-            file: self.file,
         });
         if let Some(p) = patches {
             let s = p.spelled.len();
@@ -224,42 +203,16 @@ impl Writer<'_> {
                 out: &mut p.spelled,
                 form: 3,
                 patches: None,
-                file: &[],
             });
             p.at.push((from, self.out.len(), s, p.spelled.len()));
             self.patches = Some(p);
         }
     }
 
-    /// The number the file has where the next value is written, if it has one of at most 5
-    /// digits there: the dictionary index to try first.
-    fn hint(&self) -> Option<usize> {
-        let rest = self.file.get(self.out.len()..)?;
-        let digits = rest.iter().take(6).take_while(|b| b.is_ascii_digit());
-        let (n, i) = digits.fold((0, 0), |(n, i), &b| (n + 1, 10 * i + usize::from(b - b'0')));
-        (1..=5).contains(&n).then_some(i)
-    }
-
-    /// The index of `key` among the dictionary's `entries` (`ix` finds it), the file's number
-    /// tried first.
-    fn index_of<K, Q>(&self, entries: &[K], ix: &HashMap<K, u32, Sampled>, key: &Q) -> Option<u32>
-    where
-        K: Borrow<Q> + Eq + Hash,
-        Q: Eq + Hash + ?Sized,
-    {
-        let hinted = self
-            .hint()
-            .filter(|&i| entries.get(i).is_some_and(|e| e.borrow() == key));
-        match hinted {
-            Some(i) => Some(i as u32),
-            None => ix.get(key).copied(),
-        }
-    }
-
     /// A text of a row: its index in the dictionary of this form, or the text.
     fn text(&mut self, s: &str) {
         let d = dictionary();
-        match self.index_of(&d.texts, &d.text_ix, s) {
+        match d.text_ix.get(s).copied() {
             Some(i) if (i as usize) >= d.schema3.0 && (i as usize) < in_force(self.form).0 => {
                 self.differs(|w| w.u64(u64::from(i)), |w| w.str(s));
             }
@@ -275,7 +228,7 @@ impl Writer<'_> {
             return self.raw(b"null");
         }
         let d = dictionary();
-        match self.index_of(&d.params, &d.params_ix, p) {
+        match d.params_ix.get(p).copied() {
             Some(i) if (i as usize) >= d.schema3.1 && (i as usize) < in_force(self.form).1 => {
                 self.differs(|w| w.u64(u64::from(i)), |w| w.params(p));
             }

@@ -1,0 +1,501 @@
+//! Change detection between consecutive kernel versions of one series and one metric. Pure
+//! functions over the version points; the site gathers the points (usable runs only) and lists
+//! what is found.
+//!
+//! The rule (also on the methodology page): the change from version a to the next version b
+//! that has data is a **step** when
+//! 1. both points have an interval (a run's CI, or the span of several runs' CIs) and the two
+//!    intervals are disjoint, and
+//! 2. the difference of the medians is larger than the series' **noise floor** for that metric.
+//!
+//! The noise floor is learned from the series' own history: the median of its other
+//! version-to-version moves and of the differences between repeated runs on one version, times
+//! a factor [`k_for`] that depends on how many such observations there are. The factor is the
+//! 99.99th percentile of "a move ÷ the median of the other m moves" for Gaussian noise (by
+//! simulation; a test re-checks it), so noise alone makes a step about once in 10,000
+//! comparisons however short the history: 23 with 6 observations, 12 with 12, 8.5 with 24,
+//! 6.4 with 96 or more. That is stricter than Apache Otava's p ≤ 0.001 because a pair of
+//! versions is judged on a hundred metrics at once. With fewer than [`MIN_HISTORY`] observations
+//! there is nothing to learn from, and the difference must exceed the kernel benchmark's own
+//! tolerance for "≈" instead: 10 % of the smaller value or 2 ns, whichever is larger. Either way
+//! it must exceed [`PRACTICAL_REL`] of the earlier value and [`PRACTICAL_NS`]: smaller changes
+//! are not worth a kernel developer's time even when they are real.
+//!
+//! A series of instruction counts ([`judge_counts`]) has no noise to learn a floor from: its
+//! numbers repeat exactly from one boot to the next. There a move is a step when it is at
+//! least [`COUNT_STEP`] (one instruction per operation) and beyond both versions' intervals —
+//! for exact points (every sample the same) any move of a whole instruction, for the others
+//! beyond the spread measured within their runs.
+
+use crate::model::metrics::Point;
+
+pub(crate) mod trends;
+
+/// The factor on the median observation, by number of observations: (at least m, factor).
+/// Between entries the smaller m's factor applies (the factor falls with m, so that errs high).
+pub const K_TABLE: &[(usize, f64)] = &[
+    (6, 23.0),
+    (8, 17.0),
+    (10, 14.0),
+    (12, 12.0),
+    (14, 11.5),
+    (16, 10.5),
+    (18, 10.0),
+    (20, 9.5),
+    (24, 8.5),
+    (28, 8.1),
+    (32, 7.8),
+    (40, 7.4),
+    (64, 6.8),
+    (96, 6.4),
+];
+
+/// Observations (other moves and repeat differences) needed to learn a floor.
+pub const MIN_HISTORY: usize = 6;
+
+/// The factor for `m` observations; `None` below [`MIN_HISTORY`].
+pub fn k_for(m: usize) -> Option<f64> {
+    K_TABLE
+        .iter()
+        .rev()
+        .find(|(at, _)| m >= *at)
+        .map(|(_, k)| *k)
+}
+/// The smallest change reported, relative to the earlier value...
+pub const PRACTICAL_REL: f64 = 0.02;
+/// ...and in ns per operation.
+pub const PRACTICAL_NS: f64 = 1.0;
+/// The kernel benchmark's "≈" tolerance, used when there is no history.
+pub const KERNEL_REL: f64 = 0.10;
+pub const KERNEL_NS: f64 = 2.0;
+/// The smallest step of an instruction count: one instruction per operation.
+pub const COUNT_STEP: f64 = 1.0;
+
+/// One kernel version's point of a series and metric, and its runs' medians in time order.
+#[derive(Debug, Clone)]
+pub struct VersionPoint {
+    pub point: Point,
+    pub runs: Vec<f64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Verdict {
+    /// Disjoint intervals and a difference above the noise floor.
+    Step,
+    /// Disjoint intervals, but a difference within the noise floor.
+    WithinNoise,
+    /// The intervals overlap.
+    Overlap,
+    /// A point has no interval (single-sample imports): nothing can be said.
+    NotJudged,
+}
+
+impl Verdict {
+    pub fn words(self) -> &'static str {
+        match self {
+            Verdict::Step => "step",
+            Verdict::WithinNoise => "within the noise floor",
+            Verdict::Overlap => "intervals overlap",
+            Verdict::NotJudged => "not judged (no interval)",
+        }
+    }
+}
+
+/// Where a floor comes from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Floor {
+    /// `k` × the median of `n` observations (`median`, ns).
+    History { n: usize, median: f64, k: f64 },
+    /// Too little history: the kernel benchmark's tolerance.
+    Kernel,
+    /// Instruction counts: [`COUNT_STEP`] beyond both intervals.
+    Counted,
+}
+
+/// The difference between two numbers with their intervals, `b − a`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Difference {
+    pub delta: f64,
+    /// The differences the two intervals allow: `[lo_b − hi_a, hi_b − lo_a]`.
+    pub delta_interval: Option<(f64, f64)>,
+    /// The difference in percent of `a`'s magnitude.
+    pub pct: Option<f64>,
+    /// The ratios the two intervals allow, as percent changes; only when both are positive.
+    pub pct_interval: Option<(f64, f64)>,
+}
+
+impl Difference {
+    /// Whether the two intervals are disjoint (`None` when one is missing).
+    pub fn resolved(a: Option<(f64, f64)>, b: Option<(f64, f64)>) -> Option<bool> {
+        let ((al, ah), (bl, bh)) = (a?, b?);
+        Some(bl > ah || al > bh)
+    }
+}
+
+pub fn difference(a: f64, ai: Option<(f64, f64)>, b: f64, bi: Option<(f64, f64)>) -> Difference {
+    let delta = b - a;
+    Difference {
+        delta,
+        delta_interval: match (ai, bi) {
+            (Some((al, ah)), Some((bl, bh))) => Some((bl - ah, bh - al)),
+            _ => None,
+        },
+        pct: (a != 0.0).then(|| delta / a.abs() * 100.0),
+        pct_interval: match (ai, bi) {
+            (Some((al, ah)), Some((bl, bh))) if al > 0.0 && bl > 0.0 => {
+                Some(((bl / ah - 1.0) * 100.0, (bh / al - 1.0) * 100.0))
+            }
+            _ => None,
+        },
+    }
+}
+
+/// The judgement of one pair of consecutive versions (indices into the points).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Pair {
+    pub from: usize,
+    pub to: usize,
+    pub diff: Difference,
+    pub floor: f64,
+    pub floor_basis: Floor,
+    pub verdict: Verdict,
+}
+
+/// Median of a sorted slice without the element at `skip` (if any).
+fn median_without(sorted: &[f64], skip: Option<usize>) -> Option<f64> {
+    let n = sorted.len() - usize::from(skip.is_some());
+    if n == 0 {
+        return None;
+    }
+    let at = |k: usize| match skip {
+        Some(s) if k >= s => sorted[k + 1],
+        _ => sorted[k],
+    };
+    Some(if n % 2 == 1 {
+        at(n / 2)
+    } else {
+        (at(n / 2 - 1) + at(n / 2)) / 2.0
+    })
+}
+
+/// Judges every pair of consecutive points (ascending kernel versions, usable runs only).
+pub fn judge(points: &[VersionPoint]) -> Vec<Pair> {
+    let moves: Vec<f64> = points
+        .windows(2)
+        .map(|w| (w[1].point.median - w[0].point.median).abs())
+        .collect();
+    let mut hist: Vec<f64> = moves.clone();
+    for p in points {
+        hist.extend(p.runs.windows(2).map(|w| (w[1] - w[0]).abs()));
+    }
+    hist.retain(|x| x.is_finite());
+    hist.sort_by(f64::total_cmp);
+    points
+        .windows(2)
+        .enumerate()
+        .map(|(i, w)| {
+            let skip = hist.binary_search_by(|x| x.total_cmp(&moves[i])).ok();
+            let n = hist.len() - usize::from(skip.is_some());
+            pair(i, &w[0].point, &w[1].point, median_without(&hist, skip), n)
+        })
+        .collect()
+}
+
+/// Judges every pair of consecutive points of a series of instruction counts (ascending
+/// kernel versions, usable runs only): a step is a move of at least [`COUNT_STEP`] with the two
+/// versions' intervals disjoint.
+pub fn judge_counts(points: &[VersionPoint]) -> Vec<Pair> {
+    points
+        .windows(2)
+        .enumerate()
+        .map(|(i, w)| {
+            let (a, b) = (&w[0].point, &w[1].point);
+            let diff = difference(a.median, a.interval, b.median, b.interval);
+            let verdict = match Difference::resolved(a.interval, b.interval) {
+                None => Verdict::NotJudged,
+                Some(false) => Verdict::Overlap,
+                Some(true) if diff.delta.abs() < COUNT_STEP => Verdict::WithinNoise,
+                Some(true) => Verdict::Step,
+            };
+            Pair {
+                from: i,
+                to: i + 1,
+                diff,
+                floor: COUNT_STEP,
+                floor_basis: Floor::Counted,
+                verdict,
+            }
+        })
+        .collect()
+}
+
+fn pair(i: usize, a: &Point, b: &Point, hist_median: Option<f64>, n: usize) -> Pair {
+    let diff = difference(a.median, a.interval, b.median, b.interval);
+    let delta = diff.delta;
+    let practical = (PRACTICAL_REL * a.median.abs()).max(PRACTICAL_NS);
+    let (floor, floor_basis) = match (hist_median, k_for(n)) {
+        (Some(m), Some(k)) => ((k * m).max(practical), Floor::History { n, median: m, k }),
+        _ => {
+            let smaller = a.median.abs().min(b.median.abs());
+            (
+                (KERNEL_REL * smaller).max(KERNEL_NS).max(practical),
+                Floor::Kernel,
+            )
+        }
+    };
+    let verdict = match Difference::resolved(a.interval, b.interval) {
+        None => Verdict::NotJudged,
+        Some(false) => Verdict::Overlap,
+        Some(true) if delta.abs() <= floor => Verdict::WithinNoise,
+        Some(true) => Verdict::Step,
+    };
+    Pair {
+        from: i,
+        to: i + 1,
+        diff,
+        floor,
+        floor_basis,
+        verdict,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::metrics::IntervalKind;
+    use syscost_synth::Rng;
+
+    /// A standard normal draw (Box–Muller): the tails matter here.
+    fn gauss(rng: &mut Rng) -> f64 {
+        let (a, b) = (rng.f().max(f64::MIN_POSITIVE), rng.f());
+        (-2.0 * a.ln()).sqrt() * (2.0 * std::f64::consts::PI * b).cos()
+    }
+
+    fn vp(m: f64, half: Option<f64>) -> VersionPoint {
+        VersionPoint {
+            point: Point {
+                n: 1,
+                median: m,
+                interval: half.map(|h| (m - h, m + h)),
+                kind: if half.is_some() {
+                    IntervalKind::Ci
+                } else {
+                    IntervalKind::None
+                },
+                low: false,
+            },
+            runs: vec![m],
+        }
+    }
+
+    /// A series of `n` versions around `level` with Gaussian noise of `sd` between runs and
+    /// CIs of ±`ci` (which may be narrower than the noise, as real CIs often are), plus `step`
+    /// from version `at` on.
+    fn series(
+        rng: &mut Rng,
+        n: usize,
+        level: f64,
+        sd: f64,
+        ci: f64,
+        step: f64,
+        at: usize,
+    ) -> Vec<VersionPoint> {
+        (0..n)
+            .map(|i| {
+                let m = level + sd * gauss(rng) + if i >= at { step } else { 0.0 };
+                vp(m, Some(ci))
+            })
+            .collect()
+    }
+
+    fn steps(p: &[Pair]) -> Vec<usize> {
+        p.iter()
+            .filter(|x| x.verdict == Verdict::Step)
+            .map(|x| x.to)
+            .collect()
+    }
+
+    #[test]
+    fn a_known_step_is_found_where_it_is() {
+        let mut rng = Rng::new(1);
+        for trial in 0..200 {
+            let at = 3 + trial % 10;
+            // A 30 ns step on a 150 ns metric with 1 ns run-to-run noise and ±1.5 ns CIs, in
+            // 16 versions: the floor is about 12 × the median move (≈ 1 ns).
+            let s = series(&mut rng, 16, 150.0, 1.0, 1.5, 30.0, at);
+            assert_eq!(steps(&judge(&s)), vec![at], "trial {trial}");
+        }
+        // Two versions, no history: a 20 % step is beyond the kernel's tolerance.
+        let s = series(&mut rng, 2, 150.0, 1.0, 1.5, 30.0, 1);
+        assert_eq!(steps(&judge(&s)), vec![1]);
+    }
+
+    /// Instruction counts: a move of a whole instruction between exact points is a step, a
+    /// smaller one (the harness's fraction of an instruction) is not, and a move within an
+    /// interval measured in a run is not either; no history is needed.
+    #[test]
+    fn instruction_counts_step_at_one_instruction_beyond_their_intervals() {
+        let exact = |m: f64| vp(m, Some(0.0));
+        let s = [
+            exact(231.0),
+            exact(314.0),
+            exact(314.02),
+            exact(313.0),
+            vp(320.0, Some(3.0)),
+            vp(322.0, Some(0.5)),
+        ];
+        let v: Vec<Verdict> = judge_counts(&s).iter().map(|p| p.verdict).collect();
+        assert_eq!(
+            v,
+            [
+                Verdict::Step,
+                Verdict::WithinNoise,
+                Verdict::Step,
+                Verdict::Step,
+                Verdict::Overlap
+            ]
+        );
+        assert!(judge_counts(&s)
+            .iter()
+            .all(|p| p.floor_basis == Floor::Counted && p.floor == COUNT_STEP));
+        assert_eq!(
+            judge_counts(&[exact(1.0), vp(2.0, None)])[0].verdict,
+            Verdict::NotJudged
+        );
+        // The same points judged as times: too little history, and 83 of 231 ns is a step but
+        // one of 314 is within the kernel's tolerance.
+        assert_eq!(judge(&s[..3])[1].verdict, Verdict::WithinNoise);
+    }
+
+    #[test]
+    fn noise_alone_is_not_reported() {
+        let mut rng = Rng::new(2);
+        let (mut pairs, mut found) = (0, 0);
+        for n in [4, 8, 12, 20] {
+            for _ in 0..1000 {
+                // CIs that are honest (±2 sd) and CIs three times too narrow, as real ones
+                // often are between boots.
+                for ci in [2.0, 0.66] {
+                    let j = judge(&series(&mut rng, n, 150.0, 1.0, ci, 0.0, 0));
+                    pairs += j.len();
+                    found += steps(&j).len();
+                }
+            }
+        }
+        // One in 10,000 by construction (the factors); allow twice that.
+        assert!(
+            found * 5_000 <= pairs,
+            "{found} false steps in {pairs} pairs"
+        );
+    }
+
+    /// The factors of [`K_TABLE`] keep noise alone at about one step in 10,000 comparisons:
+    /// re-derived here by simulation for a few history lengths (a factor much too small, as a
+    /// plain 5 would be, gives hundreds).
+    #[test]
+    fn the_factors_hold_noise_to_one_step_in_ten_thousand() {
+        let mut rng = Rng::new(3);
+        for m in [6, 9, 16, 30] {
+            let trials = 100_000;
+            let k = k_for(m).unwrap();
+            let mut over = 0;
+            let mut other = vec![0.0; m];
+            for t in 0..trials {
+                // m + 2 points give m + 1 moves: the judged one and m others.
+                let x: Vec<f64> = (0..m + 2).map(|_| gauss(&mut rng)).collect();
+                let i = t % (m + 1);
+                let mut o = 0;
+                for j in 0..=m {
+                    if j != i {
+                        other[o] = (x[j + 1] - x[j]).abs();
+                        o += 1;
+                    }
+                }
+                other.sort_by(f64::total_cmp);
+                let med = median_without(&other, None).unwrap();
+                if (x[i + 1] - x[i]).abs() > k * med {
+                    over += 1;
+                }
+            }
+            // 10 expected at 1e-4; the Poisson tail makes 30 very unlikely.
+            assert!(over <= 30, "m = {m}: {over} of {trials} over {k}");
+        }
+        assert_eq!(k_for(5), None);
+        assert_eq!(k_for(7), Some(23.0));
+        assert_eq!(k_for(500), Some(6.4));
+    }
+
+    #[test]
+    fn without_history_the_kernel_tolerance_decides() {
+        let j = judge(&[vp(100.0, Some(1.0)), vp(109.0, Some(1.0))]);
+        assert_eq!(j[0].verdict, Verdict::WithinNoise);
+        assert_eq!(j[0].floor_basis, Floor::Kernel);
+        assert_eq!(j[0].floor, 10.0);
+        let j = judge(&[vp(100.0, Some(1.0)), vp(111.0, Some(1.0))]);
+        assert_eq!(j[0].verdict, Verdict::Step);
+        assert_eq!(j[0].diff.delta, 11.0);
+        assert_eq!(j[0].diff.delta_interval, Some((9.0, 13.0)));
+        assert_eq!(j[0].diff.pct, Some(11.0));
+        let (lo, hi) = j[0].diff.pct_interval.unwrap();
+        assert!((lo - (110.0 / 101.0 - 1.0) * 100.0).abs() < 1e-9);
+        assert!((hi - (112.0 / 99.0 - 1.0) * 100.0).abs() < 1e-9);
+        // Small values: at least 2 ns.
+        let j = judge(&[vp(5.0, Some(0.1)), vp(6.5, Some(0.1))]);
+        assert_eq!(j[0].verdict, Verdict::WithinNoise);
+    }
+
+    #[test]
+    fn overlapping_or_missing_intervals_are_never_steps() {
+        let j = judge(&[vp(100.0, Some(30.0)), vp(150.0, Some(30.0))]);
+        assert_eq!(j[0].verdict, Verdict::Overlap);
+        let j = judge(&[vp(100.0, None), vp(300.0, None)]);
+        assert_eq!(j[0].verdict, Verdict::NotJudged);
+        assert_eq!(j[0].diff.delta_interval, None);
+        assert_eq!(j[0].diff.pct_interval, None);
+    }
+
+    #[test]
+    fn the_floor_excludes_the_move_it_judges_and_counts_repeats() {
+        let mut pts: Vec<VersionPoint> = [100.0, 101.0, 100.0, 101.0, 100.0, 101.0, 100.0, 140.0]
+            .iter()
+            .map(|&m| vp(m, Some(0.2)))
+            .collect();
+        let j = judge(&pts);
+        // The six other moves are all 1 ns: floor max(23 × 1, 2 % of 100) = 23 ns; the 40 ns
+        // move is a step.
+        assert_eq!(
+            j[6].floor_basis,
+            Floor::History {
+                n: 6,
+                median: 1.0,
+                k: 23.0
+            }
+        );
+        assert_eq!(steps(&j), vec![7]);
+        // Repeated runs at one version that disagree by 10 ns raise the floor above the move:
+        // eight repeat differences of 10 ns outnumber the six moves of 1 ns.
+        pts[7].runs = vec![
+            140.0, 150.0, 140.0, 150.0, 140.0, 150.0, 140.0, 150.0, 140.0,
+        ];
+        let j = judge(&pts);
+        assert!(j[6].floor > 40.0, "{:?}", j[6]);
+        assert!(steps(&j).is_empty());
+        // Too little history (4 other moves, no repeats): the kernel tolerance.
+        let short: Vec<VersionPoint> = pts[2..]
+            .iter()
+            .map(|p| vp(p.point.median, Some(0.2)))
+            .collect();
+        let j = judge(&short);
+        assert_eq!(j[4].floor_basis, Floor::Kernel);
+        assert_eq!(steps(&j), vec![5]);
+    }
+
+    #[test]
+    fn median_without_one() {
+        let s = [1.0, 2.0, 3.0, 10.0];
+        assert_eq!(median_without(&s, None), Some(2.5));
+        assert_eq!(median_without(&s, Some(3)), Some(2.0));
+        assert_eq!(median_without(&s, Some(0)), Some(3.0));
+        assert_eq!(median_without(&[1.0], Some(0)), None);
+    }
+}
