@@ -26,7 +26,7 @@ use super::{estimates, Series};
 use crate::engine::driver::{Group, Judge, Need, Slot};
 use crate::scenarios::{baseline::REPLICAS, Scenario};
 use crate::stats::instances::{pool, pool_positive, Pooled};
-use crate::stats::{median_and_ci, per_round_tagged};
+use crate::stats::per_round_tagged;
 use syscost_record::{
     Component, EstimateId, GroupSummary, KernelExpectation, KernelScenario, QuantityKind, Target,
 };
@@ -240,20 +240,23 @@ impl Comparisons {
         (self.target_ci_pct / 100.0 * reference).max(FLOOR_NS)
     }
 
-    /// The median of an overhead's baseline: a difference of two slow operations is judged on
+    /// The estimate of an overhead's baseline: a difference of two slow operations is judged on
     /// the scale of the operations, not on the native call's.
     fn base_median(&self, q: Quantity, series: &Series) -> Option<f64> {
         match q {
-            Quantity::Overhead { base, .. } => {
-                median_and_ci(&flat(series.by_index(base)?)).map(|(m, _)| m)
-            }
+            Quantity::Overhead { base, .. } => self.own_estimate(base, series),
             _ => None,
         }
     }
 
     fn native_median(&self, series: &Series) -> Option<f64> {
-        let v = flat(series.by_index(self.native?)?);
-        median_and_ci(&v).map(|(m, _)| m)
+        self.own_estimate(self.native?, series)
+    }
+
+    /// Scenario `i`'s own time as the record reports it (pooled over instances), so that a
+    /// target read off the record is the one the run judged.
+    fn own_estimate(&self, i: usize, series: &Series) -> Option<f64> {
+        self.summary(Quantity::Median(i), series).map(|p| p.estimate)
     }
 
     /// The baseline of `group` when it is measured but nothing is compared with it any more
@@ -400,10 +403,6 @@ impl Judge for Comparisons {
         }
         widest.map(|(_, w, b)| (w, b))
     }
-}
-
-fn flat(v: &[Option<f64>]) -> Vec<f64> {
-    v.iter().flatten().copied().collect()
 }
 
 fn dedup<'a>(it: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
