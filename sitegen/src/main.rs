@@ -5,7 +5,7 @@ use syscost_site::commands::{self, CommandError};
 
 /// mimalloc rather than glibc's allocator: a build makes and frees millions of small strings and
 /// rows while it keeps the site's data, and with glibc's it took markedly more CPU time and
-/// memory (docs/site.md, "Benchmark"). `site-bench` uses the same allocator, so the parse floor
+/// memory (docs/benchmarks.md, "The site generator, in detail"). `site-bench` uses the same allocator, so the parse floor
 /// it measures is the floor of this program.
 #[global_allocator]
 static ALLOC: mimalloc::MiMalloc = mimalloc::MiMalloc;

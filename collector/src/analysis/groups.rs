@@ -256,7 +256,8 @@ impl Comparisons {
     /// Scenario `i`'s own time as the record reports it (pooled over instances), so that a
     /// target read off the record is the one the run judged.
     fn own_estimate(&self, i: usize, series: &Series) -> Option<f64> {
-        self.summary(Quantity::Median(i), series).map(|p| p.estimate)
+        self.summary(Quantity::Median(i), series)
+            .map(|p| p.estimate)
     }
 
     /// The baseline of `group` when it is measured but nothing is compared with it any more

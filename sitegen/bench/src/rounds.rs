@@ -1,5 +1,5 @@
 //! The build ÷ floor ratio over rounds, as an interval: one build beside one floor is a draw
-//! from a noisy machine (on the 2-vCPU machine the figures in docs/site.md come from, one
+//! from a noisy machine (on the 2-vCPU machine the figures in docs/benchmarks.md come from, one
 //! binary's ratio ranged 2.4–3.5× within two hours), so `site-bench ratio` measures several
 //! rounds and states the median ratio with a distribution-free confidence interval, and
 //! whether a goal is met, missed, or not decided by the rounds made.

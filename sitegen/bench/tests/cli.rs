@@ -269,7 +269,7 @@ fn pool_names_the_file_it_cannot_pool() {
     );
 }
 
-/// The saved sets (`sitegen/bench/sets/`) still read, and pool to the verdict docs/site.md
+/// The saved sets (`sitegen/bench/sets/`) still read, and pool to the verdict docs/benchmarks.md
 /// states for the disk: what `ratio` printed then stays poolable whatever it prints now.
 #[test]
 fn the_saved_ext4_sets_pool_to_the_documented_verdict() {
