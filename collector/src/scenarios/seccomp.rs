@@ -18,6 +18,11 @@ use syscost_record::KernelScenario;
 pub const PROFILE_JSON: &str = include_str!("../../profiles/docker-like.x86_64.json");
 #[cfg(target_arch = "aarch64")]
 pub const PROFILE_JSON: &str = include_str!("../../profiles/docker-like.aarch64.json");
+#[cfg(target_arch = "riscv64")]
+pub const PROFILE_JSON: &str = include_str!("../../profiles/docker-like.riscv64.json");
+/// seccompiler has no ppc64 target: the profile scenarios say so (ProfileError::Arch).
+#[cfg(target_arch = "powerpc64")]
+pub const PROFILE_JSON: &str = "";
 
 /// The filters a scenario stacks, in installation order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

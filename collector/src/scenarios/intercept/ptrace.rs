@@ -24,7 +24,12 @@ type Request = libc::c_int;
 #[cfg(not(target_env = "musl"))]
 type Request = libc::c_uint;
 
+/// powerpc numbers it apart (0x1d, since Linux 4.20); riscv64 has none (the request fails
+/// with EIO, and the scenario is skipped before it starts).
+#[cfg(not(target_arch = "powerpc64"))]
 const PTRACE_SYSEMU: Request = 31;
+#[cfg(target_arch = "powerpc64")]
+const PTRACE_SYSEMU: Request = 0x1d;
 const PTRACE_GET_SYSCALL_INFO: Request = 0x420e;
 const PTRACE_SYSCALL_INFO_ENTRY: u8 = 1;
 
@@ -311,11 +316,34 @@ fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
     Ok(())
 }
 
+#[cfg_attr(target_arch = "riscv64", allow(dead_code))]
 fn set_return_error(what: &'static str) -> PtraceError {
     PtraceError::SetReturn {
         what,
         source: io::Error::last_os_error(),
     }
+}
+
+/// Sets the tracee's syscall return register (at a SYSEMU entry stop): r3, which the kernel's
+/// syscall exit turns into an errno and CR0.SO when it is one.
+#[cfg(target_arch = "powerpc64")]
+fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
+    const PT_R3: usize = 3;
+    let off = PT_R3 * std::mem::size_of::<libc::c_ulong>();
+    // SAFETY: POKEUSER into the register area of our stopped tracee.
+    if unsafe { libc::ptrace(libc::PTRACE_POKEUSER, pid, off, value) } != 0 {
+        return Err(set_return_error("PTRACE_POKEUSER(r3)"));
+    }
+    Ok(())
+}
+
+/// riscv64 has no PTRACE_SYSEMU, so no return register is ever written.
+#[cfg(target_arch = "riscv64")]
+fn set_return(_pid: libc::pid_t, _value: i64) -> Result<(), PtraceError> {
+    Err(PtraceError::SetReturn {
+        what: "PTRACE_SYSEMU (none on riscv64)",
+        source: io::Error::from_raw_os_error(libc::EIO),
+    })
 }
 
 /// Sets the tracee's syscall return register (at a SYSEMU entry stop).
@@ -412,6 +440,13 @@ impl Scenario for Ptrace {
             Some(Shared::new().map_err(|e| SetupError::Failed(format!("mmap failed: {e}")))?);
         let b = self.batch(16).map_err(|e| match e {
             PtraceError::TraceMe(_) => SetupError::Unsupported(e.to_string()),
+            PtraceError::Resume(ref err) if self.emulate && err.raw_os_error() == Some(libc::EIO) => {
+                SetupError::Unsupported(format!(
+                    "the kernel refused PTRACE_SYSEMU with EIO: {} implements it only on x86, \
+                     arm64 (Linux 5.3 on) and powerpc (4.20 on)",
+                    std::env::consts::ARCH
+                ))
+            }
             PtraceError::Unemulated(nr) if CLOCK_SYSCALLS.contains(&nr) => {
                 SetupError::Unsupported(no_vdso_clock())
             }
