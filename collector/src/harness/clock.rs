@@ -5,22 +5,26 @@
 //!
 //! Or, where the clock counts instructions (a QEMU guest under `-icount shift=0`, `syscost run
 //! --clock instructions`): the CPU's own counter, read with one instruction — the TSC on x86,
-//! the generic timer's virtual count on arm64, `instret` on riscv64, the timebase on ppc64 —
-//! which then advances once per instruction (the timebase: 512 MHz on QEMU's pseries, so
-//! 0.512 ticks per instruction, scaled back here: a reading is the count to within two
-//! instructions). The kernel's clocks follow it too, but through a frequency it calibrated
-//! (999.993 MHz, refined to 1000.000 on Debian's 6.1), whose rounding moves a sample by a tick
-//! now and then; the counter itself is exact. riscv64's `time` CSR would not do: QEMU's `virt`
-//! drives it at 10 MHz, a tick every 100 instructions; `instret` follows QEMU's instruction
-//! counter itself, and is readable from user space where the kernel allows it
-//! (`kernel.perf_user_access = 2` from Linux 6.6 on, which `syscost lab` sets).
+//! the generic timer's virtual count on arm64, the timebase (`time` CSR, `mftb`) on riscv64 and
+//! ppc64 — which then advances once per instruction. The kernel's clocks follow it too, but
+//! through a frequency it calibrated (999.993 MHz, refined to 1000.000 on Debian's 6.1), whose
+//! rounding moves a sample by a tick now and then; the counter itself is exact. A timebase
+//! slower than 1 GHz is scaled up here, and then counts in steps: QEMU's riscv64 `virt` runs it
+//! at 10 MHz (a reading is the instruction count to within 100), ppc64's `pseries` at 512 MHz
+//! (to within 2). A sample spans millions of instructions, so that is a few parts in 10⁵ of
+//! it. (riscv64's `instret` CSR would count exactly, but the kernel's SBI PMU driver keeps it
+//! stopped, and QEMU 7.2's OpenSBI did not start it for a perf event either: it read a
+//! constant.)
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// Whether [`now_ns`] reads the instruction counter ([`count_instructions`]).
 static INSTRUCTIONS: AtomicBool = AtomicBool::new(false);
-/// ppc64's timebase frequency, which [`counter`] scales by (0 until known).
-#[cfg_attr(not(target_arch = "powerpc64"), allow(dead_code))]
+/// riscv64's and ppc64's timebase frequency, which [`counter`] scales by (0 until known).
+#[cfg_attr(
+    not(any(target_arch = "riscv64", target_arch = "powerpc64")),
+    allow(dead_code)
+)]
 static TIMEBASE_HZ: AtomicU64 = AtomicU64::new(0);
 
 /// Nanoseconds on CLOCK_MONOTONIC_RAW — or, once [`count_instructions`] has succeeded,
@@ -69,15 +73,23 @@ fn counter() -> u64 {
     v
 }
 
-/// The CPU's count of retired instructions (`instret`). Reading it traps where the kernel
-/// does not let user space ([`counter_readable`] checks first).
+/// riscv64's `time` CSR, scaled to one per nanosecond — one per instruction under `-icount
+/// shift=0`.
 #[cfg(target_arch = "riscv64")]
 #[inline]
 fn counter() -> u64 {
-    let v: u64;
-    // SAFETY: reads a CSR; called only once `counter_readable` has seen that it does not trap.
-    unsafe { core::arch::asm!("csrr {v}, instret", v = out(reg) v, options(nostack)) };
-    v
+    let t: u64;
+    // SAFETY: Linux lets user space read the time CSR (its vDSO does).
+    unsafe { core::arch::asm!("rdtime {v}", v = out(reg) t, options(nostack)) };
+    scale(t)
+}
+
+/// Timebase ticks to nanoseconds.
+#[cfg(any(target_arch = "riscv64", target_arch = "powerpc64"))]
+#[inline]
+fn scale(ticks: u64) -> u64 {
+    let hz = TIMEBASE_HZ.load(Ordering::Relaxed).max(1);
+    (u128::from(ticks) * 1_000_000_000 / u128::from(hz)) as u64
 }
 
 /// The timebase, scaled to one per nanosecond — one per instruction under `-icount shift=0`.
@@ -87,8 +99,7 @@ fn counter() -> u64 {
     let tb: u64;
     // SAFETY: the timebase is readable from user space on every 64-bit POWER CPU.
     unsafe { core::arch::asm!("mftb {v}", v = out(reg) tb, options(nostack)) };
-    let hz = TIMEBASE_HZ.load(Ordering::Relaxed).max(1);
-    (u128::from(tb) * 1_000_000_000 / u128::from(hz)) as u64
+    scale(tb)
 }
 
 /// The counter's frequency, when the architecture says it (arm64's CNTFRQ_EL0).
@@ -105,44 +116,25 @@ fn counter_hz() -> Option<u64> {
     None
 }
 
-/// Whether reading [`counter`] is allowed here: riscv64's `instret` raises SIGILL unless the
-/// kernel opened it to user space, so a child process tries it first.
+/// riscv64's timebase ticks at the frequency the device tree states
+/// (`/cpus/timebase-frequency`, a big-endian 32-bit cell).
 #[cfg(target_arch = "riscv64")]
 fn counter_readable() -> Result<(), ClockError> {
-    // SAFETY: the child only reads the CSR and exits; the parent reaps it.
-    let status = unsafe {
-        let pid = libc::fork();
-        if pid == 0 {
-            let _ = counter();
-            libc::_exit(0);
-        }
-        if pid < 0 {
+    let path = "/proc/device-tree/cpus/timebase-frequency";
+    let bytes = std::fs::read(path)
+        .map_err(|e| ClockError::Unreadable(format!("the timebase frequency, {path}: {e}")))?;
+    let hz = match bytes[..] {
+        [a, b, c, d] => u64::from(u32::from_be_bytes([a, b, c, d])),
+        [a, b, c, d, e, f, g, h] => u64::from_be_bytes([a, b, c, d, e, f, g, h]),
+        _ => {
             return Err(ClockError::Unreadable(format!(
-                "fork failed: {}",
-                std::io::Error::last_os_error()
-            )));
+                "{path} holds {} bytes, not a 32- or 64-bit cell",
+                bytes.len()
+            )))
         }
-        let mut status = 0;
-        libc::waitpid(pid, &mut status, 0);
-        status
     };
-    if libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0 {
-        return Ok(());
-    }
-    let sysctl = std::fs::read_to_string("/proc/sys/kernel/perf_user_access").ok();
-    Err(ClockError::Unreadable(match sysctl {
-        Some(v) => format!(
-            "reading the instret CSR killed a child with signal {} (kernel.perf_user_access \
-             is {}; 2 lets user space read it)",
-            libc::WTERMSIG(status),
-            v.trim()
-        ),
-        None => format!(
-            "reading the instret CSR killed a child with signal {}: this kernel does not let \
-             user space read it",
-            libc::WTERMSIG(status)
-        ),
-    }))
+    TIMEBASE_HZ.store(hz, Ordering::Relaxed);
+    Ok(())
 }
 
 /// ppc64's timebase ticks at the frequency /proc/cpuinfo states (`timebase : 512000000`).
@@ -168,7 +160,7 @@ fn counter_readable() -> Result<(), ClockError> {
 }
 
 /// How far one reading may lie from the instruction count: a counter slower than one tick
-/// per instruction (ppc64's timebase) is scaled up, and then counts in steps of more than one.
+/// per instruction (riscv64's and ppc64's timebase) is scaled up, and counts in steps then.
 fn resolution() -> u64 {
     match TIMEBASE_HZ.load(Ordering::Relaxed) {
         0 => 0,
@@ -254,7 +246,7 @@ const CHECK_TRIES: usize = 12;
 /// three times, and the shorter loop must read the same each of those times. A clock that keeps
 /// time does not (the loop's time varies, and is not two ticks an iteration to the tick); an
 /// instruction count does, but for a reading an interrupt fell into. ("Exactly": to within the
-/// counter's resolution, which is one instruction but on ppc64, where it is two.)
+/// counter's resolution, one instruction but where a slower timebase is scaled up.)
 pub fn count_instructions() -> Result<(), ClockError> {
     if let Some(hz) = counter_hz().filter(|&hz| hz != 1_000_000_000) {
         return Err(ClockError::Frequency { hz });

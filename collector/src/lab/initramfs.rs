@@ -122,13 +122,6 @@ pub fn init_script(arch: Arch, run_args: &[String]) -> Result<String, InitramfsE
     } else {
         (":", ":")
     };
-    // riscv64 from Linux 6.6 on lets user space read the instret CSR (the clock that counts
-    // instructions) only with this sysctl at 2; older kernels have no such sysctl.
-    let counters = if arch == Arch::Riscv64 {
-        "echo 2 > /proc/sys/kernel/perf_user_access 2>/dev/null"
-    } else {
-        ":"
-    };
     Ok(format!(
         r#"#!/bin/sh
 # syscost lab: the guest's init (generated). Mounts what the probe and the scenarios read,
@@ -145,7 +138,6 @@ mount -t securityfs securityfs /sys/kernel/security 2>/dev/null
 # Kernel notices (the audit records seccomp.log makes, one per logged call until the rate
 # limit) would crawl through the emulated UART; warnings and worse still reach the console.
 echo 5 > /proc/sys/kernel/printk
-{counters}
 echo "{INIT_MARK} $(uname -r) $(cut -d' ' -f1 /proc/uptime)"
 cd /tmp
 {{ {syscost} run --json {args} 2>&1 >/tmp/record.json; echo $? >/tmp/exit; }} | cat
@@ -163,7 +155,6 @@ echo o >/proc/sysrq-trigger
 sleep 60
 "#,
         syscost = GUEST_SYSCOST,
-        counters = counters,
         begin = frame::BEGIN,
         end = frame::END,
     ))

@@ -24,8 +24,8 @@ type Request = libc::c_int;
 #[cfg(not(target_env = "musl"))]
 type Request = libc::c_uint;
 
-/// powerpc numbers it apart (0x1d, since Linux 4.20); riscv64 has none (the request fails
-/// with EIO, and the scenario is skipped before it starts).
+/// powerpc numbers it apart (0x1d, since Linux 4.20). A kernel without it for the
+/// architecture answers EIO, and the scenario is skipped saying so.
 #[cfg(not(target_arch = "powerpc64"))]
 const PTRACE_SYSEMU: Request = 31;
 #[cfg(target_arch = "powerpc64")]
@@ -316,7 +316,6 @@ fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
     Ok(())
 }
 
-#[cfg_attr(target_arch = "riscv64", allow(dead_code))]
 fn set_return_error(what: &'static str) -> PtraceError {
     PtraceError::SetReturn {
         what,
@@ -337,17 +336,9 @@ fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
     Ok(())
 }
 
-/// riscv64 has no PTRACE_SYSEMU, so no return register is ever written.
-#[cfg(target_arch = "riscv64")]
-fn set_return(_pid: libc::pid_t, _value: i64) -> Result<(), PtraceError> {
-    Err(PtraceError::SetReturn {
-        what: "PTRACE_SYSEMU (none on riscv64)",
-        source: io::Error::from_raw_os_error(libc::EIO),
-    })
-}
-
-/// Sets the tracee's syscall return register (at a SYSEMU entry stop).
-#[cfg(target_arch = "aarch64")]
+/// Sets the tracee's syscall return register (at a SYSEMU entry stop): x0 on arm64, a0 on
+/// riscv64.
+#[cfg(any(target_arch = "aarch64", target_arch = "riscv64"))]
 fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
     // SAFETY: GETREGSET/SETREGSET of NT_PRSTATUS on our stopped tracee with a matching iovec.
     unsafe {
@@ -360,7 +351,15 @@ fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
             return Err(set_return_error("PTRACE_GETREGSET"));
         }
         // Through the iovec's pointer: the kernel reads the registers from there.
-        (*(iov.iov_base as *mut libc::user_regs_struct)).regs[0] = value as u64;
+        let regs = &mut *(iov.iov_base as *mut libc::user_regs_struct);
+        #[cfg(target_arch = "aarch64")]
+        {
+            regs.regs[0] = value as u64;
+        }
+        #[cfg(target_arch = "riscv64")]
+        {
+            regs.a0 = value as libc::c_ulong;
+        }
         if libc::ptrace(libc::PTRACE_SETREGSET, pid, libc::NT_PRSTATUS, &mut iov) != 0 {
             return Err(set_return_error("PTRACE_SETREGSET"));
         }
@@ -442,8 +441,7 @@ impl Scenario for Ptrace {
             PtraceError::TraceMe(_) => SetupError::Unsupported(e.to_string()),
             PtraceError::Resume(ref err) if self.emulate && err.raw_os_error() == Some(libc::EIO) => {
                 SetupError::Unsupported(format!(
-                    "the kernel refused PTRACE_SYSEMU with EIO: {} implements it only on x86, \
-                     arm64 (Linux 5.3 on) and powerpc (4.20 on)",
+                    "the kernel refused PTRACE_SYSEMU with EIO: it does not implement it on {}",
                     std::env::consts::ARCH
                 ))
             }
