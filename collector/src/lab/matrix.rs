@@ -28,17 +28,23 @@ pub enum Need {
     /// A second CPU the run may use (read from the record: the guest's vCPUs, or the CPUs its
     /// probe counted).
     SecondCpu,
+    /// A guest architecture other than this one; the skip reason names the second field
+    /// (what is missing there: a library's support, not the kernel's).
+    NotArch(Arch, &'static str),
     /// Something neither version nor config tells (the fmod_ret target being on the
     /// error-injection list): a skip is explained when its reason contains this text.
     Undecidable(&'static str),
 }
 
-/// Clocksources with a vDSO mode (x86 tsc, KVM's and Hyper-V's pages, arm64's counter).
-const VDSO_CLOCKSOURCES: [&str; 4] = [
+/// Clocksources with a vDSO mode (x86 tsc, KVM's and Hyper-V's pages, arm64's counter,
+/// riscv64's timer, ppc64's timebase).
+const VDSO_CLOCKSOURCES: [&str; 6] = [
     "tsc",
     "kvm-clock",
     "hyperv_clocksource_tsc_page",
     "arch_sys_counter",
+    "riscv_clocksource",
+    "timebase",
 ];
 
 impl Need {
@@ -61,6 +67,7 @@ impl Need {
                         .logical_cpus)
                 })
                 .map(|n| n >= 2),
+            Need::NotArch(a, _) => Some(k.arch != a),
             Need::Undecidable(_) => None,
         }
     }
@@ -72,6 +79,7 @@ impl Need {
             Need::Config(name) => name.to_string(),
             Need::VdsoClock => "vDSO".to_string(),
             Need::SecondCpu => "second CPU".to_string(),
+            Need::NotArch(_, text) => text.to_string(),
             Need::Undecidable(text) => text.to_string(),
         }
     }
@@ -83,6 +91,7 @@ impl Need {
             Need::Config(name) => format!("no {}", name.trim_start_matches("CONFIG_")),
             Need::VdsoClock => "no vDSO clock".to_string(),
             Need::SecondCpu => "one CPU".to_string(),
+            Need::NotArch(a, text) => format!("no {text} on {a}"),
             Need::Undecidable(text) => text.to_string(),
         }
     }
@@ -97,6 +106,15 @@ pub const RULES: &[(&str, &[Need])] = &[
         &[Need::Since(5, 11), Need::Config("CONFIG_GENERIC_ENTRY")],
     ),
     ("seccomp.user_notif.sync_wake", &[Need::Since(6, 6)]),
+    // The Docker-like profile is compiled by seccompiler, which has no ppc64 target.
+    (
+        "seccomp.profile.*",
+        &[Need::NotArch(Arch::Ppc64le, "seccompiler")],
+    ),
+    (
+        "attach.*seccomp.docker",
+        &[Need::NotArch(Arch::Ppc64le, "seccompiler")],
+    ),
     // SECCOMP_RET_LOG writes through audit_seccomp(), built with syscall auditing.
     ("seccomp.log", &[Need::Config("CONFIG_AUDITSYSCALL")]),
     ("ptrace.sysemu", &[Need::VdsoClock]),

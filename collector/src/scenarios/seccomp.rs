@@ -69,6 +69,16 @@ pub fn profile_program() -> Result<Vec<Insn>, ProfileError> {
     Ok(from_seccompiler(&prog))
 }
 
+/// A profile seccompiler cannot compile for this architecture is missing here, not broken.
+impl From<ProfileError> for SetupError {
+    fn from(e: ProfileError) -> SetupError {
+        match e {
+            ProfileError::Arch { .. } => SetupError::Unsupported(e.to_string()),
+            e => SetupError::failed(e),
+        }
+    }
+}
+
 /// Installs one filter on the calling thread (sets NO_NEW_PRIVS first, as unprivileged
 /// seccomp requires); returns what seccomp() returned (the listener fd with
 /// SECCOMP_FILTER_FLAG_NEW_LISTENER). Errors say whether the kernel lacks the feature or
@@ -227,7 +237,7 @@ impl Scenario for Stack {
     fn setup(&mut self) -> Result<(), SetupError> {
         let mut probe = Probe::new(self.syscall)?;
         for f in &self.filters {
-            let prog = f.program().map_err(SetupError::failed)?;
+            let prog = f.program()?;
             install(&prog, 0)?;
         }
         // The filters must let the probe through; check once before timing anything.
