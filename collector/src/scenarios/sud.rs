@@ -179,7 +179,11 @@ extern "C" {
 }
 
 /// The kernel's `struct sigaction` (not glibc's): handler, flags, restorer, mask.
-#[cfg(any(target_arch = "x86_64", target_arch = "aarch64", target_arch = "powerpc64"))]
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "powerpc64"
+))]
 #[repr(C)]
 struct KernelSigaction {
     handler: usize,

@@ -439,7 +439,9 @@ impl Scenario for Ptrace {
             Some(Shared::new().map_err(|e| SetupError::Failed(format!("mmap failed: {e}")))?);
         let b = self.batch(16).map_err(|e| match e {
             PtraceError::TraceMe(_) => SetupError::Unsupported(e.to_string()),
-            PtraceError::Resume(ref err) if self.emulate && err.raw_os_error() == Some(libc::EIO) => {
+            PtraceError::Resume(ref err)
+                if self.emulate && err.raw_os_error() == Some(libc::EIO) =>
+            {
                 SetupError::Unsupported(format!(
                     "the kernel refused PTRACE_SYSEMU with EIO: it does not implement it on {}",
                     std::env::consts::ARCH
