@@ -32,6 +32,7 @@ const PTRACE_SYSEMU: Request = 31;
 const PTRACE_SYSEMU: Request = 0x1d;
 const PTRACE_GET_SYSCALL_INFO: Request = 0x420e;
 const PTRACE_SYSCALL_INFO_ENTRY: u8 = 1;
+const PTRACE_SYSCALL_INFO_EXIT: u8 = 2;
 
 /// `struct ptrace_syscall_info` (include/uapi/linux/ptrace.h) with its union as the entry
 /// stop's member, the largest one padded (musl's libc bindings have none).
@@ -90,6 +91,13 @@ pub enum PtraceError {
          clock not served by the vDSO here?)"
     )]
     Unemulated(libc::c_long),
+    /// A syscall-exit stop under PTRACE_SYSEMU: the kernel ran the call instead of skipping it.
+    #[error(
+        "the kernel accepted PTRACE_SYSEMU but ran the syscall (an exit stop followed): it does \
+         not implement syscall emulation on {}",
+        std::env::consts::ARCH
+    )]
+    ExitUnderSysemu,
     #[error("the tracee ended without finishing its batch")]
     Unfinished,
     #[error("waitpid on the tracee failed: {0}")]
@@ -243,6 +251,9 @@ impl Ptrace {
                 Event::Stopped(SYSCALL_STOP) => {
                     let (op, nr) = syscall_info(pid)?;
                     if op != PTRACE_SYSCALL_INFO_ENTRY {
+                        if self.emulate && op == PTRACE_SYSCALL_INFO_EXIT {
+                            return Err(PtraceError::ExitUnderSysemu);
+                        }
                         continue;
                     }
                     if nrs.contains(&nr) {
@@ -438,7 +449,9 @@ impl Scenario for Ptrace {
         self.shm =
             Some(Shared::new().map_err(|e| SetupError::Failed(format!("mmap failed: {e}")))?);
         let b = self.batch(16).map_err(|e| match e {
-            PtraceError::TraceMe(_) => SetupError::Unsupported(e.to_string()),
+            PtraceError::TraceMe(_) | PtraceError::ExitUnderSysemu => {
+                SetupError::Unsupported(e.to_string())
+            }
             PtraceError::Resume(ref err)
                 if self.emulate && err.raw_os_error() == Some(libc::EIO) =>
             {
