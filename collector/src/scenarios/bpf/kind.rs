@@ -108,8 +108,9 @@ pub fn watched_syscall(syscall: Syscall) -> (&'static str, libc::c_long) {
 }
 
 /// The prefix of the architecture's syscall wrappers (`SYSCALL_DEFINE` under
-/// CONFIG_ARCH_HAS_SYSCALL_WRAPPER): x86_64 since 4.17, arm64 since 4.19, powerpc since 6.1,
-/// riscv since 6.6.
+/// CONFIG_ARCH_HAS_SYSCALL_WRAPPER): x86_64 since 4.17, arm64 since 4.19; riscv64 and ppc64
+/// kernels have them from some version on (Debian's riscv64 6.12 does, its ppc64el 6.1 names
+/// the function `sys_getpid`), so there the running kernel's symbols decide.
 #[cfg(target_arch = "x86_64")]
 const WRAPPER_PREFIX: &str = "__x64_sys_";
 #[cfg(target_arch = "aarch64")]
