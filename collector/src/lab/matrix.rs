@@ -28,6 +28,9 @@ pub enum Need {
     /// A second CPU the run may use (read from the record: the guest's vCPUs, or the CPUs its
     /// probe counted).
     SecondCpu,
+    /// A configuration option, on this architecture only (elsewhere the need does not
+    /// arise).
+    ConfigOn(Arch, &'static str),
     /// A guest architecture other than this one; the skip reason names the second field
     /// (what is missing there: a library's support, not the kernel's).
     NotArch(Arch, &'static str),
@@ -68,6 +71,8 @@ impl Need {
                 })
                 .map(|n| n >= 2),
             Need::NotArch(a, _) => Some(k.arch != a),
+            Need::ConfigOn(a, name) if k.arch == a => kconfig::enabled_in(&k.config, name),
+            Need::ConfigOn(..) => Some(true),
             Need::Undecidable(_) => None,
         }
     }
@@ -80,6 +85,7 @@ impl Need {
             Need::VdsoClock => "vDSO".to_string(),
             Need::SecondCpu => "second CPU".to_string(),
             Need::NotArch(_, text) => text.to_string(),
+            Need::ConfigOn(_, name) => name.to_string(),
             Need::Undecidable(text) => text.to_string(),
         }
     }
@@ -92,6 +98,7 @@ impl Need {
             Need::VdsoClock => "no vDSO clock".to_string(),
             Need::SecondCpu => "one CPU".to_string(),
             Need::NotArch(a, text) => format!("no {text} on {a}"),
+            Need::ConfigOn(_, name) => format!("no {}", name.trim_start_matches("CONFIG_")),
             Need::Undecidable(text) => text.to_string(),
         }
     }
@@ -122,8 +129,22 @@ pub const RULES: &[(&str, &[Need])] = &[
     ("seccomp.user_notif", &[Need::SecondCpu]),
     ("ptrace.syscall", &[Need::SecondCpu]),
     ("*bpf.tp", &[Need::Config("CONFIG_FTRACE_SYSCALLS")]),
-    ("*bpf.kprobe", &[Need::Config("CONFIG_KPROBE_EVENTS")]),
-    ("*bpf.kretprobe", &[Need::Config("CONFIG_KPROBE_EVENTS")]),
+    // riscv64 puts an ftrace site at every function's entry, where a kprobe needs
+    // KPROBES_ON_FTRACE (which riscv64 does not offer); x86, arm64 and ppc64 kprobe there.
+    (
+        "*bpf.kprobe",
+        &[
+            Need::Config("CONFIG_KPROBE_EVENTS"),
+            Need::ConfigOn(Arch::Riscv64, "CONFIG_KPROBES_ON_FTRACE"),
+        ],
+    ),
+    (
+        "*bpf.kretprobe",
+        &[
+            Need::Config("CONFIG_KPROBE_EVENTS"),
+            Need::ConfigOn(Arch::Riscv64, "CONFIG_KPROBES_ON_FTRACE"),
+        ],
+    ),
     (
         "*bpf.kprobe_multi",
         &[Need::Since(5, 18), Need::Config("CONFIG_FPROBE")],
@@ -697,6 +718,47 @@ mod tests {
         });
         let r = record(vec![res]);
         assert!(matches!(judge(&k, &r, "bpf.tp"), Cell::Failed(_)));
+    }
+
+    /// A need of one architecture: riscv64's kprobes need KPROBES_ON_FTRACE, x86's do not; the
+    /// Docker-like profile is missing on ppc64le only, and its skip must say why.
+    #[test]
+    fn architecture_needs_apply_to_their_architecture_only() {
+        let cfg = "CONFIG_KPROBE_EVENTS=y\nCONFIG_DYNAMIC_FTRACE=y\n";
+        let riscv = Kernel {
+            arch: Arch::Riscv64,
+            ..kernel("6.12.117+deb13-riscv64", cfg)
+        };
+        let reason = "the kernel refused a kprobe on the function's entry, an ftrace site, with \
+                      EINVAL: that needs CONFIG_KPROBES_ON_FTRACE, which this kernel does not set";
+        let r = record(vec![result("bpf.kprobe", Status::Skipped, Some(reason))]);
+        assert_eq!(
+            judge(&riscv, &r, "bpf.kprobe"),
+            Cell::Skipped(vec!["no KPROBES_ON_FTRACE".into()])
+        );
+        let x86 = kernel("6.12.117+deb13-amd64", cfg);
+        assert!(matches!(
+            judge(&x86, &r, "bpf.kprobe"),
+            Cell::Unexplained(_)
+        ));
+        let ppc = Kernel {
+            arch: Arch::Ppc64le,
+            ..kernel("6.1.0-50-powerpc64le", "")
+        };
+        let why = "seccompiler does not support powerpc64: InvalidTargetArch";
+        let r = record(vec![result(
+            "seccomp.profile.cached",
+            Status::Skipped,
+            Some(why),
+        )]);
+        assert_eq!(
+            judge(&ppc, &r, "seccomp.profile.cached"),
+            Cell::Skipped(vec!["no seccompiler on ppc64le".into()])
+        );
+        assert!(matches!(
+            judge(&x86, &r, "seccomp.profile.cached"),
+            Cell::Unexplained(_)
+        ));
     }
 
     #[test]
