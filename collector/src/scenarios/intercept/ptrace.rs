@@ -334,15 +334,31 @@ fn set_return_error(what: &'static str) -> PtraceError {
     }
 }
 
-/// Sets the tracee's syscall return register (at a SYSEMU entry stop): r3, which the kernel's
-/// syscall exit turns into an errno and CR0.SO when it is one.
+/// Sets the tracee's syscall return (at a SYSEMU entry stop): r3 and CR0's summary-overflow bit,
+/// the ppc ABI's error flag. Both: a kernel with the generic entry code (ppc64 from 7.0)
+/// leaves SO as its skip of the call set it, where older ones derived it from r3 on the way
+/// out — writing r3 alone returned every result as an error there.
 #[cfg(target_arch = "powerpc64")]
 fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
-    const PT_R3: usize = 3;
-    let off = PT_R3 * std::mem::size_of::<libc::c_ulong>();
-    // SAFETY: POKEUSER into the register area of our stopped tracee.
-    if unsafe { libc::ptrace(libc::PTRACE_POKEUSER, pid, off, value) } != 0 {
-        return Err(set_return_error("PTRACE_POKEUSER(r3)"));
+    const PT_CCR: usize = 38;
+    let word = std::mem::size_of::<libc::c_ulong>();
+    // SAFETY: PEEKUSER of our stopped tracee's register area; -1 is told apart by errno.
+    let ccr = unsafe {
+        *libc::__errno_location() = 0;
+        let v = libc::ptrace(libc::PTRACE_PEEKUSER, pid, PT_CCR * word, 0);
+        if v == -1 && *libc::__errno_location() != 0 {
+            return Err(set_return_error("PTRACE_PEEKUSER(ccr)"));
+        }
+        v as libc::c_ulong
+    };
+    let mut regs = [0 as libc::c_ulong; PT_CCR + 1];
+    regs[PT_CCR] = ccr;
+    crate::harness::set_ppc_syscall_return(&mut regs, value);
+    for (i, what) in [(3, "PTRACE_POKEUSER(r3)"), (PT_CCR, "PTRACE_POKEUSER(ccr)")] {
+        // SAFETY: POKEUSER into the register area of our stopped tracee.
+        if unsafe { libc::ptrace(libc::PTRACE_POKEUSER, pid, i * word, regs[i]) } != 0 {
+            return Err(set_return_error(what));
+        }
     }
     Ok(())
 }
