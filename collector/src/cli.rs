@@ -275,6 +275,8 @@ pub enum ArchArg {
     #[value(name = "x86_64")]
     X86_64,
     Aarch64,
+    Riscv64,
+    Ppc64le,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

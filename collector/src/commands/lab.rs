@@ -16,6 +16,8 @@ pub fn arch_of(a: ArchArg) -> Arch {
     match a {
         ArchArg::X86_64 => Arch::X86_64,
         ArchArg::Aarch64 => Arch::Aarch64,
+        ArchArg::Riscv64 => Arch::Riscv64,
+        ArchArg::Ppc64le => Arch::Ppc64le,
     }
 }
 
@@ -262,7 +264,7 @@ pub fn boot_limit(g: &GuestArgs, arch: Arch) -> Result<Duration, Error> {
     match g.boot_timeout {
         Some(v) => seconds("--boot-timeout", v),
         None if g.accel == AccelArg::Kvm => Ok(Duration::from_secs(60)),
-        None if arch == Arch::Aarch64 => Ok(Duration::from_secs(600)),
+        None if arch != Arch::X86_64 => Ok(Duration::from_secs(600)),
         None => Ok(Duration::from_secs(300)),
     }
 }

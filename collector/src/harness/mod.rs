@@ -6,6 +6,8 @@
 mod arch;
 pub mod clock;
 
+#[cfg(target_arch = "powerpc64")]
+pub use arch::set_ppc_syscall_return;
 pub use arch::{raw_syscall0, raw_syscall1};
 
 use std::fmt;

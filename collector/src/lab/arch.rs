@@ -1,7 +1,7 @@
 //! The guest architectures: how QEMU boots each, where its console is, and how to recognise its
 //! kernel images.
 
-use super::elf::{EM_AARCH64, EM_X86_64};
+use super::elf::{EM_AARCH64, EM_PPC64, EM_RISCV, EM_X86_64};
 use flate2::read::GzDecoder;
 use std::io::Read;
 
@@ -9,23 +9,33 @@ use std::io::Read;
 pub enum Arch {
     X86_64,
     Aarch64,
+    Riscv64,
+    /// Little-endian 64-bit POWER (Debian's ppc64el).
+    Ppc64le,
 }
 
 impl Arch {
-    pub const ALL: [Arch; 2] = [Arch::X86_64, Arch::Aarch64];
+    pub const ALL: [Arch; 4] = [Arch::X86_64, Arch::Aarch64, Arch::Riscv64, Arch::Ppc64le];
 
     /// `uname -m`'s name.
     pub fn name(self) -> &'static str {
         match self {
             Arch::X86_64 => "x86_64",
             Arch::Aarch64 => "aarch64",
+            Arch::Riscv64 => "riscv64",
+            Arch::Ppc64le => "ppc64le",
         }
     }
 
+    /// From `uname -m`'s, Debian's or Rust's name (Rust's `powerpc64` is taken for the
+    /// little-endian one: the only one syscost is built for).
     pub fn from_name(s: &str) -> Option<Arch> {
         match s {
             "x86_64" | "amd64" => Some(Arch::X86_64),
             "aarch64" | "arm64" => Some(Arch::Aarch64),
+            "riscv64" => Some(Arch::Riscv64),
+            "ppc64le" | "ppc64el" | "powerpc64le" => Some(Arch::Ppc64le),
+            "powerpc64" if cfg!(target_endian = "little") => Some(Arch::Ppc64le),
             _ => None,
         }
     }
@@ -39,6 +49,8 @@ impl Arch {
         match self {
             Arch::X86_64 => "qemu-system-x86_64",
             Arch::Aarch64 => "qemu-system-aarch64",
+            Arch::Riscv64 => "qemu-system-riscv64",
+            Arch::Ppc64le => "qemu-system-ppc64",
         }
     }
 
@@ -47,14 +59,22 @@ impl Arch {
         match self {
             Arch::X86_64 => "qemu-system-x86",
             Arch::Aarch64 => "qemu-system-arm",
+            Arch::Riscv64 => "qemu-system-misc",
+            Arch::Ppc64le => "qemu-system-ppc",
         }
     }
 
-    /// QEMU's machine type.
+    /// QEMU's machine type. riscv64's `virt` boots through OpenSBI, ppc64's `pseries` through
+    /// SLOF: QEMU's default firmware for each (qemu-system-data). Under TCG, `pseries` cannot
+    /// give the guest the Spectre-era capabilities its defaults ask for; they are turned off
+    /// rather than warned about.
     pub fn machine(self) -> &'static str {
         match self {
             Arch::X86_64 => "pc",
-            Arch::Aarch64 => "virt",
+            Arch::Aarch64 | Arch::Riscv64 => "virt",
+            Arch::Ppc64le => {
+                "pseries,cap-cfpc=broken,cap-sbbc=broken,cap-ibs=broken,cap-ccf-assist=off"
+            }
         }
     }
 
@@ -69,6 +89,8 @@ impl Arch {
             (Arch::X86_64, false, _) => "max",
             (Arch::Aarch64, false, false) => "max,pauth-impdef=on",
             (Arch::Aarch64, false, true) => "max,pauth-impdef=on,cntfrq=1000000000",
+            (Arch::Riscv64, false, _) => "rv64",
+            (Arch::Ppc64le, false, _) => "POWER9",
         }
     }
 
@@ -77,16 +99,19 @@ impl Arch {
         match self {
             Arch::X86_64 => "ttyS0",
             Arch::Aarch64 => "ttyAMA0",
+            Arch::Riscv64 => "ttyS0",
+            Arch::Ppc64le => "hvc0",
         }
     }
 
     /// Where the guest writes the record frame: a second serial port of its own on x86 (the
     /// 8250 driver is built into every x86 kernel), the console on arm64 (`virt` has one
-    /// PL011, and virtio-console is a module in distribution kernels).
+    /// PL011, and virtio-console is a module in distribution kernels); the console too on
+    /// riscv64's `virt` (one 16550) and ppc64's `pseries` (its hypervisor console).
     pub fn record_tty(self) -> &'static str {
         match self {
             Arch::X86_64 => "ttyS1",
-            Arch::Aarch64 => "ttyAMA0",
+            a => a.console(),
         }
     }
 
@@ -98,14 +123,20 @@ impl Arch {
         match self {
             Arch::X86_64 => EM_X86_64,
             Arch::Aarch64 => EM_AARCH64,
+            Arch::Riscv64 => EM_RISCV,
+            Arch::Ppc64le => EM_PPC64,
         }
     }
 
-    /// Rust's target for the static build of syscost that the guest runs.
+    /// Rust's target for the static build of syscost that the guest runs: musl where Rust's
+    /// toolchain ships it for download everywhere, else glibc linked statically (the
+    /// repository's .cargo/config.toml).
     pub fn rust_target(self) -> &'static str {
         match self {
             Arch::X86_64 => "x86_64-unknown-linux-musl",
             Arch::Aarch64 => "aarch64-unknown-linux-musl",
+            Arch::Riscv64 => "riscv64gc-unknown-linux-gnu",
+            Arch::Ppc64le => "powerpc64le-unknown-linux-gnu",
         }
     }
 }
@@ -118,13 +149,23 @@ impl std::fmt::Display for Arch {
 
 /// The architecture of a kernel image, from its header: an x86 bzImage ("HdrS" at 0x202), an
 /// arm64 Image ("ARM\x64" at 0x38), gzip-compressed or inside an EFI zboot image (a PE file
-/// whose machine is arm64).
+/// whose machine is arm64), a riscv64 Image ("RSC\x05" at 0x38, as Debian ships it: with an
+/// EFI stub, so it starts "MZ" too), or a little-endian ppc64 ELF vmlinux (Debian's ppc64el
+/// image).
 pub fn detect_image(bytes: &[u8]) -> Option<Arch> {
     if bytes.get(0x202..0x206) == Some(b"HdrS") {
         return Some(Arch::X86_64);
     }
     if bytes.get(0x38..0x3c) == Some(b"ARM\x64") {
         return Some(Arch::Aarch64);
+    }
+    if bytes.get(0x38..0x3c) == Some(b"RSC\x05") {
+        return Some(Arch::Riscv64);
+    }
+    if bytes.starts_with(b"\x7fELF\x02\x01")
+        && bytes.get(0x12..0x14) == Some(&EM_PPC64.to_le_bytes()[..])
+    {
+        return Some(Arch::Ppc64le);
     }
     if bytes.starts_with(&[0x1f, 0x8b]) {
         let mut head = [0u8; 64];
@@ -173,6 +214,16 @@ mod tests {
         pe[0x84..0x86].copy_from_slice(&0xaa64u16.to_le_bytes());
         assert_eq!(detect_image(&pe), Some(Arch::Aarch64));
         assert_eq!(detect_image(b"#!/bin/sh\necho not a kernel\n"), None);
+        let mut riscv = vec![0u8; 0x100];
+        riscv[..2].copy_from_slice(b"MZ");
+        riscv[0x38..0x3c].copy_from_slice(b"RSC\x05");
+        assert_eq!(detect_image(&riscv), Some(Arch::Riscv64));
+        let mut ppc = vec![0u8; 0x40];
+        ppc[..6].copy_from_slice(b"\x7fELF\x02\x01");
+        ppc[0x12..0x14].copy_from_slice(&21u16.to_le_bytes());
+        assert_eq!(detect_image(&ppc), Some(Arch::Ppc64le));
+        ppc[0x12..0x14].copy_from_slice(&62u16.to_le_bytes());
+        assert_eq!(detect_image(&ppc), None);
     }
 
     #[test]
@@ -181,6 +232,7 @@ mod tests {
             assert_eq!(Arch::from_name(a.name()), Some(a));
         }
         assert_eq!(Arch::from_name("arm64"), Some(Arch::Aarch64));
-        assert_eq!(Arch::from_name("riscv64"), None);
+        assert_eq!(Arch::from_name("ppc64el"), Some(Arch::Ppc64le));
+        assert_eq!(Arch::from_name("mips64"), None);
     }
 }

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 
 pub const EM_X86_64: u16 = 62;
 pub const EM_AARCH64: u16 = 183;
+pub const EM_RISCV: u16 = 243;
+pub const EM_PPC64: u16 = 21;
 
 const PT_LOAD: u32 = 1;
 const PT_DYNAMIC: u32 = 2;
@@ -62,6 +64,8 @@ pub fn machine_name(m: u16) -> String {
     match m {
         EM_X86_64 => "x86_64".into(),
         EM_AARCH64 => "aarch64".into(),
+        EM_RISCV => "riscv64".into(),
+        EM_PPC64 => "ppc64le".into(),
         other => format!("ELF machine {other}"),
     }
 }
@@ -195,6 +199,10 @@ mod tests {
         let elf = read(&exe).unwrap();
         let want = if cfg!(target_arch = "x86_64") {
             EM_X86_64
+        } else if cfg!(target_arch = "riscv64") {
+            EM_RISCV
+        } else if cfg!(target_arch = "powerpc64") {
+            EM_PPC64
         } else {
             EM_AARCH64
         };

@@ -18,6 +18,11 @@ use syscost_record::KernelScenario;
 pub const PROFILE_JSON: &str = include_str!("../../profiles/docker-like.x86_64.json");
 #[cfg(target_arch = "aarch64")]
 pub const PROFILE_JSON: &str = include_str!("../../profiles/docker-like.aarch64.json");
+#[cfg(target_arch = "riscv64")]
+pub const PROFILE_JSON: &str = include_str!("../../profiles/docker-like.riscv64.json");
+/// seccompiler has no ppc64 target: the profile scenarios say so (ProfileError::Arch).
+#[cfg(target_arch = "powerpc64")]
+pub const PROFILE_JSON: &str = "";
 
 /// The filters a scenario stacks, in installation order.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,6 +67,16 @@ pub fn profile_program() -> Result<Vec<Insn>, ProfileError> {
         .map_err(ProfileError::Compile)?;
     let prog = map.remove("docker_like").ok_or(ProfileError::Missing)?;
     Ok(from_seccompiler(&prog))
+}
+
+/// A profile seccompiler cannot compile for this architecture is missing here, not broken.
+impl From<ProfileError> for SetupError {
+    fn from(e: ProfileError) -> SetupError {
+        match e {
+            ProfileError::Arch { .. } => SetupError::Unsupported(e.to_string()),
+            e => SetupError::failed(e),
+        }
+    }
 }
 
 /// Installs one filter on the calling thread (sets NO_NEW_PRIVS first, as unprivileged
@@ -222,7 +237,7 @@ impl Scenario for Stack {
     fn setup(&mut self) -> Result<(), SetupError> {
         let mut probe = Probe::new(self.syscall)?;
         for f in &self.filters {
-            let prog = f.program().map_err(SetupError::failed)?;
+            let prog = f.program()?;
             install(&prog, 0)?;
         }
         // The filters must let the probe through; check once before timing anything.

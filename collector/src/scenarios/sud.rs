@@ -7,7 +7,11 @@
 //! trap again with SIGSYS blocked and kill the process), and neither may the signal return. So the
 //! allowed region holds exactly two tiny assembly routines: a generic six-argument syscall the
 //! handler uses to perform the trapped call, and our own `rt_sigreturn` restorer, installed with
-//! a raw `rt_sigaction` (libc's own restorer lives outside the region).
+//! a raw `rt_sigaction` (libc's own restorer lives outside the region). riscv64 and ppc64 have
+//! no restorer field the kernel honours (the signal returns through the vDSO's trampoline,
+//! outside the region): there the handler the kernel calls is an assembly entry in the region
+//! that calls the Rust handler and then makes the `rt_sigreturn` itself, the stack pointer back
+//! where the kernel left it.
 
 use super::{RunError, Scenario, SetupError};
 use crate::harness::{raw_syscall0, Batch, Probe, Syscall};
@@ -20,6 +24,7 @@ const SELECTOR_ALLOW: u8 = 0;
 const SELECTOR_BLOCK: u8 = 1;
 /// si_code of a SIGSYS raised by SUD.
 const SYS_USER_DISPATCH: libc::c_int = 2;
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 const SA_RESTORER: libc::c_ulong = 0x0400_0000;
 /// An invalid syscall number trapped once at setup to prove dispatch is on (as sud_benchmark).
 const PROBE_INVALID_NR: libc::c_long = 0xff00;
@@ -86,6 +91,78 @@ std::arch::global_asm!(
     ".popsection",
 );
 
+#[cfg(target_arch = "riscv64")]
+std::arch::global_asm!(
+    ".pushsection .text.syscost_sud,\"ax\",@progbits",
+    ".balign 16",
+    ".globl syscost_sud_region_start",
+    "syscost_sud_region_start:",
+    ".globl syscost_sud_syscall6",
+    "syscost_sud_syscall6:",
+    "mv a7, a0",
+    "mv a0, a1",
+    "mv a1, a2",
+    "mv a2, a3",
+    "mv a3, a4",
+    "mv a4, a5",
+    "mv a5, a6",
+    "ecall",
+    "ret",
+    // The kernel enters here with sp at the signal frame (16-byte aligned); the call keeps
+    // the alignment and returns with sp where it was.
+    ".globl syscost_sud_restorer",
+    "syscost_sud_restorer:",
+    "addi sp, sp, -16",
+    "call {handler}",
+    "addi sp, sp, 16",
+    "li a7, 139", // rt_sigreturn
+    "ecall",
+    "unimp",
+    ".globl syscost_sud_region_end",
+    "syscost_sud_region_end:",
+    ".popsection",
+    handler = sym on_sigsys,
+);
+
+#[cfg(target_arch = "powerpc64")]
+std::arch::global_asm!(
+    ".pushsection .text.syscost_sud,\"ax\",@progbits",
+    ".balign 16",
+    ".globl syscost_sud_region_start",
+    "syscost_sud_region_start:",
+    ".globl syscost_sud_syscall6",
+    "syscost_sud_syscall6:",
+    "mr 0, 3",
+    "mr 3, 4",
+    "mr 4, 5",
+    "mr 5, 6",
+    "mr 6, 7",
+    "mr 7, 8",
+    "mr 8, 9",
+    "sc",
+    "bns+ 2f",
+    "neg 3, 3",
+    "2:",
+    "blr",
+    // The kernel enters here with r12 at this address (ELFv2) and r1 at a stack frame of its
+    // own above the signal frame, which rt_sigreturn finds at r1 again: the Rust handler
+    // keeps r1 and may save LR and CR in that frame, as a callee does.
+    ".globl syscost_sud_restorer",
+    "syscost_sud_restorer:",
+    "addis 2, 12, .TOC.-syscost_sud_restorer@ha",
+    "addi 2, 2, .TOC.-syscost_sud_restorer@l",
+    ".localentry syscost_sud_restorer, .-syscost_sud_restorer",
+    "bl {handler}",
+    "nop",
+    "li 0, 172", // rt_sigreturn
+    "sc",
+    "trap",
+    ".globl syscost_sud_region_end",
+    "syscost_sud_region_end:",
+    ".popsection",
+    handler = sym on_sigsys,
+);
+
 extern "C" {
     fn syscost_sud_syscall6(
         nr: libc::c_long,
@@ -102,11 +179,25 @@ extern "C" {
 }
 
 /// The kernel's `struct sigaction` (not glibc's): handler, flags, restorer, mask.
+#[cfg(any(
+    target_arch = "x86_64",
+    target_arch = "aarch64",
+    target_arch = "powerpc64"
+))]
 #[repr(C)]
 struct KernelSigaction {
     handler: usize,
     flags: libc::c_ulong,
     restorer: usize,
+    mask: u64,
+}
+
+/// The kernel's `struct sigaction` on riscv64, which has no restorer field.
+#[cfg(target_arch = "riscv64")]
+#[repr(C)]
+struct KernelSigaction {
+    handler: usize,
+    flags: libc::c_ulong,
     mask: u64,
 }
 
@@ -151,6 +242,25 @@ extern "C" fn on_sigsys(_sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut
             r[0] = ret as u64;
             count(nr);
         }
+        #[cfg(target_arch = "riscv64")]
+        {
+            // __gregs: pc, ra, sp, gp, tp, t0–t2, s0, s1, a0 (10) … a7 (17).
+            let g = &mut uc.uc_mcontext.__gregs;
+            let nr = g[17] as libc::c_long;
+            let a = |i: usize| g[10 + i] as libc::c_long;
+            let ret = syscost_sud_syscall6(nr, a(0), a(1), a(2), a(3), a(4), a(5));
+            g[10] = ret as libc::c_ulong;
+            count(nr);
+        }
+        #[cfg(target_arch = "powerpc64")]
+        {
+            let g = &mut uc.uc_mcontext.gp_regs;
+            let nr = g[0] as libc::c_long;
+            let a = |i: usize| g[3 + i] as libc::c_long;
+            let ret = syscost_sud_syscall6(nr, a(0), a(1), a(2), a(3), a(4), a(5));
+            crate::harness::set_ppc_syscall_return(g, ret);
+            count(nr);
+        }
     }
 }
 
@@ -163,10 +273,25 @@ fn count(nr: libc::c_long) {
 }
 
 fn install_handler() -> Result<(), SetupError> {
+    #[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
     let act = KernelSigaction {
         handler: on_sigsys as *const () as usize,
         flags: (libc::SA_SIGINFO as libc::c_ulong) | SA_RESTORER,
         restorer: syscost_sud_restorer as *const () as usize,
+        mask: 0,
+    };
+    // The region's entry calls on_sigsys and returns from the signal itself.
+    #[cfg(target_arch = "powerpc64")]
+    let act = KernelSigaction {
+        handler: syscost_sud_restorer as *const () as usize,
+        flags: libc::SA_SIGINFO as libc::c_ulong,
+        restorer: 0,
+        mask: 0,
+    };
+    #[cfg(target_arch = "riscv64")]
+    let act = KernelSigaction {
+        handler: syscost_sud_restorer as *const () as usize,
+        flags: libc::SA_SIGINFO as libc::c_ulong,
         mask: 0,
     };
     // SAFETY: valid struct, sigsetsize 8 as the kernel expects on 64-bit.

@@ -11,9 +11,10 @@ use std::sync::OnceLock;
 /// clocksource has no vDSO mode).
 pub type ClockGettime = unsafe extern "C" fn(libc::clockid_t, *mut libc::timespec) -> libc::c_int;
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "riscv64"))]
 const CLOCK_GETTIME: &CStr = c"__vdso_clock_gettime";
-#[cfg(target_arch = "aarch64")]
+// ppc64's returns an error as `sc` does (CR0.SO, positive errno); only success is used here.
+#[cfg(any(target_arch = "aarch64", target_arch = "powerpc64"))]
 const CLOCK_GETTIME: &CStr = c"__kernel_clock_gettime";
 
 const PT_LOAD: u32 = 1;

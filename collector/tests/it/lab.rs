@@ -392,3 +392,70 @@ fn attach_cycles_that_wait_idle_are_no_instruction_counts() {
     assert!((1_000.0..1_000_000.0).contains(&n), "{n}");
     assert_eq!(result(&r, "bpf.tp").status, Status::Measured);
 }
+
+/// One boot of a riscv64 or ppc64le kernel counting instructions, on a few scenarios whose code
+/// differs per architecture: the inline syscall, seccomp's audit arch, SIGSYS registers (seccomp
+/// TRAP, SUD), ptrace's, and a BPF attach through a perf event's ioctls.
+fn counts_on(arch: &str, version: &str) -> RunRecord {
+    let (image, _) = kernel(arch, version);
+    let o = lab(&[
+        "--kernel",
+        image.to_str().unwrap(),
+        "--count",
+        "instructions",
+        "--json",
+        "--",
+        "--budget",
+        "30",
+        "--only",
+        "native,seccomp.bitmap.1,seccomp.bitmap.2,seccomp.trap,sud.*,ptrace.sysemu,bpf.tp,bpf.rawtp",
+    ]);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let r: RunRecord = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("no record ({e}), status {:?}:\n{err}", o.status));
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    assert!(r.counts_instructions() && r.is_emulated());
+    assert_eq!(r.environment.comparability.arch, arch);
+    for x in &r.results {
+        assert_ne!(x.status, Status::Failed, "{}: {:?}", x.id, x.reason);
+    }
+    for id in ["seccomp.bitmap.1", "seccomp.trap", "bpf.rawtp", "bpf.tp"] {
+        assert_eq!(result(&r, id).status, Status::Measured, "{id}");
+    }
+    let native = result(&r, "native").median_ns.unwrap();
+    assert!((100.0..5000.0).contains(&native), "{native}");
+    // The action cache (Linux ≥ 5.11) serves the second constant filter: it costs nothing more
+    // than the first, to the timebase's resolution.
+    let overhead = |id: &str| result(&r, id).overhead.as_ref().unwrap().median_ns;
+    let (one, two) = (overhead("seccomp.bitmap.1"), overhead("seccomp.bitmap.2"));
+    assert!(one > 10.0 && (two - one).abs() < 5.0, "{one} vs {two}");
+    r
+}
+
+#[test]
+#[ignore = "needs qemu-system-misc and gcc-riscv64-linux-gnu (scripts/test-tools), the riscv64 6.12 kernel (scripts/lab-kernels riscv64:6.12) and the static build (scripts/lab-guests dev)"]
+fn a_riscv64_kernel_counts_instructions() {
+    let _g = one_guest();
+    let r = counts_on("riscv64", "6.12");
+    // riscv64 has used the generic entry code since 6.1: SUD works; PTRACE_SYSEMU too.
+    for id in ["sud.allow", "sud.block", "ptrace.sysemu"] {
+        assert_eq!(result(&r, id).status, Status::Measured, "{id}");
+    }
+    let e = r.environment.comparability.emulator.as_ref().unwrap();
+    assert_eq!(e.cpu_model, "rv64");
+}
+
+#[test]
+#[ignore = "needs qemu-system-ppc and gcc-powerpc64le-linux-gnu (scripts/test-tools), the ppc64le 6.1 kernel (scripts/lab-kernels ppc64le:6.1) and the static build (scripts/lab-guests dev)"]
+fn a_ppc64le_kernel_counts_instructions() {
+    let _g = one_guest();
+    let r = counts_on("ppc64le", "6.1");
+    // ppc64 6.1 has no generic entry code, so no SUD; its PTRACE_SYSEMU has its own number.
+    for id in ["sud.allow", "sud.block"] {
+        let reason = result(&r, id).reason.as_deref().unwrap_or_default();
+        assert!(reason.contains("CONFIG_GENERIC_ENTRY"), "{id}: {reason}");
+    }
+    assert_eq!(result(&r, "ptrace.sysemu").status, Status::Measured);
+    let e = r.environment.comparability.emulator.as_ref().unwrap();
+    assert_eq!(e.cpu_model, "POWER9");
+}

@@ -301,10 +301,7 @@ impl Scenario for Direct {
     }
     fn setup(&mut self) -> Result<(), SetupError> {
         filter::no_new_privs().map_err(SetupError::failed)?;
-        self.prog = self
-            .size()
-            .program(self.cacheable())
-            .map_err(SetupError::failed)?;
+        self.prog = self.size().program(self.cacheable())?;
         self.inherited = filters_in("/proc/self/status").ok_or_else(|| {
             SetupError::Unsupported(
                 "/proc/self/status has no Seccomp_filters line (needs Linux ≥ 5.9): attaches \

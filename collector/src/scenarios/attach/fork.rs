@@ -99,7 +99,7 @@ impl Scenario for ForkAttach {
         let inherited = unsafe { libc::prctl(libc::PR_GET_SECCOMP) };
         self.mode = match self.size {
             Some(s) => {
-                self.prog = s.program(true).map_err(SetupError::failed)?;
+                self.prog = s.program(true)?;
                 SECCOMP_MODE_FILTER
             }
             None => inherited,

@@ -107,13 +107,39 @@ pub fn watched_syscall(syscall: Syscall) -> (&'static str, libc::c_long) {
     }
 }
 
-/// The kernel function behind a syscall (the architecture's syscall wrapper).
+/// The prefix of the architecture's syscall wrappers (`SYSCALL_DEFINE` under
+/// CONFIG_ARCH_HAS_SYSCALL_WRAPPER): x86_64 since 4.17, arm64 since 4.19; riscv64 and ppc64
+/// kernels have them from some version on (Debian's riscv64 6.12 does, its ppc64el 6.1 names
+/// the function `sys_getpid`), so there the running kernel's symbols decide.
+#[cfg(target_arch = "x86_64")]
+const WRAPPER_PREFIX: &str = "__x64_sys_";
+#[cfg(target_arch = "aarch64")]
+const WRAPPER_PREFIX: &str = "__arm64_sys_";
+#[cfg(target_arch = "riscv64")]
+const WRAPPER_PREFIX: &str = "__riscv_sys_";
+#[cfg(target_arch = "powerpc64")]
+const WRAPPER_PREFIX: &str = "__powerpc_sys_";
+
+/// The kernel function behind a syscall: the architecture's syscall wrapper — or, on a
+/// riscv64 or ppc64 kernel older than its wrappers, `sys_<name>` itself.
 pub fn kernel_function(syscall_name: &str) -> String {
-    #[cfg(target_arch = "x86_64")]
-    let prefix = "__x64_sys_";
-    #[cfg(target_arch = "aarch64")]
-    let prefix = "__arm64_sys_";
-    format!("{prefix}{syscall_name}")
+    if cfg!(any(target_arch = "riscv64", target_arch = "powerpc64")) && !has_wrappers() {
+        return format!("sys_{syscall_name}");
+    }
+    format!("{WRAPPER_PREFIX}{syscall_name}")
+}
+
+/// Whether the running kernel's symbols include the architecture's syscall wrappers (read
+/// once from /proc/kallsyms; an unreadable one is taken to have them).
+fn has_wrappers() -> bool {
+    static HAS: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *HAS.get_or_init(|| {
+        let Ok(text) = std::fs::read_to_string("/proc/kallsyms") else {
+            return true;
+        };
+        let probe = format!(" {WRAPPER_PREFIX}getpid");
+        text.lines().any(|l| l.contains(&probe))
+    })
 }
 
 /// Names under which a BPF trampoline may find the syscall's function in the kernel's BTF:

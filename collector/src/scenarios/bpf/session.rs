@@ -266,7 +266,25 @@ fn not_modifiable(e: &BpfError) -> String {
 }
 
 fn attach_error(kind: Kind, e: BpfError) -> SetupError {
+    use crate::machine::kconfig::enabled;
+    let kprobe = matches!(kind, Kind::Kprobe | Kind::Kretprobe);
     match e.errno {
+        // A function's first instruction is an ftrace site where the kernel is built with
+        // DYNAMIC_FTRACE (riscv64's patchable entry); a kprobe there needs KPROBES_ON_FTRACE,
+        // without which register_kprobe answers EINVAL.
+        Some(libc::EINVAL)
+            if kprobe
+                && enabled("CONFIG_DYNAMIC_FTRACE") == Some(true)
+                && enabled("CONFIG_KPROBES_ON_FTRACE") == Some(false) =>
+        {
+            unsupported(format!(
+                "the kernel refused a {} on the function's entry, an ftrace site, with EINVAL: \
+                 that needs CONFIG_KPROBES_ON_FTRACE, which this kernel does not set ({} does \
+                 not offer it): {e}",
+                kind.name(),
+                std::env::consts::ARCH
+            ))
+        }
         Some(libc::ENOENT) => unsupported(format!(
             "the {} attach point does not exist on this kernel: {e}",
             kind.name()

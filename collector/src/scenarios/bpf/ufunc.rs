@@ -42,6 +42,39 @@ std::arch::global_asm!(
     ".popsection",
 );
 
+#[cfg(target_arch = "riscv64")]
+std::arch::global_asm!(
+    ".pushsection .text.syscost_ufunc,\"ax\",@progbits",
+    ".globl syscost_ufunc",
+    ".type syscost_ufunc,@function",
+    ".balign 16",
+    "syscost_ufunc:",
+    "nop",
+    "slli a1, a0, 1",
+    "add a0, a0, a1",
+    "addi a0, a0, 1",
+    "ret",
+    ".size syscost_ufunc, . - syscost_ufunc",
+    ".popsection",
+);
+
+// A leaf that needs no TOC: its global and local entry points are the same (ELFv2).
+#[cfg(target_arch = "powerpc64")]
+std::arch::global_asm!(
+    ".pushsection .text.syscost_ufunc,\"ax\",@progbits",
+    ".globl syscost_ufunc",
+    ".type syscost_ufunc,@function",
+    ".balign 16",
+    "syscost_ufunc:",
+    "nop",
+    "sldi 4, 3, 1",
+    "add 3, 3, 4",
+    "addi 3, 3, 1",
+    "blr",
+    ".size syscost_ufunc, . - syscost_ufunc",
+    ".popsection",
+);
+
 extern "C" {
     /// Returns `3x + 1` (wrapping); see the assembly above.
     pub fn syscost_ufunc(x: u64) -> u64;

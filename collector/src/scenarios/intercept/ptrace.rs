@@ -24,9 +24,15 @@ type Request = libc::c_int;
 #[cfg(not(target_env = "musl"))]
 type Request = libc::c_uint;
 
+/// powerpc numbers it apart (0x1d, since Linux 4.20). A kernel without it for the
+/// architecture answers EIO, and the scenario is skipped saying so.
+#[cfg(not(target_arch = "powerpc64"))]
 const PTRACE_SYSEMU: Request = 31;
+#[cfg(target_arch = "powerpc64")]
+const PTRACE_SYSEMU: Request = 0x1d;
 const PTRACE_GET_SYSCALL_INFO: Request = 0x420e;
 const PTRACE_SYSCALL_INFO_ENTRY: u8 = 1;
+const PTRACE_SYSCALL_INFO_EXIT: u8 = 2;
 
 /// `struct ptrace_syscall_info` (include/uapi/linux/ptrace.h) with its union as the entry
 /// stop's member, the largest one padded (musl's libc bindings have none).
@@ -85,6 +91,13 @@ pub enum PtraceError {
          clock not served by the vDSO here?)"
     )]
     Unemulated(libc::c_long),
+    /// A syscall-exit stop under PTRACE_SYSEMU: the kernel ran the call instead of skipping it.
+    #[error(
+        "the kernel accepted PTRACE_SYSEMU but ran the syscall (an exit stop followed): it does \
+         not implement syscall emulation on {}",
+        std::env::consts::ARCH
+    )]
+    ExitUnderSysemu,
     #[error("the tracee ended without finishing its batch")]
     Unfinished,
     #[error("waitpid on the tracee failed: {0}")]
@@ -238,6 +251,9 @@ impl Ptrace {
                 Event::Stopped(SYSCALL_STOP) => {
                     let (op, nr) = syscall_info(pid)?;
                     if op != PTRACE_SYSCALL_INFO_ENTRY {
+                        if self.emulate && op == PTRACE_SYSCALL_INFO_EXIT {
+                            return Err(PtraceError::ExitUnderSysemu);
+                        }
                         continue;
                     }
                     if nrs.contains(&nr) {
@@ -318,8 +334,38 @@ fn set_return_error(what: &'static str) -> PtraceError {
     }
 }
 
-/// Sets the tracee's syscall return register (at a SYSEMU entry stop).
-#[cfg(target_arch = "aarch64")]
+/// Sets the tracee's syscall return (at a SYSEMU entry stop): r3 and CR0's summary-overflow bit,
+/// the ppc ABI's error flag. Both: a kernel with the generic entry code (ppc64 from 7.0)
+/// leaves SO as its skip of the call set it, where older ones derived it from r3 on the way
+/// out — writing r3 alone returned every result as an error there.
+#[cfg(target_arch = "powerpc64")]
+fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
+    const PT_CCR: usize = 38;
+    let word = std::mem::size_of::<libc::c_ulong>();
+    // SAFETY: PEEKUSER of our stopped tracee's register area; -1 is told apart by errno.
+    let ccr = unsafe {
+        *libc::__errno_location() = 0;
+        let v = libc::ptrace(libc::PTRACE_PEEKUSER, pid, PT_CCR * word, 0);
+        if v == -1 && *libc::__errno_location() != 0 {
+            return Err(set_return_error("PTRACE_PEEKUSER(ccr)"));
+        }
+        v as libc::c_ulong
+    };
+    let mut regs = [0 as libc::c_ulong; PT_CCR + 1];
+    regs[PT_CCR] = ccr;
+    crate::harness::set_ppc_syscall_return(&mut regs, value);
+    for (i, what) in [(3, "PTRACE_POKEUSER(r3)"), (PT_CCR, "PTRACE_POKEUSER(ccr)")] {
+        // SAFETY: POKEUSER into the register area of our stopped tracee.
+        if unsafe { libc::ptrace(libc::PTRACE_POKEUSER, pid, i * word, regs[i]) } != 0 {
+            return Err(set_return_error(what));
+        }
+    }
+    Ok(())
+}
+
+/// Sets the tracee's syscall return register (at a SYSEMU entry stop): x0 on arm64, a0 on
+/// riscv64.
+#[cfg(any(target_arch = "aarch64", target_arch = "riscv64"))]
 fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
     // SAFETY: GETREGSET/SETREGSET of NT_PRSTATUS on our stopped tracee with a matching iovec.
     unsafe {
@@ -332,7 +378,15 @@ fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
             return Err(set_return_error("PTRACE_GETREGSET"));
         }
         // Through the iovec's pointer: the kernel reads the registers from there.
-        (*(iov.iov_base as *mut libc::user_regs_struct)).regs[0] = value as u64;
+        let regs = &mut *(iov.iov_base as *mut libc::user_regs_struct);
+        #[cfg(target_arch = "aarch64")]
+        {
+            regs.regs[0] = value as u64;
+        }
+        #[cfg(target_arch = "riscv64")]
+        {
+            regs.a0 = value as libc::c_ulong;
+        }
         if libc::ptrace(libc::PTRACE_SETREGSET, pid, libc::NT_PRSTATUS, &mut iov) != 0 {
             return Err(set_return_error("PTRACE_SETREGSET"));
         }
@@ -411,7 +465,17 @@ impl Scenario for Ptrace {
         self.shm =
             Some(Shared::new().map_err(|e| SetupError::Failed(format!("mmap failed: {e}")))?);
         let b = self.batch(16).map_err(|e| match e {
-            PtraceError::TraceMe(_) => SetupError::Unsupported(e.to_string()),
+            PtraceError::TraceMe(_) | PtraceError::ExitUnderSysemu => {
+                SetupError::Unsupported(e.to_string())
+            }
+            PtraceError::Resume(ref err)
+                if self.emulate && err.raw_os_error() == Some(libc::EIO) =>
+            {
+                SetupError::Unsupported(format!(
+                    "the kernel refused PTRACE_SYSEMU with EIO: it does not implement it on {}",
+                    std::env::consts::ARCH
+                ))
+            }
             PtraceError::Unemulated(nr) if CLOCK_SYSCALLS.contains(&nr) => {
                 SetupError::Unsupported(no_vdso_clock())
             }

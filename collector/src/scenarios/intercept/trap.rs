@@ -47,6 +47,15 @@ extern "C" fn on_sigsys(_sig: libc::c_int, info: *mut libc::siginfo_t, ctx: *mut
         {
             uc.uc_mcontext.regs[0] = ret as u64;
         }
+        #[cfg(target_arch = "riscv64")]
+        {
+            // __gregs[10] is a0.
+            uc.uc_mcontext.__gregs[10] = ret as u64;
+        }
+        #[cfg(target_arch = "powerpc64")]
+        {
+            crate::harness::set_ppc_syscall_return(&mut uc.uc_mcontext.gp_regs, ret);
+        }
     }
 }
 

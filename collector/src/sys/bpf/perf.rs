@@ -12,9 +12,12 @@ const PERF_FLAG_FD_CLOEXEC: libc::c_ulong = 8;
 /// here; the kernel accepts any size it knows.
 const ATTR_SIZE: u32 = 72;
 
-pub const PERF_EVENT_IOC_ENABLE: libc::c_ulong = 0x2400;
-pub const PERF_EVENT_IOC_DISABLE: libc::c_ulong = 0x2401;
-pub const PERF_EVENT_IOC_SET_BPF: libc::c_ulong = 0x4004_2408;
+// Encoded per architecture: powerpc's direction bits differ (_IO is 0x2000_2400 there, not
+// 0x2400; _IOW sets bit 31, not bit 30), and the kernel answers ENOTTY to the generic numbers.
+pub const PERF_EVENT_IOC_ENABLE: libc::c_ulong = libc::_IO(b'$' as u32, 0) as libc::c_ulong;
+pub const PERF_EVENT_IOC_DISABLE: libc::c_ulong = libc::_IO(b'$' as u32, 1) as libc::c_ulong;
+pub const PERF_EVENT_IOC_SET_BPF: libc::c_ulong =
+    libc::_IOW::<u32>(b'$' as u32, 8) as libc::c_ulong;
 
 /// `struct perf_event_attr` up to `config2`.
 #[repr(C)]
@@ -89,6 +92,17 @@ fn pmu_file(pmu: &str, file: &str) -> io::Result<String> {
     std::fs::read_to_string(&path)
         .map(|s| s.trim().to_string())
         .map_err(|e| io::Error::new(e.kind(), format!("{path}: {e}")))
+}
+
+#[cfg(all(test, any(target_arch = "x86_64", target_arch = "aarch64")))]
+mod ioctl_tests {
+    /// The generic encodings (include/uapi/asm-generic/ioctl.h), as the kernel defines them.
+    #[test]
+    fn perf_ioctls_have_the_generic_numbers() {
+        assert_eq!(super::PERF_EVENT_IOC_ENABLE, 0x2400);
+        assert_eq!(super::PERF_EVENT_IOC_DISABLE, 0x2401);
+        assert_eq!(super::PERF_EVENT_IOC_SET_BPF, 0x4004_2408);
+    }
 }
 
 /// The config bit of a PMU's `retprobe` format ("config:0" → 0).
