@@ -301,7 +301,7 @@ fn render(records: &[(RunRecord, Option<f64>)], budget: f64) -> String {
     out
 }
 
-/// The quantities a headline of the A/A calibration is about (the list): the kernel's
+/// The quantities a headline of the A/A calibration is about (its goals name them): the kernel's
 /// estimates, the depth slope, and these overheads.
 const HEADLINE_OVERHEADS: [&str; 8] = [
     "sud.allow",
