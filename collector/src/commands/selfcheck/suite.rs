@@ -233,8 +233,8 @@ fn render(records: &[(RunRecord, Option<f64>)], budget: f64) -> String {
             out,
             "| {} | {} | {} | {} | {} | {} | {} / {} / {} | {for_budget} |",
             i + 1,
-            wall.map_or("—".into(), |w| format!("{w:.2}")),
             load(r, false).map_or("—".into(), |l| format!("{l:.2}")),
+            wall.map_or("—".into(), |w| format!("{w:.2}")),
             r.summary
                 .duration_s
                 .map_or("—".into(), |d| format!("{d:.2}")),
@@ -301,7 +301,7 @@ fn render(records: &[(RunRecord, Option<f64>)], budget: f64) -> String {
     out
 }
 
-/// The quantities a headline of the A/A calibration is about (the list): the kernel's
+/// The quantities a headline of the A/A calibration is about (its goals name them): the kernel's
 /// estimates, the depth slope, and these overheads.
 const HEADLINE_OVERHEADS: [&str; 8] = [
     "sud.allow",
