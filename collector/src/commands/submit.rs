@@ -164,7 +164,7 @@ fn submit(subs: &[Submission], repo: &Repo, yes: bool, out: &mut dyn Write) -> R
     let gh = match Gh::find() {
         Ok(gh) => gh,
         Err(why) => {
-            by_hand(subs, repo, &why, out).map_err(w)?;
+            by_hand(subs, repo, &why.to_string(), out).map_err(w)?;
             return Ok(0);
         }
     };
@@ -305,6 +305,18 @@ fn clean(s: &str) -> String {
         .collect()
 }
 
+/// Why the pull request is left to be opened by hand.
+#[derive(Debug, thiserror::Error)]
+enum NoGh {
+    #[error("GitHub's gh command is not installed (https://cli.github.com)")]
+    NotInstalled,
+    #[error(
+        "gh is not logged in to GitHub (`gh auth status` failed; `gh auth login` logs in, then \
+         run this again)"
+    )]
+    LoggedOut,
+}
+
 /// GitHub's command-line client, found on PATH and logged in.
 struct Gh {
     exe: PathBuf,
@@ -314,16 +326,14 @@ struct Gh {
 const FORK_WAIT: Duration = Duration::from_secs(60);
 
 impl Gh {
-    /// Err(why not) when gh is not on PATH or not logged in.
-    fn find() -> Result<Gh, String> {
+    /// Why not, when gh is not on PATH or not logged in.
+    fn find() -> Result<Gh, NoGh> {
         let exe = std::env::var_os("PATH")
             .iter()
             .flat_map(std::env::split_paths)
             .map(|d| d.join("gh"))
             .find(|p| is_executable(p))
-            .ok_or_else(|| {
-                "GitHub's gh command is not installed (https://cli.github.com)".to_string()
-            })?;
+            .ok_or(NoGh::NotInstalled)?;
         let logged_in = Command::new(&exe)
             .args(["auth", "status"])
             .stdin(Stdio::null())
@@ -332,11 +342,7 @@ impl Gh {
             .status()
             .is_ok_and(|s| s.success());
         if !logged_in {
-            return Err(
-                "gh is not logged in to GitHub (`gh auth status` failed; `gh auth \
-                        login` logs in, then run this again)"
-                    .to_string(),
-            );
+            return Err(NoGh::LoggedOut);
         }
         Ok(Gh { exe })
     }

@@ -74,7 +74,7 @@ pub fn extract(event: &Path, data: &Path, out: &Path) -> Result<Outcome, IntakeE
             Some(ev.issue.number),
             judge(ev.issue.body.as_deref().unwrap_or(""), data),
         ),
-        Err(why) => (None, Err(vec![why])),
+        Err(why) => (None, Err(vec![why.to_string()])),
     };
     let outcome = match outcome {
         Ok((rel, bytes, warnings)) => {
@@ -95,20 +95,32 @@ pub fn extract(event: &Path, data: &Path, out: &Path) -> Result<Outcome, IntakeE
     Ok(outcome)
 }
 
-fn read_event(path: &Path) -> Result<Event, String> {
-    let file =
-        std::fs::File::open(path).map_err(|e| format!("the event file cannot be opened: {e}"))?;
+/// Why the event file gave no issue; its text becomes the refusal's reason.
+#[derive(Debug, thiserror::Error)]
+enum EventError {
+    #[error("the event file cannot be opened: {0}")]
+    Open(std::io::Error),
+    #[error("the event file cannot be read: {0}")]
+    Read(std::io::Error),
+    #[error(
+        "the issue is too large: its event is over {MAX_EVENT_BYTES} bytes (a record is tens of \
+         kilobytes; paste only the record file's content)"
+    )]
+    TooLarge,
+    #[error("the event is not an issue event: {0}")]
+    NotAnIssue(serde_json::Error),
+}
+
+fn read_event(path: &Path) -> Result<Event, EventError> {
+    let file = std::fs::File::open(path).map_err(EventError::Open)?;
     let mut bytes = Vec::new();
     file.take(MAX_EVENT_BYTES + 1)
         .read_to_end(&mut bytes)
-        .map_err(|e| format!("the event file cannot be read: {e}"))?;
+        .map_err(EventError::Read)?;
     if bytes.len() as u64 > MAX_EVENT_BYTES {
-        return Err(format!(
-            "the issue is too large: its event is over {MAX_EVENT_BYTES} bytes (a record is \
-             tens of kilobytes; paste only the record file's content)"
-        ));
+        return Err(EventError::TooLarge);
     }
-    serde_json::from_slice(&bytes).map_err(|e| format!("the event is not an issue event: {e}"))
+    serde_json::from_slice(&bytes).map_err(EventError::NotAnIssue)
 }
 
 /// The record the issue's text holds, checked: its place, its bytes and any plausibility
