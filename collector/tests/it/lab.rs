@@ -8,7 +8,7 @@ use crate::common::*;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
-use syscost_record::{Accelerator, RunRecord, Status, VIRT_QEMU_TCG};
+use syscost_record::{Accelerator, KernelExpectation, RunRecord, Status, Verdict, VIRT_QEMU_TCG};
 
 const NEEDS: &str = "needs qemu-system-x86 (scripts/test-tools) and the 5.10 kernel \
                      (scripts/lab-kernels x86_64:5.10)";
@@ -408,7 +408,7 @@ fn counts_on(arch: &str, version: &str) -> RunRecord {
         "--budget",
         "30",
         "--only",
-        "native,seccomp.bitmap.1,seccomp.bitmap.2,seccomp.trap,sud.*,ptrace.sysemu,bpf.tp,bpf.rawtp",
+        "native,seccomp.bitmap.*,seccomp.full.*,seccomp.trap,sud.*,ptrace.sysemu,bpf.tp,bpf.rawtp",
     ]);
     let err = String::from_utf8_lossy(&o.stderr).into_owned();
     let r: RunRecord = serde_json::from_slice(&o.stdout)
@@ -424,11 +424,23 @@ fn counts_on(arch: &str, version: &str) -> RunRecord {
     }
     let native = result(&r, "native").median_ns.unwrap();
     assert!((100.0..5000.0).contains(&native), "{native}");
-    // The action cache (Linux ≥ 5.11) serves the second constant filter: it costs nothing more
-    // than the first, to the timebase's resolution.
+    // The action cache (Linux ≥ 5.11) serves the second constant filter: the kernel
+    // benchmark's "1 bitmapped ≈ 2 bitmapped", judged on its interval, must not fail. A fixed
+    // bound on the difference would not do: the timebase reads whole ticks (riscv64: one per
+    // 100 instructions), and two builds of the collector read 165.4 and 176.8 on one kernel.
     let overhead = |id: &str| result(&r, id).overhead.as_ref().unwrap().median_ns;
     let (one, two) = (overhead("seccomp.bitmap.1"), overhead("seccomp.bitmap.2"));
-    assert!(one > 10.0 && (two - one).abs() < 5.0, "{one} vs {two}");
+    assert!(one > 10.0, "{one}");
+    let cached = r
+        .expectations
+        .iter()
+        .find(|e| e.id == KernelExpectation::Bitmap1ApproxBitmap2.id())
+        .expect("the kernel's expectations");
+    assert!(
+        matches!(cached.verdict, Verdict::Pass | Verdict::Inconclusive),
+        "{:?}: {one} vs {two}",
+        cached.verdict
+    );
     r
 }
 
