@@ -253,6 +253,26 @@ fn the_matrix_of_5_10_x86_64_and_6_12_arm64_has_no_findings() {
 pub const CI_BUDGET: &str = "40";
 pub const CI_RUN_ARGS: &[&str] = &["--skip", "attach.*"];
 
+/// One boot of `image` counting instructions, `syscost run RUN_ARGS` inside: its record, the
+/// boot required to succeed.
+fn counting(image: &Path, run_args: &[&str]) -> RunRecord {
+    let mut args = vec![
+        "--kernel",
+        image.to_str().unwrap(),
+        "--count",
+        "instructions",
+        "--json",
+        "--",
+    ];
+    args.extend_from_slice(run_args);
+    let o = lab(&args);
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    let r: RunRecord = serde_json::from_slice(&o.stdout)
+        .unwrap_or_else(|e| panic!("no record ({e}), status {:?}:\n{err}", o.status));
+    assert_eq!(o.status.code(), Some(0), "{err}");
+    r
+}
+
 /// A kernel booted twice with a clock that counts instructions gives the same median, to half
 /// an instruction, for every scenario, overhead and estimate: the guest's randomness and clock
 /// are seeded, and on its one vCPU nothing depends on another CPU (the cross-CPU round trips
@@ -262,26 +282,11 @@ pub const CI_RUN_ARGS: &[&str] = &["--skip", "attach.*"];
 fn two_boots_counting_instructions_give_the_same_medians() {
     let _g = one_guest();
     let (image, _) = kernel("x86_64", "5.10");
-    let boot = || {
-        let o = lab(&[
-            "--kernel",
-            image.to_str().unwrap(),
-            "--count",
-            "instructions",
-            "--json",
-            "--",
-            "--budget",
-            CI_BUDGET,
-        ]
+    let run_args: Vec<&str> = ["--budget", CI_BUDGET]
         .into_iter()
         .chain(CI_RUN_ARGS.iter().copied())
-        .collect::<Vec<_>>());
-        let err = String::from_utf8_lossy(&o.stderr).into_owned();
-        let r: RunRecord = serde_json::from_slice(&o.stdout)
-            .unwrap_or_else(|e| panic!("no record ({e}), status {:?}:\n{err}", o.status));
-        assert_eq!(o.status.code(), Some(0), "{err}");
-        r
-    };
+        .collect();
+    let boot = || counting(&image, &run_args);
     let (a, b) = (boot(), boot());
     for r in [&a, &b] {
         assert!(r.counts_instructions() && r.is_emulated());
@@ -366,21 +371,7 @@ fn two_boots_counting_instructions_give_the_same_medians() {
 fn attach_cycles_that_wait_idle_are_no_instruction_counts() {
     let _g = one_guest();
     let (image, _) = kernel("x86_64", "5.10");
-    let o = lab(&[
-        "--kernel",
-        image.to_str().unwrap(),
-        "--count",
-        "instructions",
-        "--json",
-        "--",
-        "--budget",
-        "10",
-        "--only",
-        "bpf.tp,bpf.rawtp",
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    let r: RunRecord = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("no record ({e}), status {:?}:\n{err}", o.status));
+    let r = counting(&image, &["--budget", "10", "--only", "bpf.tp,bpf.rawtp"]);
     let tp = result(&r, "attach.bpf.tp");
     assert_eq!(tp.status, Status::Skipped, "{:?}", tp.median_ns);
     let why = tp.reason.as_deref().unwrap_or_default();
@@ -398,22 +389,15 @@ fn attach_cycles_that_wait_idle_are_no_instruction_counts() {
 /// TRAP, SUD), ptrace's, and a BPF attach through a perf event's ioctls.
 fn counts_on(arch: &str, version: &str) -> RunRecord {
     let (image, _) = kernel(arch, version);
-    let o = lab(&[
-        "--kernel",
-        image.to_str().unwrap(),
-        "--count",
-        "instructions",
-        "--json",
-        "--",
-        "--budget",
-        "30",
-        "--only",
-        "native,seccomp.bitmap.*,seccomp.full.*,seccomp.trap,sud.*,ptrace.sysemu,bpf.tp,bpf.rawtp",
-    ]);
-    let err = String::from_utf8_lossy(&o.stderr).into_owned();
-    let r: RunRecord = serde_json::from_slice(&o.stdout)
-        .unwrap_or_else(|e| panic!("no record ({e}), status {:?}:\n{err}", o.status));
-    assert_eq!(o.status.code(), Some(0), "{err}");
+    let r = counting(
+        &image,
+        &[
+            "--budget",
+            "30",
+            "--only",
+            "native,seccomp.bitmap.*,seccomp.full.*,seccomp.trap,sud.*,ptrace.sysemu,bpf.tp,bpf.rawtp",
+        ],
+    );
     assert!(r.counts_instructions() && r.is_emulated());
     assert_eq!(r.environment.comparability.arch, arch);
     for x in &r.results {
