@@ -260,6 +260,7 @@ fn involuntary_switches() -> i64 {
 }
 
 fn child_main(scenario: &mut dyn Scenario, link: &mut Link, cpu: u32, sample_ns: u64) -> i32 {
+    crate::sys::process::set_name(&scenario.id());
     if let Err(e) = pin_to_cpu(cpu) {
         link.send(
             TAG_FAIL,

@@ -450,22 +450,38 @@ fn missing_kernel_features_are_skipped_with_reasons() {
     assert!(r.expectations.is_empty());
 }
 
-/// The scenarios of a run that is hurt: the last forked, `sud.block`, is the one hurt, and
-/// keeps the run in its rounds until the budget. With `mix` (five trapped syscalls, ~5 µs an
-/// operation) its overhead's CI stays wider than the 0.5 ns floor of a target for the whole
-/// budget (±2.6–3.6 ns after 4 s in four runs), where the other scenarios meet that target
-/// within a second on a quiet machine — and a run that has stopped cannot be hurt.
+/// The scenarios of a run that is hurt: `sud.block` is the one hurt, and keeps the run in its
+/// rounds until the budget. With `mix` (five trapped syscalls, ~5 µs an operation) its
+/// overhead's CI stays wider than the 0.5 ns floor of a target for the whole budget (±2.6–3.6
+/// ns after 4 s in four runs), where the other scenarios meet that target within a second on a
+/// quiet machine — and a run that has stopped cannot be hurt.
 const HURT: &str = "native,seccomp.bitmap.1,sud.allow,sud.block";
 
-/// Spawns a collector, waits for its workers, applies `hurt` to one worker.
-fn run_and_hurt_a_worker(only: &str, signal: libc::c_int) -> (syscost_record::RunRecord, u32) {
-    let child = Command::new(bin())
+/// The worker hurt: named after its scenario (`/proc/PID/comm`).
+const VICTIM: &str = "sud.block";
+
+/// Long enough that a worker hurt once sampling has begun is noticed well before the end (a
+/// silence within the 2 s sample timeout of the deadline is the budget's doing, not a hang).
+const HURT_BUDGET: f64 = 8.0;
+
+fn comm(pid: u32) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .ok()
+        .map(|s| s.trim_end().to_string())
+}
+
+/// Runs a collector and applies `signal` to the `sud.block` worker once it samples. A run
+/// renews its workers (instances): one hurt just before its instance ends is retired with it,
+/// asked for nothing, and the next instance's worker is hurt in turn, until the run notices.
+/// Returns the record and every worker hurt.
+fn run_and_hurt_a_worker(only: &str, signal: libc::c_int) -> (syscost_record::RunRecord, Vec<u32>) {
+    let mut child = Command::new(bin())
         // The smallest target (its 0.5 ns floor), which `only` must keep out of reach.
         .args([
             "run",
             "--json",
             "--budget",
-            "4",
+            &HURT_BUDGET.to_string(),
             "--syscall",
             "mix",
             "--target-ci",
@@ -478,29 +494,55 @@ fn run_and_hurt_a_worker(only: &str, signal: libc::c_int) -> (syscost_record::Ru
         .spawn()
         .unwrap();
     let pid = child.id();
-    let expected = only.split(',').count();
-    assert!(
-        wait_until(60.0, || children(pid).len() >= expected),
-        "workers never appeared"
-    );
-    // Once every worker is being sampled, hurt the last-forked one.
-    let workers = children(pid);
-    assert!(
-        wait_until_sampling(&workers, 20),
-        "the run never reached its rounds"
-    );
-    let victim = *workers.iter().max().expect("no worker");
-    // SAFETY: signalling a process we just found.
-    unsafe { libc::kill(victim as i32, signal) };
-    let out = child.wait_with_output().unwrap();
-    let r: syscost_record::RunRecord = serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    // Read while it runs: a record larger than the pipe would otherwise block it.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut stderr = child.stderr.take().unwrap();
+    let out = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut stdout, &mut b).map(|_| b)
+    });
+    let err = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        std::io::Read::read_to_end(&mut stderr, &mut b).map(|_| b)
+    });
+    let mut hurt: Vec<u32> = Vec::new();
+    let status = loop {
+        let mut fresh = None;
+        let mut ended = None;
+        assert!(
+            wait_until(60.0, || {
+                if let Ok(Some(s)) = child.try_wait() {
+                    ended = Some(s);
+                    return true;
+                }
+                fresh = children(pid).into_iter().find(|&w| {
+                    !hurt.contains(&w)
+                        && comm(w).as_deref() == Some(VICTIM)
+                        && voluntary_switches(w) >= 8
+                });
+                fresh.is_some()
+            }),
+            "the run neither ended nor sampled {VICTIM}"
+        );
+        if let Some(s) = ended {
+            break s;
+        }
+        let victim = fresh.expect("a worker to hurt");
+        // SAFETY: signalling a process we just found.
+        unsafe { libc::kill(victim as i32, signal) };
+        hurt.push(victim);
+    };
+    let stdout = out.join().unwrap().unwrap();
+    let stderr = err.join().unwrap().unwrap();
+    assert!(!hurt.is_empty(), "{VICTIM} never sampled");
+    let r: syscost_record::RunRecord = serde_json::from_slice(&stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&stderr)));
     assert_eq!(
-        out.status.code(),
+        status.code(),
         Some(1),
         "a failed scenario must make the exit code 1"
     );
-    (r, victim)
+    (r, hurt)
 }
 
 /// Exactly one scenario failed, and its reason says `why`.
@@ -518,9 +560,9 @@ fn the_one_failure(r: &syscost_record::RunRecord, why: &str) {
 #[test]
 fn a_killed_worker_is_recorded_and_the_run_continues() {
     let _m = measuring();
-    let (r, victim) = run_and_hurt_a_worker(HURT, libc::SIGKILL);
+    let (r, hurt) = run_and_hurt_a_worker(HURT, libc::SIGKILL);
     the_one_failure(&r, "signal 9");
-    assert!(!alive(victim));
+    assert!(hurt.iter().all(|&v| !alive(v)));
     for x in r.results.iter().filter(|x| x.status != Status::Failed) {
         assert_measured(&r, &x.id);
     }
@@ -530,13 +572,13 @@ fn a_killed_worker_is_recorded_and_the_run_continues() {
 fn a_hung_worker_is_killed_and_recorded() {
     let _m = measuring();
     // SIGSTOP freezes the worker mid-run: to the parent it is a hang.
-    let (r, victim) = run_and_hurt_a_worker(HURT, libc::SIGSTOP);
+    let (r, hurt) = run_and_hurt_a_worker(HURT, libc::SIGSTOP);
     the_one_failure(&r, "hung");
     assert!(
-        wait_until(5.0, || !alive(victim)),
+        wait_until(5.0, || hurt.iter().all(|&v| !alive(v))),
         "hung worker left behind"
     );
-    assert_budget_kept(&r, 4.0);
+    assert_budget_kept(&r, HURT_BUDGET);
 }
 
 #[test]
