@@ -12,12 +12,24 @@ const ATTACH: &str =
 #[test]
 fn attach_costs_are_measured_per_operation_and_order_plausibly() {
     let _m = measuring();
-    let (r, out) = run_json(&["--budget", "8", "--only", ATTACH]);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    // 8 s, doubled while a scenario got fewer than the 6 samples an interval is asserted on: a
+    // loaded machine (the lab tests boot QEMU alongside) gives fewer a second — once 5 of
+    // `attach.fork_seccomp.max` in 8 s. Every run, whatever it got, keeps its budget.
+    let mut budget = 8.0_f64;
+    let r = loop {
+        let (r, out) = run_json(&["--budget", &budget.to_string(), "--only", ATTACH]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_budget_kept(&r, budget);
+        let short = r.results.iter().any(|x| x.samples.is_some_and(|n| n < 6));
+        if !short || budget >= 32.0 {
+            break r;
+        }
+        budget *= 2.0;
+    };
     let ids = [
         "attach.seccomp.2",
         "attach.seccomp.64",
