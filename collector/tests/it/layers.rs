@@ -323,3 +323,108 @@ fn the_checker_sees_cycles_and_group_imports() {
         .collect();
     assert_eq!(find_cycle(&acyclic), None);
 }
+
+/// `text` with comments, string literals and character literals blanked out: what remains is
+/// code (a word in a message or a doc comment is no use of it).
+fn code_only(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let rest = &text[i..];
+        let end = if rest.starts_with("//") {
+            rest.find('\n').map_or(b.len(), |n| i + n)
+        } else if rest.starts_with("/*") {
+            rest.find("*/").map_or(b.len(), |n| i + n + 2)
+        } else if let Some(hashes) = rest
+            .strip_prefix('r')
+            .or_else(|| rest.strip_prefix("br"))
+            .map(|r| r.len() - r.trim_start_matches('#').len())
+            .filter(|&h| {
+                let prefix = if rest.starts_with('b') { 2 } else { 1 };
+                rest[prefix + h..].starts_with('"') && (i == 0 || !is_ident(b[i - 1] as char))
+            })
+        {
+            let close = format!("\"{}", "#".repeat(hashes));
+            let open = rest.find('"').unwrap() + 1;
+            rest[open..]
+                .find(&close)
+                .map_or(b.len(), |n| i + open + n + close.len())
+        } else if rest.starts_with('"') {
+            let mut j = i + 1;
+            while j < b.len() && b[j] != b'"' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            j + 1
+        } else if let Some(after) = rest.strip_prefix('\'') {
+            // A character literal ('x', '\n', '\u{1F}'), not a lifetime ('a).
+            let lit = after
+                .char_indices()
+                .find(|&(k, c)| c == '\'' && k > 0)
+                .map(|(k, _)| k + 2)
+                .filter(|&len| len <= 12 && (len == 3 || after.starts_with('\\')));
+            let Some(len) = lit else {
+                out.push('\'');
+                i += 1;
+                continue;
+            };
+            i + len
+        } else {
+            let c = rest.chars().next().unwrap();
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        };
+        let end = end.min(b.len());
+        out.extend(
+            text[i..end]
+                .chars()
+                .map(|c| if c == '\n' { '\n' } else { ' ' }),
+        );
+        i = end;
+    }
+    out
+}
+
+/// Files of `src` whose code (tests included) has the word `word`, outside `allowed`.
+fn files_with_word(src: &Path, word: &str, allowed: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut found = Vec::new();
+    for f in files {
+        if f.starts_with(allowed) {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(&f).unwrap());
+        let hit = code.match_indices(word).any(|(k, _)| {
+            let before = code[..k].chars().next_back();
+            let after = code[k + word.len()..].chars().next();
+            !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+        });
+        if hit {
+            found.push(f.strip_prefix(src).unwrap().display().to_string());
+        }
+    }
+    found
+}
+
+/// ARCHITECTURE.md: every `unsafe` of the collector is in `sys/`, behind a safe function that
+/// says why it is sound — tests included. Assembly too (`global_asm!` needs no `unsafe`, but
+/// calling what it defines does).
+#[test]
+fn unsafe_code_is_only_in_sys() {
+    let src = root().join("collector/src");
+    for word in ["unsafe", "global_asm"] {
+        let found = files_with_word(&src, word, &src.join("sys"));
+        assert!(found.is_empty(), "`{word}` outside sys/: {found:?}");
+    }
+}
+
+#[test]
+fn the_unsafe_checker_reads_code_not_words() {
+    let code = code_only(
+        "// unsafe\nlet s = \"unsafe\"; let r = r#\"unsafe\"#; let c = '\"'; fn f<'a>() {}\n/* unsafe */ unsafe {}",
+    );
+    assert_eq!(code.matches("unsafe").count(), 1, "{code}");
+    assert!(code.contains("fn f<'a>() {}"), "{code}");
+}
