@@ -7,9 +7,9 @@ use super::read::{
 };
 mod verdicts;
 
-use crate::build::{overhead_vs, provenance, single, skeleton};
 use crate::env::{apply_sysctl, apply_uname};
 use crate::format::Format;
+use crate::parsed::{overhead_vs, provenance, single, skeleton};
 use syscost_record::{
     Estimate, EstimateId, EstimateOrigin, Expectation, KernelExpectation, KernelScenario,
     RecordBuilder, Relation, RunRecord, ScenarioResult, Verdict,
@@ -37,7 +37,7 @@ pub fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
             .iter()
             .map(|s| format!("The benchmark said: \"{s}\"")),
     );
-    notes.extend(crate::build::refused_notes(&run.refused));
+    notes.extend(crate::parsed::refused_notes(&run.refused));
     notes.extend(missing(run));
     let b = b
         .notes(head(run, !expectations.is_empty(), divisor))

@@ -3,9 +3,9 @@
 
 mod events;
 
-use crate::build::MAX_RUNS;
 use crate::env::{parse_sysctl, parse_uname, Uname};
 use crate::lex::{leading_i64, leading_u64, whole_number};
+use crate::parsed::MAX_RUNS;
 use crate::runner::{self, RunnerFacts, RunnerLine};
 use crate::text::Cleaned;
 use events::{classify, Ev, STAGE_RUNNING_ON, STAGE_SYSCTLS, TEST};
