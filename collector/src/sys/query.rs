@@ -16,12 +16,6 @@ pub fn euid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
-/// The parent's process id.
-pub fn ppid() -> i32 {
-    // SAFETY: getppid cannot fail.
-    unsafe { libc::getppid() }
-}
-
 /// `sysconf(name)`: -1 when the value is unknown.
 pub fn sysconf(name: libc::c_int) -> libc::c_long {
     // SAFETY: sysconf has no side effects.
