@@ -17,11 +17,11 @@
 //! makes syscalls, so those rows are kept apart (`bpf.kdriver.*`), never mixed with syscall
 //! costs.
 
-use crate::build::{
-    overhead_vs, provenance, single, skeleton, Contradiction, Hint, Outcome, Parsed, MAX_RUNS,
-};
 use crate::format::Format;
 use crate::lex::leading_f64;
+use crate::parsed::{
+    overhead_vs, provenance, single, skeleton, Contradiction, Hint, Outcome, Parsed, MAX_RUNS,
+};
 use crate::text::Cleaned;
 use syscost_record::{RecordBuilder, ScenarioResult, Throughput, ENTRIES_MAX};
 

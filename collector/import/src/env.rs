@@ -1,7 +1,7 @@
 //! What a log says about the machine: `uname -a` and sysctl lines. Nothing is guessed: a field
 //! neither the log nor its source gives stays "unknown" and the record says so.
 
-use crate::build::UNKNOWN;
+use crate::parsed::UNKNOWN;
 use syscost_record::{machine_hash, RunRecord};
 
 /// The parts of a `uname -a` line that decide comparability, and the host name (kept only as

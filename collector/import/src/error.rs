@@ -1,9 +1,9 @@
 //! Why a file gave no records, and what a file gave besides them. Every variant names the file
 //! as the caller named it; `Display` is the message the command prints.
 
-use crate::build::Hint;
 use crate::format::Format;
 use crate::lex::excerpt;
+use crate::parsed::Hint;
 use std::fmt;
 use syscost_record::Problem;
 
@@ -93,7 +93,7 @@ pub enum Error {
     Contradiction {
         file: String,
         format: Format,
-        contradiction: crate::build::Contradiction,
+        contradiction: crate::parsed::Contradiction,
     },
     /// A run was read but its record breaks the format's rules (a parser's bug, not the
     /// log's).

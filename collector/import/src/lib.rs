@@ -8,12 +8,12 @@
 //! added beside what the log prints, never over it.
 
 mod bpf;
-mod build;
 mod context;
 mod env;
 mod error;
 mod format;
 mod lex;
+mod parsed;
 mod perf;
 mod runner;
 mod seccomp;
@@ -21,9 +21,9 @@ mod stated;
 mod sud;
 mod text;
 
-pub use build::{Hint, Outcome, Parsed, MAX_RUNS};
 pub use error::{Error, Place, Warning, WarningKind};
 pub use format::Format;
+pub use parsed::{Hint, Outcome, Parsed, MAX_RUNS};
 pub use stated::{StatedError, StatedFacts};
 
 use sha2::{Digest, Sha256};

@@ -14,11 +14,11 @@
 //! and waits for it, so they get ids of their own (`process.fork`, `process.execve`), no
 //! syscall count, and `settings.operation` saying what one iteration is.
 
-use crate::build::{
-    provenance, single, skeleton, Contradiction, Hint, Outcome, Parsed, MAX_RUNS, UNKNOWN,
-};
 use crate::format::Format;
 use crate::lex::{grouped_u64, leading_f64};
+use crate::parsed::{
+    provenance, single, skeleton, Contradiction, Hint, Outcome, Parsed, MAX_RUNS, UNKNOWN,
+};
 use crate::text::Cleaned;
 use syscost_record::{RecordBuilder, ScenarioResult, Throughput};
 
@@ -238,7 +238,7 @@ fn record(run: &Run, repairs: &[String]) -> Option<RecordBuilder> {
     if run.executed.is_none() {
         notes.push("The log does not say which syscall was timed.".into());
     }
-    notes.extend(crate::build::refused_notes(&run.refused));
+    notes.extend(crate::parsed::refused_notes(&run.refused));
     notes.extend(missing(run));
 
     let op = Op::of(&syscall);

@@ -2,8 +2,8 @@
 //! `--stated-in`): checked on their own first, then put into each record beside what the log
 //! prints — never over it. A stated fact that contradicts the log is an error naming both.
 
-use crate::build::UNKNOWN;
 use crate::error::Error;
+use crate::parsed::UNKNOWN;
 use syscost_record::{RunRecord, Stated, StatedKernel};
 
 /// The stated facts as given on the command line.

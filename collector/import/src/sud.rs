@@ -16,12 +16,12 @@
 //! first line, next to the stderr line "Enabling syscall trapping.". It is then kept for the
 //! run that follows, never taken as a run of its own.
 
-use crate::build::{
+use crate::format::Format;
+use crate::lex::{leading_f64, leading_i64, leading_u64, whole_number};
+use crate::parsed::{
     overhead_vs, provenance, published_overhead, single, skeleton, Contradiction, Hint, Outcome,
     Parsed, MAX_RUNS,
 };
-use crate::format::Format;
-use crate::lex::{leading_f64, leading_i64, leading_u64, whole_number};
 use crate::runner::{self, RunnerFacts, RunnerLine};
 use crate::text::Cleaned;
 use syscost_record::{Overhead, RecordBuilder, ScenarioResult};
@@ -397,7 +397,7 @@ fn record(run: &Run, repairs: &[String]) -> RecordBuilder {
     if run.avgs.len() > 2 {
         notes.push("The run prints more than two averages; the first two are recorded.".into());
     }
-    notes.extend(crate::build::refused_notes(&run.refused));
+    notes.extend(crate::parsed::refused_notes(&run.refused));
     provenance(r.notes(notes), run.first, run.last, repairs)
 }
 

@@ -1,7 +1,7 @@
 //! The kernel benchmark's estimates and the depth-sweep fit, each computed per round from paired
 //! samples and then summarised with a CI.
 
-use super::kernel::Five;
+use super::kernel_quantities::Five;
 use super::Series;
 use crate::scenarios::seccomp::DEPTHS;
 use crate::stats::instances::pool;

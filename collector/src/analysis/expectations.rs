@@ -18,8 +18,8 @@
 //! Noise widens the CI, which can only move a verdict towards "inconclusive", never to "fail".
 //! The kernel's own rule on the same (integer) medians is recorded beside it.
 
-use super::kernel::{tolerance, Five};
-use super::kernel_rules::{self, KernelInputs};
+use super::kernel_arithmetic::{self, KernelInputs};
+use super::kernel_quantities::{tolerance, Five};
 use super::Series;
 use crate::stats::{per_round, Summary};
 use syscost_record::{Expectation, KernelExpectation, Relation, Verdict};
@@ -98,7 +98,7 @@ pub fn all(series: &Series) -> Vec<Expectation> {
             0
         }
     };
-    let kernel = kernel_rules::verdicts(KernelInputs {
+    let kernel = kernel_arithmetic::verdicts(KernelInputs {
         native: int(medians.native),
         bitmap1: int(medians.bitmap1),
         bitmap2: int(medians.bitmap2),

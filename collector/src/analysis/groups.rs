@@ -72,138 +72,29 @@ impl Comparisons {
             .map(|s| s.baseline().and_then(|b| at(&b)))
             .collect();
         let native = at(KernelScenario::Native.id());
-        let mut c = Comparisons {
-            untimed_ids: scenarios
-                .iter()
-                .map(|s| s.untimed_result().map(|(id, _)| id))
-                .collect(),
-            groups: Vec::new(),
-            quantities: Vec::new(),
-            target_ci_pct,
-            native,
-            ids: ids.clone(),
+        let mut p = Planner {
+            covered: vec![false; ids.len()],
+            base,
+            c: Comparisons {
+                untimed_ids: scenarios
+                    .iter()
+                    .map(|s| s.untimed_result().map(|(id, _)| id))
+                    .collect(),
+                groups: Vec::new(),
+                quantities: Vec::new(),
+                target_ci_pct,
+                native,
+                ids,
+            },
         };
-        let mut covered = vec![false; ids.len()];
-        let add = |c: &mut Comparisons, id: &str, base: Option<usize>, members: Vec<usize>| {
-            let mut members = members;
-            if let Some(b) = base {
-                members.retain(|&m| m != b);
-                members.insert(0, b);
-            }
-            c.groups.push(Group {
-                id: id.into(),
-                members,
-                baseline: base,
-                weight: 0,
-            });
-            c.groups.len() - 1
-        };
-        let overheads = |c: &mut Comparisons, g: usize, members: &[usize], covered: &mut [bool]| {
-            for &m in members {
-                if let Some(b) = base[m].filter(|b| members.contains(b)) {
-                    c.quantities
-                        .push((Quantity::Overhead { me: m, base: b }, g));
-                    covered[m] = true;
-                }
-            }
-        };
-
-        // The A/A copies of an original, when measured.
-        let copies = |original: &str| -> Vec<usize> {
-            let Some(o) = at(original) else {
-                return Vec::new();
-            };
-            REPLICAS
-                .iter()
-                .filter(|r| r.1 == original)
-                .filter_map(|r| at(r.0))
-                .filter(|&r| base[r] == Some(o))
-                .collect()
-        };
-        let five: Option<Vec<usize>> = KernelScenario::ALL.iter().map(|k| at(k.id())).collect();
-        let mut kernel = None;
-        if let Some(five) = &five {
-            // The A/A control qualifies the expectations: it is sampled in their rounds.
-            let aa: Vec<usize> = dedup(REPLICAS.iter().map(|r| r.1))
-                .into_iter()
-                .flat_map(copies)
-                .collect();
-            let members: Vec<usize> = five.iter().copied().chain(aa).collect();
-            let g = add(&mut c, "kernel", native, members.clone());
-            kernel = Some(g);
-            // Its four overheads are the estimates total.*: judged as those.
-            for &m in five {
-                covered[m] = true;
-            }
-            for e in EstimateId::KERNEL {
-                c.quantities.push((Quantity::Estimate(e), g));
-            }
-            for &r in &members[five.len()..] {
-                if let Some(b) = base[r] {
-                    c.quantities
-                        .push((Quantity::Overhead { me: r, base: b }, g));
-                    covered[r] = true;
-                }
-            }
-        }
-        for original in dedup(REPLICAS.iter().map(|r| r.1)) {
-            let (Some(o), copies) = (at(original), copies(original)) else {
-                continue;
-            };
-            if copies.is_empty() || copies.iter().all(|&r| covered[r]) {
-                continue;
-            }
-            let members: Vec<usize> = std::iter::once(o).chain(copies).collect();
-            let g = add(&mut c, &format!("aa.{original}"), Some(o), members.clone());
-            overheads(&mut c, g, &members, &mut covered);
-        }
-        if let Some(n) = native {
-            let depths: Vec<usize> = (0..ids.len())
-                .filter(|&i| ids[i].starts_with("seccomp.depth.") && base[i] == Some(n))
-                .collect();
-            if !depths.is_empty() {
-                let members: Vec<usize> = std::iter::once(n).chain(depths.clone()).collect();
-                let g = add(&mut c, "depth", Some(n), members.clone());
-                overheads(&mut c, g, &members, &mut covered);
-                if depths.len() >= 2 {
-                    c.quantities
-                        .push((Quantity::Estimate(EstimateId::DepthPerFilter), g));
-                    c.quantities
-                        .push((Quantity::Estimate(EstimateId::DepthEntry), g));
-                }
-            }
-        }
-        for i in 0..ids.len() {
-            if let (Some(b), false) = (base[i], covered[i]) {
-                let g = add(&mut c, &ids[i], Some(b), vec![b, i]);
-                overheads(&mut c, g, &[b, i], &mut covered);
-            }
-        }
-        // A scenario that is nobody's difference: its own median is what the record reports.
-        let in_some = |c: &Comparisons, i: usize| c.groups.iter().any(|g| g.members.contains(&i));
-        for (i, id) in ids.iter().enumerate() {
-            if !in_some(&c, i) {
-                let g = add(&mut c, id, None, vec![i]);
-                c.quantities.push((Quantity::Median(i), g));
-            }
-        }
-        // Attach costs reported beside a scenario's own result go with its first group.
-        for i in 0..ids.len() {
-            if c.untimed_ids[i].is_some() {
-                if let Some(g) = c.groups.iter().position(|g| g.members.contains(&i)) {
-                    c.quantities.push((Quantity::Untimed(i), g));
-                }
-            }
-        }
-        // A group's share of a budget that cannot meet every target: the intervals its rounds
-        // report — its quantities, and for the kernel group its seven expectations too.
-        for (g, group) in c.groups.iter_mut().enumerate() {
-            group.weight = c.quantities.iter().filter(|q| q.1 == g).count();
-            if Some(g) == kernel {
-                group.weight += KernelExpectation::ALL.len();
-            }
-        }
-        c
+        let kernel = p.kernel();
+        p.aa();
+        p.depth();
+        p.pairs();
+        p.own_medians();
+        p.untimed();
+        p.weigh(kernel);
+        p.c
     }
 
     /// The quantity's estimate and interval from the rounds so far, pooled over instances as
@@ -414,6 +305,178 @@ fn dedup<'a>(it: impl Iterator<Item = &'a str>) -> Vec<&'a str> {
         }
     }
     out
+}
+
+/// [`Comparisons::plan`] in steps, group kind by group kind.
+struct Planner {
+    c: Comparisons,
+    /// Each scenario's baseline, by index.
+    base: Vec<Option<usize>>,
+    /// Scenarios whose difference some group already measures.
+    covered: Vec<bool>,
+}
+
+impl Planner {
+    fn at(&self, id: &str) -> Option<usize> {
+        self.c.ids.iter().position(|x| x == id)
+    }
+
+    /// A group of `members`, its baseline `base` first.
+    fn add(&mut self, id: &str, base: Option<usize>, members: Vec<usize>) -> usize {
+        let mut members = members;
+        if let Some(b) = base {
+            members.retain(|&m| m != b);
+            members.insert(0, b);
+        }
+        self.c.groups.push(Group {
+            id: id.into(),
+            members,
+            baseline: base,
+            weight: 0,
+        });
+        self.c.groups.len() - 1
+    }
+
+    /// The overheads group `g` measures: each member's over its baseline, when that is a
+    /// member too.
+    fn overheads(&mut self, g: usize, members: &[usize]) {
+        for &m in members {
+            if let Some(b) = self.base[m].filter(|b| members.contains(b)) {
+                self.c
+                    .quantities
+                    .push((Quantity::Overhead { me: m, base: b }, g));
+                self.covered[m] = true;
+            }
+        }
+    }
+
+    /// The A/A copies of an original, when measured.
+    fn copies(&self, original: &str) -> Vec<usize> {
+        let Some(o) = self.at(original) else {
+            return Vec::new();
+        };
+        REPLICAS
+            .iter()
+            .filter(|r| r.1 == original)
+            .filter_map(|r| self.at(r.0))
+            .filter(|&r| self.base[r] == Some(o))
+            .collect()
+    }
+
+    /// The kernel benchmark's five with the A/A copies, when all five are measured: the group.
+    fn kernel(&mut self) -> Option<usize> {
+        let five: Vec<usize> = KernelScenario::ALL
+            .iter()
+            .map(|k| self.at(k.id()))
+            .collect::<Option<_>>()?;
+        // The A/A control qualifies the expectations: it is sampled in their rounds.
+        let aa: Vec<usize> = dedup(REPLICAS.iter().map(|r| r.1))
+            .into_iter()
+            .flat_map(|o| self.copies(o))
+            .collect();
+        let members: Vec<usize> = five.iter().copied().chain(aa).collect();
+        let g = self.add("kernel", self.c.native, members.clone());
+        // Its four overheads are the estimates total.*: judged as those.
+        for &m in &five {
+            self.covered[m] = true;
+        }
+        for e in EstimateId::KERNEL {
+            self.c.quantities.push((Quantity::Estimate(e), g));
+        }
+        for &r in &members[five.len()..] {
+            if let Some(b) = self.base[r] {
+                self.c
+                    .quantities
+                    .push((Quantity::Overhead { me: r, base: b }, g));
+                self.covered[r] = true;
+            }
+        }
+        Some(g)
+    }
+
+    /// A group of its own for an original's A/A copies the kernel group does not hold.
+    fn aa(&mut self) {
+        for original in dedup(REPLICAS.iter().map(|r| r.1)) {
+            let (Some(o), copies) = (self.at(original), self.copies(original)) else {
+                continue;
+            };
+            if copies.is_empty() || copies.iter().all(|&r| self.covered[r]) {
+                continue;
+            }
+            let members: Vec<usize> = std::iter::once(o).chain(copies).collect();
+            let g = self.add(&format!("aa.{original}"), Some(o), members.clone());
+            self.overheads(g, &members);
+        }
+    }
+
+    /// `native` and the filter depths: their overheads, and the fit when two depths or more.
+    fn depth(&mut self) {
+        let Some(n) = self.c.native else {
+            return;
+        };
+        let depths: Vec<usize> = (0..self.c.ids.len())
+            .filter(|&i| self.c.ids[i].starts_with("seccomp.depth.") && self.base[i] == Some(n))
+            .collect();
+        if depths.is_empty() {
+            return;
+        }
+        let members: Vec<usize> = std::iter::once(n).chain(depths.clone()).collect();
+        let g = self.add("depth", Some(n), members.clone());
+        self.overheads(g, &members);
+        if depths.len() >= 2 {
+            self.c
+                .quantities
+                .push((Quantity::Estimate(EstimateId::DepthPerFilter), g));
+            self.c
+                .quantities
+                .push((Quantity::Estimate(EstimateId::DepthEntry), g));
+        }
+    }
+
+    /// A pair for every other scenario with a baseline.
+    fn pairs(&mut self) {
+        for i in 0..self.c.ids.len() {
+            if let (Some(b), false) = (self.base[i], self.covered[i]) {
+                let id = self.c.ids[i].clone();
+                let g = self.add(&id, Some(b), vec![b, i]);
+                self.overheads(g, &[b, i]);
+            }
+        }
+    }
+
+    /// A scenario that is nobody's difference: its own median is what the record reports.
+    fn own_medians(&mut self) {
+        for i in 0..self.c.ids.len() {
+            if !self.c.groups.iter().any(|g| g.members.contains(&i)) {
+                let id = self.c.ids[i].clone();
+                let g = self.add(&id, None, vec![i]);
+                self.c.quantities.push((Quantity::Median(i), g));
+            }
+        }
+    }
+
+    /// Attach costs reported beside a scenario's own result go with its first group.
+    fn untimed(&mut self) {
+        for i in 0..self.c.ids.len() {
+            if self.c.untimed_ids[i].is_some() {
+                if let Some(g) = self.c.groups.iter().position(|g| g.members.contains(&i)) {
+                    self.c.quantities.push((Quantity::Untimed(i), g));
+                }
+            }
+        }
+    }
+
+    /// A group's share of a budget that cannot meet every target: the intervals its rounds
+    /// report — its quantities, and for the kernel group its seven expectations too.
+    fn weigh(&mut self, kernel: Option<usize>) {
+        let c = &mut self.c;
+        for (g, group) in c.groups.iter_mut().enumerate() {
+            group.weight = c.quantities.iter().filter(|q| q.1 == g).count();
+            if Some(g) == kernel {
+                group.weight += KernelExpectation::ALL.len();
+            }
+        }
+    }
 }
 
 #[cfg(test)]

@@ -4,8 +4,8 @@
 pub mod estimates;
 pub mod expectations;
 pub mod groups;
-pub mod kernel;
-pub mod kernel_rules;
+pub mod kernel_arithmetic;
+pub mod kernel_quantities;
 pub mod record;
 
 use crate::engine::driver::{Outcome, Slot};

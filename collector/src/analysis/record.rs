@@ -2,7 +2,7 @@
 //! environment, and notes on what limits the numbers.
 
 use super::groups::Comparisons;
-use super::kernel_rules::{record_parts, KernelInputs};
+use super::kernel_arithmetic::{record_parts, KernelInputs};
 use super::{estimates, expectations, results, Series};
 use crate::engine::driver::{self, Outcome};
 use crate::engine::sequential::SequentialOutcome;

@@ -1,11 +1,11 @@
 //! `syscost lab-matrix`: boots every cached kernel in turn (one guest at a time), runs the
 //! default suite in each, and judges every scenario against its kernel
-//! ([`crate::lab::matrix`]); prints the kernel × scenario table.
+//! ([`crate::lab::judge`]); prints the kernel × scenario table.
 
 use super::lab::{boot_limit, cache_dir, check_run_args, contents, Guest, WorkDir};
 use crate::cli::LabMatrixArgs;
 use crate::error::Error;
-use crate::lab::matrix::{cached_kernels, Column, Kernel, Matrix};
+use crate::lab::judge::{cached_kernels, Column, Kernel, Matrix};
 use crate::lab::{self, Spec};
 use crate::report::json::{save_record, write_output};
 use crate::sys::signals;

@@ -101,8 +101,7 @@ fn idle_ticks() -> Option<(u64, usize)> {
 }
 
 fn user_hz() -> u64 {
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = crate::sys::query::sysconf(libc::_SC_CLK_TCK);
     if hz > 0 {
         hz as u64
     } else {

@@ -12,6 +12,7 @@ use super::peer::{Peer, WorkerError, WORDS};
 use crate::scenarios::seccomp::{install, Filter, ProfileError};
 use crate::scenarios::SetupError;
 use crate::sys::affinity::pin_to_cpu;
+use crate::sys::syscall::Query;
 use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 
@@ -53,17 +54,12 @@ fn now(clock: libc::clockid_t) -> u64 {
 }
 
 /// `syscall(nr)` through libc, as the kernel tool does (not the inlined instruction).
-fn libc_call(nr: libc::c_long) -> libc::c_long {
-    // SAFETY: argument-less query syscalls only.
-    unsafe { libc::syscall(nr) }
+fn libc_call(nr: Query) -> libc::c_long {
+    nr.libc_call()
 }
 
 /// The kernel's calibrate(): blocks of 9973 calls until `duration_ns` of CLOCK_MONOTONIC.
-fn calibrate(
-    nr: libc::c_long,
-    expected: libc::c_long,
-    duration_ns: u64,
-) -> Result<u64, SequenceError> {
+fn calibrate(nr: Query, expected: libc::c_long, duration_ns: u64) -> Result<u64, SequenceError> {
     let start = now(libc::CLOCK_MONOTONIC);
     let mut samples = 0u64;
     loop {
@@ -80,7 +76,7 @@ fn calibrate(
 }
 
 /// The kernel's timing(): integer ns per call on the process CPU-time clock.
-fn timing(nr: libc::c_long, expected: libc::c_long, samples: u64) -> Result<u64, SequenceError> {
+fn timing(nr: Query, expected: libc::c_long, samples: u64) -> Result<u64, SequenceError> {
     let start = now(libc::CLOCK_PROCESS_CPUTIME_ID);
     for _ in 0..samples {
         if libc_call(nr) != expected {
@@ -94,7 +90,7 @@ fn timing(nr: libc::c_long, expected: libc::c_long, samples: u64) -> Result<u64,
 /// The whole sequence; runs in a child and streams each value to `out` as soon as it is
 /// known, so a budget overrun still keeps what was measured.
 fn sequence(
-    nr: libc::c_long,
+    nr: Query,
     expected: libc::c_long,
     calib_ns: u64,
     scale: f64,
@@ -118,7 +114,7 @@ fn sequence(
 
 /// Runs the kernel sequence for `nr` inside `budget`, pinned to `cpu`.
 pub fn measure(cpu: u32, budget: Duration, stop: &AtomicBool) -> SequentialOutcome {
-    let nr = libc::SYS_getpid;
+    let nr = Query::GETPID;
     let t0 = Instant::now();
     // The kernel: 1 s calibration, then 15× that many calls per scenario; filtered scenarios run
     // longer than native (here up to ~1.8×), so 5 timings take ~100 calibrations of CPU time,
@@ -128,8 +124,7 @@ pub fn measure(cpu: u32, budget: Duration, stop: &AtomicBool) -> SequentialOutco
     let scale = 15.0;
     let child = Peer::spawn(|link| {
         let _ = pin_to_cpu(cpu);
-        // SAFETY: getpid cannot fail.
-        let expected = unsafe { libc::getpid() } as libc::c_long;
+        let expected = Query::GETPID.libc_call();
         let result = sequence(nr, expected, calib_ns, scale, &mut |v| {
             link.send(TAG_VALUE, [v, 0, 0, 0, 0, 0, 0, 0], "");
         });

@@ -250,15 +250,6 @@ fn scaled(iters: u64, sample_ns: u64, elapsed_ns: u64) -> u64 {
     ((iters as f64 * sample_ns as f64 / elapsed_ns.max(1) as f64).round() as u64).max(1)
 }
 
-/// Involuntary context switches of the calling thread so far.
-fn involuntary_switches() -> i64 {
-    // SAFETY: rusage is plain data filled by the kernel.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: valid pointer.
-    unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
-    u.ru_nivcsw
-}
-
 fn child_main(scenario: &mut dyn Scenario, link: &mut Link, cpu: u32, sample_ns: u64) -> i32 {
     crate::sys::process::set_name(&scenario.id());
     if let Err(e) = pin_to_cpu(cpu) {
@@ -305,9 +296,9 @@ fn child_main(scenario: &mut dyn Scenario, link: &mut Link, cpu: u32, sample_ns:
                 }
             }
             CMD_SAMPLE => {
-                let switches = involuntary_switches();
+                let switches = crate::sys::query::involuntary_switches();
                 let b = scenario.run(m.words[0]);
-                let preempted = (involuntary_switches() != switches) as u64;
+                let preempted = (crate::sys::query::involuntary_switches() != switches) as u64;
                 match b {
                     Ok(b) => {
                         let mut flags = preempted * PREEMPTED;

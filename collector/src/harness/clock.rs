@@ -41,47 +41,21 @@ pub fn now_ns() -> u64 {
 /// Nanoseconds on `clock`, through the vDSO when this process has one.
 #[inline]
 pub fn read(clock: libc::clockid_t) -> u64 {
-    let mut ts = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    match crate::sys::vdso::clock_gettime() {
-        // SAFETY: the vDSO's clock_gettime, a valid clock id and pointer.
-        Some(f) => unsafe { f(clock, &mut ts) },
-        // SAFETY: valid clock id and pointer.
-        None => unsafe { libc::clock_gettime(clock, &mut ts) },
-    };
-    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+    crate::sys::vdso::clock_ns(clock)
 }
 
 /// The CPU's free-running counter.
-#[cfg(target_arch = "x86_64")]
+#[cfg(any(target_arch = "x86_64", target_arch = "aarch64"))]
 #[inline]
 fn counter() -> u64 {
-    // SAFETY: RDTSC has no preconditions (Linux leaves it allowed to user space).
-    unsafe { core::arch::x86_64::_rdtsc() }
+    crate::sys::counter::ticks()
 }
 
-/// The CPU's free-running counter.
-#[cfg(target_arch = "aarch64")]
+/// The timebase, scaled to one per nanosecond — one per instruction under `-icount shift=0`.
+#[cfg(any(target_arch = "riscv64", target_arch = "powerpc64"))]
 #[inline]
 fn counter() -> u64 {
-    let v: u64;
-    // SAFETY: Linux lets user space read the virtual count (the vDSO does); ISB orders it after
-    // the instructions before it.
-    unsafe { core::arch::asm!("isb", "mrs {v}, cntvct_el0", v = out(reg) v, options(nostack)) };
-    v
-}
-
-/// riscv64's `time` CSR, scaled to one per nanosecond — one per instruction under `-icount
-/// shift=0`.
-#[cfg(target_arch = "riscv64")]
-#[inline]
-fn counter() -> u64 {
-    let t: u64;
-    // SAFETY: Linux lets user space read the time CSR (its vDSO does).
-    unsafe { core::arch::asm!("rdtime {v}", v = out(reg) t, options(nostack)) };
-    scale(t)
+    scale(crate::sys::counter::ticks())
 }
 
 /// Timebase ticks to nanoseconds.
@@ -92,23 +66,10 @@ fn scale(ticks: u64) -> u64 {
     (u128::from(ticks) * 1_000_000_000 / u128::from(hz)) as u64
 }
 
-/// The timebase, scaled to one per nanosecond — one per instruction under `-icount shift=0`.
-#[cfg(target_arch = "powerpc64")]
-#[inline]
-fn counter() -> u64 {
-    let tb: u64;
-    // SAFETY: the timebase is readable from user space on every 64-bit POWER CPU.
-    unsafe { core::arch::asm!("mftb {v}", v = out(reg) tb, options(nostack)) };
-    scale(tb)
-}
-
 /// The counter's frequency, when the architecture says it (arm64's CNTFRQ_EL0).
 #[cfg(target_arch = "aarch64")]
 fn counter_hz() -> Option<u64> {
-    let v: u64;
-    // SAFETY: CNTFRQ_EL0 is readable from user space wherever the counter is.
-    unsafe { core::arch::asm!("mrs {v}, cntfrq_el0", v = out(reg) v, options(nostack)) };
-    Some(v)
+    Some(crate::sys::counter::frequency())
 }
 
 #[cfg(any(
@@ -172,50 +133,6 @@ fn resolution() -> u64 {
     }
 }
 
-/// Runs `n` (at least 1) iterations of a loop of exactly two instructions.
-#[cfg(target_arch = "x86_64")]
-#[inline(never)]
-fn two_per_iteration(n: u64) {
-    // SAFETY: a register countdown, nothing else.
-    unsafe {
-        core::arch::asm!("2:", "dec {n}", "jnz 2b", n = inout(reg) n.max(1) => _,
-            options(nomem, nostack));
-    }
-}
-
-/// Runs `n` (at least 1) iterations of a loop of exactly two instructions.
-#[cfg(target_arch = "aarch64")]
-#[inline(never)]
-fn two_per_iteration(n: u64) {
-    // SAFETY: a register countdown, nothing else.
-    unsafe {
-        core::arch::asm!("2:", "subs {n}, {n}, #1", "b.ne 2b", n = inout(reg) n.max(1) => _,
-            options(nomem, nostack));
-    }
-}
-
-/// Runs `n` (at least 1) iterations of a loop of exactly two instructions.
-#[cfg(target_arch = "riscv64")]
-#[inline(never)]
-fn two_per_iteration(n: u64) {
-    // SAFETY: a register countdown, nothing else.
-    unsafe {
-        core::arch::asm!("2:", "addi {n}, {n}, -1", "bnez {n}, 2b", n = inout(reg) n.max(1) => _,
-            options(nomem, nostack));
-    }
-}
-
-/// Runs `n` (at least 1) iterations of a loop of exactly two instructions.
-#[cfg(target_arch = "powerpc64")]
-#[inline(never)]
-fn two_per_iteration(n: u64) {
-    // SAFETY: a register countdown (`addic.` sets CR0 and XER's carry), nothing else.
-    unsafe {
-        core::arch::asm!("2:", "addic. {n}, {n}, -1", "bne 2b", n = inout(reg) n.max(1) => _,
-            out("cr0") _, out("xer") _, options(nomem, nostack));
-    }
-}
-
 /// Why the clock is not taken for an instruction counter.
 #[derive(Debug, thiserror::Error)]
 pub enum ClockError {
@@ -264,7 +181,7 @@ pub fn count_instructions() -> Result<(), ClockError> {
     fn time(n: u64) -> u64 {
         let n = std::hint::black_box(n);
         let t0 = counter();
-        two_per_iteration(n);
+        crate::sys::counter::two_per_iteration(n);
         counter().wrapping_sub(t0)
     }
     let want = 2 * CHECK_ITERATIONS;
@@ -306,8 +223,7 @@ pub fn counts_instructions() -> bool {
 /// guest), so work that waits — an RCU grace period, a kworker — reads as virtual nanoseconds,
 /// not as instructions. `None` where the file is missing or unreadable (not root).
 pub fn idle_mark() -> Option<(u64, u64)> {
-    // SAFETY: sched_getcpu has no preconditions.
-    let cpu = unsafe { libc::sched_getcpu() };
+    let cpu = crate::sys::query::current_cpu();
     let text = std::fs::read_to_string("/proc/timer_list").ok()?;
     parse_idle_mark(&text, u64::try_from(cpu).ok()?)
 }

@@ -3,14 +3,11 @@
 //! loop — no libc wrapper, no function pointer, no `dyn` in the hot path (each of those adds a
 //! mispredicted return or indirect call that is not syscall cost).
 
-mod arch;
 pub mod clock;
 
-#[cfg(target_arch = "powerpc64")]
-pub use arch::set_ppc_syscall_return;
-pub use arch::{raw_syscall0, raw_syscall1};
-
+use crate::sys::syscall::{self, Query, SysinfoBuf};
 use std::fmt;
+use std::os::fd::{AsRawFd, OwnedFd};
 
 /// One timed batch, as the worker reports it.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -120,20 +117,11 @@ pub struct Probe {
     expected: i64,
     /// `getuid` result, for the mix.
     uid: i64,
-    /// An open descriptor for `dup` in the mix.
+    /// An open descriptor for `dup` in the mix (-1 otherwise), owned by `devnull`.
     fd: i32,
+    _devnull: Option<OwnedFd>,
     /// `sysinfo` output buffer lives in the probe so the loop does not allocate.
     info: SysinfoBuf,
-}
-
-#[derive(Clone, Copy)]
-#[repr(C, align(8))]
-struct SysinfoBuf([u8; 128]);
-
-impl fmt::Debug for SysinfoBuf {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("SysinfoBuf")
-    }
 }
 
 /// Why a probe cannot be prepared.
@@ -146,37 +134,32 @@ pub enum ProbeError {
 impl Probe {
     /// Prepares the probe for this process: computes the expected return values.
     pub fn new(syscall: Syscall) -> Result<Probe, ProbeError> {
-        // SAFETY: plain queries without side effects.
-        let expected = unsafe {
-            match syscall {
-                Syscall::Getpid | Syscall::Mix => libc::getpid() as i64,
-                Syscall::Getppid => libc::getppid() as i64,
-                Syscall::Getpgid => libc::getpgid(0) as i64,
-                Syscall::Getuid => libc::getuid() as i64,
-                Syscall::Gettid => libc::syscall(libc::SYS_gettid),
-                Syscall::Sysinfo => 0,
-                Syscall::PersonalityQuery => libc::personality(0xffff_ffff) as i64,
-            }
+        // Plain queries without side effects.
+        let expected = match syscall {
+            Syscall::Getpid | Syscall::Mix => Query::GETPID.libc_call(),
+            Syscall::Getppid => Query::GETPPID.libc_call(),
+            Syscall::Getpgid => syscall::getpgid0() as i64,
+            Syscall::Getuid => Query::GETUID.libc_call(),
+            Syscall::Gettid => Query::GETTID.libc_call(),
+            Syscall::Sysinfo => 0,
+            Syscall::PersonalityQuery => syscall::personality_query() as i64,
         };
-        let mut fd = -1;
+        let mut devnull = None;
         if syscall == Syscall::Mix {
-            // SAFETY: opening /dev/null read-only; the fd lives as long as the worker.
-            fd = unsafe { libc::open(c"/dev/null".as_ptr(), libc::O_RDONLY | libc::O_CLOEXEC) };
-            if fd < 0 {
-                return Err(ProbeError::DevNull(std::io::Error::last_os_error()));
-            }
+            // Read-only, close-on-exec (std's default); it lives as long as the worker.
+            let f = std::fs::File::open("/dev/null").map_err(ProbeError::DevNull)?;
+            devnull = Some(OwnedFd::from(f));
             // The mix sets umask(022) every iteration; start from 022 so every call returns it.
-            // SAFETY: umask cannot fail.
-            unsafe { libc::umask(0o022) };
+            syscall::umask(0o022);
         }
-        // SAFETY: getuid cannot fail.
-        let uid = unsafe { libc::getuid() } as i64;
+        let uid = Query::GETUID.libc_call();
         Ok(Probe {
             syscall,
             expected,
             uid,
-            fd,
-            info: SysinfoBuf([0; 128]),
+            fd: devnull.as_ref().map_or(-1, |f| f.as_raw_fd()),
+            _devnull: devnull,
+            info: SysinfoBuf::new(),
         })
     }
 
@@ -184,45 +167,31 @@ impl Probe {
     /// asm block that yields the expected value: the harness cost, measured rather than assumed.
     pub fn run(&mut self, iters: u64, null: bool) -> Batch {
         match (null, self.syscall) {
-            (true, _) => self.timed(iters, |p| arch::opaque(p.expected) == p.expected),
+            (true, _) => self.timed(iters, |p| syscall::opaque(p.expected) == p.expected),
             (false, Syscall::Mix) => self.timed(iters, Probe::mix_once),
-            (false, Syscall::Sysinfo) => self.timed(iters, |p| {
-                // SAFETY: the buffer is larger than struct sysinfo (112 bytes on 64-bit).
-                unsafe { raw_syscall1(libc::SYS_sysinfo, p.info.0.as_mut_ptr() as usize) == 0 }
-            }),
-            (false, Syscall::Getpgid) => self.timed(iters, |p| {
-                // SAFETY: getpgid(0) has no side effects.
-                unsafe { raw_syscall1(libc::SYS_getpgid, 0) as i64 == p.expected }
-            }),
-            (false, Syscall::PersonalityQuery) => self.timed(iters, |p| {
-                // SAFETY: 0xffffffff only queries the persona.
-                unsafe { raw_syscall1(libc::SYS_personality, 0xffff_ffff) as i64 == p.expected }
-            }),
+            (false, Syscall::Sysinfo) => self.timed(iters, |p| syscall::sysinfo(&mut p.info) == 0),
+            (false, Syscall::Getpgid) => {
+                self.timed(iters, |p| syscall::getpgid0() as i64 == p.expected)
+            }
+            (false, Syscall::PersonalityQuery) => {
+                self.timed(iters, |p| syscall::personality_query() as i64 == p.expected)
+            }
             (false, s) => {
-                let nr = s.nr().unwrap_or(libc::SYS_getpid);
-                self.timed(iters, move |p| {
-                    // SAFETY: argument-less queries (getpid, getppid, getuid, gettid).
-                    unsafe { raw_syscall0(nr) as i64 == p.expected }
-                })
+                // Argument-less queries (getpid, getppid, getuid, gettid).
+                let q = s.nr().and_then(Query::new).unwrap_or(Query::GETPID);
+                self.timed(iters, move |p| q.call() as i64 == p.expected)
             }
         }
     }
 
     #[inline(always)]
     fn mix_once(p: &mut Probe) -> bool {
-        // SAFETY: dup/close of our own /dev/null descriptor; the rest are queries or umask.
-        unsafe {
-            let fd = raw_syscall1(libc::SYS_dup, p.fd as usize);
-            let closed = if fd >= 0 {
-                raw_syscall1(libc::SYS_close, fd as usize)
-            } else {
-                -1
-            };
-            let pid = raw_syscall0(libc::SYS_getpid) as i64;
-            let uid = raw_syscall0(libc::SYS_getuid) as i64;
-            let old = raw_syscall1(libc::SYS_umask, 0o022);
-            closed == 0 && pid == p.expected && uid == p.uid && old == 0o022
-        }
+        // dup/close of our own /dev/null descriptor; the rest are queries or umask.
+        let closed = syscall::dup_close(p.fd);
+        let pid = Query::GETPID.call() as i64;
+        let uid = Query::GETUID.call() as i64;
+        let old = syscall::umask(0o022);
+        closed == 0 && pid == p.expected && uid == p.uid && old == 0o022
     }
 
     /// The timed loop. `op` is a closure type, so each probe gets its own monomorphised,
@@ -242,15 +211,6 @@ impl Probe {
             elapsed_ns: t1.saturating_sub(t0),
             bad,
             verified: None,
-        }
-    }
-}
-
-impl Drop for Probe {
-    fn drop(&mut self) {
-        if self.fd >= 0 {
-            // SAFETY: our own descriptor.
-            unsafe { libc::close(self.fd) };
         }
     }
 }

@@ -17,7 +17,7 @@ pub mod elf;
 pub mod facts;
 pub mod frame;
 pub mod initramfs;
-pub mod matrix;
+pub mod judge;
 pub mod qemu;
 
 pub use arch::Arch;

@@ -7,7 +7,6 @@ use super::frame;
 use super::initramfs::{DONE_MARK, INIT_MARK};
 use std::fs;
 use std::io::{Read, Seek, SeekFrom};
-use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -154,23 +153,12 @@ impl Boot {
             fs::write(p, b"")?;
         }
         let log = fs::File::create(&self.qemu_log)?;
-        let parent = std::process::id();
         let mut cmd = Command::new(self.arch.qemu_binary());
         cmd.args(self.args())
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
             .stderr(log);
-        // SAFETY: only async-signal-safe calls between fork and exec.
-        unsafe {
-            cmd.pre_exec(move || {
-                libc::setpgid(0, 0);
-                libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
-                if libc::getppid() as u32 != parent {
-                    libc::_exit(125);
-                }
-                Ok(())
-            });
-        }
+        crate::sys::process::tie_to_us(&mut cmd);
         cmd.spawn()
     }
 }

@@ -37,8 +37,7 @@ pub fn from_cpuinfo(cpuinfo: &str) -> Cpu {
             .map(|(v, r)| format!("{v}r{r}"))
     });
     let microcode = s("microcode");
-    // SAFETY: sysconf has no side effects.
-    let logical = unsafe { libc::sysconf(libc::_SC_NPROCESSORS_ONLN) };
+    let logical = crate::sys::query::sysconf(libc::_SC_NPROCESSORS_ONLN);
     let mut cores = BTreeSet::new();
     for cpu in 0..logical.max(0) {
         let base = format!("/sys/devices/system/cpu/cpu{cpu}/topology");

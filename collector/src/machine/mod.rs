@@ -27,23 +27,7 @@ pub fn read_trim(path: impl AsRef<Path>) -> Option<String> {
 
 /// uname(2) fields: (sysname, nodename, release, version, machine).
 pub fn uname() -> (String, String, String, String, String) {
-    // SAFETY: utsname is plain data filled by the kernel.
-    let mut u: libc::utsname = unsafe { std::mem::zeroed() };
-    // SAFETY: valid pointer.
-    unsafe { libc::uname(&mut u) };
-    let field = |f: &[libc::c_char]| {
-        // SAFETY: uname NUL-terminates each field.
-        unsafe { std::ffi::CStr::from_ptr(f.as_ptr()) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    (
-        field(&u.sysname),
-        field(&u.nodename),
-        field(&u.release),
-        field(&u.version),
-        field(&u.machine),
-    )
+    crate::sys::query::uname()
 }
 
 pub fn loadavg() -> Option<[f64; 3]> {

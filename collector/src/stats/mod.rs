@@ -8,7 +8,7 @@ pub mod fit;
 pub mod instances;
 pub mod interval;
 
-pub use interval::median_ci;
+pub use interval::median_ci_in;
 
 /// The confidence level of every interval syscost reports.
 pub const CONFIDENCE: f64 = 0.95;
@@ -41,10 +41,10 @@ impl Summary {
         if v.is_empty() {
             return None;
         }
+        let median = median_in(&mut v);
+        let ci = median_ci_in(&mut v, CONFIDENCE);
         v.sort_by(f64::total_cmp);
-        let median = quantile_sorted(&v, 0.5);
         let mut dev: Vec<f64> = v.iter().map(|x| (x - median).abs()).collect();
-        dev.sort_by(f64::total_cmp);
         let q1 = quantile_sorted(&v, 0.25);
         let q3 = quantile_sorted(&v, 0.75);
         let iqr = q3 - q1;
@@ -52,8 +52,8 @@ impl Summary {
         Some(Summary {
             n: v.len(),
             median,
-            ci: median_ci(&v, CONFIDENCE),
-            mad: quantile_sorted(&dev, 0.5),
+            ci,
+            mad: median_in(&mut dev),
             min: v[0],
             p90: quantile_sorted(&v, 0.9),
             outliers: v.iter().filter(|&&x| x < lo || x > hi).count(),
@@ -70,27 +70,36 @@ impl Summary {
     }
 }
 
-/// The median and its CI alone, as [`Summary::of`] gives them, in linear time: order statistics
-/// are selected, not sorted for. The engine judges every group's intervals between rounds, on
-/// tens of thousands of samples; sorting them each time took seconds of a 30 s run in release
-/// builds (the parent samples nothing meanwhile) and more than the budget in debug ones.
+/// The median and its CI alone, as [`Summary::of`] gives them (of the finite samples; None
+/// when there is none), without the rest of the summary.
 pub fn median_and_ci(samples: &[f64]) -> Option<(f64, Option<(f64, f64)>)> {
     let mut v: Vec<f64> = samples.iter().copied().filter(|x| x.is_finite()).collect();
-    let n = v.len();
-    if n == 0 {
+    if v.is_empty() {
         return None;
     }
+    Some((median_in(&mut v), median_ci_in(&mut v, CONFIDENCE)))
+}
+
+/// The median of `v` — the collector's one median: Hyndman–Fan type 7 at ½, as
+/// [`quantile_sorted`] — NaN when `v` is empty. In linear time: the order statistics are
+/// selected, not sorted for (`v` is reordered). The engine judges every group's intervals
+/// between rounds, on tens of thousands of samples; sorting them each time took seconds of a
+/// 30 s run in release builds (the parent samples nothing meanwhile) and more than the budget
+/// in debug ones.
+pub fn median_in(v: &mut [f64]) -> f64 {
+    let n = v.len();
+    if n == 0 {
+        return f64::NAN;
+    }
     let mut nth = |k: usize| *v.select_nth_unstable_by(k, f64::total_cmp).1;
-    // Type 7 at p = ½, as quantile_sorted: h = (n − 1) / 2.
+    // h = (n − 1) / 2: an order statistic, or halfway between two.
     let i = (n - 1) / 2;
     let lo = nth(i);
-    let median = if (n - 1) % 2 == 1 {
+    if (n - 1) % 2 == 1 {
         lo + 0.5 * (nth(i + 1) - lo)
     } else {
         lo
-    };
-    let ci = interval::lower_rank(n, CONFIDENCE).map(|l| (nth(l - 1), nth(n - l)));
-    Some((median, ci))
+    }
 }
 
 /// Linear-interpolation quantile (Hyndman–Fan type 7) of sorted data. `p` in [0, 1].
@@ -111,11 +120,9 @@ pub fn quantile_sorted(sorted: &[f64], p: f64) -> f64 {
     }
 }
 
-/// Median of unsorted data.
+/// Median of unsorted data ([`median_in`] of a copy).
 pub fn median(samples: &[f64]) -> f64 {
-    let mut v = samples.to_vec();
-    v.sort_by(f64::total_cmp);
-    quantile_sorted(&v, 0.5)
+    median_in(&mut samples.to_vec())
 }
 
 /// Per-round values of a quantity derived from several scenarios: `f` is applied to each round
@@ -176,6 +183,13 @@ mod tests {
                 .collect();
             let s = Summary::of(&v).unwrap();
             assert_eq!(median_and_ci(&v), Some((s.median, s.ci)), "n = {n}");
+            // Against the sorted order statistics.
+            let mut sorted: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+            sorted.sort_by(f64::total_cmp);
+            let ci = interval::lower_rank(sorted.len(), CONFIDENCE)
+                .map(|l| (sorted[l - 1], sorted[sorted.len() - l]));
+            assert_eq!(s.median, quantile_sorted(&sorted, 0.5), "n = {n}");
+            assert_eq!(s.ci, ci, "n = {n}");
         }
         assert_eq!(median_and_ci(&[]), None);
     }

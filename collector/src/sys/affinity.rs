@@ -69,6 +69,18 @@ pub fn keep_off(cpu: u32) {
     }
 }
 
+/// Asks for real-time priority (SCHED_FIFO, 1) for the calling thread; without privilege it
+/// is refused and the thread stays at normal priority.
+pub fn realtime_priority() {
+    // musl's sched_param has more fields than glibc's (the sporadic-server ones): start from
+    // zeroes, which is what both mean by "no such parameter".
+    // SAFETY: sched_param is plain integers; all-zero is a valid value.
+    let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
+    param.sched_priority = 1;
+    // SAFETY: plain syscall on the calling thread with a valid pointer.
+    unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -216,6 +216,25 @@ impl Child {
     }
 }
 
+/// Makes the command's process the leader of a process group of its own (the terminal's
+/// Ctrl-C stays ours to handle), killed with SIGKILL if this process dies; exit status 125
+/// if this process is already gone when it starts.
+pub fn tie_to_us(cmd: &mut std::process::Command) {
+    use std::os::unix::process::CommandExt;
+    let parent = std::process::id();
+    // SAFETY: only async-signal-safe calls between fork and exec.
+    unsafe {
+        cmd.pre_exec(move || {
+            libc::setpgid(0, 0);
+            libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
+            if libc::getppid() as u32 != parent {
+                libc::_exit(125);
+            }
+            Ok(())
+        });
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

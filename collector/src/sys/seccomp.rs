@@ -148,6 +148,35 @@ pub fn eval(p: &[Insn], nr: u32, arch: u32, arg0: u32) -> u32 {
     }
 }
 
+/// SECCOMP_IOCTL_NOTIF_SET_FLAGS on a notification listener.
+pub fn notif_set_flags(listener: i32, flags: u64) -> std::io::Result<()> {
+    // SAFETY: the flags are passed by value, as SECCOMP_IOCTL_NOTIF_SET_FLAGS expects.
+    if unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS, flags) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// The next notification of a listener (SECCOMP_IOCTL_NOTIF_RECV; waits for one).
+pub fn notif_recv(listener: i32) -> std::io::Result<libc::seccomp_notif> {
+    // SAFETY: plain integers; the kernel requires a zeroed buffer for NOTIF_RECV.
+    let mut req: libc::seccomp_notif = unsafe { std::mem::zeroed() };
+    // SAFETY: a buffer of the size the ioctl number encodes.
+    if unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut req) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(req)
+}
+
+/// Answers a notification (SECCOMP_IOCTL_NOTIF_SEND).
+pub fn notif_send(listener: i32, resp: &libc::seccomp_notif_resp) -> std::io::Result<()> {
+    // SAFETY: a response of the size the ioctl number encodes, which the kernel only reads.
+    if unsafe { libc::ioctl(listener, libc::SECCOMP_IOCTL_NOTIF_SEND, resp) } != 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -44,6 +44,22 @@ pub fn clock_gettime() -> Option<ClockGettime> {
     })
 }
 
+/// Nanoseconds on `clock`, through the vDSO's `clock_gettime` when this process has one.
+#[inline]
+pub fn clock_ns(clock: libc::clockid_t) -> u64 {
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    match clock_gettime() {
+        // SAFETY: the vDSO's clock_gettime, a valid clock id and pointer.
+        Some(f) => unsafe { f(clock, &mut ts) },
+        // SAFETY: valid clock id and pointer.
+        None => unsafe { libc::clock_gettime(clock, &mut ts) },
+    };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
 /// The address of the function `name` in this process's vDSO, through `table` (None: the GNU
 /// table when there is one, else the SysV one).
 pub fn lookup(name: &CStr, table: Option<Table>) -> Option<usize> {

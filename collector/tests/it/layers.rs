@@ -124,17 +124,10 @@ fn used_paths(me: &[String], text: &str) -> Vec<Vec<String>> {
     out
 }
 
-/// Sibling edges (parent module → (from, to) children) of one crate.
-fn edges(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<(String, String)>> {
-    let mut files = Vec::new();
-    rust_files(src, &mut files);
-    let modules: BTreeSet<Vec<String>> = files
-        .iter()
-        .map(|f| module_of(f.strip_prefix(src).unwrap()))
-        .collect();
-    // Files only declared by `#[cfg(test)] mod x;`.
+/// Modules only declared by `#[cfg(test)] mod x;` in `files` of `src`.
+fn test_only_modules(src: &Path, files: &[PathBuf]) -> BTreeSet<Vec<String>> {
     let mut test_only = BTreeSet::new();
-    for f in &files {
+    for f in files {
         let text = std::fs::read_to_string(f).unwrap();
         let me = module_of(f.strip_prefix(src).unwrap());
         for (i, _) in text.match_indices("#[cfg(test)]") {
@@ -149,6 +142,18 @@ fn edges(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<(String, String)>> {
             }
         }
     }
+    test_only
+}
+
+/// Sibling edges (parent module → (from, to) children) of one crate.
+fn edges(src: &Path) -> BTreeMap<Vec<String>, BTreeSet<(String, String)>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let modules: BTreeSet<Vec<String>> = files
+        .iter()
+        .map(|f| module_of(f.strip_prefix(src).unwrap()))
+        .collect();
+    let test_only = test_only_modules(src, &files);
     let mut out: BTreeMap<Vec<String>, BTreeSet<(String, String)>> = BTreeMap::new();
     for f in &files {
         let me = module_of(f.strip_prefix(src).unwrap());
@@ -322,4 +327,226 @@ fn the_checker_sees_cycles_and_group_imports() {
         .map(|(a, b)| (a.to_string(), b.to_string()))
         .collect();
     assert_eq!(find_cycle(&acyclic), None);
+}
+
+/// `text` with comments, string literals and character literals blanked out: what remains is
+/// code (a word in a message or a doc comment is no use of it).
+fn code_only(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let rest = &text[i..];
+        let end = if rest.starts_with("//") {
+            rest.find('\n').map_or(b.len(), |n| i + n)
+        } else if rest.starts_with("/*") {
+            rest.find("*/").map_or(b.len(), |n| i + n + 2)
+        } else if let Some(hashes) = rest
+            .strip_prefix('r')
+            .or_else(|| rest.strip_prefix("br"))
+            .map(|r| r.len() - r.trim_start_matches('#').len())
+            .filter(|&h| {
+                let prefix = if rest.starts_with('b') { 2 } else { 1 };
+                rest[prefix + h..].starts_with('"') && (i == 0 || !is_ident(b[i - 1] as char))
+            })
+        {
+            let close = format!("\"{}", "#".repeat(hashes));
+            let open = rest.find('"').unwrap() + 1;
+            rest[open..]
+                .find(&close)
+                .map_or(b.len(), |n| i + open + n + close.len())
+        } else if rest.starts_with('"') {
+            let mut j = i + 1;
+            while j < b.len() && b[j] != b'"' {
+                j += if b[j] == b'\\' { 2 } else { 1 };
+            }
+            j + 1
+        } else if let Some(after) = rest.strip_prefix('\'') {
+            // A character literal ('x', '\n', '\u{1F}'), not a lifetime ('a).
+            let lit = after
+                .char_indices()
+                .find(|&(k, c)| c == '\'' && k > 0)
+                .map(|(k, _)| k + 2)
+                .filter(|&len| len <= 12 && (len == 3 || after.starts_with('\\')));
+            let Some(len) = lit else {
+                out.push('\'');
+                i += 1;
+                continue;
+            };
+            i + len
+        } else {
+            let c = rest.chars().next().unwrap();
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        };
+        let end = end.min(b.len());
+        out.extend(
+            text[i..end]
+                .chars()
+                .map(|c| if c == '\n' { '\n' } else { ' ' }),
+        );
+        i = end;
+    }
+    out
+}
+
+/// Files of `src` whose code (tests included) has the word `word`, outside `allowed`.
+fn files_with_word(src: &Path, word: &str, allowed: &Path) -> Vec<String> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut found = Vec::new();
+    for f in files {
+        if f.starts_with(allowed) {
+            continue;
+        }
+        let code = code_only(&std::fs::read_to_string(&f).unwrap());
+        let hit = code.match_indices(word).any(|(k, _)| {
+            let before = code[..k].chars().next_back();
+            let after = code[k + word.len()..].chars().next();
+            !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+        });
+        if hit {
+            found.push(f.strip_prefix(src).unwrap().display().to_string());
+        }
+    }
+    found
+}
+
+/// ARCHITECTURE.md: every `unsafe` of the collector is in `sys/`, behind a safe function that
+/// says why it is sound — tests included. Assembly too (`global_asm!` needs no `unsafe`, but
+/// calling what it defines does).
+#[test]
+fn unsafe_code_is_only_in_sys() {
+    let src = root().join("collector/src");
+    for word in ["unsafe", "global_asm"] {
+        let found = files_with_word(&src, word, &src.join("sys"));
+        assert!(found.is_empty(), "`{word}` outside sys/: {found:?}");
+    }
+}
+
+#[test]
+fn the_unsafe_checker_reads_code_not_words() {
+    let code = code_only(
+        "// unsafe\nlet s = \"unsafe\"; let r = r#\"unsafe\"#; let c = '\"'; fn f<'a>() {}\n/* unsafe */ unsafe {}",
+    );
+    assert_eq!(code.matches("unsafe").count(), 1, "{code}");
+    assert!(code.contains("fn f<'a>() {}"), "{code}");
+}
+
+/// The crates held to the size limits (ARCHITECTURE.md): a file of at most 600 lines of
+/// non-test code, a function of at most 120 lines.
+const SIZED: [&str; 5] = [
+    "collector/src",
+    "collector/record/src",
+    "collector/import/src",
+    "synth/src",
+    "testkit/src",
+];
+const MAX_FILE_LINES: usize = 600;
+const MAX_FN_LINES: usize = 120;
+
+/// A file's non-test code: everything before its `#[cfg(test)] mod` (the project keeps test
+/// modules at the end of a file).
+fn non_test(text: &str) -> &str {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("#[cfg(test)]").map(|i| from + i) {
+        let after = text[i + "#[cfg(test)]".len()..].trim_start();
+        if after.starts_with("mod ") || after.starts_with("pub(crate) mod ") {
+            return &text[..i];
+        }
+        from = i + 1;
+    }
+    text
+}
+
+/// (name, first line, lines) of every function in `code` (comments and literals blanked).
+fn functions(code: &str) -> Vec<(String, usize, usize)> {
+    let b = code.as_bytes();
+    let line_of = |k: usize| code[..k].matches('\n').count() + 1;
+    let mut out = Vec::new();
+    for (k, _) in code.match_indices("fn ") {
+        if k > 0 && is_ident(b[k - 1] as char) {
+            continue;
+        }
+        let name: String = code[k + 3..].chars().take_while(|&c| is_ident(c)).collect();
+        if name.is_empty() {
+            continue;
+        }
+        // The body: the first `{` outside the signature's parentheses and brackets; none
+        // (a `;` first) for a declaration.
+        let mut depth = 0i32;
+        let mut open = None;
+        for (j, c) in code[k..].char_indices() {
+            match c {
+                '(' | '[' => depth += 1,
+                ')' | ']' => depth -= 1,
+                ';' if depth == 0 => break,
+                '{' if depth == 0 => {
+                    open = Some(k + j);
+                    break;
+                }
+                _ => {}
+            }
+        }
+        let Some(open) = open else { continue };
+        let mut level = 0;
+        let close = code[open..].char_indices().find_map(|(j, c)| {
+            match c {
+                '{' => level += 1,
+                '}' => level -= 1,
+                _ => {}
+            }
+            (level == 0).then_some(open + j)
+        });
+        let end = close.unwrap_or(code.len());
+        out.push((name, line_of(k), line_of(end) - line_of(k) + 1));
+    }
+    out
+}
+
+#[test]
+fn no_file_or_function_is_too_long() {
+    let mut long = Vec::new();
+    for krate in SIZED {
+        let src = root().join(krate);
+        let mut files = Vec::new();
+        rust_files(&src, &mut files);
+        let test_only = test_only_modules(&src, &files);
+        for f in &files {
+            let rel = f.strip_prefix(&src).unwrap();
+            if test_only.iter().any(|t| module_of(rel).starts_with(t)) {
+                continue;
+            }
+            let text = std::fs::read_to_string(f).unwrap();
+            let code = non_test(&text);
+            let lines = code.lines().count();
+            if lines > MAX_FILE_LINES {
+                long.push(format!("{krate}/{}: {lines} lines", rel.display()));
+            }
+            for (name, at, n) in functions(&code_only(code)) {
+                if n > MAX_FN_LINES {
+                    long.push(format!(
+                        "{krate}/{}:{at}: fn {name}, {n} lines",
+                        rel.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "over {MAX_FILE_LINES} lines of non-test code, or a function over {MAX_FN_LINES}:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn the_size_checker_counts_bodies_not_signatures() {
+    let code = code_only(
+        "fn a(x: [u8; 2]) -> Vec<u8> {\n    let s = \"}\";\n    vec![]\n}\nfn b();\nfn c() where T: X {\n}\n#[cfg(test)]\nmod tests {}\n",
+    );
+    let f = functions(&code);
+    assert_eq!(f, vec![("a".into(), 1, 4), ("c".into(), 6, 2)]);
+    assert_eq!(non_test("x\n#[cfg(test)]\nmod tests {}"), "x\n");
 }

@@ -6,7 +6,7 @@
 
 use super::assemble::{formula, kernel_u64};
 use super::read::{Est, Run};
-use crate::build::Contradiction;
+use crate::parsed::Contradiction;
 use crate::text::Cleaned;
 use syscost_record::{EstimateId, KernelExpectation, KernelScenario};
 

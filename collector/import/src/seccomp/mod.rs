@@ -14,7 +14,7 @@ mod assemble;
 mod check;
 mod read;
 
-use crate::build::{Hint, Outcome, Parsed, NO_RESULT_FOLLOWS};
+use crate::parsed::{Hint, Outcome, Parsed, NO_RESULT_FOLLOWS};
 use crate::text::Cleaned;
 
 /// Parses every seccomp_benchmark run in the log.

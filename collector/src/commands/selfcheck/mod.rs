@@ -178,6 +178,14 @@ pub fn run(a: &SelfcheckArgs) -> Result<i32, Error> {
 
 fn report(a: &SelfcheckArgs) -> Result<String, Error> {
     let mut out = String::new();
+    methods(&mut out, a)?;
+    let last = precision(&mut out, a)?;
+    harness(&mut out, last.as_ref())?;
+    Ok(out)
+}
+
+/// The kernel's sequential method against syscost's, alternating runs of each.
+fn methods(out: &mut String, a: &SelfcheckArgs) -> Result<(), Error> {
     let budget = format!("{}", a.budget);
     let mut seq = MethodStats::default();
     let mut inter = MethodStats::default();
@@ -248,6 +256,11 @@ fn report(a: &SelfcheckArgs) -> Result<String, Error> {
             a.runs
         );
     }
+    Ok(())
+}
+
+/// The default suite at each budget of `a.budgets`: its intervals; the last run's record.
+fn precision(out: &mut String, a: &SelfcheckArgs) -> Result<Option<RunRecord>, Error> {
     let _ = writeln!(out, "\n### Precision versus budget\n");
     let _ = writeln!(
         out,
@@ -285,8 +298,14 @@ fn report(a: &SelfcheckArgs) -> Result<String, Error> {
         );
         last = Some(r);
     }
+    Ok(last)
+}
+
+/// The harness's own cost (from `last`, the last precision run) and syscost's `native`
+/// against `perf bench syscall basic`.
+fn harness(out: &mut String, last: Option<&RunRecord>) -> Result<(), Error> {
     let _ = writeln!(out, "\n### Harness overhead and `perf bench syscall`\n");
-    if let Some(r) = &last {
+    if let Some(r) = last {
         let m = |id| r.result(id).and_then(|x| x.median_ns);
         match (m("null"), m("native")) {
             (Some(null), Some(native)) => {
@@ -335,7 +354,7 @@ fn report(a: &SelfcheckArgs) -> Result<String, Error> {
             );
         }
     }
-    Ok(out)
+    Ok(())
 }
 
 /// ns per call from `perf bench syscall basic`, if perf is installed and works.

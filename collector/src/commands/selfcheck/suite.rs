@@ -125,10 +125,6 @@ fn render(records: &[(RunRecord, Option<f64>)], budget: f64) -> String {
     let Some((first, _)) = records.first() else {
         return "no runs\n".into();
     };
-    let load = |r: &RunRecord, end: bool| {
-        let i = &r.environment.incidental;
-        if end { i.loadavg_end } else { i.loadavg_start }.map(|l| l[0])
-    };
     let loads: Vec<f64> = records
         .iter()
         .flat_map(|(r, _)| [load(r, false), load(r, true)])
@@ -143,7 +139,24 @@ fn render(records: &[(RunRecord, Option<f64>)], budget: f64) -> String {
         machine(first),
         range(&loads, 1)
     );
+    headlines(&mut out, records);
+    expectations(&mut out, records);
+    runs(&mut out, records, budget);
+    in_some_runs_only(&mut out, records);
+    let runs: Vec<&RunRecord> = records.iter().map(|(r, _)| r).collect();
+    out.push('\n');
+    out.push_str(&calibration(&runs));
+    out
+}
 
+/// The 1-minute load average at the start (or the end) of a run.
+fn load(r: &RunRecord, end: bool) -> Option<f64> {
+    let i = &r.environment.incidental;
+    if end { i.loadavg_end } else { i.loadavg_start }.map(|l| l[0])
+}
+
+/// The headline quantities over the runs: their intervals' half-widths and their estimates.
+fn headlines(out: &mut String, records: &[(RunRecord, Option<f64>)]) {
     let _ = writeln!(
         out,
         "| quantity | 95% CI half-width ns: median (min – max) | estimate ns: median (min – max, sd) |"
@@ -160,7 +173,11 @@ fn render(records: &[(RunRecord, Option<f64>)], budget: f64) -> String {
         };
         let _ = writeln!(out, "| {} | {width} | {} |", h.label, spread(&medians));
     }
+}
 
+/// How often each expectation passed, failed, was inconclusive or skipped.
+fn expectations(out: &mut String, records: &[(RunRecord, Option<f64>)]) {
+    let n = records.len();
     let _ = writeln!(
         out,
         "\n| expectation | pass | fail | inconclusive | skip |\n|---|---|---|---|---|"
@@ -210,7 +227,11 @@ fn render(records: &[(RunRecord, Option<f64>)], budget: f64) -> String {
             .join(", "),
         total.saturating_sub(1)
     );
+}
 
+/// One row per run: load, wall time, rounds, targets, statuses; the wall time against the
+/// budget.
+fn runs(out: &mut String, records: &[(RunRecord, Option<f64>)], budget: f64) {
     let _ = writeln!(
         out,
         "| run | load at start | wall s | duration s | rounds | targets met | measured / skipped / failed | skipped for the budget |"
@@ -260,7 +281,10 @@ fn render(records: &[(RunRecord, Option<f64>)], budget: f64) -> String {
             median_of(&over, 2)
         );
     }
-    // What went wrong in some runs only: failures, and skips of scenarios other runs measured.
+}
+
+/// What went wrong in some runs only: failures, and skips of scenarios other runs measured.
+fn in_some_runs_only(out: &mut String, records: &[(RunRecord, Option<f64>)]) {
     let measured_somewhere = |id: &str| {
         records.iter().any(|(r, _)| {
             r.results
@@ -295,10 +319,6 @@ fn render(records: &[(RunRecord, Option<f64>)], budget: f64) -> String {
             let _ = writeln!(out, "{line}");
         }
     }
-    let runs: Vec<&RunRecord> = records.iter().map(|(r, _)| r).collect();
-    out.push('\n');
-    out.push_str(&calibration(&runs));
-    out
 }
 
 /// The quantities a headline of the A/A calibration is about (its goals name them): the kernel's

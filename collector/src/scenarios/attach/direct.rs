@@ -118,10 +118,8 @@ impl Direct {
             let b = Arc::clone(&barrier);
             let spawned = std::thread::Builder::new().spawn(move || {
                 b.wait();
-                loop {
-                    // SAFETY: sleeps until a signal; the child's exit_group ends it.
-                    unsafe { libc::pause() };
-                }
+                // The child's exit_group ends it.
+                crate::sys::query::pause_forever()
             });
             if spawned.is_err() {
                 return 3;

@@ -36,8 +36,7 @@ impl ForkAttach {
                 return 1;
             }
         }
-        // SAFETY: plain prctl query.
-        if unsafe { libc::prctl(libc::PR_GET_SECCOMP) } != mode {
+        if crate::sys::query::seccomp_mode() != mode {
             return 2;
         }
         0
@@ -95,8 +94,7 @@ impl Scenario for ForkAttach {
     }
     fn setup(&mut self) -> Result<(), SetupError> {
         filter::no_new_privs().map_err(SetupError::failed)?;
-        // SAFETY: plain prctl query.
-        let inherited = unsafe { libc::prctl(libc::PR_GET_SECCOMP) };
+        let inherited = crate::sys::query::seccomp_mode();
         self.mode = match self.size {
             Some(s) => {
                 self.prog = s.program(true)?;

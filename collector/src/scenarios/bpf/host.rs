@@ -3,13 +3,11 @@
 
 use crate::machine::kconfig;
 use crate::scenarios::SetupError;
-use std::ffi::CStr;
 use std::path::Path;
 
 const CAP_SYS_ADMIN: u32 = 21;
 const CAP_PERFMON: u32 = 38;
 const CAP_BPF: u32 = 39;
-const LINUX_CAPABILITY_VERSION_3: u32 = 0x2008_0522;
 
 /// Where tracefs is looked for: the debugfs path when it exists, else /sys/kernel/tracing.
 const DEBUGFS_TRACING: &str = "/sys/kernel/debug/tracing";
@@ -104,32 +102,6 @@ fn kconfig_enabled(name: &str) -> Option<bool> {
     kconfig::enabled(name)
 }
 
-#[repr(C)]
-struct CapHeader {
-    version: u32,
-    pid: libc::c_int,
-}
-
-#[repr(C)]
-#[derive(Clone, Copy, Default)]
-struct CapData {
-    effective: u32,
-    permitted: u32,
-    inheritable: u32,
-}
-
-/// Effective capability bits of this process (64 of them), or None if capget fails.
-fn effective_caps() -> Option<u64> {
-    let mut hdr = CapHeader {
-        version: LINUX_CAPABILITY_VERSION_3,
-        pid: 0,
-    };
-    let mut data = [CapData::default(); 2];
-    // SAFETY: header and a two-element data array, as capget v3 expects.
-    let rc = unsafe { libc::syscall(libc::SYS_capget, &mut hdr, data.as_mut_ptr()) };
-    (rc == 0).then(|| data[0].effective as u64 | (data[1].effective as u64) << 32)
-}
-
 fn has_cap(caps: u64, cap: u32) -> bool {
     caps & (1u64 << cap) != 0
 }
@@ -137,21 +109,20 @@ fn has_cap(caps: u64, cap: u32) -> bool {
 /// Whether this process may load and attach tracing programs: CAP_SYS_ADMIN, or CAP_BPF and
 /// CAP_PERFMON on Linux ≥ 5.8 (which split them out of CAP_SYS_ADMIN).
 pub fn check_privileges() -> Result<(), HostError> {
-    let caps = effective_caps().unwrap_or(0);
+    let caps = crate::sys::query::effective_caps().unwrap_or(0);
     let split_caps = kernel_version().is_some_and(|v| v >= (5, 8));
     if has_cap(caps, CAP_SYS_ADMIN)
         || (split_caps && has_cap(caps, CAP_BPF) && has_cap(caps, CAP_PERFMON))
     {
         return Ok(());
     }
-    // SAFETY: geteuid cannot fail.
-    let euid = unsafe { libc::geteuid() };
+    let euid = crate::sys::query::euid();
     Err(HostError::NotPrivileged { euid })
 }
 
 /// Whether this process holds CAP_SYS_ADMIN (needed to mount tracefs).
 pub fn is_admin() -> bool {
-    effective_caps().is_some_and(|c| has_cap(c, CAP_SYS_ADMIN))
+    crate::sys::query::effective_caps().is_some_and(|c| has_cap(c, CAP_SYS_ADMIN))
 }
 
 /// The tracefs directory tracepoint ids are read from.
@@ -181,44 +152,8 @@ pub fn ensure_tracefs() -> Result<(), HostError> {
     if !is_admin() {
         return Err(HostError::TracefsNeedsAdmin);
     }
-    let fail = |what| HostError::Mount {
-        what,
-        source: std::io::Error::last_os_error(),
-    };
-    let cstr = |s: &'static CStr| s.as_ptr();
-    // SAFETY: this worker is single-threaded (forked), as unshare(CLONE_NEWNS) requires; the
-    // strings are NUL-terminated constants.
-    unsafe {
-        if libc::unshare(libc::CLONE_NEWNS) != 0 {
-            return Err(fail("unshare(CLONE_NEWNS)"));
-        }
-        // Stop mount events propagating back to the host's namespace: make the mount that
-        // holds /sys/kernel/tracing private. That is `/` (recursively) on a normal system; in a
-        // chroot, `/` is no mount point (EINVAL), but `/sys` is.
-        let private = |at: &'static CStr| {
-            libc::mount(
-                std::ptr::null(),
-                cstr(at),
-                std::ptr::null(),
-                libc::MS_REC | libc::MS_PRIVATE,
-                std::ptr::null(),
-            ) == 0
-        };
-        if !private(c"/") && !private(c"/sys/kernel") && !private(c"/sys") {
-            return Err(fail("making the worker's mounts private"));
-        }
-        if libc::mount(
-            cstr(c"nodev"),
-            cstr(c"/sys/kernel/tracing"),
-            cstr(c"tracefs"),
-            0,
-            std::ptr::null(),
-        ) != 0
-        {
-            return Err(fail("mount -t tracefs"));
-        }
-    }
-    Ok(())
+    crate::sys::mount::tracefs_in_own_namespace()
+        .map_err(|(what, source)| HostError::Mount { what, source })
 }
 
 /// The kprobe PMU (or legacy kprobe_events) exists: CONFIG_KPROBES and CONFIG_KPROBE_EVENTS.

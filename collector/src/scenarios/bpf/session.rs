@@ -21,11 +21,9 @@ enum Driver {
     Probe(Probe),
     /// The probe syscall, expected to return `expected` (fmod_ret rewrites it).
     Syscall {
-        nr: libc::c_long,
-        arg: usize,
+        /// With its buffer for `sysinfo`'s argument (unused when fmod_ret skips the body).
+        call: crate::sys::syscall::Call,
         expected: isize,
-        /// Buffer for `sysinfo`'s argument (unused when fmod_ret skips the body).
-        _buf: Box<[u64; 32]>,
     },
     /// Calls of the probed user function.
     Ufunc,
@@ -35,9 +33,9 @@ impl Driver {
     fn run(&mut self, iters: u64) -> Batch {
         match self {
             Driver::Probe(p) => p.run(iters, false),
-            Driver::Syscall {
-                nr, arg, expected, ..
-            } => ufunc::timed_syscall(*nr, *arg, *expected, iters),
+            Driver::Syscall { call, expected } => {
+                ufunc::timed_syscall(call.issue(), *expected, iters)
+            }
             Driver::Ufunc => ufunc::timed_calls(iters),
         }
     }
@@ -91,8 +89,6 @@ impl From<SampleError> for RunError {
 /// A link moved to the detaching thread: dropping it only closes descriptors, which any thread
 /// may do.
 struct SendLink(Link);
-// SAFETY: see above; the link is used by exactly one thread at a time.
-unsafe impl Send for SendLink {}
 
 /// A thread of the worker that detaches its links: the unregister takes effect at once, and
 /// the wait for RCU grace periods that follows (~70 ms for a tracepoint) then no longer stalls
@@ -113,14 +109,7 @@ impl Detacher {
             if let Some(cpu) = cpu {
                 let _ = pin_to_cpu(cpu);
             }
-            // musl's sched_param has more fields than glibc's (the sporadic-server ones): start
-            // from zeroes, which is what both mean by "no such parameter".
-            // SAFETY: sched_param is plain integers; all-zero is a valid value.
-            let mut param: libc::sched_param = unsafe { std::mem::zeroed() };
-            param.sched_priority = 1;
-            // SAFETY: plain syscall on the calling thread; refused without privilege, then the
-            // thread stays at normal priority.
-            unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &param) };
+            crate::sys::affinity::realtime_priority();
             for link in inbox {
                 let t0 = crate::harness::clock::now_ns();
                 drop(link.0);
@@ -356,17 +345,11 @@ impl Session {
         let driver = if kind.is_user() {
             Driver::Ufunc
         } else if kind == Kind::Fmodret {
-            let buf = Box::new([0u64; 32]);
-            let arg = if syscall == Syscall::Sysinfo {
-                buf.as_ptr() as usize
-            } else {
-                0
-            };
             Driver::Syscall {
-                nr,
-                arg,
+                call: crate::sys::syscall::Call::new(nr).ok_or_else(|| {
+                    SetupError::Failed(format!("syscall {nr} is not one of the probe's queries"))
+                })?,
                 expected: FMODRET_RETURN as isize,
-                _buf: buf,
             }
         } else {
             Driver::Probe(Probe::new(syscall)?)

@@ -2,98 +2,23 @@
 //! and a syscall whose return is rewritten by fmod_ret. Both mirror `Probe::timed`: a
 //! monomorphised loop, the clock read once before and once after.
 
-use crate::harness::{clock, raw_syscall1, Batch};
+use crate::harness::{clock, Batch};
+use crate::sys::syscall::Issue;
 use std::path::PathBuf;
 
 /// The user function's symbol (also what `params.attached_to` names).
 pub const SYMBOL: &str = "syscost_ufunc";
 
-// The function the uprobe scenarios probe and `bpf.ufunc` calls bare: `3x + 1`, written in
-// assembly so its first instruction — the one the uprobe replaces — is a `nop` on every
-// build. The kernel emulates a probed nop (one trap per call, the kernel benchmark's
-// uprobe-nop); a compiler-chosen first instruction may need an out-of-line single step
-// instead (two traps), which would make the figure depend on the optimiser.
-#[cfg(target_arch = "x86_64")]
-std::arch::global_asm!(
-    ".pushsection .text.syscost_ufunc,\"ax\",@progbits",
-    ".globl syscost_ufunc",
-    ".type syscost_ufunc,@function",
-    ".balign 16",
-    "syscost_ufunc:",
-    "nop",
-    "lea rax, [rdi + 2*rdi + 1]",
-    "ret",
-    ".size syscost_ufunc, . - syscost_ufunc",
-    ".popsection",
-);
+pub use crate::sys::ufunc::ufunc_addr;
 
-#[cfg(target_arch = "aarch64")]
-std::arch::global_asm!(
-    ".pushsection .text.syscost_ufunc,\"ax\",@progbits",
-    ".globl syscost_ufunc",
-    ".type syscost_ufunc,@function",
-    ".balign 16",
-    "syscost_ufunc:",
-    "nop",
-    "add x0, x0, x0, lsl #1",
-    "add x0, x0, #1",
-    "ret",
-    ".size syscost_ufunc, . - syscost_ufunc",
-    ".popsection",
-);
-
-#[cfg(target_arch = "riscv64")]
-std::arch::global_asm!(
-    ".pushsection .text.syscost_ufunc,\"ax\",@progbits",
-    ".globl syscost_ufunc",
-    ".type syscost_ufunc,@function",
-    ".balign 16",
-    "syscost_ufunc:",
-    "nop",
-    "slli a1, a0, 1",
-    "add a0, a0, a1",
-    "addi a0, a0, 1",
-    "ret",
-    ".size syscost_ufunc, . - syscost_ufunc",
-    ".popsection",
-);
-
-// A leaf that needs no TOC: its global and local entry points are the same (ELFv2).
-#[cfg(target_arch = "powerpc64")]
-std::arch::global_asm!(
-    ".pushsection .text.syscost_ufunc,\"ax\",@progbits",
-    ".globl syscost_ufunc",
-    ".type syscost_ufunc,@function",
-    ".balign 16",
-    "syscost_ufunc:",
-    "nop",
-    "sldi 4, 3, 1",
-    "add 3, 3, 4",
-    "addi 3, 3, 1",
-    "blr",
-    ".size syscost_ufunc, . - syscost_ufunc",
-    ".popsection",
-);
-
-extern "C" {
-    /// Returns `3x + 1` (wrapping); see the assembly above.
-    pub fn syscost_ufunc(x: u64) -> u64;
-}
-
-/// The address the uprobe is placed on.
-pub fn ufunc_addr() -> usize {
-    syscost_ufunc as *const () as usize
-}
-
-/// Times `iters` calls of [`syscost_ufunc`], checking each result.
+/// Times `iters` calls of [`ufunc`](crate::sys::ufunc::ufunc), checking each result.
 pub fn timed_calls(iters: u64) -> Batch {
     let mut bad = 0u64;
     let t0 = clock::now_ns();
     for i in 0..iters {
         // black_box: the call must happen with an unknown argument, every iteration.
         let x = std::hint::black_box(i);
-        // SAFETY: a leaf function of the C ABI that only computes on its argument.
-        if unsafe { syscost_ufunc(x) } != x.wrapping_mul(3).wrapping_add(1) {
+        if crate::sys::ufunc::ufunc(x) != x.wrapping_mul(3).wrapping_add(1) {
             bad += 1;
         }
     }
@@ -106,13 +31,12 @@ pub fn timed_calls(iters: u64) -> Batch {
     }
 }
 
-/// Times `iters` calls of syscall `nr` (one argument) that must each return `expected`.
-pub fn timed_syscall(nr: libc::c_long, arg: usize, expected: isize, iters: u64) -> Batch {
+/// Times `iters` calls of a syscall that must each return `expected`.
+pub fn timed_syscall(issue: Issue<'_>, expected: isize, iters: u64) -> Batch {
     let mut bad = 0u64;
     let t0 = clock::now_ns();
     for _ in 0..iters {
-        // SAFETY: the caller passes a harmless query syscall and a valid argument.
-        if unsafe { raw_syscall1(nr, arg) } != expected {
+        if issue.call() != expected {
             bad += 1;
         }
     }

@@ -9,8 +9,9 @@
 //!
 //! The read-only multicast group (AUDIT_NLGRP_READLOG) needs CAP_AUDIT_READ.
 
+use crate::sys::netlink::{self, audit_socket};
 use std::io;
-use std::os::fd::{AsRawFd, FromRawFd, OwnedFd};
+use std::os::fd::OwnedFd;
 use std::time::{Duration, Instant};
 
 const AUDIT_GET: u16 = 1000;
@@ -18,38 +19,6 @@ const AUDIT_SECCOMP: u16 = 1326;
 const NLMSG_ERROR: u16 = 2;
 const AUDIT_NLGRP_READLOG: u32 = 1;
 const NLMSG_HDRLEN: usize = 16;
-
-fn netlink_socket(groups: u32) -> io::Result<OwnedFd> {
-    // SAFETY: plain socket call; the fd is owned right away.
-    let fd = unsafe {
-        libc::socket(
-            libc::AF_NETLINK,
-            libc::SOCK_RAW | libc::SOCK_CLOEXEC,
-            libc::NETLINK_AUDIT,
-        )
-    };
-    if fd < 0 {
-        return Err(io::Error::last_os_error());
-    }
-    // SAFETY: fresh descriptor.
-    let fd = unsafe { OwnedFd::from_raw_fd(fd) };
-    // SAFETY: zeroed sockaddr_nl is valid; we set family and groups.
-    let mut sa: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
-    sa.nl_family = libc::AF_NETLINK as u16;
-    sa.nl_groups = groups;
-    // SAFETY: valid address of the right size.
-    let rc = unsafe {
-        libc::bind(
-            fd.as_raw_fd(),
-            &sa as *const libc::sockaddr_nl as *const libc::sockaddr,
-            std::mem::size_of::<libc::sockaddr_nl>() as u32,
-        )
-    };
-    if rc != 0 {
-        return Err(io::Error::last_os_error());
-    }
-    Ok(fd)
-}
 
 /// Messages in a netlink datagram: (type, payload).
 fn messages(buf: &[u8]) -> Vec<(u16, &[u8])> {
@@ -87,29 +56,13 @@ pub fn is_record_of(text: &str, pid: u32, nr: i64) -> bool {
 
 /// Pid of the registered audit daemon (0 when none), from AUDIT_GET.
 pub fn daemon_pid() -> io::Result<u32> {
-    let fd = netlink_socket(0)?;
+    let fd = audit_socket(0)?;
     let mut req = [0u8; NLMSG_HDRLEN];
     req[0..4].copy_from_slice(&(NLMSG_HDRLEN as u32).to_ne_bytes());
     req[4..6].copy_from_slice(&AUDIT_GET.to_ne_bytes());
     req[6..8].copy_from_slice(&(libc::NLM_F_REQUEST as u16).to_ne_bytes());
     req[8..12].copy_from_slice(&1u32.to_ne_bytes());
-    // SAFETY: zeroed sockaddr_nl addresses the kernel (pid 0).
-    let mut to: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
-    to.nl_family = libc::AF_NETLINK as u16;
-    // SAFETY: valid buffer and address.
-    let n = unsafe {
-        libc::sendto(
-            fd.as_raw_fd(),
-            req.as_ptr().cast(),
-            req.len(),
-            0,
-            &to as *const libc::sockaddr_nl as *const libc::sockaddr,
-            std::mem::size_of::<libc::sockaddr_nl>() as u32,
-        )
-    };
-    if n < 0 {
-        return Err(io::Error::last_os_error());
-    }
+    netlink::send_to_kernel(&fd, &req)?;
     let mut buf = [0u8; 8192];
     for _ in 0..4 {
         let n = recv_timeout(&fd, &mut buf, Duration::from_millis(500))?;
@@ -141,29 +94,16 @@ fn recv_timeout(fd: &OwnedFd, buf: &mut [u8], timeout: Duration) -> io::Result<u
         if left.is_zero() {
             return Err(io::Error::from(io::ErrorKind::TimedOut));
         }
-        let mut pfd = libc::pollfd {
-            fd: fd.as_raw_fd(),
-            events: libc::POLLIN,
-            revents: 0,
+        match netlink::readable(fd, left.as_millis().max(1) as i32) {
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+            Ok(false) => continue,
+            Ok(true) => {}
+        }
+        let e = match netlink::recv(fd, buf) {
+            Ok(n) => return Ok(n),
+            Err(e) => e,
         };
-        // SAFETY: one valid pollfd.
-        let r = unsafe { libc::poll(&mut pfd, 1, left.as_millis().max(1) as i32) };
-        if r < 0 {
-            let e = io::Error::last_os_error();
-            if e.kind() == io::ErrorKind::Interrupted {
-                continue;
-            }
-            return Err(e);
-        }
-        if r == 0 {
-            continue;
-        }
-        // SAFETY: valid buffer.
-        let n = unsafe { libc::recv(fd.as_raw_fd(), buf.as_mut_ptr().cast(), buf.len(), 0) };
-        if n >= 0 {
-            return Ok(n as usize);
-        }
-        let e = io::Error::last_os_error();
         match e.raw_os_error() {
             // The socket overflowed with other records: the marker may still come.
             Some(libc::EINTR) | Some(libc::ENOBUFS) => continue,
@@ -174,7 +114,7 @@ fn recv_timeout(fd: &OwnedFd, buf: &mut [u8], timeout: Duration) -> io::Result<u
 
 /// Checks that audit records can be read here (CAP_AUDIT_READ, CONFIG_AUDIT).
 pub fn can_read() -> io::Result<()> {
-    netlink_socket(AUDIT_NLGRP_READLOG).map(drop)
+    audit_socket(AUDIT_NLGRP_READLOG).map(drop)
 }
 
 /// Why a marker's serial could not be read.
@@ -191,7 +131,7 @@ pub enum AuditError {
 /// Listens on the read-only audit group, runs `emit` (which must make one logged call of
 /// syscall `nr` in process `pid`) and returns that record's serial.
 pub fn marker_serial(pid: u32, nr: i64, emit: impl FnOnce()) -> Result<u64, AuditError> {
-    let fd = netlink_socket(AUDIT_NLGRP_READLOG).map_err(AuditError::Listen)?;
+    let fd = audit_socket(AUDIT_NLGRP_READLOG).map_err(AuditError::Listen)?;
     emit();
     let deadline = Instant::now() + Duration::from_secs(2);
     let mut buf = vec![0u8; 16384];

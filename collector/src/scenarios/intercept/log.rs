@@ -12,12 +12,14 @@
 
 use super::audit::{self, AuditError};
 use super::{action_filter, install, FAMILY};
-use crate::harness::{raw_syscall0, Batch, Probe, Syscall};
+use crate::harness::{Batch, Probe, Syscall};
 use crate::scenarios::{RunError, Scenario, SetupError};
+use crate::sys::syscall::Query;
 use std::collections::BTreeMap;
 
 /// The logged marker syscall around each batch; never a probe.
-const MARKER_NR: libc::c_long = libc::SYS_sched_yield;
+const MARKER: Query = Query::SCHED_YIELD;
+const MARKER_NR: libc::c_long = MARKER.nr();
 
 pub struct Log {
     syscall: Syscall,
@@ -40,8 +42,7 @@ impl Log {
 
     fn marker(&self) -> Result<u64, AuditError> {
         audit::marker_serial(self.pid, MARKER_NR, || {
-            // SAFETY: sched_yield has no effect beyond yielding.
-            unsafe { raw_syscall0(MARKER_NR) };
+            MARKER.call();
         })
     }
 }

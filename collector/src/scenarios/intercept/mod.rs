@@ -17,7 +17,8 @@ mod refused;
 mod trap;
 
 use super::{Scenario, SetupError};
-use crate::harness::{raw_syscall1, Syscall};
+use crate::harness::Syscall;
+use crate::sys::syscall::{self, Issue};
 use libc::c_long;
 
 pub use crate::scenarios::seccomp::install;
@@ -52,8 +53,7 @@ pub fn scenarios(syscall: Syscall) -> Vec<Box<dyn Scenario>> {
 /// argument, and a buffer for `sysinfo`.
 pub(crate) struct Call {
     pub nr: c_long,
-    buf: Box<[u64; 16]>,
-    takes_buffer: bool,
+    call: syscall::Call,
 }
 
 impl Call {
@@ -68,27 +68,21 @@ impl Call {
                 syscall.name()
             ))
         })?;
-        Ok(Call {
-            nr,
-            buf: Box::new([0; 16]),
-            takes_buffer: syscall == Syscall::Sysinfo,
-        })
+        let call = syscall::Call::new(nr).ok_or_else(|| {
+            SetupError::Failed(format!("syscall {nr} is not one of the probe's queries"))
+        })?;
+        Ok(Call { nr, call })
     }
 
-    /// The argument the probe passes (a buffer for `sysinfo`, 0 otherwise — `getpgid(0)`).
+    /// The probe as a timed loop issues it: with a buffer for `sysinfo`, 0 otherwise
+    /// (`getpgid(0)`).
     #[inline(always)]
-    pub fn arg(&mut self) -> usize {
-        if self.takes_buffer {
-            self.buf.as_mut_ptr() as usize
-        } else {
-            0
-        }
+    pub fn issue(&mut self) -> Issue<'_> {
+        self.call.issue()
     }
 
     /// What the syscall really returns in this process (what an emulation must return).
     pub fn native_result(&mut self) -> i64 {
-        let arg = self.arg();
-        // SAFETY: the probe syscalls are queries; the buffer outlives the call.
-        unsafe { raw_syscall1(self.nr, arg) as i64 }
+        self.issue().call() as i64
     }
 }

@@ -17,6 +17,7 @@ use crate::harness::{Batch, Probe, Syscall};
 use crate::machine::kconfig;
 use crate::scenarios::{RunError, Scenario, SetupError};
 use crate::sys::affinity::{pin_to_cpus, pinned_cpu};
+use crate::sys::seccomp;
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{mpsc, Arc};
@@ -102,18 +103,9 @@ fn place_supervisor(cpus: &[u32]) -> Result<(), SetupError> {
 /// Sets SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP on a listener; Unsupported with the kernel's version
 /// when it is older than the flag.
 fn set_sync_wake(fd: i32) -> Result<(), SetupError> {
-    // SAFETY: the flags are passed by value, as SECCOMP_IOCTL_NOTIF_SET_FLAGS expects.
-    let rc = unsafe {
-        libc::ioctl(
-            fd,
-            libc::SECCOMP_IOCTL_NOTIF_SET_FLAGS,
-            SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP,
-        )
-    };
-    if rc == 0 {
+    let Err(err) = seccomp::notif_set_flags(fd, SECCOMP_USER_NOTIF_FD_SYNC_WAKE_UP) else {
         return Ok(());
-    }
-    let err = std::io::Error::last_os_error();
+    };
     let version = kconfig::running_version();
     match (err.raw_os_error(), version) {
         (Some(libc::EINVAL), Some(v)) if v < SYNC_WAKE_SINCE => {
@@ -132,15 +124,13 @@ fn set_sync_wake(fd: i32) -> Result<(), SetupError> {
 /// The supervisor: receive, count, answer — until the listener breaks.
 fn supervise(fd: i32, nrs: Vec<libc::c_long>, value: i64, cont: bool, c: &Counters) {
     loop {
-        // SAFETY: the kernel requires a zeroed buffer for NOTIF_RECV.
-        let mut req: libc::seccomp_notif = unsafe { std::mem::zeroed() };
-        // SAFETY: valid fd and buffer of the size the ioctl encodes.
-        if unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_RECV, &mut req) } != 0 {
-            match std::io::Error::last_os_error().raw_os_error() {
+        let req = match seccomp::notif_recv(fd) {
+            Ok(req) => req,
+            Err(e) => match e.raw_os_error() {
                 Some(libc::EINTR) | Some(libc::ENOENT) => continue,
                 _ => return,
-            }
-        }
+            },
+        };
         let ours = nrs.contains(&(req.data.nr as libc::c_long));
         let mut resp = libc::seccomp_notif_resp {
             id: req.id,
@@ -159,8 +149,7 @@ fn supervise(fd: i32, nrs: Vec<libc::c_long>, value: i64, cont: bool, c: &Counte
             }
             c.answered.fetch_add(1, Ordering::SeqCst);
         }
-        // SAFETY: valid fd and response.
-        if unsafe { libc::ioctl(fd, libc::SECCOMP_IOCTL_NOTIF_SEND, &resp) } != 0 {
+        if seccomp::notif_send(fd, &resp).is_err() {
             c.send_errors.fetch_add(1, Ordering::SeqCst);
         }
     }

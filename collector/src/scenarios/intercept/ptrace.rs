@@ -14,42 +14,11 @@ use crate::harness::{Batch, Probe, Syscall};
 use crate::scenarios::{RunError, Scenario, SetupError};
 use crate::sys::affinity::pinned_cpu;
 use crate::sys::process::{self, Child, Event, Exit};
+use crate::sys::ptrace::{self, Resume, PTRACE_SYSCALL_INFO_ENTRY, PTRACE_SYSCALL_INFO_EXIT};
 use crate::sys::shared::{Shared, Slots};
 use std::collections::BTreeMap;
 use std::io;
 
-/// The type of ptrace's request argument: glibc declares it unsigned, musl signed.
-#[cfg(target_env = "musl")]
-type Request = libc::c_int;
-#[cfg(not(target_env = "musl"))]
-type Request = libc::c_uint;
-
-/// powerpc numbers it apart (0x1d, since Linux 4.20). A kernel without it for the
-/// architecture answers EIO, and the scenario is skipped saying so.
-#[cfg(not(target_arch = "powerpc64"))]
-const PTRACE_SYSEMU: Request = 31;
-#[cfg(target_arch = "powerpc64")]
-const PTRACE_SYSEMU: Request = 0x1d;
-const PTRACE_GET_SYSCALL_INFO: Request = 0x420e;
-const PTRACE_SYSCALL_INFO_ENTRY: u8 = 1;
-const PTRACE_SYSCALL_INFO_EXIT: u8 = 2;
-
-/// `struct ptrace_syscall_info` (include/uapi/linux/ptrace.h) with its union as the entry
-/// stop's member, the largest one padded (musl's libc bindings have none).
-#[repr(C)]
-#[derive(Default)]
-struct SyscallInfo {
-    op: u8,
-    pad: [u8; 3],
-    arch: u32,
-    instruction_pointer: u64,
-    stack_pointer: u64,
-    /// `entry.nr`
-    nr: u64,
-    args: [u64; 6],
-    /// `seccomp.ret_data`, and the padding to the union's size.
-    ret_data: [u32; 2],
-}
 /// WSTOPSIG of a syscall stop with PTRACE_O_TRACESYSGOOD.
 const SYSCALL_STOP: i32 = libc::SIGTRAP | 0x80;
 
@@ -146,11 +115,11 @@ impl Ptrace {
         self.syscall.nrs().len() as u64
     }
 
-    fn resume_request(&self) -> Request {
+    fn resume_request(&self) -> Resume {
         if self.emulate {
-            PTRACE_SYSEMU
+            Resume::Sysemu
         } else {
-            libc::PTRACE_SYSCALL
+            Resume::Syscall
         }
     }
 
@@ -168,19 +137,12 @@ impl Ptrace {
             shm.seti(S_RESULT, c.native_result());
         }
         probe.run(64, false); // warm-up: page faults and caches, before any stop
-                              // SAFETY: plain ptrace/getpid calls on ourselves.
-        let me = unsafe {
-            if libc::ptrace(libc::PTRACE_TRACEME, 0, 0, 0) != 0 {
-                shm.set(
-                    W_SETUP_ERRNO,
-                    std::io::Error::last_os_error().raw_os_error().unwrap_or(0) as u64,
-                );
-                return EXIT_TRACEME;
-            }
-            libc::getpid()
-        };
-        // SAFETY: stop ourselves; the tracer resumes us with syscall tracing on.
-        unsafe { libc::kill(me, libc::SIGSTOP) };
+        if let Err(e) = ptrace::traceme() {
+            shm.set(W_SETUP_ERRNO, e.raw_os_error().unwrap_or(0) as u64);
+            return EXIT_TRACEME;
+        }
+        // The tracer resumes us with syscall tracing on.
+        ptrace::stop_self();
         let b = probe.run(iters, false);
         shm.set(W_ITERS, b.iters);
         shm.set(W_ELAPSED, b.elapsed_ns);
@@ -230,26 +192,21 @@ impl Ptrace {
             other => return Err(PtraceError::Unplanned(other)),
         }
         let opts = libc::PTRACE_O_TRACESYSGOOD | libc::PTRACE_O_EXITKILL;
-        // SAFETY: our stopped tracee.
-        if unsafe { libc::ptrace(libc::PTRACE_SETOPTIONS, pid, 0, opts) } != 0 {
-            return Err(PtraceError::SetOptions(io::Error::last_os_error()));
-        }
+        ptrace::set_options(pid, opts).map_err(PtraceError::SetOptions)?;
         let nrs = self.syscall.nrs();
         let result = shm.geti(S_RESULT);
         let req = self.resume_request();
         let mut stops = 0u64;
         let mut signal = 0;
         loop {
-            // SAFETY: our stopped tracee; `signal` is 0 or the signal it stopped with.
-            if unsafe { libc::ptrace(req, pid, 0, signal) } != 0 {
-                return Err(PtraceError::Resume(io::Error::last_os_error()));
-            }
+            // `signal` is 0 or the signal it stopped with.
+            ptrace::resume(req, pid, signal).map_err(PtraceError::Resume)?;
             signal = 0;
             match wait(t)? {
                 Event::Ended(Exit::Code(0)) => return Ok(stops),
                 Event::Ended(how) => return Err(PtraceError::Ended(how)),
                 Event::Stopped(SYSCALL_STOP) => {
-                    let (op, nr) = syscall_info(pid)?;
+                    let (op, nr) = ptrace::syscall_info(pid).map_err(PtraceError::SyscallInfo)?;
                     if op != PTRACE_SYSCALL_INFO_ENTRY {
                         if self.emulate && op == PTRACE_SYSCALL_INFO_EXIT {
                             return Err(PtraceError::ExitUnderSysemu);
@@ -259,7 +216,9 @@ impl Ptrace {
                     if nrs.contains(&nr) {
                         stops += 1;
                         if self.emulate {
-                            set_return(pid, result)?;
+                            ptrace::set_return(pid, result).map_err(|(what, source)| {
+                                PtraceError::SetReturn { what, source }
+                            })?;
                         }
                     } else if self.emulate {
                         // SYSEMU would skip this call too; only the final exit_group is
@@ -293,105 +252,6 @@ fn no_vdso_clock() -> String {
          PTRACE_SYSEMU would skip like the probe and the batch could not be timed (a machine \
          whose clocksource is tsc, kvm-clock or arch_sys_counter can run it)"
     )
-}
-
-/// (op, syscall number) of the tracee's current stop.
-fn syscall_info(pid: libc::pid_t) -> Result<(u8, libc::c_long), PtraceError> {
-    let mut info = SyscallInfo::default();
-    let size = std::mem::size_of::<SyscallInfo>();
-    // SAFETY: buffer of `size` bytes.
-    let n = unsafe {
-        libc::ptrace(
-            PTRACE_GET_SYSCALL_INFO,
-            pid,
-            size,
-            &mut info as *mut SyscallInfo,
-        )
-    };
-    if n < 0 {
-        return Err(PtraceError::SyscallInfo(io::Error::last_os_error()));
-    }
-    // `nr` is the entry stop's; for other stops only `op` is used.
-    let nr = info.nr as libc::c_long;
-    Ok((info.op, nr))
-}
-
-/// Sets the tracee's syscall return register (at a SYSEMU entry stop).
-#[cfg(target_arch = "x86_64")]
-fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
-    let off = std::mem::offset_of!(libc::user_regs_struct, rax);
-    // SAFETY: POKEUSER into the register area of our stopped tracee.
-    if unsafe { libc::ptrace(libc::PTRACE_POKEUSER, pid, off, value) } != 0 {
-        return Err(set_return_error("PTRACE_POKEUSER(rax)"));
-    }
-    Ok(())
-}
-
-fn set_return_error(what: &'static str) -> PtraceError {
-    PtraceError::SetReturn {
-        what,
-        source: io::Error::last_os_error(),
-    }
-}
-
-/// Sets the tracee's syscall return (at a SYSEMU entry stop): r3 and CR0's summary-overflow bit,
-/// the ppc ABI's error flag. Both: a kernel with the generic entry code (ppc64 from 7.0)
-/// leaves SO as its skip of the call set it, where older ones derived it from r3 on the way
-/// out — writing r3 alone returned every result as an error there.
-#[cfg(target_arch = "powerpc64")]
-fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
-    const PT_CCR: usize = 38;
-    let word = std::mem::size_of::<libc::c_ulong>();
-    // SAFETY: PEEKUSER of our stopped tracee's register area; -1 is told apart by errno.
-    let ccr = unsafe {
-        *libc::__errno_location() = 0;
-        let v = libc::ptrace(libc::PTRACE_PEEKUSER, pid, PT_CCR * word, 0);
-        if v == -1 && *libc::__errno_location() != 0 {
-            return Err(set_return_error("PTRACE_PEEKUSER(ccr)"));
-        }
-        v as libc::c_ulong
-    };
-    let mut regs = [0 as libc::c_ulong; PT_CCR + 1];
-    regs[PT_CCR] = ccr;
-    crate::harness::set_ppc_syscall_return(&mut regs, value);
-    for (i, what) in [(3, "PTRACE_POKEUSER(r3)"), (PT_CCR, "PTRACE_POKEUSER(ccr)")] {
-        // SAFETY: POKEUSER into the register area of our stopped tracee.
-        if unsafe { libc::ptrace(libc::PTRACE_POKEUSER, pid, i * word, regs[i]) } != 0 {
-            return Err(set_return_error(what));
-        }
-    }
-    Ok(())
-}
-
-/// Sets the tracee's syscall return register (at a SYSEMU entry stop): x0 on arm64, a0 on
-/// riscv64.
-#[cfg(any(target_arch = "aarch64", target_arch = "riscv64"))]
-fn set_return(pid: libc::pid_t, value: i64) -> Result<(), PtraceError> {
-    // SAFETY: GETREGSET/SETREGSET of NT_PRSTATUS on our stopped tracee with a matching iovec.
-    unsafe {
-        let mut regs: libc::user_regs_struct = std::mem::zeroed();
-        let mut iov = libc::iovec {
-            iov_base: &mut regs as *mut libc::user_regs_struct as *mut libc::c_void,
-            iov_len: std::mem::size_of::<libc::user_regs_struct>(),
-        };
-        if libc::ptrace(libc::PTRACE_GETREGSET, pid, libc::NT_PRSTATUS, &mut iov) != 0 {
-            return Err(set_return_error("PTRACE_GETREGSET"));
-        }
-        // Through the iovec's pointer: the kernel reads the registers from there.
-        let regs = &mut *(iov.iov_base as *mut libc::user_regs_struct);
-        #[cfg(target_arch = "aarch64")]
-        {
-            regs.regs[0] = value as u64;
-        }
-        #[cfg(target_arch = "riscv64")]
-        {
-            regs.a0 = value as libc::c_ulong;
-        }
-        if libc::ptrace(libc::PTRACE_SETREGSET, pid, libc::NT_PRSTATUS, &mut iov) != 0 {
-            return Err(set_return_error("PTRACE_SETREGSET"));
-        }
-    }
-    Ok(())
 }
 
 impl Scenario for Ptrace {
@@ -506,12 +366,6 @@ impl Scenario for Ptrace {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_syscall_info_is_the_kernels_size() {
-        assert_eq!(std::mem::size_of::<SyscallInfo>(), 88);
-        assert_eq!(std::mem::offset_of!(SyscallInfo, nr), 24);
-    }
 
     fn ready(emulate: bool) -> Ptrace {
         let mut p = Ptrace::new(Syscall::Getppid, emulate, true, vec![]);

@@ -3,7 +3,7 @@
 //! with ENOSYS. The loop is the probe's loop with the expected return swapped for the refusal.
 
 use super::{action_filter, install, Call, FAMILY};
-use crate::harness::{clock, raw_syscall1, Batch, Syscall};
+use crate::harness::{clock, Batch, Syscall};
 use crate::scenarios::{RunError, Scenario, SetupError};
 use std::collections::BTreeMap;
 
@@ -46,13 +46,11 @@ impl Refused {
 
     /// The timed loop: raw instruction, inlined, counting the calls that were refused.
     pub fn refused_loop(call: &mut Call, want: i64, iters: u64) -> Batch {
-        let nr = call.nr;
-        let arg = call.arg();
+        let issue = call.issue();
         let mut refused = 0u64;
         let t0 = clock::now_ns();
         for _ in 0..iters {
-            // SAFETY: the probe syscalls are queries; the argument is 0 or our buffer.
-            let ret = unsafe { raw_syscall1(nr, arg) } as i64;
+            let ret = issue.call() as i64;
             refused += (ret == want) as u64;
         }
         let t1 = clock::now_ns();

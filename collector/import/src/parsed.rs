@@ -1,4 +1,5 @@
-//! The parts every imported record shares, and the types parsers hand back.
+//! What the parsers hand back (a run's record, hints, the outcome of a log), and the parts
+//! every imported record shares.
 
 use crate::format::Format;
 use crate::lex::excerpt;

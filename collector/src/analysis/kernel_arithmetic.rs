@@ -3,7 +3,7 @@
 //! expectation), values compared as `int`, and `≈` meaning "the larger is within the smaller +
 //! max(10 % of the smaller, 2)". Used to record what the kernel would have said.
 
-use super::kernel::tolerance;
+use super::kernel_quantities::tolerance;
 use syscost_record::{Estimate, EstimateId, Expectation, KernelExpectation, Verdict};
 
 /// Per-call times in integer ns, as the kernel computes them.

@@ -18,14 +18,25 @@
 //! One sample is in flight at a time: a worker is asked for its next sample only once the
 //! previous one has answered, and a system-wide scenario answers only once its program is
 //! detached. So no scenario is ever measured while another's program is attached.
+//!
+//! By phase, a module each: `spawn` (a worker per scenario, set up; later instances replace
+//! them), `calibrate`, `rounds` (which group next, its round, the epochs of instances, the
+//! judge asked again before a stop for the targets), `shutdown`; `run` holds the state they
+//! share and takes one round's samples.
 
 pub use super::allocate::MIN_ROUNDS;
 
-use super::allocate::{self, GroupState};
-use super::worker::{Reply, Sample, Worker, WorkerError};
+mod calibrate;
+mod rounds;
+mod run;
+mod shutdown;
+mod spawn;
+
 use crate::scenarios::Scenario;
 use crate::stats::Summary;
-use std::sync::atomic::{AtomicBool, Ordering};
+use rounds::Rounds;
+use run::Run;
+use std::sync::atomic::AtomicBool;
 use std::time::{Duration, Instant};
 use syscost_record::{Status, StopReason};
 
@@ -181,275 +192,6 @@ pub struct Progress {
     pub groups: usize,
 }
 
-struct Run<'a> {
-    scenarios: &'a mut [Box<dyn Scenario>],
-    workers: Vec<Option<Worker>>,
-    slots: Vec<Slot>,
-    stop: &'a AtomicBool,
-    /// Samples of the round in progress, added to the slots once the round is complete: a
-    /// round the budget cuts short is dropped with its samples, and so are its counts.
-    pending: Vec<Taken>,
-    /// When each worker's background work (see [`Sample::settle_ns`]) should be over.
-    ready_at: Vec<Instant>,
-    /// Wall time of each worker's last sample, request to reply.
-    sample_wall: Vec<Option<Duration>>,
-    /// Workers retired during the run (failed, or out of budget): killed, and reaped with the
-    /// others at the end.
-    retired: Vec<Worker>,
-    /// Samples of the round in progress set aside to be taken again (their scenarios).
-    retaken: Vec<usize>,
-}
-
-/// One accepted sample of the round in progress.
-struct Taken {
-    slot: usize,
-    ns_per_op: f64,
-    untimed: Option<f64>,
-    verified: Option<(u64, u64)>,
-    preempted: bool,
-}
-
-/// How a round ended.
-enum RoundEnd {
-    Complete,
-    Interrupted,
-    /// The budget ran out while this worker's sample was in flight.
-    OutOfBudget(usize),
-}
-
-impl Run<'_> {
-    fn fail(&mut self, i: usize, status: Status, reason: String) {
-        if let Some(mut w) = self.workers[i].take() {
-            w.kill();
-            self.retired.push(w);
-        }
-        let slot = &mut self.slots[i];
-        slot.status = status;
-        slot.reason = Some(reason);
-    }
-
-    fn active(&self) -> Vec<usize> {
-        (0..self.workers.len())
-            .filter(|&i| self.workers[i].is_some())
-            .collect()
-    }
-
-    fn interrupted(&self) -> bool {
-        self.stop.load(Ordering::Relaxed)
-    }
-
-    /// Forks a worker for each of `which` (all first: their setups run concurrently), then
-    /// collects their verdicts until `until`. A scenario whose worker cannot be forked, whose
-    /// setup fails or does not finish in time, is retired with the reason; `instance` names the
-    /// instance in it from the second on.
-    fn set_up(&mut self, which: &[usize], opts: &Options, until: Instant, instance: u32) {
-        let of = if instance == 0 {
-            String::new()
-        } else {
-            format!("instance {}: ", instance + 1)
-        };
-        for &i in which {
-            match Worker::spawn(self.scenarios[i].as_mut(), opts.cpu, opts.sample_ns) {
-                Ok(w) => self.workers[i] = Some(w),
-                Err(e) => {
-                    self.workers[i] = None;
-                    self.slots[i].status = Status::Failed;
-                    self.slots[i].reason = Some(format!("{of}cannot fork a worker: {e}"));
-                }
-            }
-        }
-        for &i in which {
-            let wait = until
-                .saturating_duration_since(Instant::now())
-                .max(Duration::from_millis(20));
-            let Some(w) = self.workers[i].as_mut() else {
-                continue;
-            };
-            match w.recv(wait, self.stop) {
-                Ok(Reply::Ready) => {}
-                Ok(Reply::Skipped(why)) => self.fail(i, Status::Skipped, format!("{of}{why}")),
-                Ok(Reply::Failed(why)) => {
-                    self.fail(i, Status::Failed, format!("{of}setup failed: {why}"))
-                }
-                Ok(other) => {
-                    self.fail(i, Status::Failed, format!("{of}unexpected reply {other:?}"))
-                }
-                Err(WorkerError::Interrupted) => break,
-                // Setup may use half the budget; beyond that it is the budget's doing (or a
-                // hang, which the reason cannot tell apart, so it says both).
-                Err(WorkerError::Timeout(_)) if instance == 0 => self.fail(
-                    i,
-                    Status::Skipped,
-                    format!(
-                        "its setup did not finish within {:.2} s, half of the budget (a larger \
-                         --budget gives it more time; if it still does not finish, it hangs)",
-                        opts.budget.as_secs_f64() / 2.0
-                    ),
-                ),
-                Err(WorkerError::Timeout(t)) => self.fail(
-                    i,
-                    Status::Failed,
-                    format!(
-                        "{of}its setup did not finish within {:.2} s (the first instance's did)",
-                        t.as_secs_f64()
-                    ),
-                ),
-                Err(e) => self.fail(i, Status::Failed, format!("{of}during setup: {e}")),
-            }
-        }
-    }
-
-    /// Replaces every active worker by a fresh instance `instance`: the old ones are told to
-    /// leave and killed, the new ones set up meanwhile (concurrently: nothing is measured), and
-    /// only once every old one is reaped — a worker holding BPF links detaches them on its way
-    /// out — and every new one ready does measuring go on. Each new one whose samples are short
-    /// then takes one sample at the calibrated size, which is dropped: the first touches of a
-    /// fresh process's pages and caches are no part of its steady state.
-    fn renew(
-        &mut self,
-        opts: &Options,
-        deadline: Instant,
-        sample_timeout: Duration,
-        instance: u32,
-        round: usize,
-    ) -> RoundEnd {
-        let active = self.active();
-        let mut old: Vec<Worker> = active
-            .iter()
-            .filter_map(|&i| self.workers[i].take())
-            .collect();
-        let mut refs: Vec<&mut Worker> = old.iter_mut().collect();
-        Worker::shutdown_all(&mut refs, Duration::ZERO);
-        let until = deadline.min(Instant::now() + Duration::from_secs(10));
-        self.set_up(&active, opts, until, instance);
-        Worker::kill_and_reap_all(&mut refs, REAP_BOUND);
-        drop(refs);
-        let now = Instant::now();
-        for &i in &active {
-            self.ready_at[i] = now;
-        }
-        // Only the cheap ones: an expensive sample amortises its cold start itself.
-        let order: Vec<usize> = active
-            .into_iter()
-            .filter(|&i| {
-                self.workers[i].is_some() && self.sample_wall[i].is_some_and(|w| w <= WARM_UP_BELOW)
-            })
-            .collect();
-        let end = sample_round(self, &order, round, deadline, sample_timeout);
-        self.pending.clear();
-        self.retaken.clear();
-        end
-    }
-
-    /// Handles one reply to a sample request: the sample, or the scenario fails.
-    fn take_sample(&mut self, i: usize, round: usize, sample: Sample) {
-        let b = sample.batch;
-        if b.iters == 0 {
-            self.fail(i, Status::Failed, "worker returned an empty batch".into());
-            return;
-        }
-        if b.bad != 0 {
-            let what = self.scenarios[i].description();
-            self.fail(
-                i,
-                Status::Failed,
-                format!(
-                    "{} of {} operations returned an unexpected value ({what})",
-                    b.bad, b.iters
-                ),
-            );
-            return;
-        }
-        let mut verified = None;
-        if let Some(what) = self.scenarios[i].verification() {
-            let expected = self.scenarios[i].expected_verified(b.iters);
-            match b.verified {
-                Some(observed) if observed == expected => verified = Some((expected, observed)),
-                observed => {
-                    let observed = observed.map_or("nothing".to_string(), |o| o.to_string());
-                    self.fail(
-                        i,
-                        Status::Failed,
-                        format!(
-                            "verification failed in round {round}: expected {expected} {what} \
-                             for {} operations, observed {observed}",
-                            b.iters
-                        ),
-                    );
-                    return;
-                }
-            }
-        }
-        self.pending.push(Taken {
-            slot: i,
-            ns_per_op: b.elapsed_ns as f64 / b.iters as f64,
-            untimed: sample.untimed_ns.map(|u| u as f64),
-            verified,
-            preempted: sample.preempted,
-        });
-    }
-
-    /// The round is complete: its samples and counts join the slots'.
-    fn commit_round(&mut self, round: usize) {
-        for t in &self.pending {
-            let slot = &mut self.slots[t.slot];
-            slot.raw.push(t.ns_per_op);
-            slot.preempted += t.preempted as u64;
-            if let Some((expected, observed)) = t.verified {
-                let v = slot.verified.get_or_insert((0, 0));
-                v.0 += expected;
-                v.1 += observed;
-            }
-            if t.untimed.is_some() {
-                slot.untimed[round] = t.untimed;
-            }
-        }
-        // A scenario's value in the round: the mean of its samples in it.
-        for t in &self.pending {
-            if self.slots[t.slot].samples[round].is_some() {
-                continue;
-            }
-            let (sum, n) = self
-                .pending
-                .iter()
-                .filter(|u| u.slot == t.slot)
-                .fold((0.0, 0usize), |(s, n), u| (s + u.ns_per_op, n + 1));
-            self.slots[t.slot].samples[round] = Some(sum / n as f64);
-        }
-        self.pending.clear();
-        for i in self.retaken.drain(..) {
-            self.slots[i].retaken += 1;
-        }
-    }
-
-    /// The order of a round of `group`: its active members shuffled, or, with a system-wide
-    /// member, its baseline first and last around the others shuffled.
-    fn order(&self, group: &Group, round: usize) -> Vec<usize> {
-        let active: Vec<usize> = group
-            .members
-            .iter()
-            .copied()
-            .filter(|&i| self.workers[i].is_some())
-            .collect();
-        let around = group.baseline.filter(|b| {
-            active.contains(b)
-                && active
-                    .iter()
-                    .any(|&i| i != *b && self.scenarios[i].system_wide())
-        });
-        match around {
-            Some(b) => {
-                let others: Vec<usize> = active.iter().copied().filter(|&i| i != b).collect();
-                let mut order = vec![b];
-                order.extend(round_order(&others, round));
-                order.push(b);
-                order
-            }
-            None => round_order(&active, round),
-        }
-    }
-}
-
 /// The order of one round: a fresh permutation every round (Fisher–Yates on a fixed-seed
 /// xorshift, so runs are reproducible). A plain rotation would give each scenario almost always
 /// the same predecessor, whose cache and branch-predictor footprint then biases short
@@ -503,365 +245,52 @@ pub fn measure_groups(
         .budget
         .mul_f64(0.01)
         .clamp(Duration::from_millis(15), Duration::from_millis(200));
-    let n = scenarios.len();
-    let mut run = Run {
-        workers: (0..n).map(|_| None).collect(),
-        slots: vec![
-            Slot {
-                status: Status::Measured,
-                reason: None,
-                samples: Vec::new(),
-                raw: Vec::new(),
-                iters_per_sample: 0,
-                untimed: Vec::new(),
-                preempted: 0,
-                retaken: 0,
-                verified: None,
-                instance: Vec::new(),
-            };
-            n
-        ],
-        scenarios,
-        stop,
-        pending: Vec::new(),
-        ready_at: vec![t0; n],
-        sample_wall: vec![None; n],
-        retired: Vec::new(),
-        retaken: Vec::new(),
-    };
-    let report = |phase, rounds, met, progress: &mut dyn FnMut(&Progress)| {
-        progress(&Progress {
-            phase,
-            elapsed: t0.elapsed(),
-            rounds,
-            met,
-            groups: groups.len(),
-        })
+    let all: Vec<usize> = (0..scenarios.len()).collect();
+    let mut run = Run::new(scenarios, stop, t0);
+    let mut say = Reporter {
+        t0,
+        groups: groups.len(),
+        progress,
     };
 
     // Setup: fork everything first, then collect the verdicts (setups run concurrently).
-    report("setting up", 0, 0, progress);
+    say.say("setting up", 0, 0);
     // Setup may take at most half the budget (BPF verification can be slow).
     let setup_deadline = t0 + opts.budget.mul_f64(0.5);
-    let all: Vec<usize> = (0..n).collect();
     let setup_start = Instant::now();
     run.set_up(&all, opts, setup_deadline, 0);
     // What a fresh instance of every worker costs, until one was made: its setup, twice (for
     // ending the old ones and warming up the new).
-    let mut renew_cost = setup_start.elapsed() * 2;
+    let renew_cost = setup_start.elapsed() * 2;
 
     // Calibration, one worker at a time: they share the CPU.
-    report("calibrating", 0, 0, progress);
-    for i in run.active() {
-        // Calibrating what cannot be sampled any more is wasted budget.
-        if run.interrupted() || Instant::now() + reserve >= deadline {
-            break;
-        }
-        let budget_left = deadline
-            .saturating_duration_since(Instant::now() + reserve)
-            .max(Duration::from_millis(5));
-        let hang = Duration::from_secs(10);
-        let wait = hang.min(budget_left);
-        let reply = match run.workers[i].as_mut() {
-            Some(w) => w.request_calibration().and_then(|_| w.recv(wait, stop)),
-            None => continue,
-        };
-        match reply {
-            Ok(Reply::Calibrated { iters, settle_ns }) => {
-                run.slots[i].iters_per_sample = iters;
-                run.ready_at[i] = Instant::now() + Duration::from_nanos(settle_ns.unwrap_or(0));
-            }
-            Ok(Reply::RunFailed(why)) => {
-                run.fail(i, Status::Failed, format!("during calibration: {why}"))
-            }
-            Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
-            Err(WorkerError::Interrupted) => break,
-            // The budget ran out while it calibrated: it simply gets no sample (see below).
-            Err(WorkerError::Timeout(_)) if wait < hang => {
-                if let Some(mut w) = run.workers[i].take() {
-                    w.kill();
-                    run.retired.push(w);
-                }
-            }
-            Err(e) => run.fail(i, Status::Failed, format!("during calibration: {e}")),
-        }
-    }
+    say.say("calibrating", 0, 0);
+    calibrate::calibrate(&mut run, deadline, reserve);
 
-    // Rounds.
-    // A worker silent this long is hung. Generous: on a loaded machine a pinned worker can be
-    // starved for hundreds of milliseconds without anything being wrong with it.
-    let sample_timeout =
-        Duration::from_nanos(opts.sample_ns.saturating_mul(100)).max(Duration::from_secs(2));
-    let mut states: Vec<GroupState> = groups
-        .iter()
-        .map(|g| GroupState {
-            weight: g.weight,
-            ..GroupState::default()
-        })
-        .collect();
-    let mut needs = vec![Need::Unknown; groups.len()];
-    // Durations of each group's last rounds: the next one is predicted from them.
-    let mut recent: Vec<Vec<Duration>> = vec![Vec::new(); groups.len()];
-    let mut judged_at = vec![0usize; groups.len()];
-    let mut round_group = Vec::new();
-    let mut in_flight = None;
-    let mut stop_reason = StopReason::Budget;
-    let mut last_report = Instant::now();
-    // Instances: the rounds are cut into epochs, each with a fresh instance of every worker.
-    let mut instance: u32 = 0;
-    let measuring_from = Instant::now();
-    let mut renewing = Duration::ZERO;
-    let mut renewals = 0u32;
-    let left = |now: Instant| deadline.saturating_duration_since(now + reserve);
-    // As many as the budget fits, each with a few rounds at least; fewer than a t interval can
-    // use (its multiplier is 12.7 with 2) are none: the run is then one instance, and says so.
-    let planned = {
-        let fit = left(measuring_from).as_secs_f64()
-            / (renew_cost + MIN_INSTANCE_TIME).as_secs_f64().max(1e-3);
-        match opts.instances.min(fit as usize) {
-            n if n >= MIN_INSTANCES => n,
-            _ => 1,
-        }
-    };
-    let mut epoch_end = if planned > 1 {
-        measuring_from + epoch_length(left(measuring_from), planned - 1, renew_cost, None)
-    } else {
-        deadline
-    };
-    // Renewing is worth it while an epoch longer than the renewal would follow.
-    let affordable = |now: Instant, cost: Duration| left(now) >= cost * 2 + MIN_EPOCH;
-    loop {
-        if run.interrupted() {
-            break;
-        }
-        let now = Instant::now();
-        if planned > 1 && now >= epoch_end {
-            // Beyond the minimum, renewing may take at most a share of the budget.
-            let capped = instance as usize + 1 >= planned
-                && renewing + renew_cost > opts.budget.mul_f64(MAX_RENEWING_SHARE);
-            if capped || !affordable(now, renew_cost) {
-                epoch_end = deadline;
-            } else {
-                // The optimum epoch from the components of the instances so far.
-                let measured = now
-                    .saturating_duration_since(measuring_from)
-                    .saturating_sub(renewing);
-                let best = (instance >= 1).then(|| {
-                    let unmet: Vec<usize> = (0..groups.len())
-                        .filter(|&g| !needs[g].met() && needs[g] != Need::Nothing)
-                        .collect();
-                    let parts: Vec<(usize, Option<(f64, f64)>)> = unmet
-                        .iter()
-                        .map(|&g| (groups[g].weight, judge.components(g, groups, &run.slots)))
-                        .collect();
-                    optimal_epoch(&parts, measured / (instance + 1), renew_cost, left(now))
-                });
-                instance += 1;
-                report("renewing", round_group.len(), 0, progress);
-                let t = Instant::now();
-                let end = run.renew(opts, deadline, sample_timeout, instance, round_group.len());
-                renewing += t.elapsed();
-                renewals += 1;
-                renew_cost = renewing / renewals;
-                match end {
-                    RoundEnd::Complete => {}
-                    RoundEnd::Interrupted => break,
-                    RoundEnd::OutOfBudget(i) => {
-                        in_flight = Some(i);
-                        break;
-                    }
-                }
-                for g in 0..groups.len() {
-                    if needs[g] != Need::Nothing {
-                        needs[g] = Need::Unknown;
-                    }
-                    states[g].here = 0;
-                    judged_at[g] = 0;
-                }
-                let more = planned.saturating_sub(instance as usize + 1);
-                let now = Instant::now();
-                epoch_end = now + epoch_length(left(now), more, renew_cost, best.flatten());
-            }
-        }
-        // A group whose members other than its baseline are all gone measures nothing — but
-        // its baseline's own median when no other group samples it any more.
-        let alive = |g: &Group, i: usize| run.workers[i].is_some() && Some(i) != g.baseline;
-        let compares = |g: &Group| g.members.iter().any(|&i| alive(g, i));
-        let measures = |g: &Group| {
-            compares(g)
-                || g.baseline.is_some_and(|b| {
-                    run.workers[b].is_some()
-                        && !groups.iter().any(|o| o.members.contains(&b) && compares(o))
-                })
-                || (g.baseline.is_none() && g.members.iter().any(|&i| run.workers[i].is_some()))
-        };
-        let candidates: Vec<usize> = (0..groups.len())
-            .filter(|&g| !needs[g].met() && needs[g] != Need::Nothing && measures(&groups[g]))
-            .collect();
-        if candidates.is_empty() {
-            // A group's targets can move after it was judged: a target relative to native's
-            // median follows the rounds of the other groups that sample native. Judged again
-            // on the samples as they are, so that a stop for the targets is one the record's
-            // analysis of the same samples agrees with; a group no longer within them is
-            // sampled again.
-            let mut moved = false;
-            for g in 0..groups.len() {
-                if !needs[g].met() {
-                    continue;
-                }
-                let now = judge.need(g, groups, &run.slots);
-                if !now.met() {
-                    needs[g] = now;
-                    states[g].ratio = match now {
-                        Need::Ratio(r) => Some(r),
-                        _ => None,
-                    };
-                    moved = true;
-                }
-            }
-            if moved {
-                continue;
-            }
-            // Every target met in this instance: the next one, while the minimum is not made.
-            let now = Instant::now();
-            if (instance as usize + 1) < planned && affordable(now, renew_cost) {
-                epoch_end = now;
-                continue;
-            }
-            if needs.iter().any(|n| n.met()) {
-                stop_reason = StopReason::Target;
-            }
-            break;
-        }
-        let now = Instant::now();
-        let remaining = deadline.saturating_duration_since(now + reserve);
-        // The next round of a group lasts about as long as the longest of its last ones; before
-        // its first, as long as its members' last samples (the baseline twice around a
-        // system-wide member), with a margin.
-        let predicted = |g: usize| {
-            recent[g].iter().max().copied().unwrap_or_else(|| {
-                let guess =
-                    |i: usize| run.sample_wall[i].unwrap_or(Duration::from_nanos(opts.sample_ns));
-                let order = run.order(&groups[g], 0);
-                order
-                    .iter()
-                    .map(|&i| guess(i))
-                    .sum::<Duration>()
-                    .mul_f64(1.5)
-            })
-        };
-        let ranked = allocate::rank(&states, &candidates, remaining);
-        let fits: Vec<usize> = ranked
-            .into_iter()
-            .filter(|&g| predicted(g) <= remaining)
-            .collect();
-        let ready = |g: usize| groups[g].members.iter().all(|&i| run.ready_at[i] <= now);
-        let Some(g) = fits
-            .iter()
-            .copied()
-            .find(|&g| ready(g))
-            .or(fits.first().copied())
-        else {
-            break;
-        };
-        let round = round_group.len();
-        let round_start = Instant::now();
-        for slot in run.slots.iter_mut() {
-            slot.samples.push(None);
-            slot.untimed.push(None);
-            slot.instance.push(instance);
-        }
-        let order = run.order(&groups[g], states[g].rounds);
-        let end = sample_round(&mut run, &order, round, deadline, sample_timeout);
-        match end {
-            RoundEnd::Complete => {}
-            RoundEnd::Interrupted => break,
-            RoundEnd::OutOfBudget(i) => {
-                in_flight = Some(i);
-                break;
-            }
-        }
-        run.commit_round(round);
-        round_group.push(g);
-        let took = round_start.elapsed();
-        let st = &mut states[g];
-        st.rounds += 1;
-        st.here += 1;
-        st.spent += took;
-        recent[g].push(took);
-        if recent[g].len() > 5 {
-            recent[g].remove(0);
-        }
-        // Judging sorts the group's per-round values: every round at first, then every
-        // twentieth of its rounds so far.
-        if st.rounds >= MIN_ROUNDS
-            && st.here >= allocate::MIN_PER_INSTANCE.min(MIN_ROUNDS)
-            && st.rounds - judged_at[g] >= (st.rounds / 20).max(1)
-        {
-            judged_at[g] = st.rounds;
-            needs[g] = judge.need(g, groups, &run.slots);
-            st.ratio = match needs[g] {
-                Need::Ratio(r) => Some(r),
-                _ => None,
-            };
-        }
-        if last_report.elapsed() >= Duration::from_millis(50) {
-            last_report = Instant::now();
-            let met = needs.iter().filter(|n| n.met()).count();
-            report("measuring", round_group.len(), met, progress);
-        }
-    }
+    let mut rounds = Rounds::new(groups, judge, opts, deadline, reserve, renew_cost);
+    rounds.sample(&mut run, &mut say);
+
     let interrupted = run.interrupted();
-    if let Some(i) = in_flight {
-        // Still running the sample the budget cut short: no need to wait for it.
-        if let Some(w) = run.workers[i].as_mut() {
-            w.kill();
-        }
-    }
-    let mut left: Vec<&mut Worker> = run.workers.iter_mut().flatten().collect();
-    if !interrupted {
-        // Leaving takes what is left of the budget at most; then whoever is still there is
-        // killed.
-        let grace = deadline
-            .saturating_duration_since(Instant::now())
-            .min(Duration::from_millis(100));
-        Worker::shutdown_all(&mut left, grace);
-    }
-    // Every worker is gone before this returns (bounded: an exit the kernel cannot finish
-    // must not hang the command).
-    left.extend(run.retired.iter_mut());
-    Worker::kill_and_reap_all(&mut left, REAP_BOUND);
-    let rounds = round_group.len();
-    // Scenarios that never got a sample (budget spent before their first round).
-    for slot in run.slots.iter_mut() {
-        slot.samples.truncate(rounds);
-        slot.untimed.truncate(rounds);
-        slot.instance.truncate(rounds);
-        if slot.status == Status::Measured && slot.raw.is_empty() {
-            slot.status = Status::Skipped;
-            slot.reason = Some(format!(
-                "the {:.1} s budget was spent before its first sample (raise --budget)",
-                opts.budget.as_secs_f64()
-            ));
-        }
-    }
-    let group_outcomes = (0..groups.len())
-        .map(|g| GroupOutcome {
-            rounds: states[g].rounds,
-            elapsed: states[g].spent,
-            need: judge.need(g, groups, &run.slots),
+    shutdown::shut_down(&mut run, rounds.in_flight, interrupted, deadline);
+    rounds.outcome(run, interrupted, t0)
+}
+
+/// Tells the progress display where the run is.
+struct Reporter<'p> {
+    t0: Instant,
+    groups: usize,
+    progress: &'p mut dyn FnMut(&Progress),
+}
+
+impl Reporter<'_> {
+    fn say(&mut self, phase: &'static str, rounds: usize, met: usize) {
+        (self.progress)(&Progress {
+            phase,
+            elapsed: self.t0.elapsed(),
+            rounds,
+            met,
+            groups: self.groups,
         })
-        .collect();
-    Outcome {
-        slots: run.slots,
-        rounds,
-        round_group,
-        groups: group_outcomes,
-        stop_reason,
-        interrupted,
-        elapsed: t0.elapsed(),
-        instances: instance as usize + 1,
-        renewing,
     }
 }
 
@@ -930,111 +359,6 @@ fn optimal_epoch(
 /// samples biases paired differences, not only widens them.
 pub const RETAKES: u32 = 3;
 
-/// A fresh instance's worker whose samples take at most this long takes a warm-up sample.
-const WARM_UP_BELOW: Duration = Duration::from_millis(5);
-
-/// A silence that ends this close to the deadline was the budget's doing.
-const BUDGET_SLACK: Duration = Duration::from_millis(2);
-
-/// How many sample timeouts a worker that is runnable (waiting for a CPU) may stay silent
-/// before it is presumed hung after all.
-const STARVED_WAITS: u32 = 5;
-
-/// Takes one round's samples, in `order`; the settle times the workers report are kept.
-fn sample_round(
-    run: &mut Run,
-    order: &[usize],
-    round: usize,
-    deadline: Instant,
-    sample_timeout: Duration,
-) -> RoundEnd {
-    for &i in order {
-        let iters = run.slots[i].iters_per_sample;
-        let limit = run.scenarios[i]
-            .sample_timeout()
-            .map_or(sample_timeout, |t| t.max(sample_timeout));
-        // Where the clock counts instructions nothing else loads the machine: what preempts a
-        // sample is the guest's own kernel work (its attach's and detach's, outside the timed
-        // loop for a system-wide scenario), and a retake would meet it again.
-        let retakes = if run.scenarios[i].preemption_is_noise()
-            && !crate::harness::clock::counts_instructions()
-        {
-            RETAKES
-        } else {
-            0
-        };
-        let mut tries = 0;
-        loop {
-            // Never wait past the budget: a sample still running when it ends is dropped with
-            // its round, and that is the budget's doing, not a hang.
-            super::quiet::before(deadline);
-            let asked = Instant::now();
-            let budget_left = deadline
-                .saturating_duration_since(asked)
-                .max(Duration::from_millis(1));
-            let wait = limit.min(budget_left);
-            let Some(w) = run.workers[i].as_mut() else {
-                break;
-            };
-            let mut reply = w.request_sample(iters).and_then(|_| w.recv(wait, run.stop));
-            // Silent but runnable: starved by a busy machine, not hung — it gets more time,
-            // within the budget.
-            let mut waited = wait;
-            while matches!(reply, Err(WorkerError::Timeout(_)))
-                && waited < limit * STARVED_WAITS
-                && w.runnable()
-            {
-                let more = limit.min(deadline.saturating_duration_since(Instant::now()));
-                if more.is_zero() {
-                    break;
-                }
-                waited += more;
-                reply = w.recv(more, run.stop);
-            }
-            if let Err(WorkerError::Timeout(_)) = reply {
-                reply = Err(WorkerError::Timeout(waited));
-            }
-
-            match reply {
-                Ok(Reply::Batch(sample)) => {
-                    super::quiet::after(&*run.scenarios[i]);
-                    run.sample_wall[i] = Some(asked.elapsed());
-                    if let Some(settle) = sample.settle_ns {
-                        run.ready_at[i] = Instant::now() + Duration::from_nanos(settle);
-                    }
-                    let again = sample.preempted && tries < retakes;
-                    let before = run.pending.len();
-                    run.take_sample(i, round, sample);
-                    // Verified like any other, then set aside: another task ran in it.
-                    if again && run.pending.len() > before {
-                        run.pending.pop();
-                        run.retaken.push(i);
-                        tries += 1;
-                        continue;
-                    }
-                }
-                Ok(Reply::RunFailed(why)) => {
-                    run.fail(i, Status::Failed, format!("in round {round}: {why}"))
-                }
-                Ok(other) => run.fail(i, Status::Failed, format!("unexpected reply {other:?}")),
-                Err(WorkerError::Interrupted) => return RoundEnd::Interrupted,
-                // Cut short by the end of the budget, not hung.
-                Err(WorkerError::Timeout(_)) if Instant::now() + BUDGET_SLACK >= deadline => {
-                    run.pending.clear();
-                    run.retaken.clear();
-                    return RoundEnd::OutOfBudget(i);
-                }
-                Err(e) => run.fail(i, Status::Failed, format!("in round {round}: {e}")),
-            }
-            break;
-        }
-    }
-    if run.interrupted() {
-        return RoundEnd::Interrupted;
-    }
-    RoundEnd::Complete
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1042,7 +366,7 @@ mod tests {
     use crate::scenarios::{RunError, SetupError};
     use crate::stats::instances::{pool, Pooled};
     use crate::sys::shared::Shared;
-    use std::sync::atomic::AtomicU64;
+    use std::sync::atomic::{AtomicU64, Ordering};
 
     /// Events the scripted workers write, in the order they happen: (scenario tag, start or end
     /// of a sample), from every worker process at once.
