@@ -55,7 +55,11 @@ fn attach_costs_are_measured_per_operation_and_order_plausibly() {
         assert_eq!(x.family, "attach");
         // One operation per sample: the samples are the latency distribution.
         assert_eq!(x.iters_per_sample, Some(1), "{id}");
-        assert!(x.p90_ns.unwrap() >= x.median_ns.unwrap(), "{id}");
+        // The estimate weighs every instance alike and p90 every sample: an instance cut to a
+        // few slow samples lifts the one above the other (seen under load), never above the
+        // low end of the estimate's interval.
+        assert!(x.p90_ns.unwrap() >= x.ci_low_ns.unwrap(), "{id}");
+        assert!(x.p90_ns.unwrap() >= x.min_ns.unwrap(), "{id}");
         let v = x.verification.as_ref().unwrap();
         assert_eq!(v.observed, v.expected, "{id}");
         assert_eq!(v.expected, x.samples.unwrap(), "{id}");
