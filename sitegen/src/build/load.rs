@@ -2,10 +2,10 @@
 //! [`Reader`]: records come from strangers, so every failure becomes a message naming the file
 //! and what to do about it.
 
+use crate::model::summary::{read_head, Head};
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
-use crate::model::summary::{read_head, Head};
 // Reading and parsing one record is the record crate's, shared with `syscost submit`.
 use syscost_record::check::read_limited_into;
 pub use syscost_record::check::{diagnose, parse_record, RecordError, MAX_RECORD_BYTES};

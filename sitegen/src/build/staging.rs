@@ -466,3 +466,77 @@ impl Staging {
         let _ = fs::remove_dir_all(&self.tmp);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page's context as a page writer might build it: `note` stands for an input nobody
+    /// thought of listing.
+    #[derive(serde::Serialize)]
+    struct Page<'a> {
+        title: &'a str,
+        runs: Vec<u32>,
+        note: Option<&'a str>,
+    }
+
+    /// One build that writes `page` at `index.html` unless the previous build rendered it from
+    /// the same context; true if it was rendered.
+    fn build(out: &Path, page: &Page) -> bool {
+        let s = Staging::new(out).unwrap();
+        let key = Key::of_context(&[7; 16], "page.html", page).unwrap();
+        let rendered = !s.reuse("index.html", key).unwrap();
+        if rendered {
+            let html = format!("<h1>{}</h1>{:?}{:?}", page.title, page.runs, page.note);
+            s.write_keyed("index.html", key, html.as_bytes()).unwrap();
+        }
+        s.commit(page.runs.len()).unwrap();
+        rendered
+    }
+
+    fn inode(p: &Path) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        fs::metadata(p).unwrap().ino()
+    }
+
+    /// Whatever is in a page's context is in its key: the same context is neither rendered
+    /// nor written again; any field changed, however deep, renders and writes it again.
+    #[test]
+    fn a_page_is_made_again_exactly_when_its_context_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("site");
+        let page = |note| Page {
+            title: "runs",
+            runs: vec![1, 2, 3],
+            note,
+        };
+        assert!(build(&out, &page(None)));
+        let first = inode(&out.join("index.html"));
+        assert!(
+            !build(&out, &page(None)),
+            "unchanged context rendered again"
+        );
+        assert_eq!(
+            inode(&out.join("index.html")),
+            first,
+            "unchanged page rewritten"
+        );
+        assert!(build(&out, &page(Some("a new input"))));
+        let second = inode(&out.join("index.html"));
+        assert_ne!(second, first);
+        let text = fs::read_to_string(out.join("index.html")).unwrap();
+        assert!(text.contains("a new input"), "{text}");
+        let mut other = page(Some("a new input"));
+        other.runs[2] = 4;
+        assert!(
+            build(&out, &other),
+            "a changed list element is an input too"
+        );
+        // Another template with the same context is another page.
+        let a = Key::of_context(&[7; 16], "a.html", &other).unwrap();
+        let b = Key::of_context(&[7; 16], "b.html", &other).unwrap();
+        assert_ne!(a, b);
+        // And another program (other code, other templates) another key.
+        assert_ne!(a, Key::of_context(&[8; 16], "a.html", &other).unwrap());
+    }
+}
