@@ -143,10 +143,11 @@ fn positive(s: &str) -> Result<f64, NotARatio> {
 /// The floor a build is measured against: read and parse every record, nothing else.
 fn parse_floor(data: &str) {
     let scan = syscost_site::build::load::scan(Path::new(data));
+    let mut reader = syscost_site::build::load::Reader::default();
     let ok = scan
         .records
         .iter()
-        .filter(|c| syscost_site::build::load::read_record(&c.abs).is_ok())
+        .filter(|c| reader.record(&c.abs).is_ok())
         .count();
     println!(
         "parsed {ok} records ({} unreadable)",
@@ -167,9 +168,10 @@ fn parse_floor_all(data: &str) {
             .chunks(per)
             .map(|share| {
                 s.spawn(move || {
+                    let mut reader = syscost_site::build::load::Reader::default();
                     share
                         .iter()
-                        .filter(|c| syscost_site::build::load::read_record(&c.abs).is_ok())
+                        .filter(|c| reader.record(&c.abs).is_ok())
                         .count()
                 })
             })

@@ -1,8 +1,9 @@
 //! The summary cache: what the index pages need from each record (its [`RunInfo`] and the
 //! spellings of the metric keys it met), kept between builds beside the site and keyed by this
-//! program and the record's bytes. A rebuild reads each record's bytes to hash them, but does
-//! not parse, validate or summarise a record it has seen: only records that were valid and in
-//! their file form are cached, and the key says both the bytes and the program are the same.
+//! program and the record's bytes. A rebuild still reads and parses each record (its run page is
+//! made from it) but does not validate or summarise one it has seen: only records that were
+//! valid and in their file form are cached, and the key says both the bytes and the program are
+//! the same.
 //!
 //! It does not depend on the site: any build of the same program writes the same entry for the
 //! same bytes. The file is one stream — a magic line, the program, length-prefixed postcard
@@ -59,17 +60,7 @@ impl Cache {
         read(path, program).unwrap_or_default()
     }
 
-    /// It has no entries (there was no previous build, or it could not be trusted).
-    pub fn is_empty(&self) -> bool {
-        self.hits.is_empty()
-    }
-
-    /// Looks at the entry of `key` without taking it.
-    pub fn peek<R>(&self, key: &Key, f: impl FnOnce(&RunInfo) -> R) -> Option<R> {
-        let slot = self.hits.get(&key.bytes())?.lock().ok()?;
-        slot.as_ref().map(|h| f(&h.info))
-    }
-
+    /// Takes the entry of `key` (each is taken once).
     pub fn take(&self, key: &Key) -> Option<Hit> {
         self.hits.get(&key.bytes())?.lock().ok()?.take()
     }

@@ -1,14 +1,15 @@
-//! Finding record files under a data directory and reading them defensively: records come from
-//! strangers, so every failure becomes a message naming the file and what to do about it.
+//! Finding record files under a data directory and reading them defensively, each through one
+//! [`Reader`]: records come from strangers, so every failure becomes a message naming the file
+//! and what to do about it.
 
+use crate::model::summary::{read_head, Head};
 use std::fs::File;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 // Reading and parsing one record is the record crate's, shared with `syscost submit`.
 use syscost_record::check::read_limited_into;
-pub use syscost_record::check::{
-    diagnose, parse_record, read_limited, read_record, RecordError, MAX_RECORD_BYTES,
-};
+pub use syscost_record::check::{diagnose, parse_record, RecordError, MAX_RECORD_BYTES};
+use syscost_record::RunRecord;
 use walkdir::WalkDir;
 
 /// Something wrong with one file, for the person who submitted it.
@@ -157,37 +158,55 @@ fn display_rel(dir: &Path, p: &Path) -> String {
         .replace('\\', "/")
 }
 
-/// A buffer to read records into, one record after another.
+/// The one reader of record files, for every command (`build`, `check`, `migrate`): a file is
+/// read whole, once, into a buffer kept from record to record, refusing what [`read_limited`]
+/// refuses; its bytes (what a record's content key and the summary cache's key are made of),
+/// its record or only its head are taken from that read.
 #[derive(Default)]
-pub struct Buffer(Vec<u8>);
+pub struct Reader(Vec<u8>);
 
-impl Buffer {
-    /// [`read_limited`], into this buffer.
-    pub fn read(&mut self, path: &Path) -> Result<&[u8], RecordError> {
+impl Reader {
+    /// The bytes of the file at `path`.
+    pub fn bytes(&mut self, path: &Path) -> Result<&[u8], RecordError> {
         read_limited_into(path, &mut self.0)?;
         Ok(&self.0)
     }
 
-    /// What the last read left in the buffer.
-    pub fn bytes(&self) -> &[u8] {
-        &self.0
+    /// The record in the file at `path`, with its bytes.
+    pub fn record(&mut self, path: &Path) -> Result<(RunRecord, &[u8]), RecordError> {
+        let bytes = self.bytes(path)?;
+        Ok((parse_record(bytes)?, bytes))
     }
 
-    /// The first `n` bytes of the file at `path` (all of it when it is shorter), refusing what
-    /// [`read_limited`] refuses; true when that is the whole file.
-    pub fn read_prefix(&mut self, path: &Path, n: u64) -> Result<(&[u8], bool), RecordError> {
+    /// What places the record at `path` ([`Head`]), read from the first [`HEAD_BYTES`] of the
+    /// file (the whole file when its head does not end within them). A file without a head is
+    /// explained with the full format's error, which names the actual problem.
+    pub fn head(&mut self, path: &Path) -> Result<Head, RecordError> {
         self.0.clear();
         let file = File::open(path).map_err(RecordError::Open)?;
         let len = file.metadata().map_err(RecordError::Read)?.len();
         if len > MAX_RECORD_BYTES {
             return Err(RecordError::TooBig(len));
         }
-        file.take(n)
+        file.take(HEAD_BYTES)
             .read_to_end(&mut self.0)
             .map_err(RecordError::Read)?;
-        Ok((&self.0, len <= n))
+        if len > HEAD_BYTES {
+            if let Ok(head) = read_head(&self.0) {
+                return Ok(head);
+            }
+            self.bytes(path)?;
+        }
+        read_head(&self.0).map_err(|e| match parse_record(&self.0) {
+            Err(why) => why,
+            Ok(_) => diagnose(&self.0, &e),
+        })
     }
 }
+
+/// How much of a file is read for its head: the heads of the records in data/ end within their
+/// first 4 KiB (a kernel command line can be long; the larger the read, the rarer a second).
+pub const HEAD_BYTES: u64 = 8 * 1024;
 
 #[cfg(test)]
 mod tests {

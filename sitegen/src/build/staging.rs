@@ -3,10 +3,11 @@
 //! interrupted build never leaves a half-written site behind.
 //!
 //! Rebuilds are incremental: the site carries a manifest ([`MANIFEST`]) of every file with a
-//! hash of its content or, for a page whose inputs are known (a run page), of its inputs. A
-//! file whose hash is the one the previous build recorded is not written again but linked from
-//! the previous site into the staging directory (a hard link: the same file, untouched), and a
-//! page whose inputs are unchanged is not even rendered.
+//! hash of its content or, for a rendered page, of what it is rendered from: its template and
+//! the whole context handed to it ([`Key::of_context`]), so no input can be left out of the
+//! key. A file whose hash is the one the previous build recorded is not written again but
+//! linked from the previous site into the staging directory (a hard link: the same file,
+//! untouched), and a page whose context is unchanged is not even rendered.
 
 use foldhash::HashMap;
 use std::collections::BTreeSet;
@@ -23,11 +24,6 @@ pub const MARKER: &str = ".syscost-site";
 pub const MANIFEST: &str = ".syscost-manifest";
 
 const CHECKSUM: &str = "/checksum/";
-
-/// Manifest lines of the groups of pages made from one set of inputs (`/group/KEY TAB the
-/// pages, space-separated`): when a rebuild's inputs of a group are the same, the group's pages
-/// are the previous build's and none of them is made again.
-const GROUP: &str = "/group/";
 
 /// The manifest line of how many runs the site shows (`/runs/ TAB N`): a build that would
 /// replace a site of runs with one of none is refused unless asked for.
@@ -55,6 +51,24 @@ impl Key {
             h.update(p);
         }
         h.key()
+    }
+
+    /// The key of a page rendered by this `program` (whose templates are compiled in) from
+    /// `template` with the context `ctx`: a hash of the context as serialised, so whatever the
+    /// page is made from is in its key. `None` when the context cannot be serialised as JSON
+    /// (a map with keys that are not strings): such a page is rendered on every build.
+    pub fn of_context<T: serde::Serialize + ?Sized>(
+        program: &[u8; 16],
+        template: &str,
+        ctx: &T,
+    ) -> Option<Key> {
+        let mut h = Streamed::default();
+        for part in [&program[..], template.as_bytes()] {
+            h.update(&(part.len() as u64).to_le_bytes());
+            h.update(part);
+        }
+        serde_json::to_writer(&mut h, ctx).ok()?;
+        Some(h.key())
     }
 
     pub fn bytes(&self) -> [u8; 16] {
@@ -99,6 +113,16 @@ impl Key {
 /// A [`Key`] of bytes given piece by piece (what a streamed file is hashed with).
 #[derive(Default)]
 pub struct Streamed(xxhash_rust::xxh3::Xxh3Default);
+
+impl std::io::Write for Streamed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.update(buf);
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
 
 impl Streamed {
     pub fn update(&mut self, bytes: &[u8]) {
@@ -267,77 +291,10 @@ impl Staging {
         Ok(())
     }
 
-    /// Links the previous build's `rel` into place if it was made from the inputs `key`; true
-    /// if it was (the caller need not render it). Otherwise the caller renders the page and
-    /// passes it to [`Staging::write_keyed`] with the same key.
+    /// Links the previous build's `rel` into place if it was rendered from the context whose
+    /// key is `key`; true if it was (the caller need not render it). Otherwise the caller
+    /// renders the page and passes it to [`Staging::write_keyed`] with the same key.
     pub fn reuse(&self, rel: &str, key: Key) -> Result<bool, OutputError> {
-        let kept = self.keep(rel, key)?;
-        if kept {
-            if let Ok(mut st) = self.stats.lock() {
-                st.not_rendered += 1;
-            }
-        }
-        Ok(kept)
-    }
-
-    /// Links the previous build's pages of the group made from the inputs `key`, if it had such
-    /// a group and every page of it can be linked; true if so (the caller need not make them).
-    /// Otherwise the caller makes them and says which they were with [`Staging::group_made`].
-    pub fn reuse_group(&self, key: Key) -> Result<bool, OutputError> {
-        let name = format!("{GROUP}{}", key.text('g'));
-        let Some(list) = self.prev.get(&name) else {
-            return Ok(false);
-        };
-        let mut linked: Vec<(&str, &String)> = Vec::new();
-        let mut ok = true;
-        for rel in list.split(' ').filter(|r| !r.is_empty()) {
-            let Some(hash) = self.prev.get(rel) else {
-                ok = false;
-                break;
-            };
-            self.mkdir_for(rel)?;
-            if !self.link_previous(rel, hash) {
-                ok = false;
-                break;
-            }
-            linked.push((rel, hash));
-        }
-        if !ok {
-            // Only the links just made in the staging directory go; the previous site is intact.
-            for (rel, _) in linked {
-                let _ = fs::remove_file(self.tmp.join(rel));
-            }
-            return Ok(false);
-        }
-        for (rel, hash) in linked {
-            let len = fs::metadata(self.tmp.join(rel)).map_or(0, |m| m.len());
-            if let Ok(mut st) = self.stats.lock() {
-                st.not_rendered += 1;
-            }
-            self.record(rel, hash.clone(), len);
-        }
-        if let Ok(mut m) = self.manifest.lock() {
-            m.push((name, list.clone()));
-        }
-        Ok(true)
-    }
-
-    /// Says which pages the group made from the inputs `key` has (see [`Staging::reuse_group`]).
-    pub fn group_made(&self, key: Key, rels: &[String]) {
-        // A name that could not be read back as one is never reused: its group is made again.
-        if rels
-            .iter()
-            .any(|r| r.is_empty() || r.contains([' ', '\t', '\n']))
-        {
-            return;
-        }
-        if let Ok(mut m) = self.manifest.lock() {
-            m.push((format!("{GROUP}{}", key.text('g')), rels.join(" ")));
-        }
-    }
-
-    /// As [`Staging::reuse`], for a file that is copied rather than rendered.
-    pub fn keep(&self, rel: &str, key: Key) -> Result<bool, OutputError> {
         let hash = key.text('i');
         self.mkdir_for(rel)?;
         if !self.link_previous(rel, &hash) {
@@ -345,37 +302,19 @@ impl Staging {
         }
         let len = fs::metadata(self.tmp.join(rel)).map_or(0, |m| m.len());
         self.record(rel, hash, len);
+        if let Ok(mut st) = self.stats.lock() {
+            st.not_rendered += 1;
+        }
         Ok(true)
     }
 
-    /// Writes a page rendered from the inputs `key` (see [`Staging::reuse`]).
+    /// Writes a page rendered from the context whose key is `key` (see [`Staging::reuse`]).
     pub fn write_keyed(&self, rel: &str, key: Key, bytes: &[u8]) -> Result<(), OutputError> {
         self.mkdir_for(rel)?;
         let path = self.tmp.join(rel);
         fs::write(&path, bytes).map_err(at(OutputError::Write, &path))?;
         self.count_written();
         self.record(rel, key.text('i'), bytes.len() as u64);
-        Ok(())
-    }
-
-    /// [`Staging::write_keyed`], streamed: `fill` writes into a buffered file.
-    pub fn write_keyed_with(
-        &self,
-        rel: &str,
-        key: Key,
-        fill: impl FnOnce(&mut dyn std::io::Write) -> std::io::Result<()>,
-    ) -> Result<(), OutputError> {
-        use std::io::Write;
-        self.mkdir_for(rel)?;
-        let path = self.tmp.join(rel);
-        let file = fs::File::create(&path).map_err(at(OutputError::Write, &path))?;
-        let mut w = std::io::BufWriter::with_capacity(1 << 16, file);
-        fill(&mut w).map_err(at(OutputError::Write, &path))?;
-        w.flush().map_err(at(OutputError::Write, &path))?;
-        drop(w);
-        self.count_written();
-        let n = fs::metadata(&path).map_or(0, |m| m.len());
-        self.record(rel, key.text('i'), n);
         Ok(())
     }
 
@@ -525,5 +464,79 @@ impl Staging {
     /// Drops the staged files (a failed or `--strict` build).
     pub fn discard(self) {
         let _ = fs::remove_dir_all(&self.tmp);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A page's context as a page writer might build it: `note` stands for an input nobody
+    /// thought of listing.
+    #[derive(serde::Serialize)]
+    struct Page<'a> {
+        title: &'a str,
+        runs: Vec<u32>,
+        note: Option<&'a str>,
+    }
+
+    /// One build that writes `page` at `index.html` unless the previous build rendered it from
+    /// the same context; true if it was rendered.
+    fn build(out: &Path, page: &Page) -> bool {
+        let s = Staging::new(out).unwrap();
+        let key = Key::of_context(&[7; 16], "page.html", page).unwrap();
+        let rendered = !s.reuse("index.html", key).unwrap();
+        if rendered {
+            let html = format!("<h1>{}</h1>{:?}{:?}", page.title, page.runs, page.note);
+            s.write_keyed("index.html", key, html.as_bytes()).unwrap();
+        }
+        s.commit(page.runs.len()).unwrap();
+        rendered
+    }
+
+    fn inode(p: &Path) -> u64 {
+        use std::os::unix::fs::MetadataExt;
+        fs::metadata(p).unwrap().ino()
+    }
+
+    /// Whatever is in a page's context is in its key: the same context is neither rendered
+    /// nor written again; any field changed, however deep, renders and writes it again.
+    #[test]
+    fn a_page_is_made_again_exactly_when_its_context_changes() {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = tmp.path().join("site");
+        let page = |note| Page {
+            title: "runs",
+            runs: vec![1, 2, 3],
+            note,
+        };
+        assert!(build(&out, &page(None)));
+        let first = inode(&out.join("index.html"));
+        assert!(
+            !build(&out, &page(None)),
+            "unchanged context rendered again"
+        );
+        assert_eq!(
+            inode(&out.join("index.html")),
+            first,
+            "unchanged page rewritten"
+        );
+        assert!(build(&out, &page(Some("a new input"))));
+        let second = inode(&out.join("index.html"));
+        assert_ne!(second, first);
+        let text = fs::read_to_string(out.join("index.html")).unwrap();
+        assert!(text.contains("a new input"), "{text}");
+        let mut other = page(Some("a new input"));
+        other.runs[2] = 4;
+        assert!(
+            build(&out, &other),
+            "a changed list element is an input too"
+        );
+        // Another template with the same context is another page.
+        let a = Key::of_context(&[7; 16], "a.html", &other).unwrap();
+        let b = Key::of_context(&[7; 16], "b.html", &other).unwrap();
+        assert_ne!(a, b);
+        // And another program (other code, other templates) another key.
+        assert_ne!(a, Key::of_context(&[8; 16], "a.html", &other).unwrap());
     }
 }

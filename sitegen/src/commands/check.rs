@@ -46,12 +46,13 @@ pub fn check_dir(dir: &Path, allow_emulated: bool) -> Report {
     let mut peers: Vec<plausible::Run> = Vec::new();
     let mut reg = Registry::default();
     let mut records = 0;
+    let mut reader = load::Reader::default();
     for cand in &scan.records {
         let issue = |message: String| Issue {
             path: cand.rel.clone(),
             message,
         };
-        let bytes = match load::read_limited(&cand.abs) {
+        let bytes = match reader.bytes(&cand.abs) {
             Ok(b) => b,
             Err(m) => {
                 issues.push(issue(m.to_string()));
@@ -59,7 +60,7 @@ pub fn check_dir(dir: &Path, allow_emulated: bool) -> Report {
             }
         };
         // The rules of one file are the record crate's, shared with `syscost submit`.
-        let verdict = check_file(&bytes, allow_emulated);
+        let verdict = check_file(bytes, allow_emulated);
         let Some(rec) = verdict.record else {
             issues.extend(verdict.problems.into_iter().map(issue));
             continue;

@@ -77,12 +77,11 @@ pub fn extract(event: &Path, data: &Path, out: &Path) -> Result<Outcome, IntakeE
         Err(why) => (None, Err(vec![why.to_string()])),
     };
     let outcome = match outcome {
-        Ok((rel, bytes, warnings)) => {
+        Ok((rel, bytes, rec, warnings)) => {
             place(data, out, &rel, &bytes)?;
-            let rec = syscost_record::check::parse_record(&bytes).ok();
             write(
                 &out.join(PR_BODY_FILE),
-                pr_body(&rel, rec.as_ref(), number).as_bytes(),
+                pr_body(&rel, Some(&rec), number).as_bytes(),
             )?;
             write(&out.join(COMMENT_FILE), passed(&rel, &warnings).as_bytes())?;
             Outcome::Accepted(rel)
@@ -123,10 +122,13 @@ fn read_event(path: &Path) -> Result<Event, EventError> {
     serde_json::from_slice(&bytes).map_err(EventError::NotAnIssue)
 }
 
-/// The record the issue's text holds, checked: its place, its bytes and any plausibility
-/// warnings; or every reason it is refused.
+/// The record the issue's text holds, checked: its place, its bytes, the record and any
+/// plausibility warnings; or every reason it is refused.
 #[allow(clippy::type_complexity)]
-fn judge(body: &str, data: &Path) -> Result<(String, Vec<u8>, Vec<String>), Vec<String>> {
+fn judge(
+    body: &str,
+    data: &Path,
+) -> Result<(String, Vec<u8>, syscost_record::RunRecord, Vec<String>), Vec<String>> {
     let chars = body.chars().count();
     if chars > MAX_BODY_CHARS {
         return Err(vec![format!(
@@ -167,7 +169,7 @@ fn judge(body: &str, data: &Path) -> Result<(String, Vec<u8>, Vec<String>), Vec<
     if !verdict.passed() {
         return Err(verdict.problems);
     }
-    let Some(rel) = verdict.path else {
+    let (Some(rel), Some(rec)) = (verdict.path, verdict.record) else {
         return Err(vec!["the record has no valid id".to_string()]);
     };
     let target = data.join(&rel);
@@ -184,7 +186,7 @@ fn judge(body: &str, data: &Path) -> Result<(String, Vec<u8>, Vec<String>), Vec<
         return Err(report.issues.iter().map(|i| i.to_string()).collect());
     }
     let warnings = report.warnings.iter().map(|w| w.to_string()).collect();
-    Ok((rel, bytes, warnings))
+    Ok((rel, bytes, rec, warnings))
 }
 
 /// The contents of the fenced code blocks (``` or ~~~, CommonMark's rule: a closing fence of

@@ -56,8 +56,9 @@ pub fn migrate_dir(dir: &Path) -> Result<Report, WriteError> {
     for i in scan.issues {
         report.skipped.push((i.path, i.message));
     }
+    let mut reader = load::Reader::default();
     for c in scan.records {
-        let rec = match load::read_record(&c.abs) {
+        let (rec, read) = match reader.record(&c.abs) {
             Ok(r) => r,
             Err(e) => {
                 report.skipped.push((c.rel, e.to_string()));
@@ -77,7 +78,7 @@ pub fn migrate_dir(dir: &Path) -> Result<Report, WriteError> {
         let bytes = to_file_json(&new);
         let to = new.canonical_path();
         let same_file = to == c.rel;
-        if same_file && std::fs::read(&c.abs).is_ok_and(|b| b == bytes.as_bytes()) {
+        if same_file && read == bytes.as_bytes() {
             report.unchanged += 1;
             continue;
         }

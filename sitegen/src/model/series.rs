@@ -7,7 +7,7 @@
 
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
-use syscost_record::{Clock, Method, RunRecord, SourceKind};
+use syscost_record::{Clock, Environment, Method, RunRecord, Settings, Source, SourceKind};
 
 use crate::model::kver::KernelVersion;
 
@@ -92,18 +92,29 @@ pub const GENERATION_KEY: &str = "output generation";
 
 impl<'a> SeriesInput<'a> {
     pub fn of(r: &'a RunRecord) -> SeriesInput<'a> {
-        let c = &r.environment.comparability;
-        let inc = &r.environment.incidental;
+        SeriesInput::of_parts(&r.id, &r.source, &r.settings, &r.environment)
+    }
+
+    /// From the parts of a record that place it: a full record's or the first pass's head
+    /// (`model::summary::Head`), so both give the same key.
+    pub fn of_parts(
+        id: &'a str,
+        source: &'a Source,
+        settings: &'a Settings,
+        environment: &'a Environment,
+    ) -> SeriesInput<'a> {
+        let c = &environment.comparability;
+        let inc = &environment.incidental;
         SeriesInput {
-            id: &r.id,
-            kind: r.source.kind,
-            method: r.source.method,
-            format: r.source.format.as_deref(),
+            id,
+            kind: source.kind,
+            method: source.method,
+            format: source.format.as_deref(),
             generation: inc.other.get(GENERATION_KEY).map(String::as_str),
-            probe: &r.settings.syscall,
-            per_op: r.settings.syscalls_per_op,
-            operation: r.settings.operation.as_deref(),
-            sample_ms: r.settings.sample_ms,
+            probe: &settings.syscall,
+            per_op: settings.syscalls_per_op,
+            operation: settings.operation.as_deref(),
+            sample_ms: settings.sample_ms,
             arch: &c.arch,
             cpu_model: c.cpu.model_name.as_deref(),
             cpu_family: c.cpu.family.as_deref(),

@@ -4,119 +4,22 @@
 use crate::model::kver::KernelVersion;
 use crate::model::metrics::{Registry, Spellings, Values};
 use crate::model::quality::{self, Quality};
-use crate::model::series::{self, SeriesInput, SeriesKey, Unplaced, GENERATION_KEY};
+use crate::model::series::{self, SeriesInput, SeriesKey, Unplaced};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 use std::sync::Arc;
-use syscost_record::{Clock, Method, RunRecord, SourceKind};
+use syscost_record::{Environment, Method, RunRecord, Settings, Source, SourceKind};
 
-/// The few fields read in the first pass (ordering runs per machine) without building the full
-/// record. Unknown fields are skipped by serde.
+/// The parts of a record that place it (its id, source, settings and environment), read with
+/// the record's own types without the bulky rest: what the first pass orders the runs by. The
+/// series key and the kernel version are computed from the same parts of a full record, by the
+/// same functions. Unknown top-level fields (the rest of the record) are skipped by serde.
 #[derive(Debug, Deserialize)]
 pub struct Head {
     #[serde(default)]
     pub id: String,
-    pub source: HeadSource,
-    pub settings: HeadSettings,
-    pub environment: HeadEnv,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct HeadSource {
-    pub kind: SourceKind,
-    pub method: Method,
-    #[serde(default)]
-    pub format: Option<String>,
-    #[serde(default)]
-    pub date: Option<String>,
-    #[serde(default)]
-    pub stated: Option<HeadStated>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct HeadStated {
-    #[serde(default)]
-    pub kernel: Option<HeadStatedKernel>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct HeadStatedKernel {
-    pub release: String,
-    pub approximate: bool,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct HeadSettings {
-    pub syscall: String,
-    #[serde(default)]
-    pub syscalls_per_op: Option<u32>,
-    #[serde(default)]
-    pub operation: Option<String>,
-    #[serde(default)]
-    pub sample_ms: Option<f64>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct HeadEnv {
-    pub comparability: HeadComparability,
-    #[serde(default)]
-    pub incidental: HeadIncidental,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct HeadComparability {
-    pub arch: String,
-    pub kernel_release: String,
-    #[serde(default)]
-    pub cpu: HeadCpu,
-    #[serde(default)]
-    pub virtualization: HeadVirt,
-    #[serde(default)]
-    pub mitigations: BTreeMap<String, String>,
-    #[serde(default)]
-    pub cmdline: Option<String>,
-    #[serde(default)]
-    pub bpf_jit_enable: Option<String>,
-    #[serde(default)]
-    pub bpf_jit_harden: Option<String>,
-    #[serde(default)]
-    pub clock: Option<Clock>,
-    #[serde(default)]
-    pub emulator: Option<HeadEmulator>,
-}
-
-#[derive(Debug, Deserialize)]
-pub struct HeadEmulator {
-    pub version: String,
-    pub cpu_model: String,
-}
-
-#[derive(Debug, Default, Deserialize)]
-pub struct HeadCpu {
-    #[serde(default)]
-    pub model_name: Option<String>,
-    #[serde(default)]
-    pub family: Option<String>,
-    #[serde(default)]
-    pub model: Option<String>,
-    #[serde(default)]
-    pub stepping: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-pub struct HeadVirt {
-    #[serde(default)]
-    pub kind: String,
-    #[serde(default)]
-    pub hypervisor: Option<String>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-pub struct HeadIncidental {
-    #[serde(default)]
-    pub machine_hash: Option<String>,
-    #[serde(default)]
-    pub other: BTreeMap<String, String>,
+    pub source: Source,
+    pub settings: Settings,
+    pub environment: Environment,
 }
 
 /// Reads a record's [`Head`], stopping as soon as `id`, `source`, `settings` and `environment`
@@ -143,9 +46,9 @@ pub fn read_head(bytes: &[u8]) -> Result<Head, serde_json::Error> {
             while let Some(key) = map.next_key::<String>()? {
                 match key.as_str() {
                     "id" => id = Some(map.next_value::<String>()?),
-                    "source" => source = Some(map.next_value::<HeadSource>()?),
-                    "settings" => settings = Some(map.next_value::<HeadSettings>()?),
-                    "environment" => env = Some(map.next_value::<HeadEnv>()?),
+                    "source" => source = Some(map.next_value::<Source>()?),
+                    "settings" => settings = Some(map.next_value::<Settings>()?),
+                    "environment" => env = Some(map.next_value::<Environment>()?),
                     _ => {
                         map.next_value::<IgnoredAny>()?;
                     }
@@ -180,36 +83,7 @@ pub fn read_head(bytes: &[u8]) -> Result<Head, serde_json::Error> {
 
 impl Head {
     pub fn series_input(&self) -> SeriesInput<'_> {
-        let c = &self.environment.comparability;
-        let inc = &self.environment.incidental;
-        SeriesInput {
-            id: &self.id,
-            kind: self.source.kind,
-            method: self.source.method,
-            format: self.source.format.as_deref(),
-            generation: inc.other.get(GENERATION_KEY).map(String::as_str),
-            probe: &self.settings.syscall,
-            per_op: self.settings.syscalls_per_op,
-            operation: self.settings.operation.as_deref(),
-            sample_ms: self.settings.sample_ms,
-            arch: &c.arch,
-            cpu_model: c.cpu.model_name.as_deref(),
-            cpu_family: c.cpu.family.as_deref(),
-            cpu_model_number: c.cpu.model.as_deref(),
-            cpu_stepping: c.cpu.stepping.as_deref(),
-            virt_kind: &c.virtualization.kind,
-            hypervisor: c.virtualization.hypervisor.as_deref(),
-            mitigations: &c.mitigations,
-            cmdline: c.cmdline.as_deref(),
-            bpf_jit_enable: c.bpf_jit_enable.as_deref(),
-            bpf_jit_harden: c.bpf_jit_harden.as_deref(),
-            machine: inc.machine_hash.as_deref(),
-            clock: c.clock.unwrap_or(Clock::Time),
-            emulator: c
-                .emulator
-                .as_ref()
-                .map(|e| (e.version.as_str(), e.cpu_model.as_str())),
-        }
+        SeriesInput::of_parts(&self.id, &self.source, &self.settings, &self.environment)
     }
 
     pub fn series(&self) -> SeriesKey {
@@ -218,11 +92,7 @@ impl Head {
 
     /// The kernel the run is placed on ([`KernelVersion::of_record`]).
     pub fn kernel(&self) -> KernelVersion {
-        let stated = self.source.stated.as_ref().and_then(|s| s.kernel.as_ref());
-        KernelVersion::of_record(
-            &self.environment.comparability.kernel_release,
-            stated.map(|k| (k.release.as_str(), k.approximate)),
-        )
+        kernel_of(&self.source, &self.environment)
     }
 
     /// Whether the run can be put on the kernel-version axis.
@@ -231,13 +101,18 @@ impl Head {
     }
 }
 
-/// The kernel a full record is placed on: the same as [`Head::kernel`].
-pub fn record_kernel(r: &RunRecord) -> KernelVersion {
-    let stated = r.source.stated.as_ref().and_then(|s| s.kernel.as_ref());
+/// The kernel a run is placed on, from its source (a stated kernel) and environment.
+fn kernel_of(source: &Source, env: &Environment) -> KernelVersion {
+    let stated = source.stated.as_ref().and_then(|s| s.kernel.as_ref());
     KernelVersion::of_record(
-        &r.environment.comparability.kernel_release,
+        &env.comparability.kernel_release,
         stated.map(|k| (k.release.as_str(), k.approximate)),
     )
+}
+
+/// The kernel a full record is placed on: the same as [`Head::kernel`].
+pub fn record_kernel(r: &RunRecord) -> KernelVersion {
+    kernel_of(&r.source, &r.environment)
 }
 
 pub fn record_series(r: &RunRecord) -> SeriesKey {
@@ -415,10 +290,9 @@ mod tests {
         cut.truncate(at + 12);
         assert_eq!(read_head(&cut).unwrap().id, full.id);
         // Without all four fields: serde's own error, as before.
-        let e = read_head(
-            b"{\"id\": \"x\", \"source\": {\"kind\": \"import\", \"method\": \"external\"}}",
-        )
-        .unwrap_err();
+        let v: serde_json::Value = serde_json::from_slice(&bytes).unwrap();
+        let e = read_head(format!("{{\"id\": \"x\", \"source\": {}}}", v["source"]).as_bytes())
+            .unwrap_err();
         assert!(e.to_string().contains("missing field `settings`"), "{e}");
         assert!(read_head(b"[1]").is_err());
         assert!(read_head(b"").is_err());

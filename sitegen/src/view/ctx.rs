@@ -1,6 +1,6 @@
 //! What every page writer is handed: the template renderer and the staging directory.
 
-use crate::build::staging::Staging;
+use crate::build::staging::{Key, Staging};
 use crate::view::error::BuildError;
 use crate::view::render::Renderer;
 use foldhash::HashSet;
@@ -15,13 +15,11 @@ pub struct Ctx<'a> {
     pub(crate) out: &'a Staging,
     /// Where raw records are linked (`--data-url`, no trailing slash); `None`: copied.
     pub(crate) data_url: Option<&'a str>,
-    /// This program's identity ([`crate::build::staging::Key::of_program`]), part of every page's inputs.
+    /// This program's identity ([`Key::of_program`]), part of every page's key.
     pub(crate) program: [u8; 16],
     /// The pages many runs share (their machine and settings), claimed by the first worker
     /// that needs one, so each is written once.
     pub(crate) shared: &'a Mutex<HashSet<String>>,
-    /// While a group of pages is made ([`Ctx::group`]): the pages written.
-    pub(crate) made: Option<&'a std::sync::Mutex<Vec<String>>>,
 }
 
 impl Ctx<'_> {
@@ -45,46 +43,37 @@ impl Ctx<'_> {
             .unwrap_or(false)
     }
 
-    /// Renders `template` with `ctx` and writes it at the site path `path`.
+    /// Renders `template` with `ctx` and writes it at the site path `path`, unless the
+    /// previous build rendered that page from the same template and context (its key is the
+    /// context's hash, [`Key::of_context`]: nothing a page shows can be missing from it).
     pub fn page<T: Serialize>(
         &self,
         path: &str,
         template: &str,
         ctx: &T,
     ) -> Result<(), BuildError> {
-        let mut html = Vec::new();
-        self.renderer.render_into(template, ctx, &mut html)?;
-        self.out.write(path, &html)?;
-        if let Some(made) = self.made {
-            if let Ok(mut m) = made.lock() {
-                m.push(path.to_string());
-            }
-        }
-        Ok(())
+        self.page_into(path, template, ctx, &mut Vec::new())
     }
 
-    /// Makes a group of pages with `f` (every page through [`Ctx::page`]), unless the previous
-    /// build made the group from the same inputs: `key` must cover everything its pages are
-    /// made from (this program is added here).
-    pub fn group(
+    /// [`Ctx::page`], rendering into `html` (a buffer kept from page to page).
+    pub fn page_into<T: Serialize>(
         &self,
-        key: &[&[u8]],
-        f: impl FnOnce(&mut Ctx<'_>) -> Result<(), BuildError>,
+        path: &str,
+        template: &str,
+        ctx: &T,
+        html: &mut Vec<u8>,
     ) -> Result<(), BuildError> {
-        let mut parts: Vec<&[u8]> = vec![&self.program];
-        parts.extend_from_slice(key);
-        let key = crate::build::staging::Key::of(&parts);
-        if self.out.reuse_group(key)? {
-            return Ok(());
+        let key = Key::of_context(&self.program, template, ctx);
+        if let Some(key) = key {
+            if self.out.reuse(path, key)? {
+                return Ok(());
+            }
         }
-        let made = std::sync::Mutex::new(Vec::new());
-        let mut sub = Ctx {
-            made: Some(&made),
-            ..*self
-        };
-        f(&mut sub)?;
-        let made = made.into_inner().unwrap_or_default();
-        self.out.group_made(key, &made);
+        self.renderer.render_into(template, ctx, html)?;
+        match key {
+            Some(key) => self.out.write_keyed(path, key, html)?,
+            None => self.out.write(path, html)?,
+        }
         Ok(())
     }
 }

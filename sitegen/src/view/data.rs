@@ -24,23 +24,6 @@ pub struct Data<'a> {
     /// Records that could not be used.
     pub rejected: usize,
     pub base_url: Option<&'a str>,
-    /// What every page made from a group of runs also depends on: the metrics with their names
-    /// and descriptions (merged over all runs), the headline ids and the confidence label.
-    pub shared: [u8; 16],
-}
-
-/// The inputs of a group of pages made from some runs and [`Data::shared`]: the runs' ids
-/// (content hashes, so their summaries) and acceptance, in the order given.
-pub fn runs_key(runs: &[RunInfo], idx: &[usize]) -> Vec<u8> {
-    let mut v = Vec::with_capacity(idx.len() * 18);
-    for &i in idx {
-        v.extend_from_slice(runs[i].id.as_bytes());
-        v.push(u8::from(runs[i].accepted));
-        // Where it is shown: the page of its version's runs it is on.
-        v.extend_from_slice(&runs[i].shown_on.to_le_bytes());
-        v.push(0);
-    }
-    v
 }
 
 impl<'a> Data<'a> {
@@ -57,19 +40,6 @@ impl<'a> Data<'a> {
         }
         let conf = confidence_label(runs);
         let headline: Vec<Option<u32>> = METRICS.iter().map(|m| reg.find_key(&m.key())).collect();
-        let mut shared = Vec::new();
-        for m in reg.ids() {
-            let (k, meta) = (reg.key(m), reg.meta(m));
-            for t in [k.id.as_str(), &k.vs, &meta.family, &meta.description] {
-                shared.extend_from_slice(&(t.len() as u64).to_le_bytes());
-                shared.extend_from_slice(t.as_bytes());
-            }
-            shared.push(k.kind as u8);
-        }
-        for h in &headline {
-            shared.extend_from_slice(&h.map_or(u64::MAX, u64::from).to_le_bytes());
-        }
-        shared.extend_from_slice(conf.as_bytes());
         Data {
             changes,
             trends,
@@ -81,7 +51,6 @@ impl<'a> Data<'a> {
             headline,
             rejected: 0,
             base_url: None,
-            shared: crate::build::staging::Key::of(&[&shared]).bytes(),
         }
     }
 }

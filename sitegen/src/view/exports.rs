@@ -8,7 +8,6 @@
 //! runs (one file of 100,000 runs was 42 MB of JSON and 33 MB of CSV), and a new run changes
 //! only its own file, which a rebuild writes alone (the others are made from unchanged inputs).
 
-use crate::build::staging::Key;
 use crate::model::changes::trends::{atom_date, Change};
 use crate::model::metrics::{Registry, METRICS};
 use crate::model::quality::Grade;
@@ -457,39 +456,25 @@ pub fn all(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         serde_json::to_writer(w, &index).map_err(std::io::Error::other)
     })?;
     for shard in &shards {
-        // What a file of runs is made from: its runs' ids (content hashes: everything a row
-        // says comes from the record) and where each one's record is, in order.
-        let mut inputs: Vec<u8> = Vec::with_capacity(shard.runs.len() * 64);
-        for &i in &shard.runs {
-            inputs.extend_from_slice(d.runs[i].id.as_bytes());
-            inputs.push(0);
-            inputs.extend_from_slice(ctx.raw_href(&d.runs[i], "").as_bytes());
-            inputs.push(0);
-        }
-        let key =
-            |kind: &[u8]| Key::of(&[&ctx.program, b"runs", kind, records_at.as_bytes(), &inputs]);
-        let (json, csv) = (shard.json(), shard.csv());
-        if !ctx.out.reuse(&json, key(b"json"))? {
-            let out = ShardJson {
-                metrics: METRICS.iter().map(|m| m.slug).collect(),
-                run_fields: RUN_FIELDS,
-                records_at,
-                runs: Runs {
-                    runs: d.runs,
-                    order: &shard.runs,
-                    headline: &d.headline,
-                    linked,
-                },
-            };
-            ctx.out.write_keyed_with(&json, key(b"json"), |w| {
-                serde_json::to_writer(w, &out).map_err(std::io::Error::other)
-            })?;
-        }
-        if !ctx.out.reuse(&csv, key(b"csv"))? {
-            ctx.out.write_keyed_with(&csv, key(b"csv"), |w| {
-                write_csv(w, d.runs, &shard.runs, &d.headline, ctx)
-            })?;
-        }
+        // Streamed and compared by its bytes: when they are the previous build's, its file
+        // stays.
+        let out = ShardJson {
+            metrics: METRICS.iter().map(|m| m.slug).collect(),
+            run_fields: RUN_FIELDS,
+            records_at,
+            runs: Runs {
+                runs: d.runs,
+                order: &shard.runs,
+                headline: &d.headline,
+                linked,
+            },
+        };
+        ctx.out.write_with(&shard.json(), |w| {
+            serde_json::to_writer(w, &out).map_err(std::io::Error::other)
+        })?;
+        ctx.out.write_with(&shard.csv(), |w| {
+            write_csv(w, d.runs, &shard.runs, &d.headline, ctx)
+        })?;
     }
     ctx.out
         .write_with("series.csv", |w| write_series_csv(w, d.runs))?;

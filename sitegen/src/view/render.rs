@@ -69,7 +69,11 @@ impl Html {
 impl Serialize for Html {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         // Within a template context, a value is handed over by reference, not serialised.
-        self.0.serialize(s)
+        // Anywhere else (a page's key is its context serialised) it is its text.
+        match self.0.downcast_object_ref::<Body>() {
+            Some(Body(html)) if !minijinja::value::serializing_for_value() => s.serialize_str(html),
+            _ => self.0.serialize(s),
+        }
     }
 }
 

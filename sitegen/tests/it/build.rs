@@ -1558,6 +1558,75 @@ fn a_rebuild_writes_only_the_pages_a_new_run_changes() {
     assert_eq!(tree(&fresh), tree(&site));
 }
 
+/// A page is keyed by what it is rendered from (its template and its whole context), not by a
+/// list of its inputs: a maintainer accepting one run changes its run page, the pages that
+/// list it and nothing else, and those pages are made again; unchanged data makes none again.
+#[test]
+fn an_input_of_a_page_changed_makes_that_page_again_and_only_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("records");
+    assert_eq!(syscost_synth::write(&data, 40, 29).unwrap(), 40);
+    let site = tmp.path().join("site");
+    let build = || {
+        let o = build_site(&data, &site);
+        assert!(o.status.success(), "{}", stderr(&o));
+        stdout(&o)
+    };
+    build();
+    let first = inodes(&site);
+    let out = build();
+    assert!(out.contains("; 0 written"), "{out}");
+    let rewritten: Vec<String> = inodes(&site)
+        .into_iter()
+        .filter(|(p, i)| first.get(p) != Some(i))
+        .map(|(p, _)| p)
+        .collect();
+    assert_eq!(rewritten, [".syscost-manifest"], "{out}");
+    let record = walkdir::WalkDir::new(data.join("runs"))
+        .sort_by_file_name()
+        .into_iter()
+        .map(|e| e.unwrap().into_path())
+        .find(|p| p.extension().is_some_and(|x| x == "json"))
+        .unwrap();
+    let rec: RunRecord = serde_json::from_slice(&std::fs::read(record).unwrap()).unwrap();
+    let page = page_of(&site, &rec.id);
+    assert!(read(&site, &page).contains("badge unverified"));
+    let before = inodes(&site);
+    std::fs::write(
+        data.join("triage.tsv"),
+        format!("{}\taccepted\ta maintainer, checked\n", rec.id),
+    )
+    .unwrap();
+    let out = build();
+    let after = inodes(&site);
+    let changed: std::collections::BTreeSet<&str> = after
+        .iter()
+        .filter(|(p, i)| before.get(*p) != Some(*i))
+        .map(|(p, _)| p.as_str())
+        .collect();
+    assert!(changed.contains(page.as_str()), "{changed:?}");
+    assert!(changed.contains("runs/index.html"), "{changed:?}");
+    // Its page no longer calls it unverified (the other runs of its page still are).
+    let section = read(&site, &page);
+    let own = section.split(&format!("id=\"{}\"", rec.id)).nth(1).unwrap();
+    let own = own.split("<section").next().unwrap();
+    assert!(!own.contains("badge unverified"), "{own}");
+    // No other run's page is made again, nor most of the site.
+    let run_pages = |p: &&str| p.starts_with("runs/") && p.matches('/').count() == 3 && *p != page;
+    assert!(!changed.iter().any(run_pages), "{changed:?}");
+    assert!(
+        changed.len() < after.len() / 4,
+        "{} of {} files: {out}",
+        changed.len(),
+        after.len()
+    );
+    // And the site is the one a build from scratch gives.
+    let fresh = tmp.path().join("fresh");
+    let o = build_site(&data, &fresh);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(tree(&fresh), tree(&site));
+}
+
 /// Issue 14: a rebuild takes what it can from the previous build (run summaries from the
 /// summary cache, pages whose inputs are unchanged) and must still give exactly the site a
 /// build from scratch gives: after a record changed, one removed, one added in a series and on

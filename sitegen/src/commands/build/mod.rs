@@ -61,7 +61,7 @@ pub struct Report {
     pub would_empty: Option<Option<usize>>,
     /// False when `--strict` refused to publish, or `would_empty`.
     pub written: bool,
-    /// Records summarised from the previous build's summary cache, not read.
+    /// Records summarised from the previous build's summary cache, not validated again.
     pub cached: usize,
     pub stats: Stats,
 }
@@ -150,7 +150,6 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         data_url: opts.data_url.as_deref().map(|u| u.trim_end_matches('/')),
         program: crate::build::staging::Key::of_program().bytes(),
         shared: &shared,
-        made: None,
     };
     let (triage, triage_issues) = crate::build::triage::read(&opts.data);
     warnings.extend(triage_issues);
@@ -158,7 +157,7 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
     let summaries = crate::build::staging::summaries_path(&opts.out);
     let cache = crate::build::cache::Cache::read(&summaries, &ctx.program);
     tm.phase("read the summary cache");
-    let entries = first_pass(scan.records, &ctx.program, &cache, &mut rejected);
+    let entries = first_pass(scan.records, &mut rejected);
     tm.phase("first pass");
     let pass_opts = PassOptions {
         strict: opts.strict,
@@ -180,7 +179,7 @@ pub fn build(opts: &Options) -> Result<Report, BuildError> {
         }
     };
     // The index pages need only the summaries.
-    let cached = entries.iter().filter(|e| e.is_cached()).count();
+    let cached = pass.cached;
     drop(entries);
     drop(cache);
     let (infos, registry) = (&pass.infos, &pass.registry);
@@ -371,7 +370,7 @@ pub(super) fn run(opts: Options) -> Result<(), CommandError> {
     }
     let s = &report.stats;
     out(format_args!(
-        "built {}: {} ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB); {} written, the others as the previous build left them ({} pages not rendered: their inputs are unchanged; {} records summarised from the previous build's cache, not read)",
+        "built {}: {} ({}, {}{}; {}){}; {} files, {:.1} MB; largest page {} ({:.1} KB); {} written, the others as the previous build left them ({} pages not rendered: what they are rendered from is unchanged; {} records summarised from the previous build's cache)",
         opts.out.display(),
         count(report.runs, "run", "runs"),
         count(report.arches, "architecture", "architectures"),

@@ -6,7 +6,7 @@ use crate::model::metrics::METRICS;
 use crate::model::summary::RunInfo;
 use crate::view::charts::{chart_anchor, chart_for, counted_title, has_metric, Chart, ChartSpec};
 use crate::view::ctx::Ctx;
-use crate::view::data::{runs_key, Data};
+use crate::view::data::Data;
 use crate::view::error::BuildError;
 use crate::view::format::root_of;
 use crate::view::links::Links;
@@ -61,10 +61,7 @@ pub fn series_rows(d: &Data, arch: &str, root: &str) -> Vec<SeriesRow> {
 
 pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     for (arch, idx) in &d.g.by_arch {
-        // An architecture's page is made from its runs (its series and their steps too).
-        let runs = runs_key(d.runs, idx);
-        let key: [&[u8]; 4] = [b"arch", &d.shared, arch.as_bytes(), &runs];
-        ctx.group(&key, |ctx| page(ctx, d, arch, idx))?;
+        page(ctx, d, arch, idx)?;
     }
     Ok(())
 }

@@ -98,20 +98,7 @@ pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), B
         let neighbour = |k: Option<usize>| k.and_then(|k| asc.get(k)).map(|(l, _)| l.as_str());
         let around = (neighbour(ki.checked_sub(1)), neighbour(Some(ki + 1)));
         let series = on.get(label.as_str()).map(Vec::as_slice).unwrap_or(&[]);
-        // A version's pages are made from its runs and the names of its neighbours.
-        let runs = crate::view::data::runs_key(d.runs, idx);
-        let key: [&[u8]; 7] = [
-            b"kernel",
-            &d.shared,
-            label.as_bytes(),
-            around.0.unwrap_or("").as_bytes(),
-            &[u8::from(around.0.is_some()), u8::from(around.1.is_some())],
-            around.1.unwrap_or("").as_bytes(),
-            &runs,
-        ];
-        ctx.group(&key, |ctx| {
-            version(ctx, d, &ids, (label, idx, series), around)
-        })?;
+        version(ctx, d, &ids, (label, idx, series), around)?;
     }
     Ok(())
 }

@@ -138,11 +138,7 @@ fn point_text(p: &Option<Point>) -> String {
 pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), BuildError> {
     let all = d.g.by_series.values().zip(&d.trends);
     for (s, trends) in all.skip(part).step_by(parts.max(1)) {
-        // A series' pages are made from its runs alone (its steps are found from them too).
-        let runs = crate::view::data::runs_key(d.runs, &s.runs);
-        let id = s.key.id();
-        let key: [&[u8]; 4] = [b"series", &d.shared, id.as_bytes(), &runs];
-        ctx.group(&key, |ctx| series_pages(ctx, d, s, trends))?;
+        series_pages(ctx, d, s, trends)?;
     }
     Ok(())
 }

@@ -9,6 +9,8 @@ pub(super) struct Share {
     pub(super) rejected: Vec<Issue>,
     pub(super) warnings: Vec<Issue>,
     pub(super) parts: Parts,
+    /// Runs summarised from the summary cache.
+    pub(super) cached: usize,
 }
 
 /// The chains (ranges of consecutive entries with the same chain) spread over `jobs` workers:
@@ -46,6 +48,7 @@ pub(super) fn render_chains(
         calls: Lists::default(),
         replayed: Vec::new(),
         html: Vec::new(),
+        reader: load::Reader::default(),
         envs: foldhash::HashMap::default(),
         out: Share::default(),
     };
@@ -93,7 +96,6 @@ pub(super) fn render_chains(
             };
             match second_pass_one(e, &mut w, cmp, series.as_ref())? {
                 Ok((mut acc, mut pending)) => {
-                    pending.entry = i;
                     kept.insert(e.id.as_str(), e.cand.rel.as_str());
                     if matches!(e.chain, Chain::Series(_)) {
                         series = Some(Arc::clone(&acc.info.series));
@@ -108,7 +110,6 @@ pub(super) fn render_chains(
                         w.out.infos.push((i, acc));
                         pending.prepare_timed(&mut w, true);
                         make_page(
-                            entries,
                             &mut w,
                             &rel,
                             &mut vec![pending],
@@ -119,7 +120,7 @@ pub(super) fn render_chains(
                     }
                     // The runs of a version follow each other in a chain.
                     if let Some(mut f) = filling.take_if(|f| f.base != e.kernel.base) {
-                        f.finish(entries, &mut w, false)?;
+                        f.finish(&mut w, false)?;
                     }
                     let info = &acc.info;
                     let f = filling.get_or_insert_with(|| Filling {
@@ -132,7 +133,7 @@ pub(super) fn render_chains(
                         older: None,
                     });
                     if f.runs.len() == RUNS_A_PAGE {
-                        f.finish(entries, &mut w, true)?;
+                        f.finish(&mut w, true)?;
                     }
                     acc.info.shown_on = (f.before / RUNS_A_PAGE + 1) as u32;
                     w.out.infos.push((i, acc));
@@ -143,7 +144,7 @@ pub(super) fn render_chains(
             }
         }
         if let Some(mut f) = filling.take() {
-            f.finish(entries, &mut w, false)?;
+            f.finish(&mut w, false)?;
         }
     }
     w.out.parts.report(opts.timings);

@@ -1,4 +1,4 @@
-//! The first pass: each record's head (or its cached summary), enough to place it in a series and order the series' runs.
+//! The first pass: each record's head, enough to place it in a series and order the series' runs.
 
 use super::*;
 
@@ -21,91 +21,21 @@ pub struct Entry {
     /// Not at the path its arch, kernel and id give: of two copies of one record, the one at
     /// its canonical path is used (false sorts first).
     pub(super) misplaced: bool,
-    /// This program and the file's bytes: the record's key in the summary cache. None when the
-    /// first pass read only the head (there was no cache to look it up in).
-    pub(super) key: Option<Key>,
-    /// The summary cache has the record: it need not be read again.
-    pub(super) cached: bool,
 }
 
-/// Reads the light [`Head`] of one candidate: enough to place it in its machine's chain. A
-/// record the summary cache has is placed by its cached summary.
-pub(super) fn head_entry(
-    cand: Candidate,
-    program: &[u8; 16],
-    cache: &Cache,
-    keys: &Keys,
-) -> Result<Entry, Issue> {
-    let reject = |why: RecordError| Issue {
-        path: cand.rel.clone(),
-        message: why.to_string(),
-    };
-    let mut buf = load::Buffer::default();
-    // Nothing to look up without a cache: the head alone places the record, and records put
-    // it first, so the first pass reads a few KiB of each file instead of all of it (a
-    // 100,000-run build read every file twice). A file whose head is not within them is read
-    // whole; a file no longer than them already is.
-    let whole = cache.is_empty()
-        && match buf.read_prefix(&cand.abs, HEAD_BYTES).map_err(reject)? {
-            (_, true) => true,
-            (prefix, false) => {
-                if let Ok(head) = crate::model::summary::read_head(prefix) {
-                    return Ok(entry(cand, head, None, keys));
-                }
-                false
-            }
-        };
-    let bytes = match whole {
-        true => buf.bytes(),
-        false => buf.read(&cand.abs).map_err(reject)?,
-    };
-    let key = Key::of(&[program, bytes]);
-    let known = cache.peek(&key, |i| {
-        let chain = match i.placed {
-            Ok(()) => Chain::Series(keys.share(&i.series)),
-            Err(_) => Chain::Alone(i.id.clone()),
-        };
-        (
-            chain,
-            i.date.clone(),
-            i.kernel.clone(),
-            i.id.clone(),
-            i.page.clone(),
-        )
-    });
-    if let Some((chain, date, kernel, id, page)) = known {
-        return Ok(Entry {
-            chain,
-            misplaced: cand.rel.strip_suffix(".json") != Some(page.as_str()),
-            date,
-            kernel,
-            id,
-            cand,
-            key: Some(key),
-            cached: true,
-        });
+/// Reads the [`Head`] of one candidate: enough to place it in its machine's chain.
+pub(super) fn head_entry(cand: Candidate, keys: &Keys) -> Result<Entry, Issue> {
+    match load::Reader::default().head(&cand.abs) {
+        Ok(head) => Ok(entry(cand, head, keys)),
+        Err(why) => Err(Issue {
+            path: cand.rel.clone(),
+            message: why.to_string(),
+        }),
     }
-    let head: Head = match crate::model::summary::read_head(bytes) {
-        Ok(h) => h,
-        Err(e) => {
-            // Explain with the full format's error, which names the actual problem.
-            let why = match load::parse_record(bytes) {
-                Err(why) => why,
-                Ok(_) => load::diagnose(bytes, &e),
-            };
-            return Err(reject(why));
-        }
-    };
-    Ok(entry(cand, head, Some(key), keys))
 }
 
-/// How much of a file the first pass reads for its head when there is no summary cache: the
-/// heads of the records in data/ end within their first 4 KiB (a kernel command line can be
-/// long; the larger the read, the rarer a second one).
-pub(super) const HEAD_BYTES: u64 = 8 * 1024;
-
-/// The entry of a record that is not in the summary cache, placed by its head.
-pub(super) fn entry(cand: Candidate, head: Head, key: Option<Key>, keys: &Keys) -> Entry {
+/// The entry of a record, placed by its head.
+pub(super) fn entry(cand: Candidate, head: Head, keys: &Keys) -> Entry {
     let chain = match head.placement() {
         Ok(()) => Chain::Series(keys.share(&Arc::new(crate::model::series::series_key(
             &head.series_input(),
@@ -121,8 +51,6 @@ pub(super) fn entry(cand: Candidate, head: Head, key: Option<Key>, keys: &Keys) 
         kernel: head.kernel(),
         id: head.id,
         cand,
-        key,
-        cached: false,
     }
 }
 
@@ -146,23 +74,12 @@ impl Keys {
     }
 }
 
-impl Entry {
-    pub fn is_cached(&self) -> bool {
-        self.cached
-    }
-}
-
 /// Places every candidate in its chain, on all cores. Duplicates are not judged here: a
 /// broken file may claim any id, so only validated records can be duplicates of each other.
-pub fn first_pass(
-    cands: Vec<Candidate>,
-    program: &[u8; 16],
-    cache: &Cache,
-    rejected: &mut Vec<Issue>,
-) -> Vec<Entry> {
+pub fn first_pass(cands: Vec<Candidate>, rejected: &mut Vec<Issue>) -> Vec<Entry> {
     let mut entries = Vec::with_capacity(cands.len());
     let keys = Keys::default();
-    for r in par_map(cands, jobs(), |c| head_entry(c, program, cache, &keys)) {
+    for r in par_map(cands, jobs(), |c| head_entry(c, &keys)) {
         match r {
             Ok(e) => entries.push(e),
             Err(i) => rejected.push(i),

@@ -93,6 +93,8 @@ struct Worker<'a> {
     replayed: Vec<Option<(u32, u32)>>,
     /// The page being written, its allocation kept from page to page.
     html: Vec<u8>,
+    /// Reads the records, one after another, into one buffer.
+    reader: load::Reader,
     /// The shared pages of the runs so far, by their inputs (`run::environment_key`).
     envs: foldhash::HashMap<Key, String>,
     out: Share,
@@ -118,83 +120,73 @@ struct Got {
     info: RunInfo,
     /// The spellings of the metric keys it met (the worker's).
     calls: Vec<u32>,
-    /// The record, when it was read (a cached run is read only if its page must be rendered).
-    rec: Option<RunRecord>,
-    /// What it shares with its machine's other runs, when the record was read.
+    rec: RunRecord,
+    /// What it shares with its machine's other runs, unless this worker made that page.
     env: Option<run::EnvPage>,
-    /// What is published, when it was read and the site carries the raw records.
+    /// What is published, when the site carries the raw records.
     canonical: Option<Vec<u8>>,
-    /// This program and the published bytes: the page's input, and for a record in its file
-    /// form its key in the summary cache.
+    /// This program and the published bytes: for a record in its file form its key in the
+    /// summary cache.
     content: Key,
     /// In its file form, so cached for the next build.
     cacheable: bool,
+    /// Summarised from the summary cache.
+    cached: bool,
 }
 
-/// A run from the summary cache, its metric keys interned as reading its record would.
-fn from_cache(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Option<Got> {
-    if !e.cached {
-        return None;
-    }
-    let cache = w.opts.cache;
-    let key = e.key?;
-    let hit = cache.take(&key)?;
-    let (values, calls) = Values::replay(
-        &hit.calls,
-        &cache.spellings,
-        &hit.values,
-        &mut w.reg,
-        &mut w.sp,
-        &mut w.replayed,
-    )?;
-    let mut info = hit.info;
-    info.values = values;
-    // Runs of one series share their key.
-    if let Some(s) = series.filter(|s| **s == info.series) {
-        info.series = Arc::clone(s);
-    }
-    Some(Got {
-        info,
-        calls,
-        rec: None,
-        env: None,
-        canonical: None,
-        content: key,
-        cacheable: true,
-    })
-}
-
-/// Reads, validates and summarises one record (in full); the `Err` is why it was left out.
-fn from_record(
-    e: &Entry,
-    w: &mut Worker,
-    series: Option<&Arc<SeriesKey>>,
-) -> Result<Got, Rejection> {
+/// Reads one record, once, and summarises it: from the summary cache when the previous build
+/// of this program summarised the same bytes, else validated and summarised anew; the `Err` is
+/// why it was left out.
+fn load_run(e: &Entry, w: &mut Worker, series: Option<&Arc<SeriesKey>>) -> Result<Got, Rejection> {
     let tm = &mut w.out.parts;
     let mut t = Lap::start();
-    let mut buf = load::Buffer::default();
-    let bytes = buf.read(&e.cand.abs)?;
-    let rec = load::parse_record(bytes)?;
+    let (rec, bytes) = w.reader.record(&e.cand.abs)?;
+    let key = Key::of(&[&w.ctx.program, bytes]);
     tm.read_parse += t.lap();
-    // The file-form check and the content id, without a copy of the record's text.
-    let (problems, in_form) = validate_file(&rec, bytes);
-    tm.validate += t.lap();
-    if !problems.is_empty() {
-        return Err(Rejection::Invalid(problems));
-    }
-    // What is published is the file form (of the record's schema), which is what the content
-    // id covers: a file in another form is published in the form syscost writes.
     // Copied only when the site carries the raw records.
     let copy = w.ctx.data_url.is_none();
-    let (canonical, content) = if in_form {
-        let key = e.key.unwrap_or_else(|| Key::of(&[&w.ctx.program, bytes]));
-        (copy.then(|| bytes.to_vec()), key)
-    } else {
-        let c = to_file_json(&rec).into_bytes();
-        let k = Key::of(&[&w.ctx.program, &c]);
-        (copy.then_some(c), k)
+    let cache = w.opts.cache;
+    let hit = cache.take(&key).and_then(|hit| {
+        let (values, calls) = Values::replay(
+            &hit.calls,
+            &cache.spellings,
+            &hit.values,
+            &mut w.reg,
+            &mut w.sp,
+            &mut w.replayed,
+        )?;
+        let mut info = hit.info;
+        info.values = values;
+        // Runs of one series share their key.
+        if let Some(s) = series.filter(|s| **s == info.series) {
+            info.series = Arc::clone(s);
+        }
+        Some((info, calls))
+    });
+    let (mut info, calls, canonical, content, cacheable, cached) = match hit {
+        Some((info, calls)) => (info, calls, copy.then(|| bytes.to_vec()), key, true, true),
+        None => {
+            // The file-form check and the content id, without a copy of the record's text.
+            let (problems, in_form) = validate_file(&rec, bytes);
+            tm.validate += t.lap();
+            if !problems.is_empty() {
+                return Err(Rejection::Invalid(problems));
+            }
+            // What is published is the file form (of the record's schema), which is what the
+            // content id covers: a file in another form is published in the form syscost
+            // writes.
+            let (canonical, content) = if in_form {
+                (copy.then(|| bytes.to_vec()), key)
+            } else {
+                let c = to_file_json(&rec).into_bytes();
+                let k = Key::of(&[&w.ctx.program, &c]);
+                (copy.then_some(c), k)
+            };
+            let (info, calls) =
+                RunInfo::from_record_spelled(&rec, &mut w.reg, series, Some(&mut w.sp));
+            (info, calls, canonical, content, in_form, false)
+        }
     };
-    let (mut info, calls) = RunInfo::from_record_spelled(&rec, &mut w.reg, series, Some(&mut w.sp));
     // The page of what the run shares with its machine's other runs: made once per worker
     // and inputs, not once a run (hundreds of runs share one).
     let env_inputs = run::environment_key(&rec, &info);
@@ -211,68 +203,62 @@ fn from_record(
         }
     };
     debug_assert_eq!(info.env_page, run::environment(&rec, &info).path());
-    tm.summarise += t.lap();
+    w.out.parts.summarise += t.lap();
     Ok(Got {
         info,
         calls,
-        rec: Some(rec),
+        rec,
         env,
         canonical,
         content,
-        cacheable: in_form,
+        cacheable,
+        cached,
     })
 }
 
 /// An accepted run whose page is still to be made: its page is made once the runs that share
 /// it are known.
 struct Pending {
-    /// Its entry.
-    entry: usize,
     /// Its index in the worker's accepted runs.
     at: usize,
     rec: Option<RunRecord>,
-    /// Its part of the page, made while its record is at hand (a cached run's record is read
-    /// only if its page must be made).
+    /// Its part of the page, made while its record is at hand.
     part: Option<run::RunPage>,
     raw: String,
-    /// What its part of the page is made from besides its comparisons: the record, its
-    /// acceptance and where the raw record is.
-    key: Key,
     prev: Option<usize>,
     same: Option<usize>,
 }
 
-/// Summarises one run (from the summary cache or its record) and makes or keeps what is its
-/// alone (its machine-and-settings page, its published record); the inner `Err` is the reason
-/// it was left out. Its page is made by [`make_page`].
+/// Summarises one run and makes what is its alone (its machine-and-settings page, its
+/// published record); the inner `Err` is the reason it was left out. Its page is made by
+/// [`make_page`].
 fn second_pass_one(
     e: &Entry,
     w: &mut Worker,
     cmp: ChainCmp,
     series: Option<&Arc<SeriesKey>>,
 ) -> Result<Result<(Accepted, Pending), Rejection>, BuildError> {
-    let got = match from_cache(e, w, series) {
-        Some(g) => g,
-        None => match from_record(e, w, series) {
-            Ok(g) => g,
-            Err(why) => return Ok(Err(why)),
-        },
+    let got = match load_run(e, w, series) {
+        Ok(g) => g,
+        Err(why) => return Ok(Err(why)),
     };
     let mut t = Lap::start();
     let Got {
         mut info,
         calls,
-        mut rec,
-        mut env,
-        mut canonical,
+        rec,
+        env,
+        canonical,
         content,
         cacheable,
+        cached,
     } = got;
     // Generated data is labelled on every page it appears on; a strict (production) build
     // refuses it, as `check` does.
     if w.opts.strict && info.kind == SourceKind::Synthetic {
         return Ok(Err(Rejection::Synthetic));
     }
+    w.out.cached += usize::from(cached);
     let want = format!("{}.json", info.page);
     if e.cand.rel != want {
         w.out.warnings.push(Issue {
@@ -297,50 +283,26 @@ fn second_pass_one(
         &info,
         &crate::view::format::root_of(&format!("{}.html", info.page)),
     );
-    let key = Key::of(&[raw.as_bytes(), &content.bytes(), &[u8::from(info.accepted)]]);
-    let parts = &mut w.out.parts;
-    parts.page += t.lap();
+    w.out.parts.page += t.lap();
     // What the run shares with others of its machine is one page for all of them, named by its
-    // content's hash: made by the first run of the build that links it, unless the previous
-    // build of this program left it.
-    let env_key = Key::of(&[&w.ctx.program, info.env_page.as_bytes()]);
-    if w.ctx.claim_shared(&info.env_page) && !w.ctx.out.reuse(&info.env_page, env_key)? {
-        if let Err(why) = read(e, &mut rec, &mut canonical) {
-            return Ok(Err(why.into()));
-        }
-        if let Some(r) = rec.as_ref().filter(|_| env.is_none()) {
-            env = Some(run::environment(r, &info));
-        }
-        if let Some(env) = &env {
-            let html = w.ctx.renderer.render("env.html", env)?;
-            parts.render += t.lap();
-            w.ctx
-                .out
-                .write_keyed(&info.env_page, env_key, html.as_bytes())?;
-            parts.write += t.lap();
-        }
+    // content's hash: made by the first run of the build that links it.
+    if w.ctx.claim_shared(&info.env_page) {
+        let env = env.unwrap_or_else(|| run::environment(&rec, &info));
+        w.ctx
+            .page_into(&info.env_page, "env.html", &env, &mut w.html)?;
+        w.out.parts.render += t.lap();
     }
-    if w.ctx.data_url.is_none() {
-        let json_rel = format!("{}.json", info.page);
-        if !w.ctx.out.keep(&json_rel, content)? {
-            if let Err(why) = read(e, &mut rec, &mut canonical) {
-                return Ok(Err(why.into()));
-            }
-            if let Some(c) = &canonical {
-                w.ctx.out.write_keyed(&json_rel, content, c)?;
-            }
-        }
+    if let Some(c) = &canonical {
+        w.ctx.out.write(&format!("{}.json", info.page), c)?;
     }
-    parts.write += t.lap();
-    drop((canonical, env));
-    parts.free += t.lap();
+    w.out.parts.write += t.lap();
+    drop(canonical);
+    w.out.parts.free += t.lap();
     let pending = Pending {
-        entry: 0,
         at: w.out.infos.len(),
-        rec,
+        rec: Some(rec),
         part: None,
         raw,
-        key,
         prev,
         same,
     };
@@ -352,20 +314,6 @@ fn second_pass_one(
         },
         pending,
     )))
-}
-
-/// Reads a cached run's record, when something must be made from it.
-fn read(
-    e: &Entry,
-    rec: &mut Option<RunRecord>,
-    canonical: &mut Option<Vec<u8>>,
-) -> Result<(), RecordError> {
-    if rec.is_none() {
-        let bytes = load::read_limited(&e.cand.abs)?;
-        *rec = Some(load::parse_record(&bytes)?);
-        *canonical = Some(bytes);
-    }
-    Ok(())
 }
 
 impl Pending {
@@ -427,6 +375,8 @@ pub struct Rendered {
     pub rejected: Vec<Issue>,
     /// Problems that did not stop a record from being used.
     pub warnings: Vec<Issue>,
+    /// Runs summarised from the previous build's summary cache.
+    pub cached: usize,
 }
 
 /// Renders every run page. Chains (a machine's runs in time order) are independent, so they
@@ -459,6 +409,7 @@ pub fn second_pass(
         sps.push(sp);
         out.rejected.extend(share.rejected);
         out.warnings.extend(share.warnings);
+        out.cached += share.cached;
     }
     // One registry in display order, whichever worker met which metric first.
     let (registry, maps) = Registry::merge(regs);

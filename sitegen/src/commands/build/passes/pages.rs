@@ -2,12 +2,9 @@
 
 use super::*;
 
-/// Makes the page `rel` of the runs `runs` (in page order), unless the previous build made it
-/// from the same inputs: their records, acceptance and raw-record links, the runs each is
-/// compared with (their ids are content hashes: their summaries), the pages around it, and
-/// this program.
+/// Makes the page `rel` of the runs `runs` (in page order), unless the previous build rendered
+/// it from the same context ([`crate::view::ctx::Ctx::page`]).
 pub(super) fn make_page(
-    entries: &[Entry],
     w: &mut Worker,
     rel: &str,
     runs: &mut Vec<Pending>,
@@ -15,63 +12,17 @@ pub(super) fn make_page(
     alone: bool,
 ) -> Result<(), BuildError> {
     let mut t = Lap::start();
-    let infos = &w.out.infos;
-    // A run compared with: its id, and the page it is on (which moves when runs are added
-    // before it on its version).
-    let other = |i: Option<usize>| {
-        i.map_or((&b""[..], [0; 4]), |i| {
-            let r = &infos[i].1.info;
-            (r.id.as_bytes(), r.shown_on.to_le_bytes())
-        })
-    };
-    let mut parts: Vec<&[u8]> = vec![&w.ctx.program, rel.as_bytes()];
-    let around = [pager.older.as_deref(), pager.newer.as_deref()].map(|p| p.unwrap_or(""));
-    parts.extend(around.iter().map(|p| p.as_bytes()));
-    /// A run's key and, for each run it is compared with, that run's id and page number.
-    type RunKey<'a> = ([u8; 16], [(&'a [u8], [u8; 4]); 2]);
-    let keys: Vec<RunKey> = runs
-        .iter()
-        .map(|p| (p.key.bytes(), [other(p.prev), other(p.same)]))
-        .collect();
-    for (k, cmp) in &keys {
-        parts.push(&k[..]);
-        for (id, page) in cmp {
-            parts.extend([*id, &page[..], b"/"]);
-        }
-    }
-    let key = Key::of(&parts);
-    w.out.parts.page += t.lap();
-    if w.ctx.out.reuse(rel, key)? {
-        runs.clear();
-        return Ok(());
-    }
     let root = crate::view::format::root_of(rel);
-    let mut pages = Vec::with_capacity(runs.len());
     // Drained, so each worker keeps one list of these large entries.
-    for mut p in runs.drain(..) {
-        if p.part.is_none() {
-            let e = &entries[p.entry];
-            read(e, &mut p.rec, &mut None).map_err(|why| BuildError::Changed {
-                path: e.cand.rel.clone(),
-                why,
-            })?;
-            w.out.parts.read_parse += t.lap();
-            p.prepare_timed(w, pages.is_empty());
-            t.lap();
-        }
-        pages.extend(p.part);
-    }
-    let parts = &mut w.out.parts;
-    let Some(page) = run::page(pages, &root, pager, alone) else {
+    let parts: Vec<run::RunPage> = runs.drain(..).filter_map(|p| p.part).collect();
+    let Some(page) = run::page(parts, &root, pager, alone) else {
         return Ok(());
     };
-    parts.page += t.lap();
-    w.ctx.renderer.render_into("run.html", &page, &mut w.html)?;
-    parts.render += t.lap();
-    w.ctx.out.write_keyed(rel, key, &w.html)?;
-    parts.write += t.lap();
+    w.out.parts.page += t.lap();
+    w.ctx.page_into(rel, "run.html", &page, &mut w.html)?;
+    w.out.parts.render += t.lap();
     drop(page);
-    parts.free += t.lap();
+    w.out.parts.free += t.lap();
     Ok(())
 }
 
@@ -100,19 +51,14 @@ impl Filling {
     }
 
     /// Makes the page being filled; `more` when later runs of its version go on the next page.
-    pub(super) fn finish(
-        &mut self,
-        entries: &[Entry],
-        w: &mut Worker,
-        more: bool,
-    ) -> Result<(), BuildError> {
+    pub(super) fn finish(&mut self, w: &mut Worker, more: bool) -> Result<(), BuildError> {
         let rel = self.current();
         let newer = more.then(|| self.rel(self.before / RUNS_A_PAGE + 2));
         let pager = run::Pager {
             older: self.older.take(),
             newer,
         };
-        make_page(entries, w, &rel, &mut self.runs, pager, false)?;
+        make_page(w, &rel, &mut self.runs, pager, false)?;
         self.before += RUNS_A_PAGE;
         self.older = Some(rel);
         Ok(())
@@ -164,8 +110,8 @@ impl ChainCmp<'_> {
 /// Why a later copy of an accepted record's id is left out: a copy if it truly has the same
 /// content (ids are content hashes), or whatever is wrong with it.
 pub(super) fn duplicate(e: &Entry, first: &str) -> Rejection {
-    match load::read_record(&e.cand.abs) {
-        Ok(rec) => match validate(&rec) {
+    match load::Reader::default().record(&e.cand.abs) {
+        Ok((rec, _)) => match validate(&rec) {
             problems if problems.is_empty() => Rejection::Duplicate {
                 first: first.to_string(),
                 id: e.id.clone(),
