@@ -72,9 +72,9 @@ impl Boot {
         if self.instructions && !self.kvm {
             s.push_str(" highres=off");
             // ppc64 6.12 in low-resolution NO_HZ mode under -icount stopped rearming the
-            // decrementer once init ran: DEC stayed negative, every instruction went to one
-            // decrementer interrupt after another and user space never ran again. The
-            // periodic tick (nohz=off) runs, and a busy CPU ticks the same either way.
+            // decrementer once init ran: DEC stayed negative, the CPU took one decrementer
+            // interrupt after another and user space never ran again. The periodic tick
+            // (nohz=off) runs, and a busy CPU ticks the same either way (6.1 counts the same).
             if self.arch == Arch::Ppc64le {
                 s.push_str(" nohz=off");
             }
