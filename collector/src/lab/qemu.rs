@@ -71,6 +71,13 @@ impl Boot {
         // runs then — half the samples of every scenario read a call higher.
         if self.instructions && !self.kvm {
             s.push_str(" highres=off");
+            // ppc64 6.12 in low-resolution NO_HZ mode under -icount stopped rearming the
+            // decrementer once init ran: DEC stayed negative, the CPU took one decrementer
+            // interrupt after another and user space never ran again. The periodic tick
+            // (nohz=off) runs, and a busy CPU ticks the same either way (6.1 counts the same).
+            if self.arch == Arch::Ppc64le {
+                s.push_str(" nohz=off");
+            }
         }
         if !self.append.trim().is_empty() {
             s.push(' ');
@@ -470,6 +477,9 @@ mod tests {
             xi.contains("-icount shift=0,sleep=off -seed 1 -rtc base=2026-01-01T00:00:00,clock=vm"),
             "{xi}"
         );
+        assert!(!xi.contains("nohz=off"), "{xi}");
+        let pi = counting(Arch::Ppc64le).args().join(" ");
+        assert!(pi.contains("highres=off nohz=off"), "{pi}");
         let ai = counting(Arch::Aarch64).args().join(" ");
         assert!(
             ai.contains("-cpu max,pauth-impdef=on,cntfrq=1000000000") && ai.contains("-icount"),

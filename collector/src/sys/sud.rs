@@ -138,9 +138,12 @@ std::arch::global_asm!(
     "neg 3, 3",
     "2:",
     "blr",
-    // The kernel enters here with r12 at this address (ELFv2) and r1 at a stack frame of its
-    // own above the signal frame, which rt_sigreturn finds at r1 again: the Rust handler
-    // keeps r1 and may save LR and CR in that frame, as a callee does.
+    // The kernel enters here (through the vDSO's trampoline, which calls the handler) with
+    // r12 at this address (ELFv2) and r1 at a dummy caller frame of __SIGNAL_FRAMESIZE (128)
+    // bytes below the signal frame: the Rust handler keeps r1 and may save LR and CR in that
+    // frame, as a callee does. rt_sigreturn finds the frame at r1, so the dummy frame is
+    // popped first, as the vDSO's trampoline does (with r1 left at the dummy frame, the
+    // kernel reads garbage as the frame: "bad frame in rt_sigreturn", SIGSEGV, again).
     ".globl syscost_sud_restorer",
     "syscost_sud_restorer:",
     "addis 2, 12, .TOC.-syscost_sud_restorer@ha",
@@ -148,6 +151,7 @@ std::arch::global_asm!(
     ".localentry syscost_sud_restorer, .-syscost_sud_restorer",
     "bl {handler}",
     "nop",
+    "addi 1, 1, 128",
     "li 0, 172", // rt_sigreturn
     "sc",
     "trap",

@@ -227,11 +227,12 @@ impl Scenario for Notif {
             }
         }
         let nrs = self.syscall.nrs();
-        let value = if self.cont {
-            0
+        let mut call = if self.cont {
+            None
         } else {
-            Call::of(self.syscall, "seccomp.user_notif")?.native_result()
+            Some(Call::of(self.syscall, "seccomp.user_notif")?)
         };
+        let value = call.as_mut().map_or(0, Call::native_result);
         super::filter::require_action("user_notif")?;
         // The probe is prepared before the filter: its own setup calls would be notified.
         let probe = Probe::new(self.syscall)?;
@@ -268,8 +269,16 @@ impl Scenario for Notif {
         self.probe = Some(probe);
         let b = self.run(16).map_err(SetupError::failed)?;
         if b.bad != 0 || b.verified != Some(16 * self.per_op()) {
+            // What the caller sees, from one more (notified) call: the answer sent was `value`.
+            let seen = match call.as_mut() {
+                Some(c) if b.bad != 0 => format!(
+                    " (answered {value}, the call returned {})",
+                    c.native_result()
+                ),
+                _ => String::new(),
+            };
             return Err(SetupError::Failed(format!(
-                "16 notified operations: {} wrong results, {} answered notifications",
+                "16 notified operations: {} wrong results, {} answered notifications{seen}",
                 b.bad,
                 b.verified.unwrap_or(0)
             )));
