@@ -25,6 +25,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
     ("changes.html", include_str!("../../templates/changes.html")),
     (
+        "change_group.html",
+        include_str!("../../templates/change_group.html"),
+    ),
+    (
         "unplaced.html",
         include_str!("../../templates/unplaced.html"),
     ),

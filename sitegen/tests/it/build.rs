@@ -1065,19 +1065,34 @@ fn the_step_is_found_between_the_right_versions_and_noise_is_not() {
         let id = record_series(&s[0]).id();
         assert!(of(&id).is_empty(), "{id}: {:?}", of(&id));
     }
-    // On the changes page, with links to both sides and the upstream log between them.
+    // On the changes page, in the group of its series and pair of versions, with the
+    // upstream log between them...
     let page = read(&f.site, "changes/index.html");
-    let row = page
+    let group = page
+        .split("<section class=\"change-group\">")
+        .find(|g| g.contains(&format!(">{step}</a>")))
+        .expect("the step's group");
+    assert!(group.contains("sud.allow − native"), "{group}");
+    assert!(group.contains("log/kernel/seccomp.c?qt=range&amp;q=v6.8..v6.9"));
+    // (An architecture whose entry code has no known place: the four common paths.)
+    assert!(group.contains(
+        "git log --oneline v6.8..v6.9 -- kernel/seccomp.c kernel/entry kernel/bpf kernel/trace"
+    ));
+    // ...and on the group's page, with links to the runs on both sides.
+    let all = read(
+        &f.site,
+        &format!(
+            "changes/{step}/{}/{}.html",
+            VERSIONS[STEP_AT - 1],
+            VERSIONS[STEP_AT]
+        ),
+    );
+    let row = all
         .lines()
-        .find(|l| l.contains(&format!(">{step}</a>")))
+        .find(|l| l.contains("sud.allow − native"))
         .expect("the step's row");
     assert!(row.contains(&format!(">{}</a>", f.step[STEP_AT - 1].id)));
     assert!(row.contains(&format!(">{}</a>", to_run.id)));
-    assert!(row.contains("log/kernel/seccomp.c?qt=range&amp;q=v6.8..v6.9"));
-    // (An architecture whose entry code has no known place: the four common paths.)
-    assert!(row.contains(
-        "git log --oneline v6.8..v6.9 -- kernel/seccomp.c kernel/entry kernel/bpf kernel/trace"
-    ));
     // In the feed, with the date of the run that showed it.
     let feed = read(&f.site, "feed.xml");
     let entry = feed

@@ -72,6 +72,12 @@ impl MetricKey {
         }
     }
 
+    /// An A/A copy of a scenario (`<id>.replica.<n>`, docs/ids.md): it measures what its
+    /// original does, in a process of its own.
+    pub fn is_replica(&self) -> bool {
+        self.id.contains(".replica.")
+    }
+
     /// Where in the record the number is.
     pub fn source(&self) -> String {
         match self.kind {

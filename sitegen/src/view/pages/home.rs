@@ -2,7 +2,7 @@
 //! latest kernel version and the move from the version before; the latest steps; totals; the
 //! newest runs.
 
-use crate::model::changes::trends::{series_trend, Change};
+use crate::model::changes::trends::series_trend;
 use crate::model::groups::VersionCount;
 use crate::model::groups::{machines, SeriesRuns};
 use crate::model::metrics::METRICS;
@@ -11,14 +11,14 @@ use crate::view::data::Data;
 use crate::view::error::BuildError;
 use crate::view::format;
 use crate::view::links::Links;
-use crate::view::pages::changes::{change_rows, ChangeRow};
+use crate::view::pages::changes::{latest_groups, Group};
 use crate::view::rows::{key_columns, run_row, Column, RunCols, RunsTable};
 use serde::Serialize;
 
 /// Series shown per architecture; the architecture page lists them all.
 const SERIES_PER_ARCH: usize = 4;
 /// Latest steps shown.
-const CHANGES: usize = 10;
+const CHANGES: usize = 5;
 
 #[derive(Serialize)]
 struct HomeRow {
@@ -100,7 +100,7 @@ struct Home {
     totals: Totals,
     history: Vec<History>,
     arches: Vec<HomeArch>,
-    changes: Vec<ChangeRow>,
+    changes: Vec<Group>,
     columns: Vec<Column>,
     recent: RunsTable,
 }
@@ -108,7 +108,6 @@ struct Home {
 pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     let runs = d.runs;
     let placed: Vec<usize> = (0..runs.len()).filter(|&i| runs[i].is_placed()).collect();
-    let latest: Vec<&Change> = d.changes.iter().take(CHANGES).collect();
     let home = Home {
         root: "",
         title: "Home",
@@ -136,7 +135,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             .iter()
             .map(|(arch, idx)| arch_card(d, arch, idx))
             .collect(),
-        changes: change_rows(d, &latest, ""),
+        changes: latest_groups(d, CHANGES, ""),
         columns: key_columns(),
         recent: RunsTable::new(
             (d.g.newest.iter().take(20)).map(|&i| run_row(&runs[i], &d.headline, "")),
