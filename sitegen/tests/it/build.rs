@@ -1205,7 +1205,7 @@ fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
     assert!(page.contains("<span class=\"badge q-low\""));
     // The headline is the latest version with a run of good enough quality.
     let home = read(&site, "index.html");
-    let at = home.find("<section class=\"card\">").unwrap();
+    let at = home.find("<section class=\"card\"").unwrap();
     let card = &home[at..home[at..].find("</section>").unwrap() + at];
     assert!(card.contains("<td class=\"mono\">6.1</td>"));
     assert!(
