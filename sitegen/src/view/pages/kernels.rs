@@ -262,13 +262,15 @@ fn version(
     Ok(())
 }
 
+/// A paths table's place: the architecture (in [`arch_order`]), the unit, the operation.
+type PathsKey<'a> = ((usize, &'a str), &'static str, String);
+
 /// Per architecture (x86_64 first) and unit, its series' costs of every path on this version:
 /// the median of each series' usable runs, never pooled with another series. Emulated times are
 /// left out, as from every view that sets series side by side.
 fn paths(d: &Data, series: &[SeriesOn], root: &str) -> Vec<Paths> {
     let runs = d.runs;
-    let mut groups: BTreeMap<((usize, &str), &'static str, String), Vec<&SeriesOn>> =
-        BTreeMap::new();
+    let mut groups: BTreeMap<PathsKey, Vec<&SeriesOn>> = BTreeMap::new();
     for so in series {
         let (s, idx) = so;
         if idx.iter().any(|&i| runs[i].emulated) {
