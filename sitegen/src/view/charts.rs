@@ -29,6 +29,8 @@ pub struct ChartSpec {
     pub short: String,
     pub title: String,
     pub anchor: String,
+    /// Series drawn at most, best covered first; the others are named as not drawn.
+    pub max_lines: usize,
 }
 
 /// The anchor of an architecture's chart on a metric page: its measured runs', or its
@@ -60,6 +62,7 @@ impl ChartSpec {
             short,
             title,
             anchor,
+            max_lines: MAX_LINES,
         }
     }
 }
@@ -193,9 +196,27 @@ pub struct Chart {
     unit: &'static str,
     legend: Vec<LegendItem>,
     hidden: usize,
+    /// Series drawn at most.
+    max_lines: usize,
     heads: Vec<ChartHead>,
     /// The table's body, escaped HTML (see [`table_body`]).
     body: String,
+    /// How many kernel versions (rows) the table has.
+    rows: usize,
+    /// Where the numbers are instead of a table of its own (a page of many charts links each
+    /// to its metric's page).
+    numbers_href: Option<String>,
+}
+
+impl Chart {
+    /// The chart without its table, whose numbers are at `href`: a page of many charts stays
+    /// within its size however many kernel versions there are.
+    pub fn numbers_at(mut self, href: String) -> Chart {
+        self.heads.clear();
+        self.body.clear();
+        self.numbers_href = Some(href);
+        self
+    }
 }
 
 pub fn chart_for(
@@ -222,9 +243,10 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
         short,
         title,
         anchor,
+        max_lines,
     } = spec;
     let links = Links;
-    let drawn = t.lines.len().min(MAX_LINES);
+    let drawn = t.lines.len().min(max_lines.min(MAX_LINES));
     // A chart's series share one unit: instruction counts are never drawn with times.
     let (unit, unit_words) = match t.lines.first() {
         Some((s, ..)) if s.instructions => (
@@ -234,7 +256,7 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
         _ => ("ns", "ns per operation"),
     };
     let desc = format!(
-        "{} in {unit_words} over {} kernel version{} ({} to {}), {} series{}. The same numbers are in the table next to the chart.",
+        "{} in {unit_words} over {} kernel version{} ({} to {}), {} series{}. The same numbers are in a table.",
         label,
         t.kernels.len(),
         if t.kernels.len() == 1 { "" } else { "s" },
@@ -286,8 +308,11 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
             })
             .collect(),
         hidden: t.lines.len() - drawn,
+        max_lines: max_lines.min(MAX_LINES),
         heads,
         body,
+        rows: t.kernels.len(),
+        numbers_href: None,
         title,
         short,
         slug: anchor,
