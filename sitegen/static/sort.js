@@ -70,3 +70,20 @@
     });
   });
 })();
+// Optional too: a comparison chooser (compare/<arch>/index.html) picks, from two lists of
+// versions, the page of that pair among those its list of links names.
+(function () {
+  var f = document.getElementById("chooser");
+  if (!f) return;
+  var pages = {};
+  Array.prototype.forEach.call(document.querySelectorAll("ul.pairs a"), function (a) {
+    pages[a.textContent] = a.href;
+  });
+  f.hidden = false;
+  f.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var key = document.getElementById("from").value + " \u2192 " + document.getElementById("to").value;
+    document.getElementById("none").hidden = !!pages[key];
+    if (pages[key]) location.href = pages[key];
+  });
+})();

@@ -28,6 +28,15 @@ const TEMPLATES: &[(&str, &str)] = &[
         "change_group.html",
         include_str!("../../templates/change_group.html"),
     ),
+    ("compare.html", include_str!("../../templates/compare.html")),
+    (
+        "matrices.html",
+        include_str!("../../templates/matrices.html"),
+    ),
+    (
+        "compare_index.html",
+        include_str!("../../templates/compare_index.html"),
+    ),
     (
         "unplaced.html",
         include_str!("../../templates/unplaced.html"),

@@ -427,8 +427,25 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         ("methodology.html", None, String::new()),
         ("submit.html", None, String::new()),
     ];
-    if let Some(g) = group.as_deref() {
-        pages.push((g, None, String::new()));
+    // Two kernel versions compared, and an architecture's chooser, when the fixture has them.
+    let nested = |depth: usize| {
+        walkdir::WalkDir::new(site.join("compare"))
+            .min_depth(depth)
+            .max_depth(depth)
+            .into_iter()
+            .flatten()
+            .find(|e| e.file_type().is_file())
+            .map(|e| {
+                e.path()
+                    .strip_prefix(&site)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+    };
+    let (compared, chooser) = (nested(3), nested(2));
+    for p in [&group, &compared, &chooser].into_iter().flatten() {
+        pages.push((p.as_str(), None, String::new()));
     }
     let list: Vec<(&str, Option<&str>)> = pages.iter().map(|(p, s, _)| (*p, *s)).collect();
     assert!(

@@ -1209,9 +1209,9 @@ fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
     let home = read(&site, "index.html");
     let at = home.find("<section class=\"card\"").unwrap();
     let card = &home[at..home[at..].find("</section>").unwrap() + at];
-    assert!(card.contains("<td class=\"mono\">6.1</td>"));
+    assert!(card.contains("data-label=\"kernel\">6.1</td>"));
     assert!(
-        !card.contains("<td class=\"mono\">6.2</td>"),
+        !card.contains("data-label=\"kernel\">6.2</td>"),
         "the low run as a headline"
     );
     let id = record_series(&rs[0]).id();

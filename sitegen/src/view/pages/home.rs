@@ -145,6 +145,8 @@ struct Home {
     newest: Option<(String, String)>,
     /// The page of the per-filter headline metric (every series).
     per_filter_href: String,
+    /// Per architecture, the chooser of two kernel versions to compare.
+    compare: Vec<(String, String)>,
     arches: Vec<HomeArch>,
     changes: Vec<Group>,
     columns: Vec<Column>,
@@ -183,6 +185,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             .next_back()
             .map(|(l, _)| (l.clone(), format!("{}#paths", Links.kernel(l)))),
         per_filter_href: Links.metric(PER_FILTER),
+        compare: crate::view::pages::compare::choosers(d),
         arches: {
             let mut a: Vec<(&String, &Vec<usize>)> = d.g.by_arch.iter().collect();
             a.sort_by(|x, y| arch_order(x.0).cmp(&arch_order(y.0)));

@@ -68,6 +68,8 @@ struct PathRow {
 struct Paths {
     arch: String,
     arch_href: String,
+    /// The architecture's previous version, its page and the page comparing it with this one.
+    prev: Option<(String, String, String)>,
     unit: &'static str,
     per_op: String,
     cols: Vec<PathCol>,
@@ -235,7 +237,7 @@ fn version(
             next_label,
             columns: key_columns(),
             paths: if first {
-                paths(d, series, &root)
+                paths(d, label, series, &root)
             } else {
                 Vec::new()
             },
@@ -268,7 +270,7 @@ type PathsKey<'a> = ((usize, &'a str), &'static str, String);
 /// Per architecture (x86_64 first) and unit, its series' costs of every path on this version:
 /// the median of each series' usable runs, never pooled with another series. Emulated times are
 /// left out, as from every view that sets series side by side.
-fn paths(d: &Data, series: &[SeriesOn], root: &str) -> Vec<Paths> {
+fn paths(d: &Data, version: &str, series: &[SeriesOn], root: &str) -> Vec<Paths> {
     let runs = d.runs;
     let mut groups: BTreeMap<PathsKey, Vec<&SeriesOn>> = BTreeMap::new();
     for so in series {
@@ -327,6 +329,10 @@ fn paths(d: &Data, series: &[SeriesOn], root: &str) -> Vec<Paths> {
                 })
                 .collect();
             Paths {
+                prev: crate::view::pages::compare::previous(d, arch, version).map(|(v, href)| {
+                    let page = format!("{root}{}", Links.kernel(&v));
+                    (v, page, format!("{root}{href}"))
+                }),
                 arch_href: format!("{root}{}", Links.arch(arch)),
                 arch: arch.to_string(),
                 unit,

@@ -3,6 +3,7 @@
 
 pub mod arch;
 pub mod changes;
+pub mod compare;
 pub mod content;
 pub mod home;
 pub mod kernels;
