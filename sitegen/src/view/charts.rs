@@ -282,6 +282,22 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
             .collect(),
         y_label: format!("{short} ({unit})"),
     };
+    // Each drawn series by its name in a few words; where two share one, their ids tell them
+    // apart (the whole key is on the series page the legend links to).
+    let names: Vec<String> = {
+        let plain: Vec<String> = t.lines[..drawn].iter().map(|(s, ..)| s.name()).collect();
+        plain
+            .iter()
+            .zip(&t.lines[..drawn])
+            .map(|(n, (s, ..))| {
+                if plain.iter().filter(|x| *x == n).count() > 1 {
+                    format!("{n} · {}", s.id())
+                } else {
+                    n.clone()
+                }
+            })
+            .collect()
+    };
     // The table pivots the drawn series: one row per kernel, one column per series.
     let drawn_lines = &t.lines[..drawn];
     let body = table_body(&t.kernels, drawn_lines, root);
@@ -290,7 +306,7 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
         .enumerate()
         .map(|(i, (s, _, _))| ChartHead {
             marker: legend_marker(i),
-            label: format!("series {}", s.id()),
+            label: names[i].clone(),
             href: format!("{root}{}", links.series(s)),
         })
         .collect();
@@ -303,7 +319,7 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
             .enumerate()
             .map(|(i, (s, n, _))| LegendItem {
                 marker: legend_marker(i),
-                label: format!("{} ({n} run{})", s.label(), if *n == 1 { "" } else { "s" }),
+                label: format!("{} ({n} run{})", names[i], if *n == 1 { "" } else { "s" }),
                 href: Some(format!("{root}{}", links.series(s))),
             })
             .collect(),
