@@ -41,6 +41,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         "unplaced.html",
         include_str!("../../templates/unplaced.html"),
     ),
+    ("search.html", include_str!("../../templates/search.html")),
     ("metrics.html", include_str!("../../templates/metrics.html")),
     ("metric.html", include_str!("../../templates/metric.html")),
     ("matrix.html", include_str!("../../templates/matrix.html")),

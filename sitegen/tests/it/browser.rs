@@ -426,6 +426,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         ("unplaced.html", None, "Unplaced runs".into()),
         ("methodology.html", None, String::new()),
         ("submit.html", None, String::new()),
+        ("search.html", None, "Find a series".into()),
     ];
     // Two kernel versions compared, and an architecture's chooser, when the fixture has them.
     let nested = |depth: usize| {

@@ -311,6 +311,7 @@ fn index_pages<'t>(
             "kernel comparisons",
             Box::new(move |c| pages::compare::write(c, d)),
         ),
+        ("search", Box::new(move |c| pages::search::write(c, d))),
         (
             "unplaced runs",
             Box::new(move |c| pages::unplaced::write(c, d)),

@@ -11,5 +11,6 @@ pub mod matrix;
 pub mod metrics;
 pub mod run;
 pub mod runs;
+pub mod search;
 pub mod series;
 pub mod unplaced;
