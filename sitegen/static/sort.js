@@ -1,4 +1,6 @@
-// Optional: sort a table.sortable by a column. Pages work fully without this. Each header gets a
+// The site's only script, optional: every page works fully without it. It sorts a
+// table.sortable by a column, opens a comparison from a chooser's two lists, and filters the
+// search page's list. Sorting: each header gets a
 // button (reachable by keyboard, announced by screen readers). A column is read as dates
 // (2024-02-06, with or without a time), as kernel versions when every cell is one (6.10.3 after
 // 6.9, 6.8-rc1 before 6.8, build suffixes after), as numbers with units, thousands separators,
@@ -68,5 +70,43 @@
         keyed.forEach(function (x) { body.appendChild(x.r); });
       });
     });
+  });
+})();
+// Optional too: a comparison chooser (compare/<arch>/index.html) picks, from two lists of
+// versions, the page of that pair among those its list of links names.
+(function () {
+  var f = document.getElementById("chooser");
+  if (!f) return;
+  var pages = {};
+  Array.prototype.forEach.call(document.querySelectorAll("ul.pairs a"), function (a) {
+    pages[a.textContent] = a.href;
+  });
+  f.hidden = false;
+  f.addEventListener("submit", function (e) {
+    e.preventDefault();
+    var key = document.getElementById("from").value + " \u2192 " + document.getElementById("to").value;
+    document.getElementById("none").hidden = !!pages[key];
+    if (pages[key]) location.href = pages[key];
+  });
+})();
+// Optional too: the search page's filter keeps the rows of table.filterable that hold every
+// word typed (the page lists them all without it).
+(function () {
+  var input = document.getElementById("filter");
+  var table = document.querySelector("table.filterable");
+  if (!input || !table) return;
+  document.getElementById("filter-form").hidden = false;
+  var rows = Array.prototype.slice.call(table.tBodies[0].rows);
+  var texts = rows.map(function (r) { return r.textContent.toLowerCase(); });
+  var count = document.getElementById("filter-count");
+  input.addEventListener("input", function () {
+    var words = input.value.toLowerCase().split(/\s+/).filter(Boolean);
+    var shown = 0;
+    rows.forEach(function (r, i) {
+      var hit = words.every(function (w) { return texts[i].indexOf(w) >= 0; });
+      r.hidden = !hit;
+      if (hit) shown++;
+    });
+    count.textContent = words.length ? shown + " of " + rows.length + " series" : "";
   });
 })();

@@ -120,6 +120,13 @@ impl Groups {
     }
 }
 
+/// The order architectures are shown in: the most used first (x86_64, arm64, riscv64,
+/// ppc64le), then the others by name.
+pub fn arch_order(a: &str) -> (usize, &str) {
+    const FIRST: [&str; 4] = ["x86_64", "aarch64", "riscv64", "ppc64le"];
+    (FIRST.iter().position(|x| *x == a).unwrap_or(FIRST.len()), a)
+}
+
 /// Distinct machines among runs that carry a machine identity (imports usually do not).
 pub fn machines(runs: &[RunInfo], idx: &[usize]) -> usize {
     idx.iter()

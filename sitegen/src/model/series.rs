@@ -364,6 +364,25 @@ impl SeriesKey {
         s
     }
 
+    /// A series as a person names it, for legends and column heads: the CPU and the
+    /// virtualisation in a few words, the operation when it is not one syscall, the method
+    /// (the hash stays in the link).
+    pub fn name(&self) -> String {
+        let virt = if self.virt.len() <= 12 {
+            self.virt.as_str()
+        } else {
+            self.virt.split(" (").next().unwrap_or(&self.virt)
+        };
+        let mut s = format!("{} · {virt}", self.cpu_short());
+        if !matches!(self.per_op, Some(1) | None) || self.operation.is_some() {
+            s.push_str(" · ");
+            s.push_str(&self.per_op_words());
+        }
+        s.push_str(" · ");
+        s.push_str(self.method_short());
+        s
+    }
+
     /// The parts that differ most often, in a few words, for narrow tables.
     pub fn short_label(&self) -> String {
         format!(

@@ -49,8 +49,9 @@ pub fn shortlog(arch: &str, from: &str, to: &str) -> Shortlog {
         links: paths
             .iter()
             .map(|p| {
+                // `kernel/entry` and `arch/x86/entry` were both "entry".
                 (
-                    p.rsplit('/').next().unwrap_or(p).to_string(),
+                    p.strip_prefix("kernel/").unwrap_or(p).to_string(),
                     format!("{TREE}/log/{p}?qt=range&q={range}"),
                 )
             })
@@ -75,7 +76,11 @@ mod tests {
             s.links[0].1,
             "https://git.kernel.org/pub/scm/linux/kernel/git/stable/linux.git/log/kernel/seccomp.c?qt=range&q=v6.7..v6.8-rc1"
         );
-        assert_eq!(s.links[2].0, "entry");
+        let labels: Vec<&str> = s.links.iter().map(|l| l.0.as_str()).collect();
+        assert_eq!(
+            labels,
+            ["seccomp.c", "entry", "arch/x86/entry", "bpf", "trace"]
+        );
         // An architecture whose entry code we cannot place: the other four paths.
         assert_eq!(shortlog("vax", "6.1", "6.1.5").links.len(), 4);
         assert_eq!(paths("aarch64")[2], "arch/arm64/kernel/entry-common.c");

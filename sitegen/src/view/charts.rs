@@ -29,6 +29,8 @@ pub struct ChartSpec {
     pub short: String,
     pub title: String,
     pub anchor: String,
+    /// Series drawn at most, best covered first; the others are named as not drawn.
+    pub max_lines: usize,
 }
 
 /// The anchor of an architecture's chart on a metric page: its measured runs', or its
@@ -60,6 +62,7 @@ impl ChartSpec {
             short,
             title,
             anchor,
+            max_lines: MAX_LINES,
         }
     }
 }
@@ -193,9 +196,27 @@ pub struct Chart {
     unit: &'static str,
     legend: Vec<LegendItem>,
     hidden: usize,
+    /// Series drawn at most.
+    max_lines: usize,
     heads: Vec<ChartHead>,
     /// The table's body, escaped HTML (see [`table_body`]).
     body: String,
+    /// How many kernel versions (rows) the table has.
+    rows: usize,
+    /// Where the numbers are instead of a table of its own (a page of many charts links each
+    /// to its metric's page).
+    numbers_href: Option<String>,
+}
+
+impl Chart {
+    /// The chart without its table, whose numbers are at `href`: a page of many charts stays
+    /// within its size however many kernel versions there are.
+    pub fn numbers_at(mut self, href: String) -> Chart {
+        self.heads.clear();
+        self.body.clear();
+        self.numbers_href = Some(href);
+        self
+    }
 }
 
 pub fn chart_for(
@@ -222,9 +243,10 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
         short,
         title,
         anchor,
+        max_lines,
     } = spec;
     let links = Links;
-    let drawn = t.lines.len().min(MAX_LINES);
+    let drawn = t.lines.len().min(max_lines.min(MAX_LINES));
     // A chart's series share one unit: instruction counts are never drawn with times.
     let (unit, unit_words) = match t.lines.first() {
         Some((s, ..)) if s.instructions => (
@@ -234,7 +256,7 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
         _ => ("ns", "ns per operation"),
     };
     let desc = format!(
-        "{} in {unit_words} over {} kernel version{} ({} to {}), {} series{}. The same numbers are in the table next to the chart.",
+        "{} in {unit_words} over {} kernel version{} ({} to {}), {} series{}. The same numbers are in a table.",
         label,
         t.kernels.len(),
         if t.kernels.len() == 1 { "" } else { "s" },
@@ -260,6 +282,22 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
             .collect(),
         y_label: format!("{short} ({unit})"),
     };
+    // Each drawn series by its name in a few words; where two share one, their ids tell them
+    // apart (the whole key is on the series page the legend links to).
+    let names: Vec<String> = {
+        let plain: Vec<String> = t.lines[..drawn].iter().map(|(s, ..)| s.name()).collect();
+        plain
+            .iter()
+            .zip(&t.lines[..drawn])
+            .map(|(n, (s, ..))| {
+                if plain.iter().filter(|x| *x == n).count() > 1 {
+                    format!("{n} · {}", s.id())
+                } else {
+                    n.clone()
+                }
+            })
+            .collect()
+    };
     // The table pivots the drawn series: one row per kernel, one column per series.
     let drawn_lines = &t.lines[..drawn];
     let body = table_body(&t.kernels, drawn_lines, root);
@@ -268,7 +306,7 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
         .enumerate()
         .map(|(i, (s, _, _))| ChartHead {
             marker: legend_marker(i),
-            label: format!("series {}", s.id()),
+            label: names[i].clone(),
             href: format!("{root}{}", links.series(s)),
         })
         .collect();
@@ -281,13 +319,16 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
             .enumerate()
             .map(|(i, (s, n, _))| LegendItem {
                 marker: legend_marker(i),
-                label: format!("{} ({n} run{})", s.label(), if *n == 1 { "" } else { "s" }),
+                label: format!("{} ({n} run{})", names[i], if *n == 1 { "" } else { "s" }),
                 href: Some(format!("{root}{}", links.series(s))),
             })
             .collect(),
         hidden: t.lines.len() - drawn,
+        max_lines: max_lines.min(MAX_LINES),
         heads,
         body,
+        rows: t.kernels.len(),
+        numbers_href: None,
         title,
         short,
         slug: anchor,

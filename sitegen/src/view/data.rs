@@ -30,7 +30,9 @@ impl<'a> Data<'a> {
     pub fn new(runs: &'a [RunInfo], reg: &'a Registry) -> Data<'a> {
         let g = Groups::new(runs);
         let paged = |m| crate::model::metrics::headline_of(reg.key(m)).is_some();
-        let (changes, trends) = crate::model::changes::trends::detect(runs, &g, &paged);
+        let (mut changes, trends) = crate::model::changes::trends::detect(runs, &g, &paged);
+        // An A/A copy of a scenario steps with its original: listing both says it twice.
+        changes.retain(|c| !reg.key(c.metric).is_replica());
         let mut series_changes = std::collections::BTreeMap::new();
         for (i, c) in changes.iter().enumerate() {
             series_changes

@@ -550,7 +550,8 @@ mod tests {
         assert_eq!(d.delta, 11.0);
         assert_eq!(
             difference(&d),
-            "+11.0 ns [+9.00, +13.0] (+11.0 % [+8.9, +13.1])"
+            // ±1 and ±1 in quadrature: ±√2.
+            "+11.0 ns [+9.59, +12.4] (+11.0 % [+9.6, +12.4])"
         );
         let d = crate::model::changes::difference(100.0, None, 90.0, None);
         assert_eq!(difference(&d), "-10.0 ns (-10.0 %)");

@@ -42,6 +42,10 @@ impl Links {
             format!("changes/page-{n}.html")
         }
     }
+    /// Every step of one series between two versions.
+    pub fn change_group(&self, s: &SeriesKey, from: &str, to: &str) -> String {
+        format!("changes/{}/{}/{}.html", s.id(), slug(from), slug(to))
+    }
     /// Page `n` (1-based) of the runs of one series on one upstream kernel version: the runs
     /// are its columns, each addressed as `#<id>` (see `site::pages::run`).
     pub fn runs_of(&self, arch: &str, kbase: &str, s: &SeriesKey, n: usize) -> String {

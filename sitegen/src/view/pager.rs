@@ -3,7 +3,7 @@
 use serde::Serialize;
 
 /// Rows per page of every paginated list.
-pub const PAGE_SIZE: usize = 200;
+pub const PAGE_SIZE: usize = 100;
 
 #[derive(Serialize, Default)]
 pub struct PagerItem {

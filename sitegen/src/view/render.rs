@@ -25,9 +25,23 @@ const TEMPLATES: &[(&str, &str)] = &[
     ),
     ("changes.html", include_str!("../../templates/changes.html")),
     (
+        "change_group.html",
+        include_str!("../../templates/change_group.html"),
+    ),
+    ("compare.html", include_str!("../../templates/compare.html")),
+    (
+        "matrices.html",
+        include_str!("../../templates/matrices.html"),
+    ),
+    (
+        "compare_index.html",
+        include_str!("../../templates/compare_index.html"),
+    ),
+    (
         "unplaced.html",
         include_str!("../../templates/unplaced.html"),
     ),
+    ("search.html", include_str!("../../templates/search.html")),
     ("metrics.html", include_str!("../../templates/metrics.html")),
     ("metric.html", include_str!("../../templates/metric.html")),
     ("matrix.html", include_str!("../../templates/matrix.html")),

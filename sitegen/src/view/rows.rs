@@ -103,6 +103,10 @@ pub fn run_row(r: &RunInfo, headline: &[Option<u32>], root: &str) -> RunRow {
         cells: KEY_COLUMNS
             .iter()
             .map(|&i| match headline[i].and_then(|m| r.values.get(m)) {
+                // A count in a column of times says what it is.
+                Some(v) if r.series.instructions => Cell {
+                    text: format!("{} instructions", format::val(&v)),
+                },
                 Some(v) => Cell {
                     text: format::val(&v),
                 },

@@ -30,6 +30,8 @@ pub struct SweepRow {
 #[derive(Serialize)]
 pub struct SweepBlock {
     pub title: String,
+    /// What its numbers count: `ns`, or `instructions`.
+    pub unit: &'static str,
     pub svg: String,
     pub legend: Vec<SweepLegend>,
     pub heads: Vec<String>,
@@ -52,10 +54,10 @@ struct Data {
     fit: Option<(f64, f64)>,
 }
 
-fn fit_words(fit: Option<(f64, f64)>, several: bool) -> String {
+fn fit_words(fit: Option<(f64, f64)>, several: bool, unit: &str) -> String {
     match fit {
         Some((a, b)) => format!(
-            "fit{}: {} ns + {} ns × N",
+            "fit{}: {} {unit} + {} {unit} × N",
             if several {
                 " (medians of the runs' fits)"
             } else {
@@ -68,7 +70,12 @@ fn fit_words(fit: Option<(f64, f64)>, several: bool) -> String {
     }
 }
 
-fn block(title: String, desc: String, per_op: &str, lines: Vec<Data>) -> Option<SweepBlock> {
+fn block(
+    title: String,
+    desc: String,
+    (per_op, unit): (&str, &'static str),
+    lines: Vec<Data>,
+) -> Option<SweepBlock> {
     let hidden = lines.len().saturating_sub(MAX_LINES);
     let lines: Vec<Data> = lines.into_iter().take(MAX_LINES).collect();
     let svg = sweep_svg(&Sweep {
@@ -82,7 +89,7 @@ fn block(title: String, desc: String, per_op: &str, lines: Vec<Data>) -> Option<
                 fit: l.fit,
             })
             .collect(),
-        y_label: format!("overhead over native (ns per {per_op})"),
+        y_label: format!("overhead over native ({unit} per {per_op})"),
     })?;
     let mut ns: Vec<u32> = lines
         .iter()
@@ -99,7 +106,7 @@ fn block(title: String, desc: String, per_op: &str, lines: Vec<Data>) -> Option<
                 marker: legend_marker(i),
                 label: l.label.clone(),
                 href: l.href.clone(),
-                fit: fit_words(l.fit, several),
+                fit: fit_words(l.fit, several, unit),
             })
             .collect(),
         heads: lines.iter().map(|l| l.head.clone()).collect(),
@@ -115,6 +122,7 @@ fn block(title: String, desc: String, per_op: &str, lines: Vec<Data>) -> Option<
             .collect(),
         svg,
         title,
+        unit,
         hidden,
     })
 }
@@ -150,6 +158,8 @@ pub struct SeriesAt<'a> {
     pub head: String,
     pub href: String,
     pub per_op: String,
+    /// What the series' numbers count (`ns`, `instructions`): one for all of a sweep's series.
+    pub unit: &'static str,
     pub runs: &'a [usize],
 }
 
@@ -162,7 +172,7 @@ pub fn of_series(
     title: String,
     series: &[SeriesAt],
 ) -> Option<SweepBlock> {
-    let per_op = series.first()?.per_op.clone();
+    let (per_op, unit) = series.first().map(|s| (s.per_op.clone(), s.unit))?;
     let lines: Vec<Data> = series
         .iter()
         .filter_map(|s| {
@@ -207,7 +217,7 @@ pub fn of_series(
             "seccomp.depth.N: overhead over native against N for {} series on this kernel version, with the span of their runs' intervals and the fitted lines.",
             lines.len()
         ),
-        &per_op,
+        (&per_op, unit),
         lines,
     )
 }

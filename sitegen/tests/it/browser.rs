@@ -383,7 +383,20 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     let (series, series_metric) = (first("series", false), first("series", true));
     let (metric, matrix) = (first("metrics", false), first("matrix", false));
     let env = first("env", false);
-    let pages: [(&str, Option<&str>, String); 17] = [
+    // A group of steps of one series between two versions, when the fixture has one.
+    let group = walkdir::WalkDir::new(site.join("changes"))
+        .min_depth(3)
+        .into_iter()
+        .flatten()
+        .find(|e| e.file_type().is_file())
+        .map(|e| {
+            e.path()
+                .strip_prefix(&site)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned()
+        });
+    let mut pages: Vec<(&str, Option<&str>, String)> = vec![
         (
             "index.html",
             None,
@@ -413,7 +426,28 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         ("unplaced.html", None, "Unplaced runs".into()),
         ("methodology.html", None, String::new()),
         ("submit.html", None, String::new()),
+        ("search.html", None, "Find a series".into()),
     ];
+    // Two kernel versions compared, and an architecture's chooser, when the fixture has them.
+    let nested = |depth: usize| {
+        walkdir::WalkDir::new(site.join("compare"))
+            .min_depth(depth)
+            .max_depth(depth)
+            .into_iter()
+            .flatten()
+            .find(|e| e.file_type().is_file())
+            .map(|e| {
+                e.path()
+                    .strip_prefix(&site)
+                    .unwrap()
+                    .to_string_lossy()
+                    .into_owned()
+            })
+    };
+    let (compared, chooser) = (nested(3), nested(2));
+    for p in [&group, &compared, &chooser].into_iter().flatten() {
+        pages.push((p.as_str(), None, String::new()));
+    }
     let list: Vec<(&str, Option<&str>)> = pages.iter().map(|(p, s, _)| (*p, *s)).collect();
     assert!(
         Path::new(AXE).exists(),
@@ -611,4 +645,137 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         cells.contains(" µs") || cells.contains(" ms"),
         "the run page has no scaled time to sort: {cells}"
     );
+}
+
+/// Measures pages in iframes of a given width: the page's height, whether it scrolls sideways,
+/// and the tables of key numbers (`table.headline`, `table.stack`) that would scroll inside
+/// their box.
+const BOUNDS_HARNESS: &str = r#"<!doctype html>
+<html><head><meta charset="utf-8"><title>bounds</title></head><body>
+<pre id="results">pending</pre>
+<script>
+var PAGES = PAGE_LIST, WIDTHS = [1400, 500], out = {}, frames = 0, loaded = 0;
+// The tables of key numbers: the headline numbers, a kernel's paths, a series' headline rows.
+var KEY_TABLES = "table.headline, table.stack";
+function dump() {
+  out.done = loaded === frames;
+  document.getElementById("results").textContent = JSON.stringify(out).replace(/[<>&]/g,
+    function (c) { return "\\u" + c.charCodeAt(0).toString(16).padStart(4, "0"); });
+}
+PAGES.forEach(function (p) {
+  WIDTHS.forEach(function (w) {
+    var f = document.createElement("iframe");
+    f.style.width = w + "px";
+    f.style.height = "900px";
+    f.onload = function () {
+      var d = f.contentDocument, r = {};
+      try {
+        r.height = d.documentElement.scrollHeight;
+        r.scroll_width = d.documentElement.scrollWidth;
+        r.inner_width = f.contentWindow.innerWidth;
+        r.headline_tables = d.querySelectorAll(KEY_TABLES).length;
+        r.key_numbers_scrolled = Array.prototype.filter.call(
+          d.querySelectorAll(KEY_TABLES), function (t) {
+            var box = t.closest(".tablewrap");
+            return box && box.scrollWidth > box.clientWidth + 1;
+          }).length;
+      } catch (e) { r.error = String(e); }
+      out[p + " at " + w] = r;
+      loaded++;
+      dump();
+    };
+    f.src = p;
+    frames++;
+    document.body.appendChild(f);
+  });
+});
+dump();
+</script>
+</body></html>
+"#;
+
+/// The largest page (in bytes) of each kind: the site root's pages one by one, and per
+/// directory (and nesting depth) the largest.
+fn largest_of_each_kind(site: &Path) -> Vec<String> {
+    let mut best: std::collections::BTreeMap<String, (u64, String)> = Default::default();
+    for e in walkdir::WalkDir::new(site).into_iter().flatten() {
+        let rel = e
+            .path()
+            .strip_prefix(site)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        if !e.file_type().is_file() || !rel.ends_with(".html") {
+            continue;
+        }
+        let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+        let parts: Vec<&str> = rel.split('/').collect();
+        let kind = match parts.len() {
+            1 => rel.clone(),
+            n => format!("{}/{}{}", parts[0], n, rel.ends_with("index.html")),
+        };
+        let slot = best.entry(kind).or_insert((0, String::new()));
+        if len > slot.0 {
+            *slot = (len, rel);
+        }
+    }
+    best.into_values().map(|(_, p)| p).collect()
+}
+
+/// The bounds a page keeps however many runs the site summarises: at 3,000 synthetic runs of
+/// a real run's shape no page is over 300 KB, and the largest page of each kind is at most
+/// 15,000 px tall at 1,400 px; at 500 px no page scrolls sideways and no table of key numbers
+/// (the home page's headline numbers, a kernel's paths side by side) scrolls inside its box.
+#[test]
+#[ignore = "needs chromium (scripts/test-tools installs it)"]
+fn pages_stay_within_their_bounds_at_3000_runs() {
+    assert!(
+        Path::new(CHROMIUM).exists(),
+        "{CHROMIUM} is not installed; scripts/test-tools installs it"
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("records");
+    let site = tmp.path().join("site");
+    syscost_synth::write_shape(&data, 3000, 1, syscost_synth::Shape::Real).unwrap();
+    let o = build_site(&data, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let mut over = Vec::new();
+    for e in walkdir::WalkDir::new(&site).into_iter().flatten() {
+        let name = e.path().to_string_lossy().into_owned();
+        let len = e.metadata().map(|m| m.len()).unwrap_or(0);
+        if name.ends_with(".html") && len > 300 * 1024 {
+            over.push(format!("{name}: {len} bytes"));
+        }
+    }
+    assert!(over.is_empty(), "pages over 300 KB: {over:#?}");
+    let pages = largest_of_each_kind(&site);
+    assert!(pages.len() > 10, "{pages:?}");
+    let harness = BOUNDS_HARNESS.replace("PAGE_LIST", &serde_json::to_string(&pages).unwrap());
+    let harness_path = site.join("bounds-harness.html");
+    std::fs::write(&harness_path, harness).unwrap();
+    let found = results(&dump_dom(&harness_path, tmp.path(), false).dom);
+    assert_eq!(found["done"], true, "not every page loaded: {found}");
+    let mut headline = 0;
+    for p in &pages {
+        let wide = &found[format!("{p} at 1400")];
+        assert!(wide.get("error").is_none(), "{p}: {wide}");
+        let h = wide["height"].as_f64().expect("a height");
+        assert!(h <= 15_000.0, "{p} is {h} px tall at 1,400 px");
+        let phone = &found[format!("{p} at 500")];
+        let (sw, iw) = (
+            phone["scroll_width"].as_f64(),
+            phone["inner_width"].as_f64(),
+        );
+        assert!(
+            sw.is_some() && iw.is_some() && sw <= iw,
+            "{p} scrolls sideways at 500 px: {phone}"
+        );
+        assert_eq!(
+            phone["key_numbers_scrolled"], 0,
+            "{p}: key numbers in a box that scrolls sideways at 500 px"
+        );
+        headline += phone["headline_tables"].as_u64().unwrap_or(0);
+    }
+    // The check above saw the tables it is about (the home page's and a kernel page's).
+    assert!(headline >= 2, "no table of key numbers among {pages:?}");
 }

@@ -491,7 +491,9 @@ fn emulated_runs_are_never_pooled_with_measurements() {
         let html = read(&f.site, page);
         assert!(!html.contains("987,654"), "{page} pools the emulated run");
     }
-    assert!(read(&f.site, "arch/labarch/index.html").contains("3,210"));
+    // The measured run is there (the architecture page links its charts' numbers to the
+    // metric page).
+    assert!(read(&f.site, "metrics/sud-block.html").contains("3,210"));
     // Its own series (one virtualization kind) charts it.
     let series = html_pages(&f.site)
         .into_iter()
@@ -1065,19 +1067,34 @@ fn the_step_is_found_between_the_right_versions_and_noise_is_not() {
         let id = record_series(&s[0]).id();
         assert!(of(&id).is_empty(), "{id}: {:?}", of(&id));
     }
-    // On the changes page, with links to both sides and the upstream log between them.
+    // On the changes page, in the group of its series and pair of versions, with the
+    // upstream log between them...
     let page = read(&f.site, "changes/index.html");
-    let row = page
+    let group = page
+        .split("<section class=\"change-group\">")
+        .find(|g| g.contains(&format!(">{step}</a>")))
+        .expect("the step's group");
+    assert!(group.contains("sud.allow − native"), "{group}");
+    assert!(group.contains("log/kernel/seccomp.c?qt=range&amp;q=v6.8..v6.9"));
+    // (An architecture whose entry code has no known place: the four common paths.)
+    assert!(group.contains(
+        "git log --oneline v6.8..v6.9 -- kernel/seccomp.c kernel/entry kernel/bpf kernel/trace"
+    ));
+    // ...and on the group's page, with links to the runs on both sides.
+    let all = read(
+        &f.site,
+        &format!(
+            "changes/{step}/{}/{}.html",
+            VERSIONS[STEP_AT - 1],
+            VERSIONS[STEP_AT]
+        ),
+    );
+    let row = all
         .lines()
-        .find(|l| l.contains(&format!(">{step}</a>")))
+        .find(|l| l.contains("sud.allow − native"))
         .expect("the step's row");
     assert!(row.contains(&format!(">{}</a>", f.step[STEP_AT - 1].id)));
     assert!(row.contains(&format!(">{}</a>", to_run.id)));
-    assert!(row.contains("log/kernel/seccomp.c?qt=range&amp;q=v6.8..v6.9"));
-    // (An architecture whose entry code has no known place: the four common paths.)
-    assert!(row.contains(
-        "git log --oneline v6.8..v6.9 -- kernel/seccomp.c kernel/entry kernel/bpf kernel/trace"
-    ));
     // In the feed, with the date of the run that showed it.
     let feed = read(&f.site, "feed.xml");
     let entry = feed
@@ -1190,11 +1207,11 @@ fn run_quality_is_a_badge_and_low_runs_stay_out_of_headlines() {
     assert!(page.contains("<span class=\"badge q-low\""));
     // The headline is the latest version with a run of good enough quality.
     let home = read(&site, "index.html");
-    let at = home.find("<section class=\"card\">").unwrap();
+    let at = home.find("<section class=\"card\"").unwrap();
     let card = &home[at..home[at..].find("</section>").unwrap() + at];
-    assert!(card.contains("<td class=\"mono\">6.1</td>"));
+    assert!(card.contains("data-label=\"kernel\">6.1</td>"));
     assert!(
-        !card.contains("<td class=\"mono\">6.2</td>"),
+        !card.contains("data-label=\"kernel\">6.2</td>"),
         "the low run as a headline"
     );
     let id = record_series(&rs[0]).id();

@@ -95,8 +95,30 @@ fn fifty_versions_and_ten_series_stay_readable() {
     let o = build_site(&data, &site);
     assert!(o.status.success(), "{}", stderr(&o));
 
+    // The architecture page draws the three best-covered series of each headline metric and
+    // links to the metric's page, which draws ten (and their numbers).
     let page = std::fs::read_to_string(site.join("arch/x86_64/index.html")).unwrap();
-    let charts = charts(&page);
+    for (id, svg) in charts(&page) {
+        assert_eq!(svg.matches("<g class=\"series\"").count(), 3, "{id}");
+    }
+    assert!(page.contains("7 more series not drawn"), "{page}");
+    let charts: Vec<(String, String)> = [
+        "seccomp-entry",
+        "seccomp-entry-fit",
+        "seccomp-per-filter",
+        "seccomp-per-filter-fit",
+        "sud-allow",
+        "sud-block",
+        "bpf-tp",
+        "bpf-rawtp",
+    ]
+    .iter()
+    .filter_map(|slug| {
+        let page = std::fs::read_to_string(site.join(format!("metrics/{slug}.html"))).ok()?;
+        let c = charts(&page).into_iter().find(|c| c.0 == "x86_64")?;
+        Some((slug.to_string(), c.1))
+    })
+    .collect();
     assert!(
         charts.len() >= 5,
         "{:?}",

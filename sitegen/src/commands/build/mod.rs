@@ -307,6 +307,11 @@ fn index_pages<'t>(
         ("matrices", Box::new(move |c| pages::matrix::write(c, d))),
         ("changes", Box::new(move |c| pages::changes::write(c, d))),
         (
+            "kernel comparisons",
+            Box::new(move |c| pages::compare::write(c, d)),
+        ),
+        ("search", Box::new(move |c| pages::search::write(c, d))),
+        (
             "unplaced runs",
             Box::new(move |c| pages::unplaced::write(c, d)),
         ),

@@ -2,32 +2,41 @@
 //! functions over the version points; the site gathers the points (usable runs only) and lists
 //! what is found.
 //!
-//! The rule (also on the methodology page): the change from version a to the next version b
-//! that has data is a **step** when
-//! 1. both points have an interval (a run's CI, or the span of several runs' CIs) and the two
-//!    intervals are disjoint, and
-//! 2. the difference of the medians is larger than the series' **noise floor** for that metric.
+//! The rule (also on the methodology page) is `syscost compare`'s, from the same arithmetic
+//! (`syscost_stats`): the change from version a to the next version b that has data is judged
+//! on the difference b − a and its interval, the two points' standard errors added in
+//! quadrature (each point's interval read as a 95 % interval). The difference is **no change**
+//! when its whole interval lies within ± the margin (2 % of a, at least 1 ns: compare's default),
+//! **inconclusive** when its interval holds zero, and otherwise a change. A change is a **step**
+//! — listed on the changes page — when it is also larger than the series' **floor**.
 //!
-//! The noise floor is learned from the series' own history: the median of its other
-//! version-to-version moves and of the differences between repeated runs on one version, times
-//! a factor [`k_for`] that depends on how many such observations there are. The factor is the
-//! 99.99th percentile of "a move ÷ the median of the other m moves" for Gaussian noise (by
-//! simulation; a test re-checks it), so noise alone makes a step about once in 10,000
-//! comparisons however short the history: 23 with 6 observations, 12 with 12, 8.5 with 24,
-//! 6.4 with 96 or more. That is stricter than Apache Otava's p ≤ 0.001 because a pair of
-//! versions is judged on a hundred metrics at once. With fewer than [`MIN_HISTORY`] observations
-//! there is nothing to learn from, and the difference must exceed the kernel benchmark's own
-//! tolerance for "≈" instead: 10 % of the smaller value or 2 ns, whichever is larger. Either way
-//! it must exceed [`PRACTICAL_REL`] of the earlier value and [`PRACTICAL_NS`]: smaller changes
-//! are not worth a kernel developer's time even when they are real.
+//! For times the floor is the **noise floor**, learned from the series' own history: the median
+//! of its other version-to-version moves and of the differences between repeated runs on one
+//! version, times a factor [`k_for`] that depends on how many such observations there are. The
+//! intervals of single runs miss the variation between boots, which the history sees. The
+//! factor is the 99.99th percentile of "a move ÷ the median of the other m moves" for Gaussian
+//! noise (by simulation; a test re-checks it), so noise alone makes a step about once in 10,000
+//! comparisons however short the history: 23 with 6 observations, 12 with 12, 8.5 with 24, 6.4
+//! with 96 or more. That is stricter than Apache Otava's p ≤ 0.001 because a pair of versions is
+//! judged on a hundred metrics at once. With fewer than [`MIN_HISTORY`] observations there is
+//! nothing to learn from, and the difference must exceed the kernel benchmark's own tolerance
+//! for "≈" instead: 10 % of the smaller value or 2 ns, whichever is larger. Either way it must
+//! exceed [`PRACTICAL_REL`] of the earlier value and [`PRACTICAL_NS`]: smaller changes are not
+//! worth a kernel developer's time even when they are real.
 //!
-//! A series of instruction counts ([`judge_counts`]) has no noise to learn a floor from: its
-//! numbers repeat exactly from one boot to the next. There a move is a step when it is at
-//! least [`COUNT_STEP`] (one instruction per operation) and beyond both versions' intervals —
-//! for exact points (every sample the same) any move of a whole instruction, for the others
-//! beyond the spread measured within their runs.
+//! A series of instruction counts ([`judge_counts`]) has no noise: its numbers repeat exactly
+//! from one boot to the next, so compare's margin is one instruction and any whole instruction
+//! is a change. Between two kernel releases almost every count moves by a few instructions
+//! (an unrelated line of the entry path is enough), and listing each is listing every pair of
+//! versions a hundred times. Its floor is **materiality** instead: a step must move by at least
+//! [`COUNT_MATERIAL`] instructions and by at least [`COUNT_MATERIAL_REL`] of the earlier count.
+//! Ten instructions are about the 1 ns of a time's floor on a core retiring three or four
+//! instructions a cycle at 3 GHz; 5 % is the smallest change a time measured across boots shows
+//! with confidence (the noise floors of time series are several percent), so a smaller move of a
+//! count is one no time could confirm. Every change stays on the series' pages with its verdict.
 
 use crate::model::metrics::Point;
+use syscost_stats::{Outcome, Value};
 
 pub(crate) mod trends;
 
@@ -61,15 +70,20 @@ pub fn k_for(m: usize) -> Option<f64> {
         .find(|(at, _)| m >= *at)
         .map(|(_, k)| *k)
 }
-/// The smallest change reported, relative to the earlier value...
-pub const PRACTICAL_REL: f64 = 0.02;
+/// The smallest change reported, relative to the earlier value (compare's default margin)...
+pub const PRACTICAL_REL: f64 = syscost_stats::DEFAULT_MARGIN_PCT / 100.0;
 /// ...and in ns per operation.
-pub const PRACTICAL_NS: f64 = 1.0;
+pub const PRACTICAL_NS: f64 = syscost_stats::MARGIN_FLOOR_NS;
 /// The kernel benchmark's "≈" tolerance, used when there is no history.
 pub const KERNEL_REL: f64 = 0.10;
 pub const KERNEL_NS: f64 = 2.0;
-/// The smallest step of an instruction count: one instruction per operation.
-pub const COUNT_STEP: f64 = 1.0;
+/// The smallest step of an instruction count listed as a step, in instructions per operation...
+pub const COUNT_MATERIAL: f64 = 10.0;
+/// ...and relative to the earlier count.
+pub const COUNT_MATERIAL_REL: f64 = 0.05;
+/// The confidence a point's interval is read at: the records' default (a single run's CI is
+/// 95 %; the span of several runs' CIs is wider, which errs towards fewer steps).
+pub const CONFIDENCE: f64 = 0.95;
 
 /// One kernel version's point of a series and metric, and its runs' medians in time order.
 #[derive(Debug, Clone)]
@@ -80,12 +94,16 @@ pub struct VersionPoint {
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Verdict {
-    /// Disjoint intervals and a difference above the noise floor.
+    /// A change larger than the floor: listed.
     Step,
-    /// Disjoint intervals, but a difference within the noise floor.
+    /// A change of a time within its noise floor.
     WithinNoise,
-    /// The intervals overlap.
-    Overlap,
+    /// A change of an instruction count below materiality.
+    Immaterial,
+    /// The difference's interval holds zero and reaches past the margin.
+    Inconclusive,
+    /// The difference's interval lies within ± the margin.
+    NoChange,
     /// A point has no interval (single-sample imports): nothing can be said.
     NotJudged,
 }
@@ -95,7 +113,9 @@ impl Verdict {
         match self {
             Verdict::Step => "step",
             Verdict::WithinNoise => "within the noise floor",
-            Verdict::Overlap => "intervals overlap",
+            Verdict::Immaterial => "below the smallest step listed",
+            Verdict::Inconclusive => "inconclusive",
+            Verdict::NoChange => "no change",
             Verdict::NotJudged => "not judged (no interval)",
         }
     }
@@ -108,7 +128,7 @@ pub enum Floor {
     History { n: usize, median: f64, k: f64 },
     /// Too little history: the kernel benchmark's tolerance.
     Kernel,
-    /// Instruction counts: [`COUNT_STEP`] beyond both intervals.
+    /// Instruction counts: materiality ([`COUNT_MATERIAL`], [`COUNT_MATERIAL_REL`]).
     Counted,
 }
 
@@ -116,37 +136,76 @@ pub enum Floor {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Difference {
     pub delta: f64,
-    /// The differences the two intervals allow: `[lo_b − hi_a, hi_b − lo_a]`.
+    /// Its interval at [`CONFIDENCE`]: the two points' standard errors added in quadrature.
     pub delta_interval: Option<(f64, f64)>,
-    /// The difference in percent of `a`'s magnitude.
+    /// The difference in percent of `a`'s magnitude, where a ratio means something
+    /// ([`syscost_stats::relative`]).
     pub pct: Option<f64>,
-    /// The ratios the two intervals allow, as percent changes; only when both are positive.
+    /// Its interval (`a`'s own uncertainty left out, as compare does).
     pub pct_interval: Option<(f64, f64)>,
 }
 
-impl Difference {
-    /// Whether the two intervals are disjoint (`None` when one is missing).
-    pub fn resolved(a: Option<(f64, f64)>, b: Option<(f64, f64)>) -> Option<bool> {
-        let ((al, ah), (bl, bh)) = (a?, b?);
-        Some(bl > ah || al > bh)
+fn value(m: f64, i: (f64, f64)) -> Value {
+    Value {
+        median: m,
+        low: i.0,
+        high: i.1,
     }
 }
 
+/// The difference `b − a` as `syscost compare` works it out; relative to `a` where `a` is at
+/// least `floor` (1 ns, or one instruction).
 pub fn difference(a: f64, ai: Option<(f64, f64)>, b: f64, bi: Option<(f64, f64)>) -> Difference {
+    let z = syscost_stats::z_of(CONFIDENCE);
+    let (base, diff) = match (ai, bi) {
+        (Some(ai), Some(bi)) => {
+            let base = value(a, ai);
+            (
+                base,
+                Some(syscost_stats::difference(
+                    base,
+                    value(b, bi),
+                    z,
+                    z,
+                    CONFIDENCE,
+                )),
+            )
+        }
+        _ => (Value::exact(a), None),
+    };
     let delta = b - a;
+    let rel = syscost_stats::relative(base, diff.unwrap_or(Value::exact(delta)), 1.0);
     Difference {
         delta,
-        delta_interval: match (ai, bi) {
-            (Some((al, ah)), Some((bl, bh))) => Some((bl - ah, bh - al)),
-            _ => None,
-        },
-        pct: (a != 0.0).then(|| delta / a.abs() * 100.0),
-        pct_interval: match (ai, bi) {
-            (Some((al, ah)), Some((bl, bh))) if al > 0.0 && bl > 0.0 => {
-                Some(((bl / ah - 1.0) * 100.0, (bh / al - 1.0) * 100.0))
-            }
-            _ => None,
-        },
+        delta_interval: diff.map(|d| (d.low, d.high)),
+        pct: rel.map(|r| r.median),
+        pct_interval: diff.and(rel).map(|r| (r.low, r.high)),
+    }
+}
+
+impl Difference {
+    /// What compare's rule says of it against `margin`; `None` without an interval.
+    fn outcome(&self, margin: f64) -> Option<Outcome> {
+        let (low, high) = self.delta_interval?;
+        Some(syscost_stats::outcome(
+            Value {
+                median: self.delta,
+                low,
+                high,
+            },
+            margin,
+        ))
+    }
+}
+
+/// The verdict of a difference, given compare's margin and the floor a step must exceed.
+fn verdict(diff: &Difference, margin: f64, floor: f64, below: Verdict) -> Verdict {
+    match diff.outcome(margin) {
+        None => Verdict::NotJudged,
+        Some(Outcome::NoChange) => Verdict::NoChange,
+        Some(Outcome::Inconclusive) => Verdict::Inconclusive,
+        Some(_) if diff.delta.abs() < floor => below,
+        Some(_) => Verdict::Step,
     }
 }
 
@@ -202,8 +261,8 @@ pub fn judge(points: &[VersionPoint]) -> Vec<Pair> {
 }
 
 /// Judges every pair of consecutive points of a series of instruction counts (ascending
-/// kernel versions, usable runs only): a step is a move of at least [`COUNT_STEP`] with the two
-/// versions' intervals disjoint.
+/// kernel versions, usable runs only): compare's verdict with a margin of one instruction, and
+/// a step when the move is material ([`count_floor`]).
 pub fn judge_counts(points: &[VersionPoint]) -> Vec<Pair> {
     points
         .windows(2)
@@ -211,22 +270,27 @@ pub fn judge_counts(points: &[VersionPoint]) -> Vec<Pair> {
         .map(|(i, w)| {
             let (a, b) = (&w[0].point, &w[1].point);
             let diff = difference(a.median, a.interval, b.median, b.interval);
-            let verdict = match Difference::resolved(a.interval, b.interval) {
-                None => Verdict::NotJudged,
-                Some(false) => Verdict::Overlap,
-                Some(true) if diff.delta.abs() < COUNT_STEP => Verdict::WithinNoise,
-                Some(true) => Verdict::Step,
-            };
+            let floor = count_floor(a.median);
             Pair {
                 from: i,
                 to: i + 1,
                 diff,
-                floor: COUNT_STEP,
+                floor,
                 floor_basis: Floor::Counted,
-                verdict,
+                verdict: verdict(
+                    &diff,
+                    syscost_stats::count_margin(),
+                    floor,
+                    Verdict::Immaterial,
+                ),
             }
         })
         .collect()
+}
+
+/// The smallest move of an instruction count from `a` listed as a step.
+pub fn count_floor(a: f64) -> f64 {
+    (COUNT_MATERIAL_REL * a.abs()).max(COUNT_MATERIAL)
 }
 
 fn pair(i: usize, a: &Point, b: &Point, hist_median: Option<f64>, n: usize) -> Pair {
@@ -243,12 +307,12 @@ fn pair(i: usize, a: &Point, b: &Point, hist_median: Option<f64>, n: usize) -> P
             )
         }
     };
-    let verdict = match Difference::resolved(a.interval, b.interval) {
-        None => Verdict::NotJudged,
-        Some(false) => Verdict::Overlap,
-        Some(true) if delta.abs() <= floor => Verdict::WithinNoise,
-        Some(true) => Verdict::Step,
-    };
+    let margin = syscost_stats::time_margin(a.median, syscost_stats::DEFAULT_MARGIN_PCT);
+    let mut verdict = verdict(&diff, margin, floor, Verdict::WithinNoise);
+    // A move equal to the floor is not above it.
+    if verdict == Verdict::Step && delta.abs() <= floor {
+        verdict = Verdict::WithinNoise;
+    }
     Pair {
         from: i,
         to: i + 1,
@@ -330,41 +394,51 @@ mod tests {
         assert_eq!(steps(&judge(&s)), vec![1]);
     }
 
-    /// Instruction counts: a move of a whole instruction between exact points is a step, a
-    /// smaller one (the harness's fraction of an instruction) is not, and a move within an
-    /// interval measured in a run is not either; no history is needed.
+    /// Instruction counts: compare's verdict with a margin of one instruction, and a step
+    /// only when material (10 instructions and 5 %); no history is needed.
     #[test]
-    fn instruction_counts_step_at_one_instruction_beyond_their_intervals() {
+    fn instruction_counts_step_when_the_move_is_material() {
         let exact = |m: f64| vp(m, Some(0.0));
         let s = [
             exact(231.0),
             exact(314.0),
             exact(314.02),
             exact(313.0),
+            exact(300.0),
             vp(320.0, Some(3.0)),
             vp(322.0, Some(0.5)),
+            vp(400.0, Some(0.5)),
         ];
         let v: Vec<Verdict> = judge_counts(&s).iter().map(|p| p.verdict).collect();
         assert_eq!(
             v,
             [
                 Verdict::Step,
-                Verdict::WithinNoise,
+                // A fraction of an instruction (the harness's) is no change.
+                Verdict::NoChange,
+                // One instruction is a change, as in compare, but not one worth listing...
+                Verdict::Immaterial,
+                // ...nor is 13 of 313 (4 %).
+                Verdict::Immaterial,
                 Verdict::Step,
+                // 2 instructions within an interval measured in a run: not known.
+                Verdict::Inconclusive,
                 Verdict::Step,
-                Verdict::Overlap
             ]
         );
-        assert!(judge_counts(&s)
-            .iter()
-            .all(|p| p.floor_basis == Floor::Counted && p.floor == COUNT_STEP));
+        let j = judge_counts(&s);
+        assert!(j.iter().all(|p| p.floor_basis == Floor::Counted));
+        assert_eq!(j[0].floor, 0.05 * 231.0);
+        assert_eq!(count_floor(150.0), COUNT_MATERIAL);
+        assert!((j[3].floor - 0.05 * 313.0).abs() < 1e-9);
         assert_eq!(
             judge_counts(&[exact(1.0), vp(2.0, None)])[0].verdict,
             Verdict::NotJudged
         );
-        // The same points judged as times: too little history, and 83 of 231 ns is a step but
-        // one of 314 is within the kernel's tolerance.
-        assert_eq!(judge(&s[..3])[1].verdict, Verdict::WithinNoise);
+        // The same points judged as times: too little history, 83 of 231 ns is a step and a
+        // fiftieth of a nanosecond is no change.
+        assert_eq!(judge(&s[..2])[0].verdict, Verdict::Step);
+        assert_eq!(judge(&s[..3])[1].verdict, Verdict::NoChange);
     }
 
     #[test]
@@ -434,20 +508,28 @@ mod tests {
         let j = judge(&[vp(100.0, Some(1.0)), vp(111.0, Some(1.0))]);
         assert_eq!(j[0].verdict, Verdict::Step);
         assert_eq!(j[0].diff.delta, 11.0);
-        assert_eq!(j[0].diff.delta_interval, Some((9.0, 13.0)));
+        // compare's interval: the two ±1 intervals added in quadrature, ±√2.
+        let (lo, hi) = j[0].diff.delta_interval.unwrap();
+        let r2 = std::f64::consts::SQRT_2;
+        assert!((lo - (11.0 - r2)).abs() < 1e-6 && (hi - (11.0 + r2)).abs() < 1e-6);
         assert_eq!(j[0].diff.pct, Some(11.0));
         let (lo, hi) = j[0].diff.pct_interval.unwrap();
-        assert!((lo - (110.0 / 101.0 - 1.0) * 100.0).abs() < 1e-9);
-        assert!((hi - (112.0 / 99.0 - 1.0) * 100.0).abs() < 1e-9);
+        assert!((lo - (11.0 - r2)).abs() < 1e-6 && (hi - (11.0 + r2)).abs() < 1e-6);
         // Small values: at least 2 ns.
         let j = judge(&[vp(5.0, Some(0.1)), vp(6.5, Some(0.1))]);
         assert_eq!(j[0].verdict, Verdict::WithinNoise);
     }
 
     #[test]
-    fn overlapping_or_missing_intervals_are_never_steps() {
-        let j = judge(&[vp(100.0, Some(30.0)), vp(150.0, Some(30.0))]);
-        assert_eq!(j[0].verdict, Verdict::Overlap);
+    fn the_interval_of_the_difference_decides_not_disjoint_intervals() {
+        // 30 ± 42: inconclusive.
+        let j = judge(&[vp(100.0, Some(30.0)), vp(130.0, Some(30.0))]);
+        assert_eq!(j[0].verdict, Verdict::Inconclusive);
+        // Intervals that overlap ([90, 110], [108, 128]) but a difference of 18 ± 14 that
+        // excludes zero, beyond the kernel tolerance: a step, as compare would say.
+        let j = judge(&[vp(100.0, Some(10.0)), vp(118.0, Some(10.0))]);
+        assert_eq!(j[0].verdict, Verdict::Step);
+        // Without intervals nothing is judged.
         let j = judge(&[vp(100.0, None), vp(300.0, None)]);
         assert_eq!(j[0].verdict, Verdict::NotJudged);
         assert_eq!(j[0].diff.delta_interval, None);

@@ -72,6 +72,12 @@ impl MetricKey {
         }
     }
 
+    /// An A/A copy of a scenario (`<id>.replica.<n>`, docs/ids.md): it measures what its
+    /// original does, in a process of its own.
+    pub fn is_replica(&self) -> bool {
+        self.id.contains(".replica.")
+    }
+
     /// Where in the record the number is.
     pub fn source(&self) -> String {
         match self.kind {
@@ -146,24 +152,52 @@ pub fn natural_cmp(a: &str, b: &str) -> Ordering {
 }
 
 /// What the site knows about a metric besides its key, merged over all records the same way
-/// whatever order they come in (the smallest text wins).
+/// whatever order they come in: the smallest family, and the description most records give
+/// (the smallest among the most common). The most common, not the smallest: `native` of the
+/// mix probe ("close(dup(fd)), getpid(), …") sorted before the getpid that nearly every run
+/// measures.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct MetricMeta {
     /// The scenario's family (`seccomp`, `bpf`, ...), `estimate` for estimates.
     pub family: String,
     /// The record's description of the scenario, or the estimate's label.
     pub description: String,
+    /// Every description met, with how many times.
+    seen: Vec<(String, u64)>,
 }
 
 impl MetricMeta {
     fn merge(&mut self, family: &str, description: &str) {
-        let smaller = |old: &mut String, new: &str| {
-            if !new.is_empty() && (old.is_empty() || new < old.as_str()) {
-                *old = new.to_string();
-            }
-        };
-        smaller(&mut self.family, family);
-        smaller(&mut self.description, description);
+        self.merge_n(family, description, 1);
+    }
+
+    fn merge_n(&mut self, family: &str, description: &str, n: u64) {
+        if !family.is_empty() && (self.family.is_empty() || family < self.family.as_str()) {
+            self.family = family.to_string();
+        }
+        if description.is_empty() {
+            return;
+        }
+        match self.seen.iter_mut().find(|(d, _)| d == description) {
+            Some(e) => e.1 += n,
+            None => self.seen.push((description.to_string(), n)),
+        }
+        let best = self
+            .seen
+            .iter()
+            .max_by(|a, b| a.1.cmp(&b.1).then_with(|| b.0.cmp(&a.0)))
+            .map(|(d, _)| d.clone());
+        self.description = best.unwrap_or_default();
+    }
+
+    /// Another worker's meeting of the same metric.
+    fn absorb(&mut self, other: &MetricMeta) {
+        if other.seen.is_empty() {
+            self.merge_n(&other.family, "", 0);
+        }
+        for (d, n) in &other.seen {
+            self.merge_n(&other.family, d, *n);
+        }
     }
 }
 
@@ -246,9 +280,7 @@ impl Registry {
         let mut all: HashMap<MetricKey, MetricMeta> = HashMap::default();
         for p in &parts {
             for (k, m) in &p.keys {
-                all.entry(k.clone())
-                    .or_default()
-                    .merge(&m.family, &m.description);
+                all.entry(k.clone()).or_default().absorb(m);
             }
         }
         let mut keys: Vec<(MetricKey, MetricMeta)> = all.into_iter().collect();
@@ -423,6 +455,35 @@ pub struct Compared {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The description shown is the one most records give, whatever the order they come in
+    /// and however the workers split them.
+    #[test]
+    fn the_most_common_description_wins_in_any_order() {
+        let mix = "close(dup(fd)), getpid(), getuid(), umask(022)";
+        let one = "getpid()";
+        let mut a = MetricMeta::default();
+        for d in [mix, one, one] {
+            a.merge("baseline", d);
+        }
+        assert_eq!(a.description, one);
+        let mut b = MetricMeta::default();
+        b.merge("baseline", one);
+        let mut c = MetricMeta::default();
+        c.merge("baseline", mix);
+        c.merge("baseline", one);
+        let mut m = MetricMeta::default();
+        m.absorb(&c);
+        m.absorb(&b);
+        assert_eq!(m.description, one);
+        // A tie: the smaller text, in either order.
+        let (mut x, mut y) = (MetricMeta::default(), MetricMeta::default());
+        x.merge("f", "b");
+        x.merge("f", "a");
+        y.merge("f", "a");
+        y.merge("f", "b");
+        assert_eq!((x.description.as_str(), y.description.as_str()), ("a", "a"));
+    }
 
     fn val(m: f64, ci: Option<(f64, f64)>) -> Val {
         Val {

@@ -12,6 +12,11 @@ use crate::view::format::root_of;
 use crate::view::links::Links;
 use serde::Serialize;
 
+/// Series drawn per chart on an architecture's page (the best covered); its metric's page
+/// draws more, with their numbers. Ten lines of 150 kernel versions each were 50 KB a chart,
+/// five 30 KB.
+const ARCH_LINES: usize = 3;
+
 #[derive(Serialize)]
 pub struct SeriesRow {
     pub id: String,
@@ -74,9 +79,9 @@ fn page(ctx: &mut Ctx, d: &Data, arch: &str, idx: &[usize]) -> Result<(), BuildE
     // The headline charts of the measured runs, then of the instruction counts (their own
     // charts: never drawn with times).
     let mut charts = Vec::new();
-    for (picked, on) in [
-        (RunInfo::measured(runs, idx), arch.to_string()),
-        (RunInfo::counted(runs, idx), counted_title(arch)),
+    for (picked, on, counted) in [
+        (RunInfo::measured(runs, idx), arch.to_string(), false),
+        (RunInfo::counted(runs, idx), counted_title(arch), true),
     ] {
         charts.extend(
             METRICS
@@ -84,13 +89,26 @@ fn page(ctx: &mut Ctx, d: &Data, arch: &str, idx: &[usize]) -> Result<(), BuildE
                 .zip(&d.headline)
                 .filter(|(_, m)| has_metric(runs, &picked, **m))
                 .filter_map(|(h, m)| {
-                    let spec = ChartSpec::of(
-                        d.reg,
-                        (*m)?,
-                        format!("{} on {on}", h.label),
-                        h.slug.to_string(),
+                    let m = (*m)?;
+                    // The counted charts' anchors differ from the measured ones'.
+                    let anchor = if counted {
+                        format!("{}-instructions", h.slug)
+                    } else {
+                        h.slug.to_string()
+                    };
+                    let spec = ChartSpec {
+                        max_lines: ARCH_LINES,
+                        ..ChartSpec::of(d.reg, m, format!("{} on {on}", h.label), anchor)
+                    };
+                    // The numbers of each chart are on its metric's page, under this
+                    // architecture's chart: a table per chart made this page grow with every
+                    // kernel version (928 KB at 3,000 runs).
+                    let numbers = format!(
+                        "{root}{}#{}",
+                        links.metric(&d.reg.key(m).slug()),
+                        chart_anchor(arch, counted)
                     );
-                    Some(chart_for(runs, &d.g, &picked, spec, &root))
+                    Some(chart_for(runs, &d.g, &picked, spec, &root).numbers_at(numbers))
                 }),
         );
     }

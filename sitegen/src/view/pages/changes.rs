@@ -1,9 +1,12 @@
-//! The steps found between kernel versions, newest first, paginated: what changed, in which
-//! series, between which versions, by how much (with its interval), the runs on both sides and
-//! where to read the upstream commits in between.
+//! The steps found between kernel versions, newest first, paginated: grouped by series and
+//! pair of versions (a kernel release moves many metrics of a series at once), each group with
+//! its largest steps, where to read the upstream commits in between, and a page of its own
+//! listing every step with its interval and the runs on both sides.
 
 use crate::model::changes::trends::Change;
-use crate::model::changes::{MIN_HISTORY, PRACTICAL_NS, PRACTICAL_REL};
+use crate::model::changes::{
+    COUNT_MATERIAL, COUNT_MATERIAL_REL, MIN_HISTORY, PRACTICAL_NS, PRACTICAL_REL,
+};
 use crate::model::metrics::headline_of;
 use crate::model::upstream;
 use crate::view::ctx::Ctx;
@@ -14,6 +17,10 @@ use crate::view::links::Links;
 use crate::view::pager::{pager, Pager, PAGE_SIZE};
 use crate::view::rows::short_date;
 use serde::Serialize;
+use std::sync::Arc;
+
+/// Steps shown per group on the changes pages and the home page; the group's page has them all.
+const GROUP_TOP: usize = 5;
 
 /// Runs linked per side of a change; the kernel page lists the rest.
 const RUN_LINKS: usize = 3;
@@ -104,21 +111,117 @@ pub fn change_rows(d: &Data, changes: &[&Change], root: &str) -> Vec<ChangeRow> 
         .collect()
 }
 
+/// The steps of one series between one pair of versions.
+#[derive(Serialize)]
+pub struct Group {
+    pub date: String,
+    pub arch: String,
+    pub series_id: String,
+    pub series_href: String,
+    pub series_label: String,
+    pub from: String,
+    pub from_href: String,
+    pub to: String,
+    pub to_href: String,
+    pub href: String,
+    pub steps: usize,
+    pub up: usize,
+    pub down: usize,
+    /// The largest steps, headline metrics first.
+    pub top: Vec<ChangeRow>,
+    pub shortlog: Vec<(String, String)>,
+    pub command: String,
+}
+
+/// The steps of `d.changes` grouped by series and pair of versions, in the order of their
+/// first step (newest first); each group's steps with the headline metrics first, then the
+/// largest relative moves.
+pub fn groups<'a>(d: &'a Data) -> Vec<Vec<&'a Change>> {
+    let mut order: Vec<(Arc<crate::model::series::SeriesKey>, &str, &str)> = Vec::new();
+    let mut at: std::collections::HashMap<_, usize> = std::collections::HashMap::new();
+    let mut out: Vec<Vec<&Change>> = Vec::new();
+    for c in &d.changes {
+        let k = (Arc::clone(&c.series), c.from.as_str(), c.to.as_str());
+        let i = *at.entry(k.clone()).or_insert_with(|| {
+            order.push(k);
+            out.push(Vec::new());
+            out.len() - 1
+        });
+        out[i].push(c);
+    }
+    let size = |c: &Change| c.pair.diff.pct.unwrap_or(0.0).abs();
+    for g in &mut out {
+        g.sort_by(|a, b| {
+            let h = |c: &Change| headline_of(d.reg.key(c.metric)).is_none();
+            h(a).cmp(&h(b)).then(size(b).total_cmp(&size(a)))
+        });
+    }
+    out
+}
+
+fn group(d: &Data, steps: &[&Change], root: &str) -> Group {
+    let c = steps[0];
+    let log = upstream::shortlog(&c.series.arch, &c.from, &c.to);
+    let up = steps.iter().filter(|c| c.pair.diff.delta > 0.0).count();
+    Group {
+        date: steps
+            .iter()
+            .filter_map(|c| c.date.clone())
+            .max()
+            .map_or_else(String::new, |x| short_date(&Some(x))),
+        arch: c.series.arch.clone(),
+        series_id: c.series.id(),
+        series_href: format!("{root}{}", Links.series(&c.series)),
+        series_label: c.series.short_label(),
+        from: c.from.clone(),
+        from_href: format!("{root}{}", Links.kernel(&c.from)),
+        to: c.to.clone(),
+        to_href: format!("{root}{}", Links.kernel(&c.to)),
+        href: format!("{root}{}", Links.change_group(&c.series, &c.from, &c.to)),
+        steps: steps.len(),
+        up,
+        down: steps.len() - up,
+        top: change_rows(d, &steps[..steps.len().min(GROUP_TOP)], root),
+        shortlog: log.links,
+        command: log.command,
+    }
+}
+
+/// The newest `n` groups, for the home page.
+pub fn latest_groups(d: &Data, n: usize, root: &str) -> Vec<Group> {
+    groups(d)
+        .iter()
+        .take(n)
+        .map(|g| group(d, g, root))
+        .collect()
+}
+
 #[derive(Serialize)]
 struct ChangesPage {
     root: String,
     title: String,
     total: usize,
+    groups_total: usize,
     undated: usize,
     min_history: usize,
     practical_pct: f64,
     practical_ns: f64,
+    count_material: f64,
+    count_material_pct: f64,
     nav: Pager,
+    groups: Vec<Group>,
+}
+
+#[derive(Serialize)]
+struct GroupPage {
+    root: String,
+    title: String,
+    group: Group,
     rows: Vec<ChangeRow>,
 }
 
 pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
-    let all: Vec<&Change> = d.changes.iter().collect();
+    let all = groups(d);
     let pages = all.len().div_ceil(PAGE_SIZE).max(1);
     for n in 1..=pages {
         let path = Links.changes(n);
@@ -130,16 +233,31 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             } else {
                 format!("Changes between kernel versions, page {n}")
             },
-            total: all.len(),
-            undated: all.iter().filter(|c| c.date.is_none()).count(),
+            total: d.changes.len(),
+            groups_total: all.len(),
+            undated: d.changes.iter().filter(|c| c.date.is_none()).count(),
             min_history: MIN_HISTORY,
             practical_pct: PRACTICAL_REL * 100.0,
             practical_ns: PRACTICAL_NS,
+            count_material: COUNT_MATERIAL,
+            count_material_pct: COUNT_MATERIAL_REL * 100.0,
             nav: pager(n, pages, &root, |k| Links.changes(k)),
-            rows: change_rows(d, chunk, &root),
+            groups: chunk.iter().map(|g| group(d, g, &root)).collect(),
             root,
         };
         ctx.page(&path, "changes.html", &page)?;
+    }
+    for steps in &all {
+        let c = steps[0];
+        let path = Links.change_group(&c.series, &c.from, &c.to);
+        let root = root_of(&path);
+        let page = GroupPage {
+            title: format!("{}: {} → {}", c.series.short_label(), c.from, c.to),
+            group: group(d, steps, &root),
+            rows: change_rows(d, steps, &root),
+            root,
+        };
+        ctx.page(&path, "change_group.html", &page)?;
     }
     Ok(())
 }

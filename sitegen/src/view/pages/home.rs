@@ -2,29 +2,34 @@
 //! latest kernel version and the move from the version before; the latest steps; totals; the
 //! newest runs.
 
-use crate::model::changes::trends::{series_trend, Change};
+use crate::model::changes::trends::series_trend;
 use crate::model::groups::VersionCount;
-use crate::model::groups::{machines, SeriesRuns};
+use crate::model::groups::{arch_order, machines, SeriesRuns};
 use crate::model::metrics::METRICS;
 use crate::view::ctx::Ctx;
 use crate::view::data::Data;
 use crate::view::error::BuildError;
 use crate::view::format;
 use crate::view::links::Links;
-use crate::view::pages::changes::{change_rows, ChangeRow};
+use crate::view::pages::changes::{latest_groups, Group};
 use crate::view::rows::{key_columns, run_row, Column, RunCols, RunsTable};
 use serde::Serialize;
 
 /// Series shown per architecture; the architecture page lists them all.
 const SERIES_PER_ARCH: usize = 4;
+/// The headline metric the first question is about: what one more seccomp filter costs.
+const PER_FILTER: &str = "seccomp-per-filter";
 /// Latest steps shown.
-const CHANGES: usize = 10;
+const CHANGES: usize = 5;
 
 #[derive(Serialize)]
 struct HomeRow {
     /// Made only of low-quality runs: named, not shown as a headline number.
     #[serde(skip)]
     low: bool,
+    /// The version's index in its series.
+    #[serde(skip)]
+    vi: usize,
     metric: &'static str,
     metric_href: String,
     kernel: String,
@@ -77,6 +82,42 @@ struct History {
     steps: usize,
 }
 
+/// One column of the first screen's table: an architecture's best-covered series of a unit.
+#[derive(Serialize)]
+struct NumCol {
+    arch: String,
+    series_id: String,
+    href: String,
+    label: String,
+    /// The newest version among its headline numbers.
+    kernel: String,
+}
+
+#[derive(Serialize)]
+struct NumCell {
+    median: String,
+    interval: String,
+    /// The version, when older than the column's.
+    kernel: String,
+    href: String,
+}
+
+#[derive(Serialize)]
+struct NumRow {
+    metric: &'static str,
+    href: String,
+    cells: Vec<Option<NumCell>>,
+}
+
+/// The headline numbers of every architecture side by side, for one unit (times and
+/// instruction counts are never in one table).
+#[derive(Serialize)]
+struct Numbers {
+    unit: &'static str,
+    cols: Vec<NumCol>,
+    rows: Vec<NumRow>,
+}
+
 #[derive(Serialize)]
 struct Totals {
     runs: usize,
@@ -99,8 +140,15 @@ struct Home {
     confidence: String,
     totals: Totals,
     history: Vec<History>,
+    numbers: Vec<Numbers>,
+    /// The newest kernel version with runs, and its page (the paths side by side).
+    newest: Option<(String, String)>,
+    /// The page of the per-filter headline metric (every series).
+    per_filter_href: String,
+    /// Per architecture, the chooser of two kernel versions to compare.
+    compare: Vec<(String, String)>,
     arches: Vec<HomeArch>,
-    changes: Vec<ChangeRow>,
+    changes: Vec<Group>,
     columns: Vec<Column>,
     recent: RunsTable,
 }
@@ -108,7 +156,6 @@ struct Home {
 pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     let runs = d.runs;
     let placed: Vec<usize> = (0..runs.len()).filter(|&i| runs[i].is_placed()).collect();
-    let latest: Vec<&Change> = d.changes.iter().take(CHANGES).collect();
     let home = Home {
         root: "",
         title: "Home",
@@ -130,13 +177,23 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
             changes: d.changes.len(),
         },
         history: history(d),
-        arches: d
+        numbers: numbers(d),
+        newest: d
             .g
-            .by_arch
-            .iter()
-            .map(|(arch, idx)| arch_card(d, arch, idx))
-            .collect(),
-        changes: change_rows(d, &latest, ""),
+            .by_kernel
+            .values()
+            .next_back()
+            .map(|(l, _)| (l.clone(), format!("{}#paths", Links.kernel(l)))),
+        per_filter_href: Links.metric(PER_FILTER),
+        compare: crate::view::pages::compare::choosers(d),
+        arches: {
+            let mut a: Vec<(&String, &Vec<usize>)> = d.g.by_arch.iter().collect();
+            a.sort_by(|x, y| arch_order(x.0).cmp(&arch_order(y.0)));
+            a.into_iter()
+                .map(|(arch, idx)| arch_card(d, arch, idx))
+                .collect()
+        },
+        changes: latest_groups(d, CHANGES, ""),
         columns: key_columns(),
         recent: RunsTable::new(
             (d.g.newest.iter().take(20)).map(|&i| run_row(&runs[i], &d.headline, "")),
@@ -148,6 +205,86 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         ),
     };
     ctx.page("index.html", "home.html", &home)
+}
+
+/// The first screen: per unit (instructions counted first: every architecture has them), one
+/// column per architecture — its best-covered series of that unit with a headline number —
+/// and one row per headline metric.
+fn numbers(d: &Data) -> Vec<Numbers> {
+    let mut arches: Vec<&String> = d.g.by_arch.keys().collect();
+    arches.sort_by(|x, y| arch_order(x).cmp(&arch_order(y)));
+    ["instructions", "ns"]
+        .into_iter()
+        .filter_map(|unit| {
+            let mut cols = Vec::new();
+            let mut found: Vec<Vec<HomeRow>> = Vec::new();
+            for arch in &arches {
+                let best = d
+                    .g
+                    .series_of(arch)
+                    .into_iter()
+                    // An emulator's times are no machine's: never beside measurements.
+                    .filter(|s| {
+                        s.key.number_unit() == unit && !s.runs.iter().any(|&i| d.runs[i].emulated)
+                    })
+                    .map(|s| (s, headlines(d, s)))
+                    .find(|(_, rows)| rows.iter().any(|r| !r.low));
+                let Some((s, rows)) = best else { continue };
+                let kernel = rows
+                    .iter()
+                    .filter(|r| !r.low)
+                    .map(|r| r.vi)
+                    .max()
+                    .map(|v| s.versions[v].0.clone())
+                    .unwrap_or_default();
+                cols.push(NumCol {
+                    arch: arch.to_string(),
+                    series_id: s.key.id(),
+                    href: Links.series(&s.key),
+                    label: s.key.short_label(),
+                    kernel,
+                });
+                found.push(rows);
+            }
+            if cols.is_empty() {
+                return None;
+            }
+            let rows = METRICS
+                .iter()
+                .zip(&d.headline)
+                .filter_map(|(h, m)| {
+                    let m = (*m)?;
+                    let cells: Vec<Option<NumCell>> = found
+                        .iter()
+                        .zip(&cols)
+                        .map(|(rows, col)| {
+                            let r = rows.iter().find(|r| r.metric == h.label && !r.low)?;
+                            let (median, interval) = match r.value.split_once(' ') {
+                                Some((a, b)) => (a.to_string(), b.to_string()),
+                                None => (r.value.clone(), String::new()),
+                            };
+                            Some(NumCell {
+                                median,
+                                interval,
+                                kernel: if r.kernel == col.kernel {
+                                    String::new()
+                                } else {
+                                    r.kernel.clone()
+                                },
+                                href: r.metric_href.clone(),
+                            })
+                        })
+                        .collect();
+                    cells.iter().any(Option::is_some).then(|| NumRow {
+                        metric: h.label,
+                        href: Links.metric(&d.reg.key(m).slug()),
+                        cells,
+                    })
+                })
+                .collect();
+            Some(Numbers { unit, cols, rows })
+        })
+        .collect()
 }
 
 /// The instruction-count series, best covered first.
@@ -259,6 +396,7 @@ fn headlines(d: &Data, s: &SeriesRuns) -> Vec<HomeRow> {
             if p.low {
                 return Some(HomeRow {
                     low: true,
+                    vi,
                     metric: h.label,
                     metric_href: String::new(),
                     kernel: String::new(),
@@ -286,6 +424,7 @@ fn headlines(d: &Data, s: &SeriesRuns) -> Vec<HomeRow> {
             };
             Some(HomeRow {
                 low: false,
+                vi,
                 metric: h.label,
                 metric_href: Links.series_metric(&s.key, h.slug),
                 kernel: s.versions[vi].0.clone(),

@@ -2,9 +2,10 @@
 //! a summary per series, the depth sweeps of its series, and its runs grouped by architecture
 //! and machine. Only placed runs are on these pages.
 
+use crate::model::groups::arch_order;
 use crate::model::groups::SeriesRuns;
 use crate::model::groups::VersionCount;
-use crate::model::metrics::{usable_point, KEY_COLUMNS};
+use crate::model::metrics::{headline_of, usable_point, Kind};
 use crate::model::summary::RunInfo;
 use crate::view::ctx::Ctx;
 use crate::view::data::Data;
@@ -44,16 +45,43 @@ fn kernels_page_path(n: usize) -> String {
     }
 }
 
+/// One series of a paths table: a column.
 #[derive(Serialize)]
-struct KernelSummary {
-    arch: String,
+struct PathCol {
     href: String,
     series_id: String,
     series_label: String,
     runs: usize,
     low: usize,
+}
+
+#[derive(Serialize)]
+struct PathRow {
+    metric: String,
+    href: String,
     cells: Vec<Cell>,
 }
+
+/// Every seccomp, SUD, interception and BPF path of one architecture's series of one unit on
+/// one version, side by side: the metrics are rows, the series columns.
+#[derive(Serialize)]
+struct Paths {
+    arch: String,
+    arch_href: String,
+    /// The architecture's previous version, its page and the page comparing it with this one.
+    prev: Option<(String, String, String)>,
+    unit: &'static str,
+    per_op: String,
+    cols: Vec<PathCol>,
+    /// Series of this architecture and unit beyond the columns shown.
+    more: usize,
+    rows: Vec<PathRow>,
+}
+
+/// Series shown side by side per architecture and unit; the series pages have every one.
+const PATH_COLUMNS: usize = 4;
+/// The families whose costs the paths table compares, in its order (the estimates first).
+const PATH_FAMILIES: &[&str] = &["estimate", "seccomp", "sud", "intercept", "bpf"];
 
 #[derive(Serialize)]
 struct KernelPage {
@@ -66,7 +94,7 @@ struct KernelPage {
     next_href: Option<String>,
     next_label: String,
     columns: Vec<Column>,
-    summary: Vec<KernelSummary>,
+    paths: Vec<Paths>,
     sweeps: Vec<SweepBlock>,
     nav: Pager,
     /// This page's runs, by architecture, then machine, newest first.
@@ -195,8 +223,8 @@ fn version(
             next_href,
             next_label,
             columns: key_columns(),
-            summary: if first {
-                summary(d, series, &root)
+            paths: if first {
+                paths(d, label, series, &root)
             } else {
                 Vec::new()
             },
@@ -223,38 +251,95 @@ fn version(
     Ok(())
 }
 
-/// Each series' key metrics on this version: the median of its usable runs, never pooled with
-/// another series.
-fn summary(d: &Data, series: &[SeriesOn], root: &str) -> Vec<KernelSummary> {
+/// A paths table's place: the architecture (in [`arch_order`]), the unit, the operation.
+type PathsKey<'a> = ((usize, &'a str), &'static str, String);
+
+/// Per architecture (x86_64 first) and unit, its series' costs of every path on this version:
+/// the median of each series' usable runs, never pooled with another series. Emulated times are
+/// left out, as from every view that sets series side by side.
+fn paths(d: &Data, version: &str, series: &[SeriesOn], root: &str) -> Vec<Paths> {
     let runs = d.runs;
-    let mut rows: Vec<KernelSummary> = series
-        .iter()
-        .map(|(s, idx)| KernelSummary {
-            arch: s.key.arch.clone(),
-            href: format!("{root}{}", Links.series(&s.key)),
-            series_id: s.key.id(),
-            series_label: s.key.short_label(),
-            runs: idx.len(),
-            low: idx.iter().filter(|&&i| runs[i].is_low()).count(),
-            cells: KEY_COLUMNS
-                .iter()
-                .map(|&h| {
-                    let vals: Vec<_> = d.headline[h]
-                        .map(|m| {
-                            idx.iter()
+    let mut groups: BTreeMap<PathsKey, Vec<&SeriesOn>> = BTreeMap::new();
+    for so in series {
+        let (s, idx) = so;
+        if idx.iter().any(|&i| runs[i].emulated) {
+            continue;
+        }
+        groups
+            .entry((arch_order(&s.key.arch), s.key.number_unit(), s.key.unit()))
+            .or_default()
+            .push(so);
+    }
+    groups
+        .into_iter()
+        .map(|(((_, arch), unit, per_op), mut list)| {
+            list.sort_by_key(|(_, idx)| std::cmp::Reverse(idx.len()));
+            let more = list.len().saturating_sub(PATH_COLUMNS);
+            list.truncate(PATH_COLUMNS);
+            let rows = d
+                .reg
+                .ids()
+                .filter(|&m| {
+                    let (k, meta) = (d.reg.key(m), d.reg.meta(m));
+                    let family_ok = PATH_FAMILIES.contains(&meta.family.as_str());
+                    let kind_ok = match k.kind {
+                        Kind::Overhead => true,
+                        Kind::Estimate => headline_of(k).is_some(),
+                        Kind::Median => false,
+                    };
+                    family_ok && kind_ok && !k.is_replica()
+                })
+                .filter_map(|m| {
+                    let cells: Vec<Cell> = list
+                        .iter()
+                        .map(|(_, idx)| {
+                            let vals: Vec<_> = idx
+                                .iter()
                                 .filter_map(|&i| {
                                     runs[i].values.get(m).map(|v| (v, runs[i].is_low()))
                                 })
-                                .collect()
+                                .collect();
+                            point_cell(usable_point(&vals))
                         })
-                        .unwrap_or_default();
-                    point_cell(usable_point(&vals))
+                        .collect();
+                    cells.iter().any(|c| !c.text.is_empty()).then(|| {
+                        let k = d.reg.key(m);
+                        PathRow {
+                            metric: match headline_of(k) {
+                                Some(h) => format!("{} ({})", h.label, k.label()),
+                                None => k.label(),
+                            },
+                            href: format!("{root}{}", Links.metric(&k.slug())),
+                            cells,
+                        }
+                    })
                 })
-                .collect(),
+                .collect();
+            Paths {
+                prev: crate::view::pages::compare::previous(d, arch, version).map(|(v, href)| {
+                    let page = format!("{root}{}", Links.kernel(&v));
+                    (v, page, format!("{root}{href}"))
+                }),
+                arch_href: format!("{root}{}", Links.arch(arch)),
+                arch: arch.to_string(),
+                unit,
+                per_op,
+                cols: list
+                    .iter()
+                    .map(|(s, idx)| PathCol {
+                        href: format!("{root}{}", Links.series(&s.key)),
+                        series_id: s.key.id(),
+                        series_label: s.key.short_label(),
+                        runs: idx.len(),
+                        low: idx.iter().filter(|&&i| runs[i].is_low()).count(),
+                    })
+                    .collect(),
+                more,
+                rows,
+            }
         })
-        .collect();
-    rows.sort_by(|a, b| a.arch.cmp(&b.arch).then_with(|| b.runs.cmp(&a.runs)));
-    rows
+        .filter(|p: &Paths| !p.rows.is_empty())
+        .collect()
 }
 
 /// One depth-sweep chart per architecture, unit of operation and unit (ns or instructions), one
@@ -274,6 +359,7 @@ fn sweeps(
             .entry((s.key.arch.clone(), s.key.unit(), s.key.number_unit()))
             .or_default()
             .push(SeriesAt {
+                unit: s.key.number_unit(),
                 label: format!("series {} · {}", s.key.id(), s.key.label()),
                 head: format!("series {}", s.key.id()),
                 href: format!("{root}{}", Links.series(&s.key)),

@@ -60,15 +60,44 @@ struct MatrixPage {
     arches: Vec<MatrixArch>,
 }
 
+#[derive(Serialize)]
+struct MatrixIndex {
+    root: String,
+    title: String,
+    matrices: Vec<MatrixOther>,
+}
+
 pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
     let links = Links;
+    // The list of matrices, what the site's navigation leads to.
+    ctx.page(
+        "matrix/index.html",
+        "matrices.html",
+        &MatrixIndex {
+            root: "../".into(),
+            title: "Matrices".into(),
+            matrices: METRICS
+                .iter()
+                .zip(&d.headline)
+                .filter(|(_, m)| m.is_some())
+                .map(|(h, _)| MatrixOther {
+                    short: h.label,
+                    href: format!("../{}", links.matrix(h.slug)),
+                })
+                .collect(),
+        },
+    )?;
     for (h, m) in METRICS.iter().zip(&d.headline) {
         let path = links.matrix(h.slug);
         let root = root_of(&path);
         let arches = match m {
             Some(m) => {
-                d.g.by_arch
-                    .keys()
+                let mut arches: Vec<&String> = d.g.by_arch.keys().collect();
+                arches.sort_by(|a, b| {
+                    crate::model::groups::arch_order(a).cmp(&crate::model::groups::arch_order(b))
+                });
+                arches
+                    .into_iter()
                     .filter_map(|arch| arch_table(d, arch, *m, &root))
                     .collect()
             }

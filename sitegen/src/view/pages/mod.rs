@@ -3,6 +3,7 @@
 
 pub mod arch;
 pub mod changes;
+pub mod compare;
 pub mod content;
 pub mod home;
 pub mod kernels;
@@ -10,5 +11,6 @@ pub mod matrix;
 pub mod metrics;
 pub mod run;
 pub mod runs;
+pub mod search;
 pub mod series;
 pub mod unplaced;

@@ -126,7 +126,7 @@ fn floor_words(basis: Floor, floor: f64) -> String {
             )
         }
         Floor::Kernel => format!("{} (kernel rule)", format::ns(floor)),
-        Floor::Counted => format!("{} (instruction counts)", format::ns(floor)),
+        Floor::Counted => format!("{} (smallest step of a count listed)", format::ns(floor)),
     }
 }
 

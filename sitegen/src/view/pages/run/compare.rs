@@ -42,20 +42,37 @@ pub(super) fn earlier<'a>(info: &RunInfo, cmp: &Comparisons<'a>) -> Vec<(&'a Run
 }
 
 /// Compares this run's value `t` of a metric with the earlier run's `p`: counts it in `tally`
-/// (higher, lower, neither) and keeps it, labelled, when the two intervals are disjoint.
+/// (higher, lower, neither) and keeps it, labelled, when `syscost compare` would call it a
+/// change (its default margin; one instruction for `counted` runs).
 pub(super) fn compare_one(
     p: Option<Val>,
     t: Option<Val>,
+    counted: bool,
     label: &dyn Fn() -> String,
     tally: &mut ([usize; 3], Vec<Moved>),
 ) {
     let (Some(p), Some(t)) = (p, t) else {
         return;
     };
-    let d = t.median - p.median;
-    let class = match Difference::resolved(p.ci(), t.ci()) {
-        Some(true) if d > 0.0 => "up",
-        Some(true) => "down",
+    let diff = difference(p.median, p.ci(), t.median, t.ci());
+    let margin = if counted {
+        syscost_stats::count_margin()
+    } else {
+        syscost_stats::time_margin(p.median, syscost_stats::DEFAULT_MARGIN_PCT)
+    };
+    let outcome = diff.delta_interval.map(|(low, high)| {
+        syscost_stats::outcome(
+            syscost_stats::Value {
+                median: diff.delta,
+                low,
+                high,
+            },
+            margin,
+        )
+    });
+    let class = match outcome {
+        Some(syscost_stats::Outcome::Higher) => "up",
+        Some(syscost_stats::Outcome::Lower) => "down",
         _ => {
             tally.0[2] += 1;
             return;
@@ -64,7 +81,7 @@ pub(super) fn compare_one(
     tally.0[usize::from(class == "down")] += 1;
     tally.1.push(Moved {
         id: label(),
-        delta: format::difference(&difference(p.median, p.ci(), t.median, t.ci())),
+        delta: format::difference(&diff),
         class,
     });
 }

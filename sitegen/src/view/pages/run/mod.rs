@@ -7,7 +7,7 @@ mod env;
 mod tables;
 
 use crate::build::staging::{Key, Streamed};
-use crate::model::changes::{difference, Difference};
+use crate::model::changes::difference;
 use crate::model::metrics::{Compared, Registry};
 use crate::model::metrics::{Kind, Val, Values};
 use crate::model::summary::{kind_label, RunInfo};
@@ -317,6 +317,7 @@ pub fn build(
             compare_one(
                 p.get(m).copied().flatten(),
                 own.get(m).copied().flatten(),
+                info.series.instructions,
                 label,
                 t,
             );
