@@ -4,8 +4,8 @@
 import os
 L = 'logs/'
 os.makedirs(L, exist_ok=True)
-ktap = open('../../collector/import/tests/fixtures/seccomp-ktap.txt', encoding='utf-8').read()
-sud = open('../../collector/import/tests/fixtures/sud-two-runs.txt', encoding='utf-8').read()
+ktap = open('../../crates/import/tests/fixtures/seccomp-ktap.txt', encoding='utf-8').read()
+sud = open('../../crates/import/tests/fixtures/sud-two-runs.txt', encoding='utf-8').read()
 P = '<script>alert("log")</script>"\'><img src=x onerror=alert(1)>'
 def w(name, text):
     with open(L + name, 'w', encoding='utf-8', newline='') as f: f.write(text)
