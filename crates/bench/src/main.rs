@@ -367,14 +367,6 @@ fn pool(saved: &[PathBuf], goal: f64) -> i32 {
         return 1;
     }
     let jobs = first.jobs;
-    let total: usize = sets.iter().map(|(_, s)| s.cpu.len()).sum();
-    if total > syscost_site_bench::rounds::MAX_ROUNDS {
-        eprintln!(
-            "site-bench pool: {total} rounds, more than the {} an interval is computed over",
-            syscost_site_bench::rounds::MAX_ROUNDS
-        );
-        return 1;
-    }
     let cpu: Vec<_> = sets
         .iter()
         .flat_map(|(_, s)| s.cpu.iter().copied())

@@ -19,52 +19,29 @@ pub struct Interval {
 /// coverage of the true median is at least `level`: the count of values below the true median
 /// is Binomial(n, ½) whatever the distribution, so the coverage is `1 − 2·P(B ≤ l − 1)`. None
 /// when no interval reaches the level (fewer than 6 values at 95 %) or a value is not finite.
-/// (The collector's `stats::interval` does the same for samples of any size; the site's crates
-/// do not depend on the collector, and rounds are few.)
+/// The interval is `syscost_stats::median`'s, the one every crate uses.
 pub fn median_interval(values: &[f64], level: f64) -> Option<Interval> {
-    if values.iter().any(|v| !v.is_finite()) || values.len() > MAX_ROUNDS {
+    use syscost_stats::median::{coverage, lower_rank, median_ci_in};
+    if values.iter().any(|v| !v.is_finite()) {
         return None;
     }
     let median = median(values)?;
-    let mut x = values.to_vec();
-    x.sort_by(f64::total_cmp);
-    let n = x.len();
-    // P(B ≤ k) for k = 0, 1, …, walked until it exceeds the tail the level leaves.
-    let tail = (1.0 - level) / 2.0;
-    let (mut pmf, mut cdf, mut l) = (0.5f64.powi(n as i32), 0.0, 0);
-    for k in 0..n.div_ceil(2) {
-        if k > 0 {
-            pmf *= (n - k + 1) as f64 / k as f64;
-        }
-        if cdf + pmf > tail {
-            break;
-        }
-        cdf += pmf;
-        l = k + 1;
-    }
-    (l >= 1).then(|| Interval {
+    let n = values.len();
+    let l = lower_rank(n, level)?;
+    let (low, high) = median_ci_in(&mut values.to_vec(), level)?;
+    Some(Interval {
         median,
-        low: x[l - 1],
-        high: x[n - l],
-        coverage: 1.0 - 2.0 * cdf,
+        low,
+        high,
+        coverage: coverage(n, l),
         n,
     })
 }
 
 /// The median of `values` (the mean of the middle two of an even count); None for none.
 pub fn median(values: &[f64]) -> Option<f64> {
-    let mut x = values.to_vec();
-    x.sort_by(f64::total_cmp);
-    let n = x.len();
-    match n {
-        0 => None,
-        _ if n % 2 == 1 => Some(x[n / 2]),
-        _ => Some((x[n / 2 - 1] + x[n / 2]) / 2.0),
-    }
+    (!values.is_empty()).then(|| syscost_stats::median::median(values))
 }
-
-/// The most rounds [`median_interval`] takes (its binomial terms stay within `f64`'s range).
-pub const MAX_ROUNDS: usize = 1000;
 
 /// Whether a ratio is within a goal, by its interval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! The arithmetic of "did it change?", shared by `syscost compare` and the site's change
+//! The statistics every crate shares: the median and its interval ([`median`]), the normal
+//! quantile, and the arithmetic of "did it change?", shared by `syscost compare` and the site's change
 //! detection so that both judge a difference of two measurements by the same rule: the
 //! difference of two independent estimates with its interval (their standard errors added in
 //! quadrature), the relative difference where a ratio means something, and a verdict against an
@@ -8,6 +9,8 @@
 //! A measurement is known here only by its median and interval. Its standard error is read
 //! back as half-width / z, z the normal quantile of its confidence (1.96 for 95 %); an interval
 //! that is not symmetric is taken at its mean half-width.
+
+pub mod median;
 
 use serde::Serialize;
 
@@ -56,45 +59,53 @@ impl Value {
 /// place an interval is read back as a standard error. Acklam's rational approximation,
 /// accurate to ~1e-9 — far below any interval's own error.
 pub fn z_of(confidence: f64) -> f64 {
-    let p = 0.5 + confidence.clamp(0.0, 0.999_999) / 2.0;
-    let q = p - 0.5;
-    if (0.02425..=0.97575).contains(&p) {
+    normal_quantile(0.5 + confidence.clamp(0.0, 0.999_999) / 2.0)
+}
+
+/// The inverse of the standard normal CDF: Acklam's rational approximation (relative error
+/// below 1.15e-9), one copy for every crate.
+pub fn normal_quantile(p: f64) -> f64 {
+    const A: [f64; 6] = [
+        -3.969_683_028_665_376e1,
+        2.209_460_984_245_205e2,
+        -2.759_285_104_469_687e2,
+        1.383_577_518_672_69e2,
+        -3.066_479_806_614_716e1,
+        2.506_628_277_459_239,
+    ];
+    const B: [f64; 5] = [
+        -5.447_609_879_822_406e1,
+        1.615_858_368_580_409e2,
+        -1.556_989_798_598_866e2,
+        6.680_131_188_771_972e1,
+        -1.328_068_155_288_572e1,
+    ];
+    const C: [f64; 6] = [
+        -7.784_894_002_430_293e-3,
+        -3.223_964_580_411_365e-1,
+        -2.400_758_277_161_838,
+        -2.549_732_539_343_734,
+        4.374_664_141_464_968,
+        2.938_163_982_698_783,
+    ];
+    const D: [f64; 4] = [
+        7.784_695_709_041_462e-3,
+        3.224_671_290_700_398e-1,
+        2.445_134_137_142_996,
+        3.754_408_661_907_416,
+    ];
+    const P_LOW: f64 = 0.02425;
+    if p < P_LOW {
+        let q = (-2.0 * p.ln()).sqrt();
+        (((((C[0] * q + C[1]) * q + C[2]) * q + C[3]) * q + C[4]) * q + C[5])
+            / ((((D[0] * q + D[1]) * q + D[2]) * q + D[3]) * q + 1.0)
+    } else if p <= 1.0 - P_LOW {
+        let q = p - 0.5;
         let r = q * q;
-        let a = [
-            -3.969_683_028_665_376e1,
-            2.209_460_984_245_205e2,
-            -2.759_285_104_469_687e2,
-            1.383_577_518_672_69e2,
-            -3.066_479_806_614_716e1,
-            2.506_628_277_459_239,
-        ];
-        let b = [
-            -5.447_609_879_822_406e1,
-            1.615_858_368_580_409e2,
-            -1.556_989_798_598_866e2,
-            6.680_131_188_771_972e1,
-            -1.328_068_155_288_572e1,
-        ];
-        (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q
-            / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1.0)
+        (((((A[0] * r + A[1]) * r + A[2]) * r + A[3]) * r + A[4]) * r + A[5]) * q
+            / (((((B[0] * r + B[1]) * r + B[2]) * r + B[3]) * r + B[4]) * r + 1.0)
     } else {
-        let c = [
-            -7.784_894_002_430_293e-3,
-            -3.223_964_580_411_365e-1,
-            -2.400_758_277_161_838,
-            -2.549_732_539_343_734,
-            4.374_664_141_464_968,
-            2.938_163_982_698_783,
-        ];
-        let d = [
-            7.784_695_709_041_462e-3,
-            3.224_671_290_700_398e-1,
-            2.445_134_137_142_996,
-            3.754_408_661_907_416,
-        ];
-        let r = (-2.0 * (1.0 - p).ln()).sqrt();
-        -(((((c[0] * r + c[1]) * r + c[2]) * r + c[3]) * r + c[4]) * r + c[5])
-            / ((((d[0] * r + d[1]) * r + d[2]) * r + d[3]) * r + 1.0)
+        -normal_quantile(1.0 - p)
     }
 }
 

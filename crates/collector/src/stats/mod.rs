@@ -1,14 +1,14 @@
 //! Statistics, kept apart from measurement and presentation: plain functions over `f64` slices.
 //!
 //! Interval method: the distribution-free confidence interval of the median from order
-//! statistics (binomial), see [`interval`]. It assumes only independent samples — no normality,
+//! statistics (binomial), see `syscost_stats::median`. It assumes only independent samples — no normality,
 //! no bootstrap randomness — so a record's numbers are reproducible from its samples.
 
 pub mod fit;
 pub mod instances;
-pub mod interval;
-
-pub use interval::median_ci_in;
+pub use syscost_stats::median::{
+    coverage, lower_rank, median, median_ci_in, median_in, quantile_sorted,
+};
 
 /// The confidence level of every interval syscost reports.
 pub const CONFIDENCE: f64 = 0.95;
@@ -80,51 +80,6 @@ pub fn median_and_ci(samples: &[f64]) -> Option<(f64, Option<(f64, f64)>)> {
     Some((median_in(&mut v), median_ci_in(&mut v, CONFIDENCE)))
 }
 
-/// The median of `v` — the collector's one median: Hyndman–Fan type 7 at ½, as
-/// [`quantile_sorted`] — NaN when `v` is empty. In linear time: the order statistics are
-/// selected, not sorted for (`v` is reordered). The engine judges every group's intervals
-/// between rounds, on tens of thousands of samples; sorting them each time took seconds of a
-/// 30 s run in release builds (the parent samples nothing meanwhile) and more than the budget
-/// in debug ones.
-pub fn median_in(v: &mut [f64]) -> f64 {
-    let n = v.len();
-    if n == 0 {
-        return f64::NAN;
-    }
-    let mut nth = |k: usize| *v.select_nth_unstable_by(k, f64::total_cmp).1;
-    // h = (n − 1) / 2: an order statistic, or halfway between two.
-    let i = (n - 1) / 2;
-    let lo = nth(i);
-    if (n - 1) % 2 == 1 {
-        lo + 0.5 * (nth(i + 1) - lo)
-    } else {
-        lo
-    }
-}
-
-/// Linear-interpolation quantile (Hyndman–Fan type 7) of sorted data. `p` in [0, 1].
-pub fn quantile_sorted(sorted: &[f64], p: f64) -> f64 {
-    match sorted.len() {
-        0 => f64::NAN,
-        1 => sorted[0],
-        n => {
-            let h = (n - 1) as f64 * p.clamp(0.0, 1.0);
-            let i = h.floor() as usize;
-            let frac = h - i as f64;
-            if i + 1 < n {
-                sorted[i] + frac * (sorted[i + 1] - sorted[i])
-            } else {
-                sorted[n - 1]
-            }
-        }
-    }
-}
-
-/// Median of unsorted data ([`median_in`] of a copy).
-pub fn median(samples: &[f64]) -> f64 {
-    median_in(&mut samples.to_vec())
-}
-
 /// Per-round values of a quantity derived from several scenarios: `f` is applied to each round
 /// in which every input has a sample. This is how overheads and estimates stay paired.
 pub fn per_round<F>(inputs: &[&[Option<f64>]], f: F) -> Vec<f64>
@@ -186,7 +141,7 @@ mod tests {
             // Against the sorted order statistics.
             let mut sorted: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
             sorted.sort_by(f64::total_cmp);
-            let ci = interval::lower_rank(sorted.len(), CONFIDENCE)
+            let ci = lower_rank(sorted.len(), CONFIDENCE)
                 .map(|l| (sorted[l - 1], sorted[sorted.len() - l]));
             assert_eq!(s.median, quantile_sorted(&sorted, 0.5), "n = {n}");
             assert_eq!(s.ci, ci, "n = {n}");

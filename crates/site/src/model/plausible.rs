@@ -111,22 +111,12 @@ fn g(v: f64) -> String {
     }
 }
 
-fn median(v: &mut [f64]) -> f64 {
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    }
-}
-
 /// The robust z-score of `x` among `peers` (all positive), with the peers' median and spread.
 pub fn robust_z(x: f64, peers: &[f64]) -> (f64, f64, f64) {
     let mut logs: Vec<f64> = peers.iter().map(|p| p.ln()).collect();
-    let m = median(&mut logs);
+    let m = syscost_stats::median::median_in(&mut logs);
     let mut dev: Vec<f64> = logs.iter().map(|l| (l - m).abs()).collect();
-    let s = (1.4826 * median(&mut dev)).max(min_spread());
+    let s = (1.4826 * syscost_stats::median::median_in(&mut dev)).max(min_spread());
     ((x.ln() - m) / s, m.exp(), s.exp())
 }
 

@@ -194,7 +194,7 @@ pub fn assess(r: &RunRecord) -> Quality {
         target_pct: target,
         within: target.map_or(0, |t| widths.iter().filter(|w| **w <= t).count() as u32),
         of: widths.len() as u32,
-        median_pct: median_sorted(&widths),
+        median_pct: syscost_stats::median::quantile_sorted(&widths, 0.5),
         widest_pct: widths[widths.len() - 1],
     });
 
@@ -226,15 +226,6 @@ pub fn assess(r: &RunRecord) -> Quality {
         preempted,
         ci,
         load,
-    }
-}
-
-fn median_sorted(v: &[f64]) -> f64 {
-    let n = v.len();
-    if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
     }
 }
 

@@ -25,17 +25,9 @@ pub enum IntervalKind {
     Span,
 }
 
+/// The median of `v` (reordered), None for none: the project's one median.
 pub fn median_of(v: &mut [f64]) -> Option<f64> {
-    if v.is_empty() {
-        return None;
-    }
-    v.sort_by(f64::total_cmp);
-    let n = v.len();
-    Some(if n % 2 == 1 {
-        v[n / 2]
-    } else {
-        (v[n / 2 - 1] + v[n / 2]) / 2.0
-    })
+    (!v.is_empty()).then(|| syscost_stats::median::median_in(v))
 }
 
 pub fn aggregate(vals: &[Val]) -> Option<Point> {
