@@ -255,7 +255,8 @@ fn instruction_counts_belong_in_data_and_step_by_the_instruction() {
     };
     // One machine (the generator's seed), two kernels.
     save(&data, &on(41, "5.10.0-32-amd64", 231.0));
-    save(&data, &on(41, "6.1.0-50-amd64", 314.0));
+    let newer = on(41, "6.1.0-50-amd64", 314.0);
+    save(&data, &newer);
     let o = run(&["check", data.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(0), "{}{}", stderr(&o), stdout(&o));
     let site = tmp.path().join("site");
@@ -289,6 +290,14 @@ fn instruction_counts_belong_in_data_and_step_by_the_instruction() {
         "{home}"
     );
     assert!(home.contains("2 kernel versions, 5.10 to 6.1"), "{home}");
+    // The newer run's page names the move in instructions, as compare does (it read "ns").
+    let page = std::fs::read_to_string(site.join(page_of(&site, &newer.id))).unwrap();
+    let row = page
+        .lines()
+        .find(|l| l.contains(">native<") && l.contains("+83"))
+        .unwrap_or_else(|| panic!("no move of native on the run page: {page}"));
+    assert!(row.contains("instructions"), "{row}");
+    assert!(!row.contains(" ns"), "{row}");
 }
 
 #[cfg(unix)]

@@ -81,7 +81,8 @@ pub(super) fn compare_one(
     tally.0[usize::from(class == "down")] += 1;
     tally.1.push(Moved {
         id: label(),
-        delta: format::difference(&diff),
+        // In the series' unit: an instruction-count run's moves read "+7.01 ns" before.
+        delta: format::difference_in(&diff, if counted { "instructions" } else { "ns" }),
         class,
     });
 }
