@@ -430,11 +430,14 @@ impl SeriesKey {
     /// The key as one sentence.
     pub fn sentence(&self) -> String {
         format!(
-            "{} on {}, {}, measured by {}; ns per operation = {}; command line: {}; BPF JIT {}{}.",
+            "{} on {}, {}, measured by {}; {} per operation = {}; command line: {}; BPF JIT {}{}.",
             self.arch,
             self.cpu,
             self.virt,
             self.method,
+            // An instruction-count series counts instructions, not ns (it read "ns per
+            // operation").
+            self.number_unit(),
             self.per_op_words(),
             self.flags,
             self.bpf_jit,

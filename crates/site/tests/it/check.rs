@@ -298,6 +298,15 @@ fn instruction_counts_belong_in_data_and_step_by_the_instruction() {
         .unwrap_or_else(|| panic!("no move of native on the run page: {page}"));
     assert!(row.contains("instructions"), "{row}");
     assert!(!row.contains(" ns"), "{row}");
+    // Its series says what it counts (it read "ns per operation = one getpid call").
+    let series: Vec<String> = html_pages(&site)
+        .filter(|(rel, _)| rel.starts_with("series/") && rel.matches('/').count() == 1)
+        .map(|(_, html)| html)
+        .collect();
+    assert!(!series.is_empty());
+    assert!(series.iter().all(
+        |h| h.contains("instructions per operation = ") && !h.contains("; ns per operation = ")
+    ));
 }
 
 #[cfg(unix)]
