@@ -114,17 +114,51 @@ function sortCheck(d, header) {
 // At a phone's width: the page must not scroll sideways, chart text must not be scaled below
 // 11 CSS px, and a chart wider than its figure opens at its right end (the newest kernels):
 // per chart, how far (CSS px) its right edge lies beyond its figure's, and whether it is
-// wider than the figure at all.
+// wider than the figure at all; and what of its y axis can be read, at the end it opens at
+// and scrolled to its other end.
 function narrow(d, w) {
-  return {
+  var out = {
     scroll_width: d.documentElement.scrollWidth,
     inner_width: w.innerWidth,
-    chart_text: chartText(d, w),
-    charts: each.call(d.querySelectorAll("figure > svg.chart"), function (svg) {
-      var s = svg.getBoundingClientRect(), f = svg.parentNode.getBoundingClientRect();
-      return { wider: s.width > f.width + 1, right_beyond: s.right - f.right };
-    })
+    chart_text: chartText(d, w)
   };
+  out.charts = each.call(d.querySelectorAll("figure svg.chart"), function (svg) {
+    var fig = svg.closest("figure");
+    var s = svg.getBoundingClientRect(), f = fig.getBoundingClientRect();
+    var r = { wider: s.width > f.width + 1, right_beyond: s.right - f.right };
+    // The y axis's values as the chart writes them.
+    r.ticks = each.call(svg.querySelectorAll("g.tick[text-anchor='end'] text"), function (t) {
+      return t.textContent;
+    });
+    fig.scrollIntoView();
+    r.opened = axisSeen(d, fig);
+    fig.scrollLeft = -1e6;
+    var left = axisSeen(d, fig);
+    fig.scrollLeft = 1e6;
+    var right = axisSeen(d, fig);
+    // Scrolled the other way from where it opened (a right-to-left box scrolls to negative).
+    r.other_end = fig.scrollLeft === 0 ? left : right;
+    return r;
+  });
+  w.scrollTo(0, 0);
+  return out;
+}
+
+// The texts of a chart's y axis (its values and its unit, wherever drawn) that a reader sees:
+// inside the figure's box and not covered by anything else.
+function axisSeen(d, fig) {
+  var f = fig.getBoundingClientRect(), seen = { unit: false, ticks: [] };
+  each.call(fig.querySelectorAll("g.tick text, text.axis-label"), function (t) {
+    var b = t.getBoundingClientRect();
+    if (b.width === 0 || b.left < f.left - 0.5 || b.right > f.right + 0.5) return;
+    if (d.elementFromPoint(b.left + b.width / 2, b.top + b.height / 2) !== t) return;
+    if (t.classList.contains("axis-label")) {
+      if (b.height > b.width) seen.unit = true;
+    } else {
+      seen.ticks.push(t.textContent);
+    }
+  });
+  return seen;
 }
 
 // axe-core in the frame, on its whole document; the violations, each with its nodes' targets.
@@ -563,6 +597,23 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
                 beyond <= 1.0,
                 "{page}: a chart opens {beyond} px short of its right end"
             );
+            // Its y axis, values and unit, is in view at either end of the chart.
+            let ticks = c["ticks"].as_array().expect("the y axis's values");
+            assert!(!ticks.is_empty(), "{page}: a chart without y values: {c}");
+            for end in ["opened", "other_end"] {
+                let seen = &c[end];
+                assert_eq!(
+                    seen["unit"], true,
+                    "{page}: the unit is out of view ({end}): {c}"
+                );
+                let seen = seen["ticks"].as_array().expect("ticks seen");
+                for t in ticks {
+                    assert!(
+                        seen.contains(t),
+                        "{page}: the y value {t} is out of view ({end}): {c}"
+                    );
+                }
+            }
         }
     }
     // The charts on the architecture page are wider than a phone: the check above was made.

@@ -56,9 +56,7 @@ pub struct Trend {
 const W: f64 = 760.0;
 const H: f64 = 330.0;
 const ML: f64 = 72.0;
-/// Room for the values again on the right: a chart wider than a phone opens scrolled to its
-/// right end (the newest kernels, see style.css), where these are what can be read.
-const MR: f64 = 50.0;
+const MR: f64 = 16.0;
 const MT: f64 = 14.0;
 const MB: f64 = 78.0;
 
@@ -251,14 +249,27 @@ pub fn trend_svg(t: &Trend) -> Option<String> {
     };
     svg_open(&mut s, &cid, &t.title, &desc);
     marker_defs(&mut s, &cid, t.lines.len());
-    y_grid(&mut s, &scale.y, &y_label);
+    let axis = y_grid(&mut s, &scale.y, &y_label);
     x_axis(&mut s, &scale, &t.x);
     let approx: Vec<bool> = t.x.iter().map(|l| is_approx(l)).collect();
     for (li, line) in t.lines.iter().enumerate() {
         series(&mut s, &scale, &cid, li, line, &approx);
     }
     s.push_str("</svg>");
-    Some(s)
+    Some(with_axis(&axis, s))
+}
+
+/// The chart after a copy of its y axis (values and unit) that a phone keeps in view while the
+/// chart scrolls under it (style.css: `.yaxis` is sticky at the figure's left edge, and shown
+/// only where the chart is wider than the screen). A copy, not a second half: on a wide screen
+/// the chart is one picture that scales as a whole. Hidden from assistive technology: the
+/// chart's own text says the same.
+fn with_axis(axis: &str, chart: String) -> String {
+    format!(
+        r#"<div class="plot"><div class="yaxis" aria-hidden="true"><svg viewBox="0 0 {ML} {H}" width="{ML}" height="{H}" focusable="false"><rect class="bg" width="{ML}" height="{}"/>{axis}</svg></div>{chart}</div>"#,
+        // Down to the y axis's lowest value: the x axis's labels below stay readable.
+        MT + PH + 8.0
+    )
 }
 
 fn svg_open(s: &mut String, cid: &str, title: &str, desc: &str) {
@@ -295,11 +306,11 @@ fn marker_defs(s: &mut String, cid: &str, lines: usize) {
     s.push_str("</defs>");
 }
 
-/// Grid lines with their ticks, and the axis label.
-fn y_grid(s: &mut String, ys: &YScale, label: &str) {
+/// Grid lines with their ticks, and the axis label; returns the ticks and the label, which
+/// [`with_axis`] draws again in the copy a phone keeps in view.
+fn y_grid(s: &mut String, ys: &YScale, label: &str) -> String {
     // Grid lines as one path and the ticks as one group: charts are on every run page.
-    let (mut grid, mut zero_line) = (String::new(), String::new());
-    let (mut ticks, mut right) = (String::new(), String::new());
+    let (mut grid, mut zero_line, mut ticks) = (String::new(), String::new(), String::new());
     let tiny = (ys.hi - ys.lo).abs() * 1e-6;
     let step = match ys.ticks.as_slice() {
         [a, b, ..] => b - a,
@@ -321,26 +332,19 @@ fn y_grid(s: &mut String, ys: &YScale, label: &str) {
             ML - 6.0,
             D1(y + 4.0)
         );
-        let _ = write!(
-            right,
-            r#"<text x="{}" y="{}">{text}</text>"#,
-            W - MR + 6.0,
-            D1(y + 4.0)
-        );
     }
     for (class, d) in [("grid", grid), ("zero", zero_line)] {
         if !d.is_empty() {
             let _ = write!(s, r#"<path class="{class}" d="{d}"/>"#);
         }
     }
-    let _ = write!(s, r#"<g class="tick" text-anchor="end">{ticks}</g>"#);
-    let _ = write!(s, r#"<g class="tick" text-anchor="start">{right}</g>"#);
-    let _ = write!(
-        s,
-        r#"<text class="axis-label" transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+    let axis = format!(
+        r#"<g class="tick" text-anchor="end">{ticks}</g><text class="axis-label y-unit" transform="translate(14 {:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
         MT + PH / 2.0,
         esc(label)
     );
+    s.push_str(&axis);
+    axis
 }
 
 /// A tick value with as many decimals as its step needs (`0.5`, `2`, `60`, `1,000`), where
@@ -714,7 +718,7 @@ mod tests {
     }
 
     #[test]
-    fn the_y_values_are_written_on_both_sides() {
+    fn the_y_axis_is_copied_before_the_chart_for_a_phone_to_keep_in_view() {
         let t = Trend {
             title: "t".into(),
             desc: "d".into(),
@@ -725,32 +729,33 @@ mod tests {
             }],
             y_label: "ns".into(),
         };
-        let svg = trend_svg(&t).unwrap();
-        let group = |anchor: &str| -> Vec<(String, String)> {
-            let open = format!(r#"<g class="tick" text-anchor="{anchor}">"#);
-            let start = svg.find(&open).expect("tick group") + open.len();
+        let out = trend_svg(&t).unwrap();
+        let chart_at = out.find(r#"<svg class="chart""#).expect("the chart");
+        let (axis, chart) = out.split_at(chart_at);
+        assert!(axis.starts_with(r#"<div class="plot"><div class="yaxis" aria-hidden="true">"#));
+        let labels = |svg: &str| -> Vec<String> {
+            let open = r#"<g class="tick" text-anchor="end">"#;
+            let start = svg.find(open).expect("tick group") + open.len();
             let body = &svg[start..start + svg[start..].find("</g>").expect("end of group")];
             body.split("<text x=\"")
                 .skip(1)
                 .map(|t| {
                     let (x, rest) = t.split_once('"').expect("x");
+                    assert_eq!(x.parse::<f64>(), Ok(ML - 6.0));
                     let label = rest.split_once('>').expect(">").1;
-                    (
-                        x.to_string(),
-                        label.split_once('<').expect("<").0.to_string(),
-                    )
+                    label.split_once('<').expect("<").0.to_string()
                 })
                 .collect()
         };
-        let (left, right) = (group("end"), group("start"));
-        assert!(left.len() >= 3, "{left:?}");
-        // The same values, on the right of the plot: what a phone shows first.
-        let labels = |g: &[(String, String)]| g.iter().map(|(_, l)| l.clone()).collect::<Vec<_>>();
-        assert_eq!(labels(&left), labels(&right));
-        assert!(left.iter().all(|(x, _)| x.parse::<f64>() == Ok(ML - 6.0)));
-        assert!(right
-            .iter()
-            .all(|(x, _)| x.parse::<f64>() == Ok(W - MR + 6.0)));
+        assert!(labels(chart).len() >= 3, "{chart}");
+        // The same values and unit, in a box as wide as the chart's left margin.
+        assert_eq!(labels(axis), labels(chart));
+        for part in [axis, chart] {
+            assert!(part.contains(r#"text-anchor="middle">ns</text>"#), "{part}");
+        }
+        assert!(axis.contains(&format!(r#"viewBox="0 0 {ML} {H}""#)));
+        // Once only: the values are not written again on the right.
+        assert_eq!(chart.matches(r#"<g class="tick" text-anchor="#).count(), 1);
     }
 
     #[test]

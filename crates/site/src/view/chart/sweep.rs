@@ -52,7 +52,7 @@ pub fn sweep_svg(t: &Sweep) -> Option<String> {
     let mut s = String::with_capacity(4096);
     svg_open(&mut s, &cid, &t.title, &t.desc);
     marker_defs(&mut s, &cid, t.lines.len());
-    y_grid(&mut s, &ys, &t.y_label);
+    let axis = y_grid(&mut s, &ys, &t.y_label);
     // Ticks at the depths measured.
     let mut ns_seen: Vec<f64> = t
         .lines
@@ -102,5 +102,5 @@ pub fn sweep_svg(t: &Sweep) -> Option<String> {
         s.push_str("</g>");
     }
     s.push_str("</svg>");
-    Some(s)
+    Some(with_axis(&axis, s))
 }
