@@ -5,6 +5,7 @@ mod build;
 mod charts;
 mod check;
 mod common;
+mod counts;
 mod hostile;
 mod intake;
 /// Peak memory of the commands the tests run, measured from a fresh copy of this binary.

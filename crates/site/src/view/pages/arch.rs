@@ -76,13 +76,19 @@ fn page(ctx: &mut Ctx, d: &Data, arch: &str, idx: &[usize]) -> Result<(), BuildE
     let runs = d.runs;
     let path = links.arch(arch);
     let root = root_of(&path);
-    // The headline charts of the measured runs, then of the instruction counts (their own
-    // charts: never drawn with times).
-    let mut charts = Vec::new();
-    for (picked, on, counted) in [
+    // The headline charts of the measured runs and of the instruction counts (their own
+    // charts: never drawn with times), the one with more kernel versions first: a page that
+    // led with the times of one kernel put the counts' history of eleven below them.
+    let mut groups = [
         (RunInfo::measured(runs, idx), arch.to_string(), false),
         (RunInfo::counted(runs, idx), counted_title(arch), true),
-    ] {
+    ];
+    groups.sort_by_key(|(picked, _, _)| {
+        let n = kernel_count(runs, picked);
+        std::cmp::Reverse(n.exact + n.approximate)
+    });
+    let mut charts = Vec::new();
+    for (picked, on, counted) in groups {
         charts.extend(
             METRICS
                 .iter()
