@@ -157,6 +157,31 @@ impl KernelVersion {
         }
     }
 
+    /// This kernel as its distribution package names it, when that is more exact: Debian's
+    /// `6.1.0-47-amd64` is the package `6.1.170-3`, and `6.1.0-50-amd64` is `6.1.176-1`: two
+    /// kernels that the release string alone would put on one point, 6.1. A package version
+    /// of another release (or that is no version) changes nothing.
+    pub fn packaged(self, package_version: &str) -> KernelVersion {
+        let exact = match (&self.base, parse_base(package_version)) {
+            (Some(b), Some(p))
+                if !b.approx
+                    && b.rc == p.rc
+                    && p.parts.len() > b.parts.len()
+                    && p.parts.starts_with(&b.parts) =>
+            {
+                Some(p)
+            }
+            _ => None,
+        };
+        match exact {
+            Some(base) => KernelVersion {
+                base: Some(base),
+                ..self
+            },
+            None => self,
+        }
+    }
+
     pub fn is_approximate(&self) -> bool {
         self.base.as_ref().is_some_and(|b| b.approx)
     }
@@ -411,5 +436,23 @@ mod tests {
             "5.11-rc5"
         );
         assert_eq!(of("unknown", None).base, None);
+    }
+
+    #[test]
+    fn a_package_names_the_stable_release_its_release_string_hides() {
+        let p = |release: &str, package: &str| v(release).packaged(package).base_label();
+        assert_eq!(p("6.1.0-47-amd64", "6.1.170-3"), "6.1.170");
+        assert_eq!(p("6.1.0-50-amd64", "6.1.176-1"), "6.1.176");
+        assert_eq!(p("5.10.0-32-amd64", "5.10.223-1"), "5.10.223");
+        // Already exact, or the package of another release, or not a version: unchanged.
+        assert_eq!(p("6.12.117+deb13-amd64", "6.12.117-1"), "6.12.117");
+        assert_eq!(p("6.1.0-47-amd64", "6.2.1-1"), "6.1");
+        assert_eq!(p("6.12.117+deb13-amd64", "6.12.118-1"), "6.12.117");
+        assert_eq!(p("6.1.0-47-amd64", "1:6.1.170-3"), "6.1");
+        assert_eq!(p("6.10.0-rc3", "6.10.1-1"), "6.10-rc3");
+        assert_eq!(
+            v("6.1.0-47-amd64").packaged("6.1.170-3").release,
+            "6.1.0-47-amd64"
+        );
     }
 }

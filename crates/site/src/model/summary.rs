@@ -101,13 +101,20 @@ impl Head {
     }
 }
 
-/// The kernel a run is placed on, from its source (a stated kernel) and environment.
+/// The kernel a run is placed on, from its source (a stated kernel) and environment: for a
+/// lab run, the exact release of the package it booted (each package of one Debian kernel is
+/// its own point: an instruction count is exact, and two packages' counts pooled into one
+/// point with a span said less than either).
 fn kernel_of(source: &Source, env: &Environment) -> KernelVersion {
     let stated = source.stated.as_ref().and_then(|s| s.kernel.as_ref());
-    KernelVersion::of_record(
+    let k = KernelVersion::of_record(
         &env.comparability.kernel_release,
         stated.map(|k| (k.release.as_str(), k.approximate)),
-    )
+    );
+    match env.lab.as_ref().and_then(|l| l.kernel_package.as_ref()) {
+        Some(p) => k.packaged(&p.version),
+        None => k,
+    }
 }
 
 /// The kernel a full record is placed on: the same as [`Head::kernel`].

@@ -88,3 +88,50 @@ fn an_architecture_page_leads_with_the_series_that_has_history() {
         }
     }
 }
+
+/// Two packages of one Debian kernel (`6.1.0-47-amd64` is 6.1.170, `6.1.0-50-amd64` 6.1.176)
+/// are two points of an instruction-count history, each its exact count, and the move from
+/// one to the other is judged: they were one "6.1" point with a span of both counts.
+#[test]
+fn each_kernel_package_is_its_own_point_of_a_count_history() {
+    let runs = [
+        counted_on(62, "5.10.0-32-amd64", Some("5.10.223-1"), 231.0),
+        counted_on(62, "6.1.0-47-amd64", Some("6.1.170-3"), 300.0),
+        counted_on(62, "6.1.0-50-amd64", Some("6.1.176-1"), 330.0),
+    ];
+    let (_tmp, site) = build(&runs);
+    for v in ["5.10.223", "6.1.170", "6.1.176"] {
+        assert!(
+            site.join(format!("kernels/{v}/index.html")).exists(),
+            "no page of {v}"
+        );
+    }
+    assert!(!site.join("kernels/6.1/index.html").exists());
+    // The metric's numbers: each version its own row with its exact count, and no pooled
+    // span drawn.
+    let html = std::fs::read_to_string(site.join("metrics/r-native.html")).unwrap();
+    for (v, n) in [("6.1.170", "300"), ("6.1.176", "330")] {
+        let row = html
+            .split("<tr>")
+            .find(|r| r.contains(&format!(">{v}</a>")))
+            .unwrap_or_else(|| panic!("no row of {v}: {html}"));
+        assert!(row.contains(&format!("<td>{n} [{n}, {n}]")), "{v}: {row}");
+    }
+    assert!(
+        !html.contains("eb span") && !html.contains("(span"),
+        "a pooled span"
+    );
+    let changes: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(site.join("changes.json")).unwrap()).unwrap();
+    assert!(
+        changes
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|c| c["metric"] == "native"
+                && c["from"] == "6.1.170"
+                && c["to"] == "6.1.176"
+                && c["delta_ns"] == 30.0),
+        "{changes}"
+    );
+}
