@@ -29,6 +29,7 @@ const TEMPLATES: &[(&str, &str)] = &[
         include_str!("../../templates/change_group.html"),
     ),
     ("compare.html", include_str!("../../templates/compare.html")),
+    ("against.html", include_str!("../../templates/against.html")),
     (
         "matrices.html",
         include_str!("../../templates/matrices.html"),

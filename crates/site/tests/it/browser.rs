@@ -478,8 +478,12 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
                     .into_owned()
             })
     };
-    let (compared, chooser) = (nested(3), nested(2));
-    for p in [&group, &compared, &chooser].into_iter().flatten() {
+    // And a series' runs on a version against each other and against other machines.
+    let (compared, chooser, against) = (nested(3), nested(2), nested(4));
+    for p in [&group, &compared, &chooser, &against]
+        .into_iter()
+        .flatten()
+    {
         pages.push((p.as_str(), None, String::new()));
     }
     let list: Vec<(&str, Option<&str>)> = pages.iter().map(|(p, s, _)| (*p, *s)).collect();

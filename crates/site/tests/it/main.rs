@@ -1,5 +1,6 @@
 //! The integration tests of `syscost-site`, one test binary (one link) with a module per area.
 
+mod against;
 mod browser;
 mod build;
 mod charts;

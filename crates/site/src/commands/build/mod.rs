@@ -310,6 +310,14 @@ fn index_pages<'t>(
             "kernel comparisons",
             Box::new(move |c| pages::compare::write(c, d)),
         ),
+        (
+            "runs against their series and other machines (1 of 2)",
+            Box::new(move |c| pages::against::write(c, d, 0, 2)),
+        ),
+        (
+            "runs against their series and other machines (2 of 2)",
+            Box::new(move |c| pages::against::write(c, d, 1, 2)),
+        ),
         ("search", Box::new(move |c| pages::search::write(c, d))),
         (
             "unplaced runs",

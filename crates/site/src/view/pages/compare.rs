@@ -41,7 +41,7 @@ struct Row {
 }
 
 #[derive(Serialize)]
-struct SeriesPart {
+pub(crate) struct SeriesPart {
     id: String,
     href: String,
     label: String,
@@ -243,7 +243,9 @@ fn point(d: &Data, idx: &[usize], m: u32) -> Option<Point> {
     usable_point(&vals)
 }
 
-fn part(d: &Data, s: &SeriesRuns, a: &[usize], b: &[usize], root: &str) -> SeriesPart {
+/// Every overhead and estimate of series `s` with runs `a` against runs `b` (of `s`, or of
+/// another series on the same version): the difference `b − a` and its verdict.
+pub(crate) fn part(d: &Data, s: &SeriesRuns, a: &[usize], b: &[usize], root: &str) -> SeriesPart {
     let counted = s.key.instructions;
     let unit = s.key.number_unit();
     let mut rows: Vec<(u8, f64, Row)> = Vec::new();
@@ -258,17 +260,11 @@ fn part(d: &Data, s: &SeriesRuns, a: &[usize], b: &[usize], root: &str) -> Serie
             continue;
         };
         let diff = difference(pa.median, pa.interval, pb.median, pb.interval);
-        let margin = if counted {
-            syscost_stats::count_margin()
-        } else {
-            syscost_stats::time_margin(pa.median, syscost_stats::DEFAULT_MARGIN_PCT)
-        };
-        let (verdict, class, rank) = match outcome(&diff, margin) {
-            Some(Outcome::Higher) => ("slower", "step-up", 0),
-            Some(Outcome::Lower) => ("faster", "step-down", 0),
-            Some(Outcome::Inconclusive) => ("inconclusive", "note", 1),
-            Some(Outcome::NoChange) => ("no change", "note", 2),
-            None => ("not judged (no interval)", "note", 1),
+        let (verdict, class) = verdict_of(&diff, pa.median, counted);
+        let rank = match verdict {
+            "slower" | "faster" => 0,
+            "no change" => 2,
+            _ => 1,
         };
         rows.push((
             rank,
@@ -298,6 +294,27 @@ fn part(d: &Data, s: &SeriesRuns, a: &[usize], b: &[usize], root: &str) -> Serie
         to_runs: b.len(),
         moved: moved.into_iter().map(|r| r.2).collect(),
         same: same.into_iter().map(|r| r.2).collect(),
+    }
+}
+
+/// `syscost compare`'s verdict on `diff` (from a base of `base`: its margin is 2 % of it, at
+/// least 1 ns; one instruction for counts) and the class it is shown with.
+pub(crate) fn verdict_of(
+    diff: &Difference,
+    base: f64,
+    counted: bool,
+) -> (&'static str, &'static str) {
+    let margin = if counted {
+        syscost_stats::count_margin()
+    } else {
+        syscost_stats::time_margin(base, syscost_stats::DEFAULT_MARGIN_PCT)
+    };
+    match outcome(diff, margin) {
+        Some(Outcome::Higher) => ("slower", "step-up"),
+        Some(Outcome::Lower) => ("faster", "step-down"),
+        Some(Outcome::Inconclusive) => ("inconclusive", "note"),
+        Some(Outcome::NoChange) => ("no change", "note"),
+        None => ("not judged (no interval)", "note"),
     }
 }
 

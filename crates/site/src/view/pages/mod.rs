@@ -1,6 +1,7 @@
 //! One module per kind of page, named after it. Each writes its pages from the run summaries
 //! (or, for a run page, its record) through the templates in `crates/site/templates/`.
 
+pub mod against;
 pub mod arch;
 pub mod changes;
 pub mod compare;

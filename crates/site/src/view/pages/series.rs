@@ -27,6 +27,8 @@ const STEPS_SHOWN: usize = 50;
 struct VersionRow {
     label: String,
     href: String,
+    /// Its runs against each other and the series against other machines on the version.
+    against: Option<String>,
     runs: usize,
     low: usize,
     machines: usize,
@@ -246,6 +248,12 @@ fn overview(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, trends: &[Kept]) -> Result<
             .map(|(label, idx)| VersionRow {
                 label: label.clone(),
                 href: format!("{root}{}", links.kernel(label)),
+                against: idx.iter().any(|&i| runs[i].shown_on > 0).then(|| {
+                    format!(
+                        "{root}{}",
+                        crate::view::pages::against::path(&s.key.arch, label, &s.key.id(), 1)
+                    )
+                }),
                 runs: idx.len(),
                 low: idx.iter().filter(|&&i| runs[i].is_low()).count(),
                 machines: machines(runs, idx),

@@ -57,6 +57,7 @@ impl Filling {
         let pager = run::Pager {
             older: self.older.take(),
             newer,
+            against: crate::view::pages::against::of_runs_page(&rel),
         };
         make_page(w, &rel, &mut self.runs, pager, false)?;
         self.before += RUNS_A_PAGE;

@@ -15,6 +15,10 @@ pub struct EnvPage {
     pub(super) arch: String,
     pub(super) cpu: String,
     pub(super) virt: String,
+    /// Its series' kernel versions, each leading to its runs against each other and to the
+    /// other machines measured on it; none for a run on no version axis (its series has no
+    /// page).
+    pub(super) series_href: Option<String>,
     pub(super) facts: Vec<(String, String)>,
     pub(super) skipped: Vec<SkippedGroup>,
 }
@@ -37,11 +41,15 @@ pub fn environment(r: &RunRecord, info: &RunInfo) -> EnvPage {
         arch: c.arch.clone(),
         cpu: info.series.cpu.clone(),
         virt: info.series.virt.clone(),
+        series_href: info
+            .is_placed()
+            .then(|| format!("../{}#versions", Links.series(&info.series))),
         facts: shared_facts(r, info),
         skipped: groups(r, Status::Skipped),
     };
     let mut h = Sha256::new();
-    for part in [&page.arch, &page.cpu, &page.virt] {
+    let series = page.series_href.as_deref().unwrap_or_default();
+    for part in [&page.arch, &page.cpu, &page.virt, series] {
         h.update(part.as_bytes());
         h.update([0]);
     }
@@ -76,6 +84,8 @@ pub fn environment_key(r: &RunRecord, info: &RunInfo) -> Key {
     let s = &r.settings;
     let src = &r.source;
     let mut h = Inputs(Streamed::default());
+    h.text(&info.series.id());
+    h.num(u64::from(info.is_placed()));
     for t in [&c.arch, &info.series.cpu, &info.series.virt]
         .into_iter()
         .chain([&info.series.mitigations, &info.series.flags])

@@ -50,6 +50,9 @@ pub struct RunsPage {
     #[serde(flatten)]
     head: Head,
     baseline: String,
+    /// These runs against the rest of their series on the version, and the series against the
+    /// other machines there (`pages::against`).
+    against: Option<String>,
     /// The pages of the earlier and the later runs of the same series and version.
     older: Option<String>,
     newer: Option<String>,
@@ -134,6 +137,8 @@ struct RunPart {
 pub struct Pager {
     pub older: Option<String>,
     pub newer: Option<String>,
+    /// The page of these runs against their series and other machines.
+    pub against: Option<String>,
 }
 
 /// The page of `runs`, whose site path has the root `root`; `alone` for the page of a run
@@ -222,6 +227,7 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
         any_compare: parts.iter().any(|p| !p.compares.is_empty()),
         head: h,
         baseline,
+        against: pager.against.map(|p| format!("{root}{p}")),
         older: pager.older.map(|p| format!("{root}{p}")),
         newer: pager.newer.map(|p| format!("{root}{p}")),
         runs: parts,

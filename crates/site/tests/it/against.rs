@@ -1,0 +1,140 @@
+//! A series' runs on one kernel version against the rest of their series there, and the series
+//! against another machine on that version: the pages `compare/<arch>/<version>/machines/…`,
+//! reached from the run page and, through the series' versions, from the machine page.
+
+use crate::common::*;
+use syscost_record::RunRecord;
+
+/// A run on 6.8 whose SUD-allow overhead is `allow` ns [−1, +1], dated on day `day`.
+fn on_6_8(seed: u64, day: u32, cpu: &str, allow: f64) -> RunRecord {
+    edited(base_record(seed), |r| {
+        let c = &mut r.environment.comparability;
+        c.arch = "x86_64".into();
+        c.kernel_release = "6.8.0-45-generic".into();
+        c.cpu.model_name = Some(cpu.into());
+        r.source.date = Some(format!("2026-01-{day:02}T00:00:00Z"));
+        let x = r
+            .results
+            .iter_mut()
+            .find(|x| x.id == "sud.allow")
+            .expect("a sud.allow scenario");
+        let o = x.overhead.as_mut().expect("its overhead");
+        (o.median_ns, o.ci_low_ns, o.ci_high_ns) = (allow, Some(allow - 1.0), Some(allow + 1.0));
+    })
+}
+
+fn text(html: &str) -> String {
+    let mut out = String::new();
+    let mut tag = false;
+    for c in html.chars() {
+        match c {
+            '<' => tag = true,
+            '>' => {
+                tag = false;
+                out.push(' ');
+            }
+            c if !tag => out.push(c),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// "Is my run inside its series' spread?" and "how does my machine compare with others?":
+/// three runs of one machine on 6.8, one of them far above the other two in SUD allow, and
+/// one run of another machine; each run's numbers against the other runs of its series, and
+/// the series against the other machine, with compare's verdicts.
+#[test]
+fn runs_are_set_against_their_series_and_machines_against_each_other() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let a = [
+        on_6_8(80, 1, "Machine A", 50.0),
+        on_6_8(80, 2, "Machine A", 51.0),
+        on_6_8(80, 3, "Machine A", 80.0),
+    ];
+    let b = on_6_8(81, 4, "Machine B", 60.0);
+    for r in a.iter().chain([&b]) {
+        save(&data, r);
+    }
+    let site = tmp.path().join("site");
+    let o = build_site(&data, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("left out"), "{}", stderr(&o));
+    assert_eq!(broken_links(&site), Vec::<String>::new());
+
+    // The run page links its page against the series.
+    let run_page = page_of(&site, &a[2].id);
+    let html = std::fs::read_to_string(site.join(&run_page)).unwrap();
+    let href = html
+        .split("<a href=\"")
+        .filter_map(|s| s.split_once("\">against the series and other machines<"))
+        .map(|(h, _)| h.to_string())
+        .next()
+        .unwrap_or_else(|| panic!("no link against the series on {run_page}"));
+    let target = resolve(&run_page, &href).expect("a link in the site");
+    assert!(target.contains("/6.8/machines/"), "{target}");
+    let page = std::fs::read_to_string(site.join(&target)).unwrap();
+
+    // Each run of the page has its section; the odd one lies above the others' spread and is
+    // slower, by compare's rule.
+    for r in &a {
+        assert!(page.contains(&format!("id=\"{}\"", r.id)), "{}", r.id);
+    }
+    let section = |id: &str| -> String {
+        let at = page.find(&format!("<h3 id=\"{id}\"")).unwrap();
+        let end = page[at..].find("</section>").unwrap() + at;
+        page[at..end].to_string()
+    };
+    let sud_row = |id: &str| -> String {
+        section(id)
+            .split("<tr>")
+            .find(|r| r.contains("selector ALLOW"))
+            .map(text)
+            .unwrap_or_else(|| panic!("no SUD allow row for {id}: {}", section(id)))
+    };
+    let odd = sud_row(&a[2].id);
+    assert!(odd.contains("50.0 to 51.0 (2 runs)"), "{odd}");
+    assert!(odd.contains(" above "), "{odd}");
+    assert!(odd.ends_with("slower"), "{odd}");
+    // 51 ns, between the others' 50 and 80.
+    let usual = sud_row(&a[1].id);
+    assert!(usual.contains("50.0 to 80.0 (2 runs) inside "), "{usual}");
+
+    // Against the other machine: machine A's three runs (median 51 ns) and machine B's one
+    // (60 ns), every overhead with its verdict; SUD allow among them.
+    let at = page.find("id=\"machines\"").expect("the machines section");
+    let machines = &page[at..];
+    let b_series = html_pages(&site)
+        .find(|(rel, h)| {
+            rel.starts_with("series/") && !rel[7..].contains('/') && h.contains("Machine B")
+        })
+        .map(|(rel, _)| rel[7..rel.len() - 5].to_string())
+        .expect("machine B's series page");
+    assert!(
+        machines.contains(&format!("id=\"vs-{b_series}\"")),
+        "{machines}"
+    );
+    let row = machines
+        .split("<tr>")
+        .find(|r| r.contains("sud.allow"))
+        .map(text)
+        .unwrap_or_else(|| panic!("no SUD allow row: {machines}"));
+    assert!(row.contains("60.0") && row.contains("51.0"), "{row}");
+
+    // The machine page leads to the series' versions, each to its page against the others.
+    let env = std::fs::read_to_string(site.join(env_of(&html))).unwrap();
+    let to_versions = env
+        .split("<a href=\"")
+        .filter_map(|s| s.split_once('"'))
+        .map(|(h, _)| h)
+        .find(|h| h.ends_with("#versions"))
+        .expect("a link to the series' versions");
+    let series = resolve(&env_of(&html), to_versions).unwrap();
+    let series_html = std::fs::read_to_string(site.join(&series)).unwrap();
+    let tail = &target[target.find("/6.8/").unwrap()..];
+    assert!(
+        series_html.contains(&format!("{tail}\">its runs and other machines<")),
+        "no link to {target} on {series}"
+    );
+}
