@@ -15,6 +15,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("macros.html", include_str!("../../templates/macros.html")),
     ("home.html", include_str!("../../templates/home.html")),
     ("runs.html", include_str!("../../templates/runs.html")),
+    (
+        "runs_month.html",
+        include_str!("../../templates/runs_month.html"),
+    ),
     ("kernels.html", include_str!("../../templates/kernels.html")),
     ("kernel.html", include_str!("../../templates/kernel.html")),
     ("arch.html", include_str!("../../templates/arch.html")),

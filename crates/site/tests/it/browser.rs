@@ -417,6 +417,8 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     let (series, series_metric) = (first("series", false), first("series", true));
     let (metric, matrix) = (first("metrics", false), first("matrix", false));
     let env = first("env", false);
+    // A month of the whole list of runs.
+    let month = first("runs", false);
     // A group of steps of one series between two versions, when the fixture has one.
     let group = walkdir::WalkDir::new(site.join("changes"))
         .min_depth(3)
@@ -461,6 +463,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         ("methodology.html", None, String::new()),
         ("submit.html", None, String::new()),
         ("search.html", None, "Find a series".into()),
+        (month.as_str(), None, "Runs dated ".into()),
     ];
     // Two kernel versions compared, and an architecture's chooser, when the fixture has them.
     let nested = |depth: usize| {

@@ -9,6 +9,7 @@ mod common;
 mod counts;
 mod hostile;
 mod intake;
+mod lists;
 /// Peak memory of the commands the tests run, measured from a fresh copy of this binary.
 mod peak {
     syscost_testkit::peak_spawner!();
