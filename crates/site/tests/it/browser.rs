@@ -175,8 +175,17 @@ function audit(f, key) {
   s.onload = function () {
     w.axe.run(d, { resultTypes: ["violations", "incomplete"] }).then(function (r) {
       // What axe-core could not decide and leaves for a person to review: each rule with the
-      // number of its elements.
-      var review = r.incomplete.map(function (v) { return v.id + " " + v.nodes.length; });
+      // number of its elements by the reason axe-core gives.
+      var review = [];
+      r.incomplete.forEach(function (v) {
+        var why = {};
+        v.nodes.forEach(function (n) {
+          var c = (n.any || []).concat(n.all || [], n.none || [])[0];
+          var k = (c && c.data && c.data.messageKey) || (c && c.id) || "?";
+          why[k] = (why[k] || 0) + 1;
+        });
+        Object.keys(why).sort().forEach(function (k) { review.push(v.id + " (" + k + ") " + why[k]); });
+      });
       done(r.violations.map(function (v) {
         return {
           id: v.id, impact: v.impact, help: v.help,
@@ -943,10 +952,19 @@ question("per_filter", "index.html", function (d, w, click, finish) {
 });
 
 // 2. Did anything get slower between two kernel versions? The changes: the first group's
-// largest step.
+// largest step; where none was found (the home page says so), two versions side by side: the
+// first comparison of the first architecture's chooser, its first difference.
 question("slower", "index.html", function (d, w, click, finish) {
-  click(link(d, "#questions + ul a", "The changes"), function (d, w) {
-    finish(answer(d.querySelector("table.changes td.num.step-up, table.changes td.num.step-down"), w, "changes"));
+  if (d.querySelector("#changes ~ section.change-group")) {
+    return click(link(d, "#questions + ul a", "The changes"), function (d, w) {
+      finish(answer(d.querySelector("table.changes td.num.step-up, table.changes td.num.step-down"), w, "changes"));
+    });
+  }
+  var chooser = find(d.querySelectorAll("#questions + ul a"), function (a) { return a.href.indexOf("/compare/") >= 0; });
+  click(chooser, function (d, w) {
+    click(d.querySelector("ul.pairs a"), function (d, w) {
+      finish(answer(d.querySelector("table.changes td.num:nth-child(4)"), w, "compare"));
+    });
   });
 });
 
