@@ -136,6 +136,33 @@ fn point_text(p: &Option<Point>) -> String {
     p.as_ref().map(format::point).unwrap_or_default()
 }
 
+/// The series' kernel versions, newest first, each with its page against the rest of the
+/// series and other machines when its runs have a series page there.
+fn version_rows(
+    s: &SeriesRuns,
+    runs: &[crate::model::summary::RunInfo],
+    root: &str,
+) -> Vec<VersionRow> {
+    let links = Links;
+    s.versions
+        .iter()
+        .rev()
+        .map(|(label, idx)| VersionRow {
+            label: label.clone(),
+            href: format!("{root}{}", links.kernel(label)),
+            against: idx.iter().any(|&i| runs[i].shown_on > 0).then(|| {
+                format!(
+                    "{root}{}",
+                    crate::view::pages::against::path(&s.key.arch, label, &s.key.id(), 1)
+                )
+            }),
+            runs: idx.len(),
+            low: idx.iter().filter(|&&i| runs[i].is_low()).count(),
+            machines: machines(runs, idx),
+        })
+        .collect()
+}
+
 /// Writes the pages of every `parts`-th series starting at `part`, so the work can be shared.
 pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), BuildError> {
     let all = d.g.by_series.values().zip(&d.trends);
@@ -241,24 +268,7 @@ fn overview(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, trends: &[Kept]) -> Result<
         machines: machines(runs, &s.runs),
         kernels: s.versions.len(),
         confidence: d.conf.clone(),
-        versions: s
-            .versions
-            .iter()
-            .rev()
-            .map(|(label, idx)| VersionRow {
-                label: label.clone(),
-                href: format!("{root}{}", links.kernel(label)),
-                against: idx.iter().any(|&i| runs[i].shown_on > 0).then(|| {
-                    format!(
-                        "{root}{}",
-                        crate::view::pages::against::path(&s.key.arch, label, &s.key.id(), 1)
-                    )
-                }),
-                runs: idx.len(),
-                low: idx.iter().filter(|&&i| runs[i].is_low()).count(),
-                machines: machines(runs, idx),
-            })
-            .collect(),
+        versions: version_rows(s, runs, &root),
         changes: change_rows(
             d,
             &series_changes[..series_changes.len().min(STEPS_SHOWN)],
