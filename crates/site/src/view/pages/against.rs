@@ -17,7 +17,7 @@ use crate::view::pages::compare::{self, SeriesPart};
 use serde::Serialize;
 
 /// Other series a series is set against on a version, the best covered there first.
-const PEERS: usize = 5;
+const PEERS: usize = 3;
 
 /// The page of the runs on page `n` of a series' runs on `kbase`.
 pub fn path(arch: &str, kbase: &str, series_id: &str, n: usize) -> String {
@@ -296,8 +296,10 @@ fn peers(
         .map(|(o, on)| Peer {
             cpu: o.key.cpu.clone(),
             virt: o.key.virt.clone(),
-            // The other series first: a verdict of "slower" says this one is slower.
-            part: compare::part(d, o, on, idx, root),
+            // The other series first: a verdict of "slower" says this one is slower. The
+            // headline metrics only: every overhead of five series made these pages 40 % of a
+            // site of 3,000 runs (the kernel's page has every path side by side).
+            part: compare::part(d, o, (on, idx), true, root),
         })
         .collect();
     let why = if list.is_empty() {

@@ -225,7 +225,7 @@ fn page(
         chooser_href: format!("{root}{}", chooser(arch)),
         series: both
             .iter()
-            .map(|(s, a, b)| part(d, s, a, b, &root))
+            .map(|(s, a, b)| part(d, s, (a, b), false, &root))
             .collect(),
         more,
         shortlog: log.links,
@@ -243,9 +243,16 @@ fn point(d: &Data, idx: &[usize], m: u32) -> Option<Point> {
     usable_point(&vals)
 }
 
-/// Every overhead and estimate of series `s` with runs `a` against runs `b` (of `s`, or of
-/// another series on the same version): the difference `b − a` and its verdict.
-pub(crate) fn part(d: &Data, s: &SeriesRuns, a: &[usize], b: &[usize], root: &str) -> SeriesPart {
+/// Every overhead and estimate (`headline`: only the headline metrics) of series `s` with runs
+/// `a` against runs `b` (of `s`, or of another series on the same version): the difference
+/// `b − a` and its verdict.
+pub(crate) fn part(
+    d: &Data,
+    s: &SeriesRuns,
+    (a, b): (&[usize], &[usize]),
+    headline: bool,
+    root: &str,
+) -> SeriesPart {
     let counted = s.key.instructions;
     let unit = s.key.number_unit();
     let mut rows: Vec<(u8, f64, Row)> = Vec::new();
@@ -253,7 +260,10 @@ pub(crate) fn part(d: &Data, s: &SeriesRuns, a: &[usize], b: &[usize], root: &st
         let k = d.reg.key(m);
         // What a path adds (overheads) and the estimates: a scenario's median cost moves with
         // its baseline, which its overhead leaves out (and every median doubled the page).
-        if k.is_replica() || k.kind == crate::model::metrics::Kind::Median {
+        if k.is_replica()
+            || k.kind == crate::model::metrics::Kind::Median
+            || (headline && headline_of(k).is_none())
+        {
             continue;
         }
         let (Some(pa), Some(pb)) = (point(d, a, m), point(d, b, m)) else {
