@@ -389,6 +389,10 @@ pub struct Calibrated {
     pub ratio: f64,
     pub pairs: usize,
     pub significant: usize,
+    /// Spread between runs that their intervals do not account for: √(sd² − mean se²), se =
+    /// half-width / 1.96 (0 when the intervals cover the scatter). What a comparison of two
+    /// runs of this machine would have to allow on top of their intervals.
+    pub beyond: f64,
 }
 
 /// The A/A calibration of `runs` (each a list of (kind, id, value, half-width)): per quantity in
@@ -433,6 +437,8 @@ pub fn calibrate(runs: &[Vec<(QuantityKind, String, f64, f64)>]) -> Vec<Calibrat
             / (values.len() - 1) as f64)
             .sqrt();
         let median_half = stats::median(&halves);
+        let mean_se_sq =
+            halves.iter().map(|h| (h / 1.96).powi(2)).sum::<f64>() / halves.len() as f64;
         out.push(Calibrated {
             kind,
             id: id.to_string(),
@@ -443,6 +449,7 @@ pub fn calibrate(runs: &[Vec<(QuantityKind, String, f64, f64)>]) -> Vec<Calibrat
             ratio: 1.96 * sd / median_half,
             pairs,
             significant,
+            beyond: (sd * sd - mean_se_sq).max(0.0).sqrt(),
         });
     }
     out.sort_by(|a, b| b.ratio.total_cmp(&a.ratio));
@@ -461,6 +468,46 @@ fn ns(v: f64) -> String {
     } else {
         format!("{v:.2} ns")
     }
+}
+
+/// The spread beyond the intervals, in ns and as a share of the estimate.
+fn beyond(r: &Calibrated) -> String {
+    if r.beyond == 0.0 {
+        "0".into()
+    } else if r.median.abs() > 0.0 {
+        format!(
+            "{} ({:.1} %)",
+            ns(r.beyond),
+            100.0 * r.beyond / r.median.abs()
+        )
+    } else {
+        ns(r.beyond)
+    }
+}
+
+/// What the `null` loop says about the host: it makes no system call and touches no memory, so
+/// if it moves between runs beyond its intervals, the CPU itself ran at another speed, and every
+/// time moves with it — a variation no interval measured inside one run can see.
+fn host_speed(rows: &[Calibrated]) -> Option<String> {
+    let null = rows.iter().find(|r| r.id == "null")?;
+    let pct = 100.0 * null.sd / null.median.abs().max(f64::MIN_POSITIVE);
+    Some(if null.ratio > 1.5 {
+        format!(
+            "The `null` loop (no system call, no memory traffic) varied by {pct:.1} % between \
+             runs (sd), {:.1} times what its intervals allow: the CPU's own speed changed from \
+             run to run (frequency, a sibling thread or another guest on its core), and every \
+             time moves with it. No interval measured inside one run can see a change slower \
+             than the run; the column \"beyond the intervals\" is what it amounted to here.\n",
+            null.ratio
+        )
+    } else {
+        format!(
+            "The `null` loop (no system call, no memory traffic) varied by {pct:.1} % between \
+             runs (sd), within its intervals ({:.1}): the CPU ran at one speed across these \
+             runs.\n",
+            null.ratio
+        )
+    })
 }
 
 /// The A/A calibration section of the report.
@@ -519,11 +566,14 @@ pub fn calibration(records: &[&RunRecord]) -> String {
             w.pairs
         )),
     );
+    if let Some(host) = host_speed(&rows) {
+        let _ = writeln!(out, "{host}");
+    }
     let _ = writeln!(
         out,
-        "| quantity | headline | runs | estimate (median) | median ± | sd across runs | 1.96·sd ÷ median ± | pairs significant |"
+        "| quantity | headline | runs | estimate (median) | median ± | sd across runs | 1.96·sd ÷ median ± | beyond the intervals (sd) | pairs significant |"
     );
-    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|");
+    let _ = writeln!(out, "|---|---|---|---|---|---|---|---|---|");
     for r in &rows {
         let kind = match r.kind {
             QuantityKind::Estimate => "",
@@ -532,7 +582,7 @@ pub fn calibration(records: &[&RunRecord]) -> String {
         };
         let _ = writeln!(
             out,
-            "| `{}`{kind} | {} | {} | {} | {} | {} | {:.2} | {} of {} ({:.0} %) |",
+            "| `{}`{kind} | {} | {} | {} | {} | {} | {:.2} | {} | {} of {} ({:.0} %) |",
             r.id,
             if headline(r.kind, &r.id) { "yes" } else { "" },
             r.runs,
@@ -540,6 +590,7 @@ pub fn calibration(records: &[&RunRecord]) -> String {
             ns(r.median_half),
             ns(r.sd),
             r.ratio,
+            beyond(r),
             r.significant,
             r.pairs,
             pct(r.significant, r.pairs)
@@ -581,6 +632,44 @@ mod tests {
             .sqrt();
         assert!((calm.sd - sd).abs() < 1e-12);
         assert!((calm.ratio - 1.96 * sd / 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn the_spread_beyond_the_intervals_is_what_they_leave_unexplained() {
+        // Runs 0.1 apart in sd terms with intervals of ±1.96·0.05 (se 0.05): sd² − se² is
+        // the extra spread; with intervals as wide as the scatter there is none.
+        let vals = [10.0, 10.2, 9.8, 10.1, 9.9];
+        let runs: Vec<Vec<_>> = vals
+            .iter()
+            .map(|&v| vec![q("narrow", v, 1.96 * 0.05), q("wide", v, 1.96 * 1.0)])
+            .collect();
+        let rows = calibrate(&runs);
+        let narrow = rows.iter().find(|r| r.id == "narrow").unwrap();
+        let wide = rows.iter().find(|r| r.id == "wide").unwrap();
+        let expect = (narrow.sd * narrow.sd - 0.05f64 * 0.05).sqrt();
+        assert!((narrow.beyond - expect).abs() < 1e-12, "{narrow:?}");
+        assert!(narrow.beyond > 0.1, "{narrow:?}");
+        assert_eq!(wide.beyond, 0.0);
+    }
+
+    #[test]
+    fn the_null_loop_tells_whether_the_host_changed_speed() {
+        let rows = |h: f64| {
+            let runs: Vec<Vec<_>> = [0.27, 0.28, 0.27, 0.29]
+                .iter()
+                .map(|&v| vec![(QuantityKind::Median, "null".to_string(), v, h)])
+                .collect();
+            calibrate(&runs)
+        };
+        let moved = host_speed(&rows(0.001)).unwrap();
+        assert!(moved.contains("the CPU's own speed changed"), "{moved}");
+        let steady = host_speed(&rows(0.05)).unwrap();
+        assert!(steady.contains("at one speed"), "{steady}");
+        assert!(host_speed(&calibrate(&[
+            vec![q("a", 1.0, 0.1)],
+            vec![q("a", 1.0, 0.1)]
+        ]))
+        .is_none());
     }
 
     #[test]
