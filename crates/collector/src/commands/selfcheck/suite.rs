@@ -8,6 +8,7 @@
 //! differ "significantly" in about 5 % of pairs.
 
 use super::{machine, run_json, spread, targets_met, verdict_index};
+use crate::compare::{self, pool::pool, Options, Side};
 use crate::error::Error;
 use crate::stats;
 use std::fmt::Write as _;
@@ -510,6 +511,59 @@ fn host_speed(rows: &[Calibrated]) -> Option<String> {
     })
 }
 
+/// Runs pooled by this many for the false-alarm count: the fewest for which Student's t is not
+/// wide beyond use (t(2) = 4.3).
+const POOL: usize = 3;
+
+/// How often `syscost compare` says "changed" between runs of one binary on one machine (every
+/// such verdict a false alarm): single runs against each other, and the runs pooled in threes
+/// (`compare --pool`) against each other. Counted over every quantity compared.
+fn false_changes(records: &[&RunRecord]) -> String {
+    let opts = Options {
+        margin_pct: compare::DEFAULT_MARGIN_PCT,
+        force: false,
+    };
+    let count = |sides: &[Side]| {
+        let (mut changed, mut rows) = (0, 0);
+        for (i, a) in sides.iter().enumerate() {
+            for b in &sides[i + 1..] {
+                if let Ok(c) = compare::compare_sides(a, b, opts) {
+                    rows += c.rows.len();
+                    changed += c.rows.iter().filter(|r| r.verdict.is_change()).count();
+                }
+            }
+        }
+        (changed, rows)
+    };
+    let pct = |(c, n): (usize, usize)| 100.0 * c as f64 / n.max(1) as f64;
+    let single: Vec<Side> = records.iter().map(|r| Side::of(r)).collect();
+    let one = count(&single);
+    let mut text = format!(
+        "`syscost compare` between these runs (every \"changed\" a false alarm): single runs \
+         {} of {} verdicts changed ({:.1} %)",
+        one.0,
+        one.1,
+        pct(one)
+    );
+    let pooled: Vec<Side> = records
+        .chunks_exact(POOL)
+        .filter_map(|g| pool(g).ok())
+        .collect();
+    if pooled.len() >= 2 {
+        let p = count(&pooled);
+        let _ = write!(
+            text,
+            "; pooled in threes (`compare --pool`, {} groups) {} of {} ({:.1} %)",
+            pooled.len(),
+            p.0,
+            p.1,
+            pct(p)
+        );
+    }
+    text.push_str(".\n");
+    text
+}
+
 /// The A/A calibration section of the report.
 pub fn calibration(records: &[&RunRecord]) -> String {
     let mut out = String::new();
@@ -566,6 +620,7 @@ pub fn calibration(records: &[&RunRecord]) -> String {
             w.pairs
         )),
     );
+    let _ = writeln!(out, "{}", false_changes(records));
     if let Some(host) = host_speed(&rows) {
         let _ = writeln!(out, "{host}");
     }
