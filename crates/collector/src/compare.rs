@@ -199,7 +199,7 @@ pub struct RecordRef {
     pub date: Option<String>,
     /// With `--pool`: the ids of the runs pooled into this side (then `id` is them joined by
     /// `+`, and `date` the earliest run's).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub pooled: Vec<String>,
 }
 

@@ -396,6 +396,15 @@ fn pooled_reruns_cover_a_spread_between_runs_that_one_run_cannot_see() {
     let rows = json_rows(&compare(&[&a, &c], &["--json", "--pool"]));
     assert_eq!(row(&rows, "median", "native")["verdict"], "slower");
     // The table says what the sides are.
+    let out = compare(&[&a, &c], &["--pool", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["comparisons"][0]["base"]["pooled"]
+            .as_array()
+            .map(Vec::len),
+        Some(3)
+    );
+    assert_valid(&schema("compare.schema.json"), &out.stdout);
     let out = compare(&[&a, &c], &["--pool"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
