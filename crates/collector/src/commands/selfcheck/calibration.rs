@@ -192,8 +192,8 @@ fn host_speed(rows: &[Calibrated]) -> Option<String> {
     } else {
         format!(
             "The `null` loop (no system call, no memory traffic) varied by {pct:.1} % between \
-             runs (sd), within its intervals ({:.1}): the CPU ran at one speed across these \
-             runs.\n",
+             runs (sd), which its intervals covered ({:.1}): what the CPU's speed did \
+             between runs, each run saw within itself.\n",
             null.ratio
         )
     })
@@ -407,7 +407,7 @@ mod tests {
         let moved = host_speed(&rows(0.001)).unwrap();
         assert!(moved.contains("the CPU's own speed changed"), "{moved}");
         let steady = host_speed(&rows(0.05)).unwrap();
-        assert!(steady.contains("at one speed"), "{steady}");
+        assert!(steady.contains("each run saw within itself"), "{steady}");
         assert!(host_speed(&calibrate(&[
             vec![q("a", 1.0, 0.1)],
             vec![q("a", 1.0, 0.1)]
