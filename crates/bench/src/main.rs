@@ -422,18 +422,12 @@ impl Scratch {
 
 /// `dir` is on a file system held in memory.
 fn in_memory(dir: &Path) -> bool {
-    use std::os::unix::ffi::OsStrExt;
     const TMPFS_MAGIC: i64 = 0x0102_1994;
     const RAMFS_MAGIC: i64 = 0x8584_58f6;
-    let Ok(c) = std::ffi::CString::new(dir.as_os_str().as_bytes()) else {
-        return false;
-    };
-    // SAFETY: a NUL-terminated path and a statfs the call fills in.
-    let mut st: libc::statfs = unsafe { std::mem::zeroed() };
-    if unsafe { libc::statfs(c.as_ptr(), &mut st) } != 0 {
-        return false;
-    }
-    matches!(st.f_type as i64, TMPFS_MAGIC | RAMFS_MAGIC)
+    // The width of `f_type` differs between architectures.
+    #[allow(clippy::unnecessary_cast)]
+    let in_memory = |st: rustix::fs::StatFs| matches!(st.f_type as i64, TMPFS_MAGIC | RAMFS_MAGIC);
+    rustix::fs::statfs(dir).is_ok_and(in_memory)
 }
 
 impl Drop for Scratch {

@@ -14,8 +14,10 @@ pub(super) struct Measure {
 pub(super) enum BenchError {
     #[error("cannot start a measured child ({0:?}): {1}")]
     Spawn(Vec<String>, std::io::Error),
-    #[error("the measured child {0:?} failed (wait status {1})")]
-    Child(Vec<String>, i32),
+    #[error("cannot wait for the measured child ({0:?}): {1}")]
+    Wait(Vec<String>, std::io::Error),
+    #[error("the measured child {0:?} failed ({1})")]
+    Child(Vec<String>, std::process::ExitStatus),
     #[error("cannot put the held-back record back at {0}: {1}")]
     Restore(PathBuf, std::io::Error),
 }
@@ -35,21 +37,17 @@ pub(super) fn child<S: AsRef<std::ffi::OsStr> + ToString>(
                 .spawn()
         })
         .map_err(|e| BenchError::Spawn(owned(), e))?;
-    let pid = c.id() as libc::pid_t;
-    let mut status = 0;
-    // SAFETY: plain syscall on our own child; rusage is a valid out-pointer.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    let r = unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+    // wait4, not `Child::wait`: for the child's resource usage.
+    let ended = syscost_testkit::sys::wait4(c.id()).map_err(|e| BenchError::Wait(owned(), e))?;
     let wall_s = start.elapsed().as_secs_f64();
-    if r != pid || !libc::WIFEXITED(status) || libc::WEXITSTATUS(status) != 0 {
-        return Err(BenchError::Child(owned(), status));
+    if !ended.status.success() {
+        return Err(BenchError::Child(owned(), ended.status));
     }
-    let tv = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 / 1e6;
     Ok(Measure {
         wall_s,
-        user_s: tv(ru.ru_utime),
-        sys_s: tv(ru.ru_stime),
-        max_rss_mb: ru.ru_maxrss as f64 / 1024.0,
+        user_s: ended.user.as_secs_f64(),
+        sys_s: ended.system.as_secs_f64(),
+        max_rss_mb: ended.max_rss_kb as f64 / 1024.0,
     })
 }
 

@@ -91,6 +91,11 @@ pub struct CompareArgs {
     /// regression beyond PCT: verdict slower and the relative difference above PCT).
     #[arg(long, value_name = "PCT", allow_negative_numbers = true)]
     pub fail_above: Option<f64>,
+    /// BASE and NEW are each several reruns (a directory or a file of records), pooled per side:
+    /// per quantity the mean over the runs with Student's t over them, an interval that holds
+    /// what varies between runs, which one run's cannot (docs/compare.md).
+    #[arg(long)]
+    pub pool: bool,
 }
 
 #[derive(Debug, Clone, Args)]

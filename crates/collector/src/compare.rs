@@ -11,10 +11,13 @@
 //! (instances), so does this difference: it uses the intervals the records report, as they are.
 
 use serde::Serialize;
-use syscost_record::key::{comparability_key, key_differences};
+use syscost_record::key::{comparability_key, key_differences, KeyPart};
 use syscost_record::{Clock, RunRecord, Status};
 
+use crate::stats::instances::t975;
 use syscost_stats::Outcome;
+
+pub mod pool;
 pub use syscost_stats::{
     difference, relative, z_of, Value, COUNT_STEP, DEFAULT_MARGIN_PCT, MARGIN_FLOOR_NS,
     RELATIVE_MAX_PCT, RELATIVE_MIN_PRECISION,
@@ -194,6 +197,10 @@ pub struct RecordRef {
     pub arch: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
+    /// With `--pool`: the ids of the runs pooled into this side (then `id` is them joined by
+    /// `+`, and `date` the earliest run's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pooled: Vec<String>,
 }
 
 impl RecordRef {
@@ -204,6 +211,42 @@ impl RecordRef {
             kernel_release: r.environment.comparability.kernel_release.clone(),
             arch: r.environment.comparability.arch.clone(),
             date: r.source.date.clone(),
+            pooled: Vec::new(),
+        }
+    }
+}
+
+/// One side of a comparison: a record, or several runs pooled ([`pool::pool`]).
+#[derive(Debug, Clone)]
+pub struct Side {
+    pub reference: RecordRef,
+    key: Vec<KeyPart>,
+    counts_instructions: bool,
+    confidence: f64,
+    /// The quantities with an interval, each with its spread when pooled.
+    quantities: Vec<(Quantity, Option<Spread>)>,
+    /// Quantities reported without an interval (pooled: or not by every run).
+    without: usize,
+}
+
+/// A pooled quantity's standard error and its degrees of freedom (runs − 1).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    pub se: f64,
+    pub df: usize,
+}
+
+impl Side {
+    /// One record as it is.
+    pub fn of(r: &RunRecord) -> Side {
+        let (q, without) = quantities(r);
+        Side {
+            reference: RecordRef::of(r),
+            key: comparability_key(r),
+            counts_instructions: r.counts_instructions(),
+            confidence: r.settings.confidence,
+            quantities: q.into_iter().map(|q| (q, None)).collect(),
+            without,
         }
     }
 }
@@ -309,18 +352,55 @@ pub fn compare(
     new: &RunRecord,
     opts: Options,
 ) -> Result<Comparison, Incomparable> {
-    let incomparable: Vec<KeyDifference> =
-        key_differences(&comparability_key(base), &comparability_key(new))
-            .into_iter()
-            .map(|(part, b, n)| KeyDifference {
-                part,
-                base: b,
-                new: n,
-            })
-            .collect();
+    compare_sides(&Side::of(base), &Side::of(new), opts)
+}
+
+/// NEW − BASE and its interval. Two records: the difference of two normal estimates (their
+/// intervals read back as standard errors). A pooled side: its standard error over runs has
+/// few degrees of freedom, so the interval is Welch's, Student's t with the
+/// Welch–Satterthwaite degrees of freedom (a record's side counting as infinitely many).
+fn diff_of(b: (&Value, Option<Spread>, f64), n: (&Value, Option<Spread>, f64), c: f64) -> Value {
+    let (bv, bs, zb) = b;
+    let (nv, ns, zn) = n;
+    if bs.is_none() && ns.is_none() {
+        return difference(*bv, *nv, zb, zn, c);
+    }
+    let part = |v: &Value, s: Option<Spread>, z: f64| match s {
+        Some(s) => (s.se * s.se, s.df as f64),
+        None => ((v.half_width() / z).powi(2), f64::INFINITY),
+    };
+    let ((vb, db), (vn, dn)) = (part(bv, bs, zb), part(nv, ns, zn));
+    let var = vb + vn;
+    let df = var * var / (vb * vb / db + vn * vn / dn);
+    // Rounded down, the t quantile is the larger one: never narrower than Welch's.
+    let t = if df.is_finite() {
+        t975(df.floor().max(1.0) as usize)
+    } else {
+        z_of(c)
+    };
+    let d = nv.median - bv.median;
+    let half = if var > 0.0 { t * var.sqrt() } else { 0.0 };
+    Value {
+        median: d,
+        low: d - half,
+        high: d + half,
+    }
+}
+
+/// Compares two sides (a record each, or pooled runs): Err when their comparability keys
+/// differ and `force` is off.
+pub fn compare_sides(base: &Side, new: &Side, opts: Options) -> Result<Comparison, Incomparable> {
+    let incomparable: Vec<KeyDifference> = key_differences(&base.key, &new.key)
+        .into_iter()
+        .map(|(part, b, n)| KeyDifference {
+            part,
+            base: b,
+            new: n,
+        })
+        .collect();
     if !incomparable.is_empty() && !opts.force {
         return Err(Incomparable {
-            new_id: new.id.clone(),
+            new_id: new.reference.id.clone(),
             differences: incomparable,
         });
     }
@@ -336,7 +416,7 @@ pub fn compare(
         )
     });
     // A time compared with an instruction count (only with --force) is judged as a time.
-    let clock = if base.counts_instructions() && new.counts_instructions() {
+    let clock = if base.counts_instructions && new.counts_instructions {
         Clock::Instructions
     } else {
         Clock::Time
@@ -347,16 +427,15 @@ pub fn compare(
     };
     // The same record twice is one measurement, not two independent ones: its difference
     // with itself is exactly zero.
-    let same = !base.id.is_empty() && base.id == new.id;
-    let (cb, cn) = (base.settings.confidence, new.settings.confidence);
+    let same = !base.reference.id.is_empty() && base.reference.id == new.reference.id;
+    let (cb, cn) = (base.confidence, new.confidence);
     let (zb, zn) = (z_of(cb), z_of(cn));
     let confidence = cb.min(cn);
-    let (bq, bw) = quantities(base);
-    let (nq, nw) = quantities(new);
+    let (bq, nq) = (&base.quantities, &new.quantities);
     let mut rows = Vec::new();
     let mut only_base = Vec::new();
-    for b in &bq {
-        let Some(n) = nq.iter().find(|n| n.same(b)) else {
+    for (b, bs) in bq {
+        let Some((n, ns)) = nq.iter().find(|(n, _)| n.same(b)) else {
             only_base.push(b.name());
             continue;
         };
@@ -367,7 +446,7 @@ pub fn compare(
                 high: 0.0,
             }
         } else {
-            difference(b.value, n.value, zb, zn, confidence)
+            diff_of((&b.value, *bs, zb), (&n.value, *ns, zn), confidence)
         };
         let m = margin(clock, b.value.median, opts.margin_pct);
         rows.push(Row {
@@ -389,8 +468,8 @@ pub fn compare(
     }
     let only_new = nq
         .iter()
-        .filter(|n| !bq.iter().any(|b| b.same(n)))
-        .map(Quantity::name)
+        .filter(|(n, _)| !bq.iter().any(|(b, _)| b.same(n)))
+        .map(|(n, _)| n.name())
         .collect();
     // Changes first, then the undecided, then the rest; the largest difference first in each.
     let rank = |v: Verdict| match v {
@@ -404,8 +483,8 @@ pub fn compare(
             .then(b.diff.median.abs().total_cmp(&a.diff.median.abs()))
     });
     Ok(Comparison {
-        base: RecordRef::of(base),
-        new: RecordRef::of(new),
+        base: base.reference.clone(),
+        new: new.reference.clone(),
         unit: clock.unit(),
         confidence,
         margin_pct: opts.margin_pct,
@@ -413,7 +492,7 @@ pub fn compare(
         rows,
         only_base,
         only_new,
-        without_interval: bw + nw,
+        without_interval: base.without + new.without,
     })
 }
 

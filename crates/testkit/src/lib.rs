@@ -2,3 +2,4 @@
 //! both, never published).
 
 pub mod peak;
+pub mod sys;

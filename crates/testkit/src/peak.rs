@@ -21,9 +21,12 @@
 
 use std::ffi::{OsStr, OsString};
 use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
+
+use crate::sys;
 
 /// Declares, in the module it is expanded in, the test `peak_spawner` (this binary's spawner,
 /// or the measurement's own test) and `run_measured(program, args, scratch, timeout)`, which
@@ -177,31 +180,24 @@ fn spawn_and_report(scratch: &Path) {
             .parse()
             .unwrap(),
     );
-    let child = Command::new(program)
+    let mut child = Command::new(program)
         .args(parts)
         .stdin(Stdio::null())
         .stdout(std::fs::File::create(scratch.join("peak.stdout")).unwrap())
         .stderr(std::fs::File::create(scratch.join("peak.stderr")).unwrap())
         .spawn()
         .unwrap();
-    let pid = child.id() as libc::pid_t;
     let start = Instant::now();
-    let mut status = 0;
-    // SAFETY: waiting on our own child; rusage is a valid out-pointer.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
     let result = loop {
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut ru) };
-        assert!(r >= 0, "wait4 failed");
-        if r == pid {
-            break if libc::WIFEXITED(status) {
-                format!("exit {} {}", libc::WEXITSTATUS(status), ru.ru_maxrss)
-            } else {
-                format!("signal {}", libc::WTERMSIG(status))
+        if let Some(ended) = sys::try_wait4(child.id()).expect("wait4") {
+            break match (ended.status.code(), ended.status.signal()) {
+                (Some(code), _) => format!("exit {code} {}", ended.max_rss_kb),
+                (None, sig) => format!("signal {}", sig.unwrap_or(0)),
             };
         }
         if start.elapsed() > timeout {
-            unsafe { libc::kill(pid, libc::SIGKILL) };
-            unsafe { libc::wait4(pid, &mut status, 0, &mut ru) };
+            let _ = child.kill();
+            let _ = sys::wait4(child.id());
             break "hung".to_string();
         }
         std::thread::sleep(Duration::from_millis(20));

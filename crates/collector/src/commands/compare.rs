@@ -4,7 +4,7 @@
 
 use super::record::read_path;
 use crate::cli::CompareArgs;
-use crate::compare::{self, Options, Report};
+use crate::compare::{self, Comparison, Options, Report, Side};
 use crate::error::Error;
 use crate::report::{stdout, table};
 
@@ -20,35 +20,15 @@ pub fn run(a: &CompareArgs) -> Result<i32, Error> {
             "--fail-above must be a percentage of 0 or more, got {p}"
         )));
     }
-    let mut base = read_path(&a.base)?;
-    if base.len() != 1 {
-        return Err(Error::Record {
-            path: a.base.clone(),
-            reason: format!("{} records; the base must be one", base.len()),
-        });
-    }
-    let (base_file, base) = base.remove(0);
     let opts = Options {
         margin_pct: a.margin,
         force: a.force,
     };
-    let mut comparisons = Vec::new();
-    let mut refused = Vec::new();
-    for path in &a.new {
-        for (file, new) in read_path(path)? {
-            match compare::compare(&base, &new, opts) {
-                Ok(mut c) => {
-                    c.base.file = Some(base_file.display().to_string());
-                    c.new.file = Some(file.display().to_string());
-                    comparisons.push(c);
-                }
-                Err(e) => refused.push(format!("{} ({})", e, file.display())),
-            }
-        }
-    }
-    if !refused.is_empty() {
-        return Err(Error::Incomparable(refused));
-    }
+    let comparisons = if a.pool {
+        vec![pooled(a, opts)?]
+    } else {
+        one_by_one(a, opts)?
+    };
     let text = if a.json {
         let out = Report {
             tool: format!("syscost {}", env!("CARGO_PKG_VERSION")),
@@ -86,4 +66,60 @@ pub fn run(a: &CompareArgs) -> Result<i32, Error> {
         }
     }
     Ok(0)
+}
+
+/// Each NEW record compared with the one BASE record.
+fn one_by_one(a: &CompareArgs, opts: Options) -> Result<Vec<Comparison>, Error> {
+    let mut base = read_path(&a.base)?;
+    if base.len() != 1 {
+        return Err(Error::Record {
+            path: a.base.clone(),
+            reason: format!(
+                "{} records; the base must be one (or pool reruns with --pool)",
+                base.len()
+            ),
+        });
+    }
+    let (base_file, base) = base.remove(0);
+    let mut comparisons = Vec::new();
+    let mut refused = Vec::new();
+    for path in &a.new {
+        for (file, new) in read_path(path)? {
+            match compare::compare(&base, &new, opts) {
+                Ok(mut c) => {
+                    c.base.file = Some(base_file.display().to_string());
+                    c.new.file = Some(file.display().to_string());
+                    comparisons.push(c);
+                }
+                Err(e) => refused.push(format!("{} ({})", e, file.display())),
+            }
+        }
+    }
+    if !refused.is_empty() {
+        return Err(Error::Incomparable(refused));
+    }
+    Ok(comparisons)
+}
+
+/// `--pool`: the runs of BASE pooled against the runs of NEW.
+fn pooled(a: &CompareArgs, opts: Options) -> Result<Comparison, Error> {
+    let [new] = a.new.as_slice() else {
+        return Err(Error::Argument(format!(
+            "with --pool, NEW is one directory or file of records ({} given)",
+            a.new.len()
+        )));
+    };
+    let side = |path: &std::path::Path| -> Result<Side, Error> {
+        let runs = read_path(path)?;
+        let records: Vec<_> = runs.iter().map(|(_, r)| r).collect();
+        let mut side = compare::pool::pool(&records).map_err(|e| Error::Record {
+            path: path.to_path_buf(),
+            reason: e.to_string(),
+        })?;
+        side.reference.file = Some(path.display().to_string());
+        Ok(side)
+    };
+    let (base, new) = (side(&a.base)?, side(new)?);
+    compare::compare_sides(&base, &new, opts)
+        .map_err(|e| Error::Incomparable(vec![format!("{e} ({})", a.new[0].display())]))
 }

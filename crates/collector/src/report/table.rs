@@ -316,7 +316,17 @@ fn side(r: &compare::RecordRef) -> String {
         .as_deref()
         .map(|f| format!(", {f}"))
         .unwrap_or_default();
-    format!("{} (Linux {} {}{file})", r.id, r.kernel_release, r.arch)
+    if r.pooled.is_empty() {
+        format!("{} (Linux {} {}{file})", r.id, r.kernel_release, r.arch)
+    } else {
+        format!(
+            "{} runs pooled: {} (Linux {} {}{file})",
+            r.pooled.len(),
+            r.pooled.join(", "),
+            r.kernel_release,
+            r.arch
+        )
+    }
 }
 
 /// Renders a comparison as `syscost compare` prints it.
@@ -346,9 +356,13 @@ pub fn render_comparison(c: &Comparison) -> String {
     };
     let _ = writeln!(
         out,
-        "NEW − BASE with its {:.0}% interval (the records as independent estimates); \
-         no change: the interval within {margin}\n",
-        c.confidence * 100.0
+        "NEW − BASE with its {:.0}% interval ({}); no change: the interval within {margin}\n",
+        c.confidence * 100.0,
+        if c.base.pooled.is_empty() && c.new.pooled.is_empty() {
+            "the records as independent estimates"
+        } else {
+            "each side pooled over its runs, Welch's t"
+        }
     );
     let _ = writeln!(
         out,

@@ -12,16 +12,12 @@ use std::collections::BTreeSet;
 use std::os::unix::fs::PermissionsExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use syscost_testkit::sys::{self, is_root};
 
 use crate::common::{alone, measuring};
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_syscost")
-}
-
-fn is_root() -> bool {
-    // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() == 0 }
 }
 
 /// The first thing a test that loads BPF programs does: without root it would measure nothing.
@@ -358,8 +354,8 @@ fn nothing_survives(signal: libc::c_int) {
         std::thread::sleep(Duration::from_millis(20));
     }
 
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(pid as libc::pid_t, signal) };
+    // Our own child, not yet waited for.
+    sys::kill(pid, signal).unwrap();
     let status = wait_exit(&mut child, Duration::from_secs(10));
     use std::os::unix::process::ExitStatusExt;
     match signal {
@@ -412,9 +408,6 @@ fn nothing_stays_attached_after_the_collector_is_killed() {
 /// onto itself for the run: `/` cannot be made private when it is no mount point itself — when
 /// this test suite runs in a chroot (issue 42: EINVAL) — and `root` must stay a plain directory.
 fn in_chroot(root: &std::path::Path, args: &[&str]) -> std::process::Output {
-    use std::ffi::CString;
-    use std::os::unix::ffi::OsStrExt;
-    use std::os::unix::process::CommandExt;
     let bin_dir = std::path::Path::new(bin()).parent().unwrap();
     let mut binds = Vec::new();
     for (src, dst) in [
@@ -425,8 +418,7 @@ fn in_chroot(root: &std::path::Path, args: &[&str]) -> std::process::Output {
         (bin_dir, "syscost-bin"),
     ] {
         std::fs::create_dir_all(root.join(dst)).unwrap();
-        let c = |p: &std::path::Path| CString::new(p.as_os_str().as_bytes()).unwrap();
-        binds.push((c(src), c(&root.join(dst))));
+        binds.push((src, root.join(dst)));
     }
     for link in ["bin", "lib", "lib64", "sbin"] {
         if let Ok(target) = std::fs::read_link(std::path::Path::new("/").join(link)) {
@@ -434,9 +426,8 @@ fn in_chroot(root: &std::path::Path, args: &[&str]) -> std::process::Output {
         }
     }
     std::fs::create_dir_all(root.join("tmp")).unwrap();
-    let root_c = CString::new(root.as_os_str().as_bytes()).unwrap();
-    let _held = SelfBind::new(root.parent().unwrap());
-    let held_c = CString::new(root.parent().unwrap().as_os_str().as_bytes()).unwrap();
+    let held = root.parent().unwrap();
+    let _held = sys::SelfBind::new(held).unwrap_or_else(|e| panic!("bind {}: {e}", held.display()));
     let exe = format!(
         "/syscost-bin/{}",
         std::path::Path::new(bin())
@@ -446,72 +437,9 @@ fn in_chroot(root: &std::path::Path, args: &[&str]) -> std::process::Output {
     );
     let mut cmd = Command::new(exe);
     cmd.args(args).env("TMPDIR", "/tmp");
-    // SAFETY: between fork and exec, only async-signal-safe system calls on data prepared
-    // before the fork.
-    unsafe {
-        cmd.pre_exec(move || {
-            let err = || Err(std::io::Error::last_os_error());
-            if libc::unshare(libc::CLONE_NEWNS) != 0 {
-                return err();
-            }
-            let (none, data) = (std::ptr::null(), std::ptr::null());
-            if libc::mount(
-                none,
-                held_c.as_ptr(),
-                none,
-                libc::MS_REC | libc::MS_PRIVATE,
-                data,
-            ) != 0
-            {
-                return err();
-            }
-            for (src, dst) in &binds {
-                if libc::mount(src.as_ptr(), dst.as_ptr(), none, libc::MS_BIND, data) != 0 {
-                    return err();
-                }
-            }
-            if libc::chroot(root_c.as_ptr()) != 0 || libc::chdir(c"/".as_ptr()) != 0 {
-                return err();
-            }
-            Ok(())
-        });
-    }
+    let binds: Vec<_> = binds.iter().map(|(s, t)| (*s, t.as_path())).collect();
+    sys::chroot_in_own_mount_namespace(&mut cmd, root, held, &binds);
     cmd.output().expect("start syscost in the chroot")
-}
-
-/// A directory bound onto itself (a mount point of its own) for as long as this lives.
-struct SelfBind(std::ffi::CString);
-
-impl SelfBind {
-    fn new(dir: &std::path::Path) -> SelfBind {
-        use std::os::unix::ffi::OsStrExt;
-        let c = std::ffi::CString::new(dir.as_os_str().as_bytes()).unwrap();
-        // SAFETY: NUL-terminated paths; mount(2) only reads them.
-        let r = unsafe {
-            libc::mount(
-                c.as_ptr(),
-                c.as_ptr(),
-                std::ptr::null(),
-                libc::MS_BIND,
-                std::ptr::null(),
-            )
-        };
-        assert_eq!(
-            r,
-            0,
-            "bind {}: {}",
-            dir.display(),
-            std::io::Error::last_os_error()
-        );
-        SelfBind(c)
-    }
-}
-
-impl Drop for SelfBind {
-    fn drop(&mut self) {
-        // SAFETY: a NUL-terminated path.
-        unsafe { libc::umount2(self.0.as_ptr(), libc::MNT_DETACH) };
-    }
 }
 
 #[test]

@@ -344,3 +344,113 @@ fn record_converts_between_the_forms_and_back() {
     assert!(text.contains(" ns ") && text.contains(" µs "), "{text}");
     assert!(!text.contains("ns/op"), "{text}");
 }
+
+/// `count` copies of `r` in `dir/name/`, the `k`th with `native` moved by `offset(k)` ns (and
+/// its date changed, so each is a run of its own).
+fn reruns(dir: &Path, name: &str, r: &RunRecord, offsets: &[f64]) -> PathBuf {
+    let side = dir.join(name);
+    std::fs::create_dir_all(&side).unwrap();
+    for (k, by) in offsets.iter().enumerate() {
+        let mut run = r.clone();
+        let n = run.results.iter_mut().find(|x| x.id == "native").unwrap();
+        n.median_ns = n.median_ns.map(|v| v + by);
+        n.ci_low_ns = n.ci_low_ns.map(|v| v + by);
+        n.ci_high_ns = n.ci_high_ns.map(|v| v + by);
+        run.source.date = Some(format!("2026-01-0{}T00:00:00Z", k + 1));
+        write(&side, &format!("r{k}.json"), &run);
+    }
+    side
+}
+
+#[test]
+fn pooled_reruns_cover_a_spread_between_runs_that_one_run_cannot_see() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = read(&timed());
+    let n = base.result("native").unwrap();
+    let half = (n.ci_high_ns.unwrap() - n.ci_low_ns.unwrap()) / 2.0;
+    // Six reruns whose `native` moves between runs by several of one run's half-widths: the
+    // host's speed, which no run sees from inside.
+    let spread = [-3.0, 2.0, 0.5, 3.0, -2.0, -0.5].map(|k| k * 4.0 * half);
+    let a = reruns(dir.path(), "a", &base, &spread[..3]);
+    let b = reruns(dir.path(), "b", &base, &spread[3..]);
+    // Two single runs of them differ "significantly": their intervals cannot hold it.
+    let single = json_rows(&compare(
+        &[&a.join("r0.json"), &b.join("r0.json")],
+        &["--json"],
+    ));
+    assert_eq!(row(&single, "median", "native")["verdict"], "slower");
+    // Pooled, the spread between runs is in the interval: no change is claimed.
+    let pooled = json_rows(&compare(&[&a, &b], &["--json", "--pool"]));
+    let native = row(&pooled, "median", "native");
+    assert_eq!(native["verdict"], "inconclusive", "{native}");
+    let d = diff(native);
+    let mean = |s: &[f64]| s.iter().sum::<f64>() / s.len() as f64;
+    assert!(
+        (d - (mean(&spread[3..]) - mean(&spread[..3]))).abs() < 1e-6,
+        "{native}"
+    );
+    // A real step well beyond the spread is still found, with its sign.
+    let step = 30.0 * 4.0 * half;
+    let moved: Vec<f64> = spread[3..].iter().map(|o| o + step).collect();
+    let c = reruns(dir.path(), "c", &base, &moved);
+    let rows = json_rows(&compare(&[&a, &c], &["--json", "--pool"]));
+    assert_eq!(row(&rows, "median", "native")["verdict"], "slower");
+    // The table says what the sides are.
+    let out = compare(&[&a, &c], &["--pool", "--json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(
+        v["comparisons"][0]["base"]["pooled"]
+            .as_array()
+            .map(Vec::len),
+        Some(3)
+    );
+    assert_valid(&schema("compare.schema.json"), &out.stdout);
+    let out = compare(&[&a, &c], &["--pool"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("3 runs pooled") && text.contains("Welch"),
+        "{text}"
+    );
+}
+
+#[test]
+fn pooled_instruction_counts_keep_one_instruction_a_change() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = read(&lab("6.1.0-50-amd64"));
+    let a = reruns(dir.path(), "a", &base, &[0.0, 0.0]);
+    let b = reruns(dir.path(), "b", &base, &[1.0, 1.0]);
+    let rows = json_rows(&compare(&[&a, &b], &["--json", "--pool"]));
+    let n = row(&rows, "median", "native");
+    assert_eq!(n["verdict"], "slower", "{n}");
+    assert_eq!(diff(n), 1.0);
+    assert_eq!(row(&rows, "median", "null")["verdict"], "no_change");
+}
+
+#[test]
+fn what_cannot_be_pooled_is_refused_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = read(&timed());
+    let a = reruns(dir.path(), "a", &base, &[0.0, 1.0]);
+    let b = reruns(dir.path(), "b", &base, &[0.0, 1.0]);
+    // One run is no spread.
+    let one = reruns(dir.path(), "one", &base, &[0.0]);
+    let out = compare(&[&one, &b], &["--pool"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("at least 2") && err.contains("one"), "{err}");
+    // Runs of another kernel are not reruns: the part that differs is named.
+    let mut other = base.clone();
+    other.environment.comparability.kernel_release = "6.1.0-50-amd64".into();
+    write(&b, "other.json", &other);
+    let out = compare(&[&a, &b], &["--pool"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("not a rerun") && err.contains("kernel"),
+        "{err}"
+    );
+    // NEW is one side.
+    let out = compare(&[&a, &a, &a], &["--pool"]);
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("NEW is one"));
+}

@@ -4,9 +4,9 @@
 use crate::common;
 
 use common::*;
-use std::os::unix::process::CommandExt;
 use std::process::Command;
 use syscost_record::{validate, Status};
+use syscost_testkit::sys;
 
 /// A disk that fills up mid-write, simulated with RLIMIT_FSIZE (writes past the limit fail
 /// with EFBIG once SIGXFSZ is ignored, as ENOSPC would): a clear error naming the path, and
@@ -21,18 +21,7 @@ fn a_full_disk_leaves_no_partial_record() {
         let mut cmd = Command::new(bin());
         cmd.args(["run", "--budget", "1", "--only", "native", flag])
             .arg(target);
-        // SAFETY: setrlimit and signal are async-signal-safe.
-        unsafe {
-            cmd.pre_exec(|| {
-                let lim = libc::rlimit {
-                    rlim_cur: 512,
-                    rlim_max: 512,
-                };
-                libc::setrlimit(libc::RLIMIT_FSIZE, &lim);
-                libc::signal(libc::SIGXFSZ, libc::SIG_IGN);
-                Ok(())
-            });
-        }
+        sys::limit_file_size(&mut cmd, 512);
         let out = cmd.output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(1), "{flag}: {err}");
@@ -71,8 +60,7 @@ fn an_unwritable_directory_is_a_clear_error() {
     let ro = dir.path().join("ro");
     std::fs::create_dir(&ro).unwrap();
     let mut cmd;
-    // SAFETY: geteuid cannot fail.
-    if unsafe { libc::geteuid() } == 0 {
+    if sys::is_root() {
         // The tempdir is 0700; let nobody traverse it but not write into `ro`.
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).unwrap();

@@ -395,6 +395,15 @@ fn code_only(text: &str) -> String {
     out
 }
 
+/// `code` has `word` as a word of its own (not part of a longer name such as `unsafe_code`).
+fn has_word(code: &str, word: &str) -> bool {
+    code.match_indices(word).any(|(k, _)| {
+        let before = code[..k].chars().next_back();
+        let after = code[k + word.len()..].chars().next();
+        !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
+    })
+}
+
 /// Files of `src` whose code (tests included) has the word `word`, outside `allowed`.
 fn files_with_word(src: &Path, word: &str, allowed: &Path) -> Vec<String> {
     let mut files = Vec::new();
@@ -405,12 +414,7 @@ fn files_with_word(src: &Path, word: &str, allowed: &Path) -> Vec<String> {
             continue;
         }
         let code = code_only(&std::fs::read_to_string(&f).unwrap());
-        let hit = code.match_indices(word).any(|(k, _)| {
-            let before = code[..k].chars().next_back();
-            let after = code[k + word.len()..].chars().next();
-            !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
-        });
-        if hit {
+        if has_word(&code, word) {
             found.push(f.strip_prefix(src).unwrap().display().to_string());
         }
     }
@@ -429,6 +433,46 @@ fn unsafe_code_is_only_in_sys() {
     }
 }
 
+/// ARCHITECTURE.md: every `unsafe` of the workspace is in a module named `sys` (`src/sys.rs` or
+/// `src/sys/` of its crate), behind safe functions: the collector's own, and for the tests and
+/// benchmarks `syscost_testkit::sys`. Source, tests, benchmarks and fuzz targets alike.
+#[test]
+fn unsafe_code_of_the_workspace_is_only_in_sys_modules() {
+    let mut packages: Vec<PathBuf> = std::fs::read_dir(root().join("crates"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    packages.push(root().join("fuzz"));
+    let mut found = Vec::new();
+    for package in &packages {
+        let mut files = Vec::new();
+        for dir in ["src", "tests", "benches", "fuzz_targets"] {
+            if package.join(dir).is_dir() {
+                rust_files(&package.join(dir), &mut files);
+            }
+        }
+        let sys = [package.join("src/sys.rs"), package.join("src/sys")];
+        for f in files {
+            if sys.iter().any(|s| f.starts_with(s)) {
+                continue;
+            }
+            let code = code_only(&std::fs::read_to_string(&f).unwrap());
+            for word in ["unsafe", "global_asm"] {
+                if has_word(&code, word) {
+                    let rel = f.strip_prefix(root()).unwrap_or(&f);
+                    found.push(format!("{}: `{word}`", rel.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "outside a `sys` module:\n{}",
+        found.join("\n")
+    );
+}
+
 #[test]
 fn the_unsafe_checker_reads_code_not_words() {
     let code = code_only(
@@ -436,6 +480,8 @@ fn the_unsafe_checker_reads_code_not_words() {
     );
     assert_eq!(code.matches("unsafe").count(), 1, "{code}");
     assert!(code.contains("fn f<'a>() {}"), "{code}");
+    assert!(has_word(&code, "unsafe"));
+    assert!(!has_word("#![forbid(unsafe_code)]", "unsafe"));
 }
 
 // Every crate is held to the size limits (ARCHITECTURE.md): a file of at most 600 lines of

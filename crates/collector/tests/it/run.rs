@@ -5,10 +5,10 @@ use crate::common;
 
 use common::*;
 use std::os::unix::fs::OpenOptionsExt;
-use std::os::unix::process::CommandExt;
 use std::process::{Command, Stdio};
 use syscost::engine::driver::MIN_ROUNDS;
 use syscost_record::{validate, Status, StopReason, Verdict};
+use syscost_testkit::sys;
 
 const CORE: &str = "null,native,native.personality,seccomp.bitmap.*,seccomp.full.*,seccomp.depth.*,seccomp.profile.*,sud.*";
 
@@ -413,14 +413,7 @@ fn missing_kernel_features_are_skipped_with_reasons() {
     let p2: BpfProgram = nosys.try_into().unwrap();
     let mut cmd = Command::new(bin());
     cmd.args(["run", "--json", "--budget", "2", "--only", CORE]);
-    // SAFETY: pre_exec runs in the forked child; installing filters is async-signal-safe.
-    unsafe {
-        cmd.pre_exec(move || {
-            seccompiler::apply_filter(&p1).map_err(|e| std::io::Error::other(e.to_string()))?;
-            seccompiler::apply_filter(&p2).map_err(|e| std::io::Error::other(e.to_string()))?;
-            Ok(())
-        });
-    }
+    sys::apply_filters_before_exec(&mut cmd, vec![p1, p2]);
     let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
@@ -528,8 +521,8 @@ fn run_and_hurt_a_worker(only: &str, signal: libc::c_int) -> (syscost_record::Ru
             break s;
         }
         let victim = fresh.expect("a worker to hurt");
-        // SAFETY: signalling a process we just found.
-        unsafe { libc::kill(victim as i32, signal) };
+        // A process we just found; it may have ended since.
+        let _ = sys::kill(victim, signal);
         hurt.push(victim);
     };
     let stdout = out.join().unwrap().unwrap();
@@ -612,8 +605,8 @@ fn sigint_and_sigterm_stop_cleanly_without_output_or_orphans() {
             wait_until_sampling(&workers, 10),
             "the run never reached its rounds"
         );
-        // SAFETY: signalling our own child.
-        unsafe { libc::kill(pid as i32, sig) };
+        // Our own child, not yet waited for.
+        sys::kill(pid, sig).unwrap();
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(130), "signal {sig}");
         let err = String::from_utf8_lossy(&out.stderr);
@@ -753,15 +746,7 @@ impl Drop for DevNullGuard {
         let ok = std::fs::symlink_metadata("/dev/null").is_ok_and(|m| is_dev_null(&m));
         if !ok {
             let _ = std::fs::remove_file("/dev/null");
-            // SAFETY: a NUL-terminated path; mknod(2) only reads it.
-            unsafe {
-                libc::mknod(
-                    c"/dev/null".as_ptr(),
-                    libc::S_IFCHR | 0o666,
-                    libc::makedev(1, 3),
-                );
-                libc::chmod(c"/dev/null".as_ptr(), 0o666);
-            }
+            let _ = sys::make_null_device(std::path::Path::new("/dev/null"));
         }
     }
 }
@@ -802,9 +787,7 @@ fn output_goes_into_devices_and_fifos_and_through_links_replacing_only_files() {
 
     // A FIFO: written into, read by whoever holds its other end, and still a FIFO.
     let fifo = tmp.path().join("fifo");
-    let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-    // SAFETY: a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+    sys::mkfifo(&fifo, 0o600).unwrap();
     let reader = {
         let fifo = fifo.clone();
         std::thread::spawn(move || std::fs::read(fifo).unwrap())
@@ -831,12 +814,9 @@ fn output_goes_into_devices_and_fifos_and_through_links_replacing_only_files() {
 
     // A character device: written into, never replaced. First one of this test's own (root
     // may make it), then the system's /dev/null, which a guard puts back should it be lost.
-    if unsafe { libc::geteuid() } == 0 {
+    if sys::is_root() {
         let null = tmp.path().join("null");
-        let c = std::ffi::CString::new(null.to_str().unwrap()).unwrap();
-        // SAFETY: a NUL-terminated path.
-        let made = unsafe { libc::mknod(c.as_ptr(), libc::S_IFCHR | 0o666, libc::makedev(1, 3)) };
-        assert_eq!(made, 0, "{}", std::io::Error::last_os_error());
+        sys::make_null_device(&null).unwrap();
         let out = run_to(&null);
         assert!(
             out.status.success(),
@@ -898,16 +878,15 @@ fn run_losing_its_destination(
             std::thread::yield_now();
         }
         let seen = !children(pid).is_empty();
-        // SAFETY: signalling our own child, which is not reaped before `wait_with_output`.
-        unsafe { libc::kill(pid as i32, libc::SIGSTOP) };
+        // Our own child, which is not reaped before `wait_with_output`.
+        sys::kill(pid, libc::SIGSTOP).unwrap();
         let stopped = wait_until(10.0, || matches!(state(pid), Some('T') | Some('Z') | None));
         let in_time = seen && stopped && state(pid) == Some('T') && !dir.join("r.json").exists();
         if in_time {
             // Any write from here on fails: the file or its rename has no directory.
             std::fs::remove_dir_all(dir).unwrap();
         }
-        // SAFETY: as above.
-        unsafe { libc::kill(pid as i32, libc::SIGCONT) };
+        sys::kill(pid, libc::SIGCONT).unwrap();
         let out = child.wait_with_output().unwrap();
         if in_time {
             return out;

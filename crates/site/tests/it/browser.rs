@@ -295,7 +295,7 @@ fn dump_dom(page: &Path, scratch: &Path, dark: bool) -> Dump {
         .stderr(std::fs::File::create(&err_path).unwrap())
         .spawn()
         .expect("start chromium");
-    let pid = child.id() as libc::pid_t;
+    let pid = child.id();
     let (tx, rx) = mpsc::channel();
     let waiter = std::thread::spawn(move || {
         let _ = tx.send(child.wait());
@@ -306,9 +306,8 @@ fn dump_dom(page: &Path, scratch: &Path, dark: bool) -> Dump {
             assert!(status.success(), "chromium failed: {status}");
         }
         Err(_) => {
-            // SAFETY: kill(2) has no memory-safety preconditions; the pid is our child's, not
-            // yet reported as exited.
-            unsafe { libc::kill(pid, libc::SIGKILL) };
+            // Our child's pid, not yet reported as exited.
+            let _ = syscost_testkit::sys::kill(pid, libc::SIGKILL);
             let _ = waiter.join();
             panic!("chromium did not finish within {DEADLINE:?}");
         }

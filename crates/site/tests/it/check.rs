@@ -531,13 +531,10 @@ fn the_triage_file_is_checked() {
 }
 
 /// A pipe whose reading end is already closed: every write to the other end fails with EPIPE.
-fn closed_pipe() -> std::fs::File {
-    use std::os::fd::FromRawFd;
-    let mut fds = [0; 2];
-    // SAFETY: plain libc calls on descriptors this function owns.
-    assert_eq!(unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) }, 0);
-    unsafe { libc::close(fds[0]) };
-    unsafe { std::fs::File::from_raw_fd(fds[1]) }
+fn closed_pipe() -> std::io::PipeWriter {
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    writer
 }
 
 #[test]

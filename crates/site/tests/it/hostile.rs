@@ -171,9 +171,7 @@ fn add_generated(data: &Path, outside: &Path, cases: &mut Vec<Case>) {
 
     // A FIFO named like a record: opening it for reading would block forever.
     let fifo = runs.join("x86_64/6.8.0/fifo.json");
-    let c = std::ffi::CString::new(fifo.as_os_str().as_bytes()).unwrap();
-    // SAFETY: plain libc call with a valid C string.
-    assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+    syscost_testkit::sys::mkfifo(&fifo, 0o644).unwrap();
     cases.push(case("runs/x86_64/6.8.0/fifo.json", "not a regular file"));
 
     // A file name that is not UTF-8.
@@ -565,7 +563,7 @@ fn as_nobody(dir: &Path, args: &[&OsStr]) -> std::process::Output {
     std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
     let mut cmd = std::process::Command::new(&exe);
     cmd.args(args);
-    if unsafe { libc::geteuid() } == 0 {
+    if syscost_testkit::sys::is_root() {
         cmd.uid(65534).gid(65534);
     }
     cmd.output().unwrap()

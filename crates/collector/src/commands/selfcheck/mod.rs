@@ -13,6 +13,7 @@
 //! Each measurement is a separate `syscost run --json` process, so one run cannot disturb the
 //! next. Output is Markdown, ready for the README.
 
+mod calibration;
 mod suite;
 
 use crate::cli::SelfcheckArgs;
@@ -90,6 +91,16 @@ pub(crate) fn targets_met(r: &RunRecord) -> String {
 }
 
 /// "median (min–max, sd)" of values across runs.
+/// min – max of values, or "—".
+pub(crate) fn range(v: &[f64], digits: usize) -> String {
+    if v.is_empty() {
+        return "—".into();
+    }
+    let min = v.iter().copied().fold(f64::INFINITY, f64::min);
+    let max = v.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    format!("{min:.digits$} – {max:.digits$}")
+}
+
 pub(crate) fn spread(v: &[f64]) -> String {
     if v.is_empty() {
         return "—".into();
