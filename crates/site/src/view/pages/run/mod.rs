@@ -185,10 +185,14 @@ pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Op
         }
     }
     drop(keys);
-    let results = Row::fill(results, &mut runs, |r, j| r.results[j].cell.take());
-    let estimates = Row::fill(estimates, &mut runs, |r, j| r.estimates[j].cell.take());
+    let results = Row::fill(results, &mut runs, |r, j| {
+        std::mem::take(&mut r.results[j].cell)
+    });
+    let estimates = Row::fill(estimates, &mut runs, |r, j| {
+        std::mem::take(&mut r.estimates[j].cell)
+    });
     let expectations = Row::fill(expectations, &mut runs, |r, j| {
-        r.expectations[j].cell.take()
+        std::mem::take(&mut r.expectations[j].cell)
     });
     let mut parts = Vec::with_capacity(n);
     let mut head = None;
@@ -347,7 +351,7 @@ pub fn build(
         results.push(ResultEntry {
             id: res.id.clone(),
             vs: o.map_or_else(String::new, |o| o.vs.clone()),
-            cell: Some(ResultCell { median, overhead }),
+            cell: (median, overhead),
         });
     }
     let mut estimates = Vec::with_capacity(r.estimates.len());
@@ -360,10 +364,7 @@ pub fn build(
         with_ci(&mut median, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns);
         estimates.push(EstimateEntry {
             id: e.id.clone(),
-            cell: Some(EstimateCell {
-                median,
-                origin: origin_words(e.origin),
-            }),
+            cell: (median, origin_words(e.origin)),
         });
     }
     let expectations = r
@@ -381,11 +382,11 @@ pub fn build(
             format::ns_into(&mut diff, e.tolerance_ns);
             ExpectationEntry {
                 label: e.label.clone(),
-                cell: Some(ExpectationCell {
+                cell: (
                     diff,
-                    verdict: verdict_name(e.verdict),
-                    kernel: verdict_name(e.kernel_verdict),
-                }),
+                    verdict_name(e.verdict),
+                    verdict_name(e.kernel_verdict),
+                ),
             }
         })
         .collect();

@@ -1,5 +1,7 @@
 //! The tables of a page of runs: a row per scenario (estimate, expectation), and in it each
-//! run's cells, as plain texts the template writes.
+//! run's cells, as plain texts the template writes. Rows and cells are tuples, which the
+//! template unpacks (`{% for label, cells in results %}`); a run without an entry in a row has
+//! empty texts there, which the template writes as empty cells.
 
 use super::*;
 
@@ -8,49 +10,34 @@ pub(super) struct ResultEntry {
     pub(super) id: String,
     /// What its overhead is over; empty when it has none.
     pub(super) vs: String,
-    pub(super) cell: Option<ResultCell>,
+    pub(super) cell: ResultCell,
 }
 
-#[derive(Serialize)]
-pub(super) struct ResultCell {
-    /// Median and CI in one cell (the sorter reads the leading number), with its sample count
-    /// when it is not the run's usual one and its share of preempted samples when there were.
-    pub(super) median: String,
-    pub(super) overhead: String,
-}
+/// The median and CI in one cell (the sorter reads the leading number), with its sample count
+/// when it is not the run's usual one and its share of preempted samples when there were; the
+/// overhead and CI. Both empty where a run has no such scenario.
+pub(super) type ResultCell = (String, String);
 
 pub(super) struct EstimateEntry {
     pub(super) id: String,
-    pub(super) cell: Option<EstimateCell>,
+    pub(super) cell: EstimateCell,
 }
 
-#[derive(Serialize)]
-pub(super) struct EstimateCell {
-    /// Median and CI in one cell.
-    pub(super) median: String,
-    pub(super) origin: &'static str,
-}
+/// Median and CI in one cell, and where the value comes from when it is not measured.
+pub(super) type EstimateCell = (String, &'static str);
 
 pub(super) struct ExpectationEntry {
     pub(super) label: String,
-    pub(super) cell: Option<ExpectationCell>,
+    pub(super) cell: ExpectationCell,
 }
 
-#[derive(Serialize)]
-pub(super) struct ExpectationCell {
-    /// The paired difference and its CI, and the tolerance, in one cell.
-    pub(super) diff: String,
-    pub(super) verdict: &'static str,
-    pub(super) kernel: &'static str,
-}
+/// The paired difference and its CI, and the tolerance, in one cell; the verdict; the kernel
+/// rule's verdict.
+pub(super) type ExpectationCell = (String, &'static str, &'static str);
 
-/// A table row as the template writes it: its label and each run's cells, none where the run
-/// has no entry.
-#[derive(Serialize)]
-pub(super) struct TableRow<C> {
-    label: String,
-    cells: Vec<Option<C>>,
-}
+/// A table row as the template writes it: its label and each run's cells, empty where the
+/// run has no entry.
+pub(super) type TableRow<C> = (String, Vec<C>);
 
 /// A table row: its label and, per run of the page, the index of its entry in that run's list
 /// (results, estimates or expectations), if it has one.
@@ -76,17 +63,17 @@ impl Row {
     }
 
     /// The rows with the runs' cells moved into them; `cell` takes entry `j` of a run's list.
-    pub(super) fn fill<C>(
+    pub(super) fn fill<C: Default>(
         rows: Vec<Row>,
         runs: &mut [RunPage],
-        mut cell: impl FnMut(&mut RunPage, usize) -> Option<C>,
+        mut cell: impl FnMut(&mut RunPage, usize) -> C,
     ) -> Vec<TableRow<C>> {
         rows.into_iter()
-            .map(|r| TableRow {
-                label: r.label,
-                cells: (r.cells.iter().zip(runs.iter_mut()))
-                    .map(|(at, run)| at.and_then(|j| cell(run, j)))
-                    .collect(),
+            .map(|r| {
+                let cells = (r.cells.iter().zip(runs.iter_mut()))
+                    .map(|(at, run)| at.map(|j| cell(run, j)).unwrap_or_default())
+                    .collect();
+                (r.label, cells)
             })
             .collect()
     }
