@@ -123,23 +123,44 @@ pub struct RunCols {
     pub machine: bool,
 }
 
-/// A list of runs, for `macros.html`'s `runs_table`: its optional columns and its rows.
+/// A list of runs, for `macros.html`'s `runs_table`: its optional columns and its rows. A
+/// column with no value in any row is not written (a list of bpf-bench runs has none of the
+/// seccomp and SUD columns).
 #[derive(Serialize)]
 pub struct RunsTable {
     show_arch: bool,
     show_kernel: bool,
     show_machine: bool,
+    /// The key-metric columns, each cell of a row in the same order.
+    columns: Vec<Column>,
     count: usize,
     rows: Vec<RunRow>,
 }
 
 impl RunsTable {
     pub fn new(rows: impl IntoIterator<Item = RunRow>, cols: RunCols) -> RunsTable {
-        let rows: Vec<RunRow> = rows.into_iter().collect();
+        let mut rows: Vec<RunRow> = rows.into_iter().collect();
+        let keep: Vec<bool> = (0..KEY_COLUMNS.len())
+            .map(|c| {
+                rows.iter()
+                    .any(|r| r.cells.get(c).is_some_and(|x| !x.text.is_empty()))
+            })
+            .collect();
+        for r in &mut rows {
+            let mut c = 0;
+            r.cells.retain(|_| {
+                c += 1;
+                keep[c - 1]
+            });
+        }
+        let columns = (key_columns().into_iter().zip(&keep))
+            .filter_map(|(col, &k)| k.then_some(col))
+            .collect();
         RunsTable {
             show_arch: cols.arch,
             show_kernel: cols.kernel,
-            show_machine: cols.machine,
+            show_machine: cols.machine && rows.iter().any(|r| !r.machine.is_empty()),
+            columns,
             count: rows.len(),
             rows,
         }

@@ -8,7 +8,7 @@ use crate::view::error::BuildError;
 use crate::view::format::root_of;
 use crate::view::links::Links;
 use crate::view::pager::PAGE_SIZE;
-use crate::view::rows::{key_columns, run_row, Column, RunCols, RunsTable};
+use crate::view::rows::{run_row, RunCols, RunsTable};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -18,7 +18,6 @@ struct RunsPage {
     total: usize,
     unplaced: usize,
     unplaced_href: String,
-    columns: Vec<Column>,
     rows: RunsTable,
     /// The files of every run (JSON and CSV), as `exports` splits them.
     files: Vec<RunFiles>,
@@ -41,7 +40,6 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         total: d.runs.len(),
         unplaced: d.g.unplaced.len(),
         unplaced_href: format!("{root}{}", Links.unplaced()),
-        columns: key_columns(),
         rows: RunsTable::new(
             (d.g.newest.iter().take(PAGE_SIZE)).map(|&i| run_row(&d.runs[i], &d.headline, &root)),
             RunCols {
