@@ -175,3 +175,69 @@ pub fn point_cell(p: Option<Point>) -> Cell {
         None => Cell::empty(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(cells: &[&str], machine: &str) -> RunRow {
+        RunRow {
+            href: "r.html".into(),
+            id: "r".into(),
+            date: String::new(),
+            arch: "x86_64".into(),
+            kernel: "6.1".into(),
+            cpu: "cpu".into(),
+            virt: "bare metal".into(),
+            machine: machine.into(),
+            probe: "one getpid call".into(),
+            kind: "collected",
+            unverified: false,
+            quality: Badge {
+                label: "good",
+                class: "q-good",
+            },
+            unplaced: String::new(),
+            cells: cells
+                .iter()
+                .map(|t| Cell {
+                    text: t.to_string(),
+                })
+                .collect(),
+        }
+    }
+
+    /// A key column, or the machine column, with no value in any row is not written; a column
+    /// with one value keeps its place and its empty cells.
+    #[test]
+    fn columns_without_a_value_in_any_row_are_left_out() {
+        assert_eq!(
+            KEY_COLUMNS.len(),
+            5,
+            "the rows below have a cell per key column"
+        );
+        let cols = RunCols {
+            arch: false,
+            kernel: true,
+            machine: true,
+        };
+        let t = RunsTable::new(
+            [
+                row(&["", "1", "", "", "2"], ""),
+                row(&["", "", "", "", "3"], ""),
+            ],
+            cols,
+        );
+        let shorts: Vec<&str> = t.columns.iter().map(|c| c.short).collect();
+        let all = key_columns();
+        assert_eq!(shorts, [all[1].short, all[4].short]);
+        let cells: Vec<Vec<&str>> = (t.rows.iter())
+            .map(|r| r.cells.iter().map(|c| c.text.as_str()).collect())
+            .collect();
+        assert_eq!(cells, [["1", "2"], ["", "3"]]);
+        assert!(!t.show_machine, "no row has a machine");
+        let t = RunsTable::new([row(&["", "", "", "", ""], "m1")], cols);
+        assert!(t.columns.is_empty() && t.rows[0].cells.is_empty());
+        assert!(t.show_machine);
+    }
+}
