@@ -54,7 +54,8 @@ pub struct RunsPage {
     newer: Option<String>,
     runs: Vec<RunPart>,
     /// The three tables' rows; empty when a table has none.
-    results: Vec<TableRow<ResultCell>>,
+    /// Each run's median and overhead cells in turn.
+    results: Vec<TableRow<String>>,
     estimates: Vec<TableRow<EstimateCell>>,
     expectations: Vec<TableRow<ExpectationCell>>,
 }
@@ -185,9 +186,13 @@ pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Op
         }
     }
     drop(keys);
+    // A result's two cells side by side in its row's list: each run's are two cells alike.
     let results = Row::fill(results, &mut runs, |r, j| {
         std::mem::take(&mut r.results[j].cell)
-    });
+    })
+    .into_iter()
+    .map(|(label, cells)| (label, cells.into_iter().flat_map(|(m, o)| [m, o]).collect()))
+    .collect();
     let estimates = Row::fill(estimates, &mut runs, |r, j| {
         std::mem::take(&mut r.estimates[j].cell)
     });
