@@ -346,18 +346,7 @@ pub fn build(
             Some(o) if o.vs != run_baseline => format!("{} − {}", res.id, o.vs),
             _ => res.id.clone(),
         });
-        let o = res.overhead.as_ref();
-        let mut median = String::new();
-        median_cell(&mut median, res, usual);
-        let mut overhead = String::new();
-        if let Some(o) = o {
-            with_ci(&mut overhead, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
-        }
-        results.push(ResultEntry {
-            id: res.id.clone(),
-            vs: o.map_or_else(String::new, |o| o.vs.clone()),
-            cell: (median, overhead),
-        });
+        results.push(ResultEntry::of(res, usual));
     }
     let mut estimates = Vec::with_capacity(r.estimates.len());
     for (j, e) in r.estimates.iter().enumerate() {
@@ -365,36 +354,9 @@ pub fn build(
         tally(m.or_else(|| reg.find(Kind::Estimate, &e.id, "")), &|| {
             format!("estimate {}", e.id)
         });
-        let mut median = String::new();
-        with_ci(&mut median, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns);
-        estimates.push(EstimateEntry {
-            id: e.id.clone(),
-            cell: (median, origin_words(e.origin)),
-        });
+        estimates.push(EstimateEntry::of(e));
     }
-    let expectations = r
-        .expectations
-        .iter()
-        .map(|e| {
-            let mut diff = String::new();
-            with_ci(
-                &mut diff,
-                e.diff_median_ns,
-                e.diff_ci_low_ns,
-                e.diff_ci_high_ns,
-            );
-            diff.push_str(", tol ");
-            format::ns_into(&mut diff, e.tolerance_ns);
-            ExpectationEntry {
-                label: e.label.clone(),
-                cell: (
-                    diff,
-                    verdict_name(e.verdict),
-                    verdict_name(e.kernel_verdict),
-                ),
-            }
-        })
-        .collect();
+    let expectations = r.expectations.iter().map(ExpectationEntry::of).collect();
     let compares = compare_heads(&earlier, tallies, info, &here, &root);
     let part = run_part(r, info, raw_href, &root, usual, compares, no_compare);
     // Only the first run's is used: made only for it.

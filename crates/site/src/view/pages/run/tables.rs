@@ -4,6 +4,7 @@
 //! empty texts there, which the template writes as empty cells.
 
 use super::*;
+use syscost_record::{Estimate, Expectation};
 
 /// A measured scenario of one run: what its row is keyed by, and its cells.
 pub(super) struct ResultEntry {
@@ -18,6 +19,24 @@ pub(super) struct ResultEntry {
 /// overhead and CI. Both empty where a run has no such scenario.
 pub(super) type ResultCell = (String, String);
 
+impl ResultEntry {
+    /// A measured scenario; `usual`, the run's usual sample count.
+    pub(super) fn of(res: &ScenarioResult, usual: Option<u64>) -> ResultEntry {
+        let o = res.overhead.as_ref();
+        let mut median = String::new();
+        median_cell(&mut median, res, usual);
+        let mut overhead = String::new();
+        if let Some(o) = o {
+            with_ci(&mut overhead, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
+        }
+        ResultEntry {
+            id: res.id.clone(),
+            vs: o.map_or_else(String::new, |o| o.vs.clone()),
+            cell: (median, overhead),
+        }
+    }
+}
+
 pub(super) struct EstimateEntry {
     pub(super) id: String,
     pub(super) cell: EstimateCell,
@@ -25,6 +44,17 @@ pub(super) struct EstimateEntry {
 
 /// Median and CI in one cell, and where the value comes from when it is not measured.
 pub(super) type EstimateCell = (String, &'static str);
+
+impl EstimateEntry {
+    pub(super) fn of(e: &Estimate) -> EstimateEntry {
+        let mut median = String::new();
+        with_ci(&mut median, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns);
+        EstimateEntry {
+            id: e.id.clone(),
+            cell: (median, origin_words(e.origin)),
+        }
+    }
+}
 
 pub(super) struct ExpectationEntry {
     pub(super) label: String,
@@ -34,6 +64,28 @@ pub(super) struct ExpectationEntry {
 /// The paired difference and its CI, and the tolerance, in one cell; the verdict; the kernel
 /// rule's verdict.
 pub(super) type ExpectationCell = (String, &'static str, &'static str);
+
+impl ExpectationEntry {
+    pub(super) fn of(e: &Expectation) -> ExpectationEntry {
+        let mut diff = String::new();
+        with_ci(
+            &mut diff,
+            e.diff_median_ns,
+            e.diff_ci_low_ns,
+            e.diff_ci_high_ns,
+        );
+        diff.push_str(", tol ");
+        format::ns_into(&mut diff, e.tolerance_ns);
+        ExpectationEntry {
+            label: e.label.clone(),
+            cell: (
+                diff,
+                verdict_name(e.verdict),
+                verdict_name(e.kernel_verdict),
+            ),
+        }
+    }
+}
 
 /// A table row as the template writes it: its label and each run's cells, empty where the
 /// run has no entry.
