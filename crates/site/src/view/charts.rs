@@ -7,7 +7,6 @@ use crate::model::metrics::{usable_point, Point, Registry, Val};
 use crate::model::series::SeriesKey;
 use crate::model::summary::RunInfo;
 use crate::view::chart::{self, legend_marker, Line, Trend, MAX_LINES};
-use crate::view::format::esc_into;
 use crate::view::links::Links;
 use serde::Serialize;
 use std::sync::Arc;
@@ -199,10 +198,8 @@ pub struct Chart {
     /// Series drawn at most.
     max_lines: usize,
     heads: Vec<ChartHead>,
-    /// The table's body, escaped HTML (see [`table_body`]).
-    body: String,
-    /// How many kernel versions (rows) the table has.
-    rows: usize,
+    /// The table: a row per kernel version, a cell per drawn series.
+    rows: Vec<ChartRow>,
     /// Where the numbers are instead of a table of its own (a page of many charts links each
     /// to its metric's page).
     numbers_href: Option<String>,
@@ -213,7 +210,7 @@ impl Chart {
     /// within its size however many kernel versions there are.
     pub fn numbers_at(mut self, href: String) -> Chart {
         self.heads.clear();
-        self.body.clear();
+        self.rows.clear();
         self.numbers_href = Some(href);
         self
     }
@@ -298,9 +295,8 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
             })
             .collect()
     };
-    // The table pivots the drawn series: one row per kernel, one column per series.
     let drawn_lines = &t.lines[..drawn];
-    let body = table_body(&t.kernels, drawn_lines, root);
+    let rows = table_rows(&t.kernels, drawn_lines, root);
     let heads = drawn_lines
         .iter()
         .enumerate()
@@ -326,8 +322,7 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
         hidden: t.lines.len() - drawn,
         max_lines: max_lines.min(MAX_LINES),
         heads,
-        body,
-        rows: t.kernels.len(),
+        rows,
         numbers_href: None,
         title,
         short,
@@ -335,27 +330,34 @@ fn chart_of(t: TrendData, spec: ChartSpec, root: &str) -> Chart {
     }
 }
 
-/// The rows of a chart's table, written here rather than by the template: a metric page has a
-/// chart per architecture with a row per kernel and a cell per series, and making each cell a
-/// template value was most of the time its table took. Escaped as the template escapes.
-fn table_body(kernels: &[String], lines: &[TrendLine], root: &str) -> String {
-    let mut out = String::new();
-    for (ki, k) in kernels.iter().enumerate() {
-        out.push_str("<tr><td><a class=\"mono\" href=\"");
-        // Writing to a String cannot fail.
-        let _ = esc_into(&mut out, root);
-        let _ = esc_into(&mut out, &Links.kernel(k));
-        out.push_str("\">");
-        let _ = esc_into(&mut out, k);
-        out.push_str("</a>");
-        for (_, _, pts) in lines {
-            out.push_str("<td>");
-            if let Some(p) = pts[ki] {
-                let _ = esc_into(&mut out, &crate::view::format::point(&p));
-            }
-        }
-    }
-    out
+/// A kernel version's row of a chart's table: its value in each drawn series, empty where the
+/// series has none.
+#[derive(Serialize)]
+struct ChartRow {
+    kernel: String,
+    href: String,
+    cells: Vec<String>,
+}
+
+/// The table pivots the drawn series: one row per kernel, one cell per series.
+fn table_rows(kernels: &[String], lines: &[TrendLine], root: &str) -> Vec<ChartRow> {
+    let links = Links;
+    kernels
+        .iter()
+        .enumerate()
+        .map(|(ki, k)| ChartRow {
+            kernel: k.clone(),
+            href: format!("{root}{}", links.kernel(k)),
+            cells: lines
+                .iter()
+                .map(|(_, _, pts)| {
+                    pts[ki]
+                        .map(|p| crate::view::format::point(&p))
+                        .unwrap_or_default()
+                })
+                .collect(),
+        })
+        .collect()
 }
 
 pub fn has_metric(runs: &[RunInfo], idx: &[usize], m: Option<u32>) -> bool {

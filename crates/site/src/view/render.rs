@@ -1,7 +1,6 @@
 //! The template environment. Templates are files under `crates/site/templates/`, compiled into the
 //! binary so it works from any directory. `.html` and `.xml` templates auto-escape every value;
-//! only fields built by our own escaping code (SVG, rendered Markdown) are marked `|safe`, and
-//! the large ones are handed over as [`Html`].
+//! only fields built by our own escaping code (SVG, rendered Markdown) are marked `|safe`.
 
 use minijinja::value::Serde;
 use minijinja::{
@@ -73,38 +72,6 @@ pub enum RenderError {
     Render { name: String, source: Error },
 }
 
-/// HTML this program wrote and escaped itself (the table bodies of a page of runs, hundreds of
-/// KB), given to a template as it is: a string field would be copied into the template's
-/// value, a fresh allocation on every page, and `|safe` would copy it again. Written out
-/// verbatim wherever the template prints it; false in a test when empty.
-pub struct Html(minijinja::Value);
-
-impl Html {
-    pub fn new(html: String) -> Html {
-        Html(minijinja::Value::from_object(Body(html)))
-    }
-}
-
-impl Serialize for Html {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        // Within a template context, a value is handed over by reference, not serialised.
-        // Anywhere else (a page's key is its context serialised) it is its text.
-        match self.0.downcast_object_ref::<Body>() {
-            Some(Body(html)) if !minijinja::value::serializing_for_value() => s.serialize_str(html),
-            _ => self.0.serialize(s),
-        }
-    }
-}
-
-#[derive(Debug)]
-struct Body(String);
-
-impl minijinja::value::Object for Body {
-    fn is_true(self: &std::sync::Arc<Self>) -> bool {
-        !self.0.is_empty()
-    }
-}
-
 pub struct Renderer {
     env: Environment<'static>,
 }
@@ -123,11 +90,6 @@ impl Renderer {
         // Escape exactly what HTML needs (minijinja's default also rewrites every `/`, which
         // only bloats URLs); everything else goes through the default formatter.
         env.set_formatter(|out, state, value| {
-            if let Some(Body(html)) = value.downcast_object_ref::<Body>() {
-                return out
-                    .write_str(html)
-                    .map_err(|_| Error::new(ErrorKind::WriteFailure, "cannot write output"));
-            }
             if matches!(state.auto_escape(), AutoEscape::Html) && !value.is_safe() {
                 if let Some(s) = value.as_str() {
                     return crate::view::format::esc_into(out, s)

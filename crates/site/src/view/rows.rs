@@ -3,7 +3,6 @@
 use crate::model::metrics::{Point, KEY_COLUMNS, METRICS};
 use crate::model::summary::{kind_label, RunInfo};
 use crate::view::format;
-use crate::view::render::Html;
 use serde::Serialize;
 
 #[derive(Serialize, Clone)]
@@ -124,84 +123,48 @@ pub struct RunCols {
     pub machine: bool,
 }
 
-/// A list of runs, for `macros.html`'s `runs_table`: its optional columns, how many rows it has
-/// and its body. The body is written here rather than by the template: a kernel version's pages
-/// list every run of the site. Every text is escaped as the template would
-/// ([`format::esc_into`]).
+/// A list of runs, for `macros.html`'s `runs_table`: its optional columns and its rows. A
+/// column with no value in any row is not written (a list of bpf-bench runs has none of the
+/// seccomp and SUD columns).
 #[derive(Serialize)]
 pub struct RunsTable {
     show_arch: bool,
     show_kernel: bool,
     show_machine: bool,
+    /// The key-metric columns, each cell of a row in the same order.
+    columns: Vec<Column>,
     count: usize,
-    body: Html,
+    rows: Vec<RunRow>,
 }
 
 impl RunsTable {
     pub fn new(rows: impl IntoIterator<Item = RunRow>, cols: RunCols) -> RunsTable {
-        let mut body = String::new();
-        let mut count = 0;
-        for r in rows {
-            count += 1;
-            // Writing into a String cannot fail.
-            let _ = write_row(&mut body, &r, cols);
+        let mut rows: Vec<RunRow> = rows.into_iter().collect();
+        let keep: Vec<bool> = (0..KEY_COLUMNS.len())
+            .map(|c| {
+                rows.iter()
+                    .any(|r| r.cells.get(c).is_some_and(|x| !x.text.is_empty()))
+            })
+            .collect();
+        for r in &mut rows {
+            let mut c = 0;
+            r.cells.retain(|_| {
+                c += 1;
+                keep[c - 1]
+            });
         }
+        let columns = (key_columns().into_iter().zip(&keep))
+            .filter_map(|(col, &k)| k.then_some(col))
+            .collect();
         RunsTable {
             show_arch: cols.arch,
             show_kernel: cols.kernel,
-            show_machine: cols.machine,
-            count,
-            body: Html::new(body),
+            show_machine: cols.machine && rows.iter().any(|r| !r.machine.is_empty()),
+            columns,
+            count: rows.len(),
+            rows,
         }
     }
-}
-
-/// One run's row: no class on its cells (the key-metric columns, the last ones, are
-/// right-aligned by the table's class) and no tooltip on its badges (the methodology says what
-/// they mean).
-fn write_row(out: &mut String, r: &RunRow, cols: RunCols) -> std::fmt::Result {
-    out.push_str("<tr><td>");
-    format::esc_into(out, &r.date)?;
-    out.push_str("<td><a class=\"mono\" href=\"");
-    format::esc_into(out, &r.href)?;
-    out.push_str("\">");
-    format::esc_into(out, &r.id)?;
-    out.push_str("</a>");
-    match r.kind {
-        "synthetic" => out.push_str(" <span class=\"badge synthetic\">synthetic</span>"),
-        "imported" => out.push_str(" <span class=\"badge\">imported</span>"),
-        _ => {}
-    }
-    if r.unverified {
-        out.push_str(" <span class=\"badge unverified\">unverified</span>");
-    }
-    if !r.unplaced.is_empty() {
-        out.push_str(" <span class=\"badge\" title=\"");
-        format::esc_into(out, &r.unplaced)?;
-        out.push_str("\">unplaced</span>");
-    }
-    out.push_str("<td><span class=\"badge ");
-    format::esc_into(out, r.quality.class)?;
-    out.push_str("\">");
-    format::esc_into(out, r.quality.label)?;
-    out.push_str("</span>");
-    let optional = [
-        (cols.arch, &r.arch),
-        (cols.kernel, &r.kernel),
-        (true, &r.cpu),
-        (true, &r.virt),
-        (cols.machine, &r.machine),
-        (true, &r.probe),
-    ];
-    for (_, text) in optional.iter().filter(|(shown, _)| *shown) {
-        out.push_str("<td>");
-        format::esc_into(out, text)?;
-    }
-    for c in &r.cells {
-        out.push_str("<td>");
-        format::esc_into(out, &c.text)?;
-    }
-    Ok(())
 }
 
 pub fn point_cell(p: Option<Point>) -> Cell {
@@ -217,66 +180,64 @@ pub fn point_cell(p: Option<Point>) -> Cell {
 mod tests {
     use super::*;
 
-    fn row(kind: &'static str, unverified: bool, unplaced: &str) -> RunRow {
+    fn row(cells: &[&str], machine: &str) -> RunRow {
         RunRow {
-            href: "../runs/x86_64/6.1/abc.html#a&b".into(),
-            id: "abc".into(),
-            date: "2026-01-02".into(),
+            href: "r.html".into(),
+            id: "r".into(),
+            date: String::new(),
             arch: "x86_64".into(),
-            kernel: "6.1.0-1-amd64".into(),
-            cpu: "EPYC <7>".into(),
-            virt: "vm (KVM)".into(),
-            machine: "m'1".into(),
-            probe: "one getppid call".into(),
-            kind,
-            unverified,
+            kernel: "6.1".into(),
+            cpu: "cpu".into(),
+            virt: "bare metal".into(),
+            machine: machine.into(),
+            probe: "one getpid call".into(),
+            kind: "collected",
+            unverified: false,
             quality: Badge {
                 label: "good",
                 class: "q-good",
             },
-            unplaced: unplaced.into(),
-            cells: vec![
-                Cell {
-                    text: "135 [133, 140]".into(),
-                },
-                Cell::empty(),
-            ],
+            unplaced: String::new(),
+            cells: cells
+                .iter()
+                .map(|t| Cell {
+                    text: t.to_string(),
+                })
+                .collect(),
         }
     }
 
-    /// Each optional column and badge, and every text escaped as the template escapes it.
+    /// A key column, or the machine column, with no value in any row is not written; a column
+    /// with one value keeps its place and its empty cells.
     #[test]
-    fn a_run_row_is_written_as_the_template_wrote_it() {
-        let all = RunCols {
-            arch: true,
+    fn columns_without_a_value_in_any_row_are_left_out() {
+        assert_eq!(
+            KEY_COLUMNS.len(),
+            5,
+            "the rows below have a cell per key column"
+        );
+        let cols = RunCols {
+            arch: false,
             kernel: true,
             machine: true,
         };
-        let mut out = String::new();
-        write_row(&mut out, &row("synthetic", true, "kernel \"?\""), all).unwrap();
-        assert_eq!(
-            out,
-            "<tr><td>2026-01-02<td><a class=\"mono\" href=\"../runs/x86_64/6.1/abc.html#a&amp;b\">abc</a> \
-             <span class=\"badge synthetic\">synthetic</span> <span class=\"badge unverified\">unverified</span> \
-             <span class=\"badge\" title=\"kernel &quot;?&quot;\">unplaced</span><td><span class=\"badge q-good\">good</span>\
-             <td>x86_64<td>6.1.0-1-amd64<td>EPYC &lt;7&gt;<td>vm (KVM)<td>m&#39;1<td>one getppid call\
-             <td>135 [133, 140]<td>"
+        let t = RunsTable::new(
+            [
+                row(&["", "1", "", "", "2"], ""),
+                row(&["", "", "", "", "3"], ""),
+            ],
+            cols,
         );
-        let none = RunCols {
-            arch: false,
-            kernel: false,
-            machine: false,
-        };
-        out.clear();
-        write_row(&mut out, &row("imported", false, ""), none).unwrap();
-        assert_eq!(
-            out,
-            "<tr><td>2026-01-02<td><a class=\"mono\" href=\"../runs/x86_64/6.1/abc.html#a&amp;b\">abc</a> \
-             <span class=\"badge\">imported</span><td><span class=\"badge q-good\">good</span>\
-             <td>EPYC &lt;7&gt;<td>vm (KVM)<td>one getppid call<td>135 [133, 140]<td>"
-        );
-        out.clear();
-        write_row(&mut out, &row("collected", false, ""), none).unwrap();
-        assert!(out.contains("abc</a><td><span"), "no badge: {out}");
+        let shorts: Vec<&str> = t.columns.iter().map(|c| c.short).collect();
+        let all = key_columns();
+        assert_eq!(shorts, [all[1].short, all[4].short]);
+        let cells: Vec<Vec<&str>> = (t.rows.iter())
+            .map(|r| r.cells.iter().map(|c| c.text.as_str()).collect())
+            .collect();
+        assert_eq!(cells, [["1", "2"], ["", "3"]]);
+        assert!(!t.show_machine, "no row has a machine");
+        let t = RunsTable::new([row(&["", "", "", "", ""], "m1")], cols);
+        assert!(t.columns.is_empty() && t.rows[0].cells.is_empty());
+        assert!(t.show_machine);
     }
 }

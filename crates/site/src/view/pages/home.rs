@@ -12,7 +12,7 @@ use crate::view::error::BuildError;
 use crate::view::format;
 use crate::view::links::Links;
 use crate::view::pages::changes::{latest_groups, Group};
-use crate::view::rows::{key_columns, run_row, Column, RunCols, RunsTable};
+use crate::view::rows::{run_row, RunCols, RunsTable};
 use serde::Serialize;
 
 /// Series shown per architecture; the architecture page lists them all.
@@ -149,7 +149,6 @@ struct Home {
     compare: Vec<(String, String)>,
     arches: Vec<HomeArch>,
     changes: Vec<Group>,
-    columns: Vec<Column>,
     recent: RunsTable,
 }
 
@@ -194,7 +193,6 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
                 .collect()
         },
         changes: latest_groups(d, CHANGES, ""),
-        columns: key_columns(),
         recent: RunsTable::new(
             (d.g.newest.iter().take(20)).map(|&i| run_row(&runs[i], &d.headline, "")),
             RunCols {

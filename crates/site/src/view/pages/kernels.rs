@@ -13,7 +13,7 @@ use crate::view::error::BuildError;
 use crate::view::format::root_of;
 use crate::view::links::Links;
 use crate::view::pager::{pager, Pager, PAGE_SIZE};
-use crate::view::rows::{key_columns, point_cell, run_row, Cell, Column, RunCols, RunsTable};
+use crate::view::rows::{point_cell, run_row, Cell, RunCols, RunsTable};
 use crate::view::sweep::{self, SeriesAt, SweepBlock};
 use serde::Serialize;
 use std::collections::{BTreeMap, BTreeSet};
@@ -93,7 +93,6 @@ struct KernelPage {
     prev_label: String,
     next_href: Option<String>,
     next_label: String,
-    columns: Vec<Column>,
     paths: Vec<Paths>,
     sweeps: Vec<SweepBlock>,
     nav: Pager,
@@ -222,7 +221,6 @@ fn version(
             prev_label,
             next_href,
             next_label,
-            columns: key_columns(),
             paths: if first {
                 paths(d, label, series, &root)
             } else {

@@ -26,6 +26,8 @@ struct MetricIndexRow {
 struct Family {
     name: String,
     rows: Vec<MetricIndexRow>,
+    /// Some metric of the family has a matrix: the column is written.
+    any_matrix: bool,
 }
 
 #[derive(Serialize)]
@@ -74,9 +76,13 @@ pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), B
             matrix_href: h.map(|h| format!("../{}", links.matrix(h.slug))),
         };
         match families.last_mut() {
-            Some(f) if f.name == meta.family => f.rows.push(row),
+            Some(f) if f.name == meta.family => {
+                f.any_matrix |= row.matrix_href.is_some();
+                f.rows.push(row);
+            }
             _ => families.push(Family {
                 name: meta.family.clone(),
+                any_matrix: row.matrix_href.is_some(),
                 rows: vec![row],
             }),
         }

@@ -10,7 +10,7 @@ use crate::view::error::BuildError;
 use crate::view::format::root_of;
 use crate::view::links::Links;
 use crate::view::pager::{pager, Pager, PAGE_SIZE};
-use crate::view::rows::{key_columns, run_row, Column, RunCols, RunsTable};
+use crate::view::rows::{run_row, RunCols, RunsTable};
 use serde::Serialize;
 
 #[derive(Serialize)]
@@ -20,7 +20,6 @@ struct RunsPage {
     total: usize,
     unplaced: usize,
     unplaced_href: String,
-    columns: Vec<Column>,
     rows: RunsTable,
     /// The files of every run (JSON and CSV), as `exports` splits them.
     files: Vec<RunFiles>,
@@ -42,7 +41,6 @@ struct MonthPage {
     label: String,
     total: usize,
     index_href: String,
-    columns: Vec<Column>,
     rows: RunsTable,
     nav: Pager,
 }
@@ -96,7 +94,6 @@ fn months(ctx: &mut Ctx, d: &Data, list: &[(Option<&str>, Vec<usize>)]) -> Resul
                 label,
                 total: idx.len(),
                 index_href: format!("{root}runs/index.html#months"),
-                columns: key_columns(),
                 rows: RunsTable::new(
                     chunk
                         .iter()
@@ -135,7 +132,6 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         total: d.runs.len(),
         unplaced: d.g.unplaced.len(),
         unplaced_href: format!("{root}{}", Links.unplaced()),
-        columns: key_columns(),
         rows: RunsTable::new(
             (d.g.newest.iter().take(PAGE_SIZE)).map(|&i| run_row(&d.runs[i], &d.headline, &root)),
             RunCols {

@@ -14,7 +14,7 @@ use crate::view::error::BuildError;
 use crate::view::format::{self, root_of};
 use crate::view::links::Links;
 use crate::view::pages::changes::{change_rows, ChangeRow};
-use crate::view::rows::{key_columns, run_row, Column, RunCols, RunsTable};
+use crate::view::rows::{run_row, RunCols, RunsTable};
 use serde::Serialize;
 
 /// Runs listed on a series page (the kernel pages list them all).
@@ -71,7 +71,9 @@ struct SeriesPage {
     changes_more: usize,
     charts: Vec<Chart>,
     metrics: Vec<MetricRow>,
-    columns: Vec<Column>,
+    /// Some metric moved from a version before: the change and verdict columns are written
+    /// (a series on one version has none, and no empty columns).
+    any_change: bool,
     recent: RunsTable,
 }
 
@@ -207,7 +209,7 @@ fn overview(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, trends: &[Kept]) -> Result<
         .collect();
     // A series of emulated runs is not drawn on the metric pages: there is no chart to link.
     let drawn = s.runs.iter().any(|&i| !runs[i].emulated);
-    let metrics = trends
+    let metrics: Vec<MetricRow> = trends
         .iter()
         .map(|t| {
             let k = d.reg.key(t.metric);
@@ -276,8 +278,8 @@ fn overview(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, trends: &[Kept]) -> Result<
         ),
         changes_more: series_changes.len().saturating_sub(STEPS_SHOWN),
         charts,
+        any_change: metrics.iter().any(|m| !m.change.is_empty()),
         metrics,
-        columns: key_columns(),
         recent: RunsTable::new(
             (s.runs.iter().take(RECENT)).map(|&i| run_row(&runs[i], &d.headline, &root)),
             RunCols {

@@ -13,7 +13,6 @@ use crate::model::metrics::{Kind, Val, Values};
 use crate::model::summary::{kind_label, RunInfo};
 use crate::view::format;
 use crate::view::links::Links;
-use crate::view::render::Html;
 use crate::view::rows::{quality_badge, Badge};
 pub use compare::Comparisons;
 use compare::*;
@@ -57,11 +56,11 @@ pub struct RunsPage {
     older: Option<String>,
     newer: Option<String>,
     runs: Vec<RunPart>,
-    /// The bodies of the three tables, escaped HTML (see [`Bodies`]); empty when a table has
-    /// no rows.
-    results: Html,
-    estimates: Html,
-    expectations: Html,
+    /// The three tables' rows; empty when a table has none.
+    /// Each run's median and overhead cells in turn.
+    results: Vec<TableRow<String>>,
+    estimates: Vec<TableRow<EstimateCell>>,
+    expectations: Vec<TableRow<ExpectationCell>>,
 }
 
 /// What is one run's own on its page: its section, and its columns of the tables.
@@ -69,10 +68,9 @@ pub struct RunPage {
     part: RunPart,
     /// What the page says once, made for the first run of a page only.
     head: Option<Head>,
-    cells: Cells,
-    results: Vec<ResultCells>,
-    estimates: Vec<EstimateCells>,
-    expectations: Vec<ExpectationCells>,
+    results: Vec<ResultEntry>,
+    estimates: Vec<EstimateEntry>,
+    expectations: Vec<ExpectationEntry>,
 }
 
 /// The measured results of a record: those on the page.
@@ -143,12 +141,12 @@ pub struct Pager {
 
 /// The page of `runs`, whose site path has the root `root`; `alone` for the page of a run
 /// that is on no series' page. None when there are no runs.
-pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option<RunsPage> {
+pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option<RunsPage> {
     // The baseline most overheads are over, on the whole page; others are named in the row.
     let baseline = most_common(runs.iter().flat_map(|r| {
         r.results
             .iter()
-            .map(|x| r.cells.get(x.vs))
+            .map(|x| x.vs.as_str())
             .filter(|vs| !vs.is_empty())
     }))
     .unwrap_or_default()
@@ -164,7 +162,7 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
     let mut expectations: Vec<Row> = Vec::new();
     for (k, r) in runs.iter().enumerate() {
         for (j, x) in r.results.iter().enumerate() {
-            let key = (r.cells.get(x.id), r.cells.get(x.vs));
+            let key = (x.id.as_str(), x.vs.as_str());
             // The runs of a series usually have the same rows in the same order.
             let hint = keys.get(j).filter(|q| **q == key).map(|_| j);
             let at = match hint.or_else(|| keys.iter().position(|q| *q == key)) {
@@ -186,18 +184,26 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
             results[at].cells[k] = Some(j);
         }
         for (j, e) in r.estimates.iter().enumerate() {
-            Row::of(&mut estimates, r.cells.get(e.id), n).cells[k] = Some(j);
+            Row::of(&mut estimates, &e.id, n).cells[k] = Some(j);
         }
         for (j, e) in r.expectations.iter().enumerate() {
-            Row::of(&mut expectations, r.cells.get(e.label), n).cells[k] = Some(j);
+            Row::of(&mut expectations, &e.label, n).cells[k] = Some(j);
         }
     }
     drop(keys);
-    let bodies = (
-        Bodies::results(&results, &runs),
-        Bodies::estimates(&estimates, &runs),
-        Bodies::expectations(&expectations, &runs),
-    );
+    // A result's two cells side by side in its row's list: each run's are two cells alike.
+    let results = Row::fill(results, &mut runs, |r, j| {
+        std::mem::take(&mut r.results[j].cell)
+    })
+    .into_iter()
+    .map(|(label, cells)| (label, cells.into_iter().flat_map(|(m, o)| [m, o]).collect()))
+    .collect();
+    let estimates = Row::fill(estimates, &mut runs, |r, j| {
+        std::mem::take(&mut r.estimates[j].cell)
+    });
+    let expectations = Row::fill(expectations, &mut runs, |r, j| {
+        std::mem::take(&mut r.expectations[j].cell)
+    });
     let mut parts = Vec::with_capacity(n);
     let mut head = None;
     for r in runs {
@@ -231,9 +237,9 @@ pub fn page(runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Option
         older: pager.older.map(|p| format!("{root}{p}")),
         newer: pager.newer.map(|p| format!("{root}{p}")),
         runs: parts,
-        results: Html::new(bodies.0),
-        estimates: Html::new(bodies.1),
-        expectations: Html::new(bodies.2),
+        results,
+        estimates,
+        expectations,
     })
 }
 
@@ -329,7 +335,6 @@ pub fn build(
             );
         }
     };
-    let mut cells = Cells(String::with_capacity(4096));
     let mut results = Vec::with_capacity(r.results.len());
     for (j, res) in measured(r).enumerate() {
         // A scenario with an overhead is compared by it (paired against its baseline in
@@ -347,17 +352,7 @@ pub fn build(
             Some(o) if o.vs != run_baseline => format!("{} − {}", res.id, o.vs),
             _ => res.id.clone(),
         });
-        let o = res.overhead.as_ref();
-        results.push(ResultCells {
-            id: cells.text(&res.id),
-            vs: cells.text(o.map_or("", |o| &o.vs)),
-            median: cells.push(|out| median_cell(out, res, usual)),
-            overhead: cells.push(|out| {
-                if let Some(o) = o {
-                    with_ci(out, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
-                }
-            }),
-        });
+        results.push(ResultEntry::of(res, usual));
     }
     let mut estimates = Vec::with_capacity(r.estimates.len());
     for (j, e) in r.estimates.iter().enumerate() {
@@ -365,26 +360,9 @@ pub fn build(
         tally(m.or_else(|| reg.find(Kind::Estimate, &e.id, "")), &|| {
             format!("estimate {}", e.id)
         });
-        estimates.push(EstimateCells {
-            id: cells.text(&e.id),
-            median: cells.push(|out| with_ci(out, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns)),
-            origin: origin_words(e.origin),
-        });
+        estimates.push(EstimateEntry::of(e));
     }
-    let expectations = r
-        .expectations
-        .iter()
-        .map(|e| ExpectationCells {
-            label: cells.text(&e.label),
-            diff: cells.push(|out| {
-                with_ci(out, e.diff_median_ns, e.diff_ci_low_ns, e.diff_ci_high_ns);
-                out.push_str(", tol ");
-                format::ns_into(out, e.tolerance_ns);
-            }),
-            verdict: verdict_name(e.verdict),
-            kernel: verdict_name(e.kernel_verdict),
-        })
-        .collect();
+    let expectations = r.expectations.iter().map(ExpectationEntry::of).collect();
     let compares = compare_heads(&earlier, tallies, info, &here, &root);
     let part = run_part(r, info, raw_href, &root, usual, compares, no_compare);
     // Only the first run's is used: made only for it.
@@ -392,7 +370,6 @@ pub fn build(
     RunPage {
         part,
         head,
-        cells,
         results,
         estimates,
         expectations,

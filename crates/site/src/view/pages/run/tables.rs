@@ -1,146 +1,95 @@
-//! The bodies of a page of runs' tables, and each run's cells.
+//! The tables of a page of runs: a row per scenario (estimate, expectation), and in it each
+//! run's cells, as plain texts the template writes. Rows and cells are tuples, which the
+//! template unpacks (`{% for label, cells in results %}`); a run without an entry in a row has
+//! empty texts there, which the template writes as empty cells.
 
 use super::*;
+use syscost_record::{Estimate, Expectation};
 
-/// The table bodies of a page of runs, written here rather than by the template: they are
-/// most of a page (a row per scenario, a cell per run and number). Each run's cells are one
-/// string ([`Cells`]); every text is escaped as the template would ([`format::esc_into`]).
-pub(super) struct Bodies;
-
-impl Bodies {
-    pub(super) fn results(rows: &[Row], runs: &[RunPage]) -> String {
-        Self::body(
-            rows,
-            runs,
-            |r| &r.results,
-            "<td><td>",
-            |out, cells, c| {
-                Self::cell(out, "<td>", cells.get(c.median));
-                Self::cell(out, "<td>", cells.get(c.overhead));
-            },
-        )
-    }
-
-    pub(super) fn estimates(rows: &[Row], runs: &[RunPage]) -> String {
-        Self::body(
-            rows,
-            runs,
-            |r| &r.estimates,
-            "<td>",
-            |out, cells, e| {
-                Self::cell(out, "<td>", cells.get(e.median));
-                if !e.origin.is_empty() {
-                    Self::cell(out, " <span class=\"note\">(", e.origin);
-                    out.push_str(")</span>");
-                }
-            },
-        )
-    }
-
-    pub(super) fn expectations(rows: &[Row], runs: &[RunPage]) -> String {
-        let empty = "<td><td class=\"v \">";
-        Self::body(
-            rows,
-            runs,
-            |r| &r.expectations,
-            empty,
-            |out, cells, e| {
-                Self::cell(out, "<td>", cells.get(e.diff));
-                Self::cell(out, "<td class=\"v ", e.verdict);
-                Self::cell(out, "\">", e.verdict);
-                if e.kernel != e.verdict {
-                    Self::cell(out, ", kernel: ", e.kernel);
-                }
-            },
-        )
-    }
-
-    /// A table body: a row per label, and in it each run's cells, written by `cells` from the
-    /// run's entry of the row (in `list`), or `empty` when it has none.
-    pub(super) fn body<T>(
-        rows: &[Row],
-        runs: &[RunPage],
-        list: fn(&RunPage) -> &[T],
-        empty: &str,
-        cells: impl Fn(&mut String, &Cells, &T),
-    ) -> String {
-        let mut out = Self::sized(rows.len(), runs.len());
-        for row in rows {
-            Self::cell(&mut out, "<tr><td>", &row.label);
-            for (at, run) in row.cells.iter().zip(runs) {
-                match at.map(|j| &list(run)[j]) {
-                    Some(x) => cells(&mut out, &run.cells, x),
-                    None => out.push_str(empty),
-                }
-            }
-        }
-        out
-    }
-
-    /// A body sized for its rows (a little over the usual cell), so it is not grown and
-    /// copied a dozen times.
-    pub(super) fn sized(rows: usize, runs: usize) -> String {
-        String::with_capacity(rows * (48 + 96 * runs))
-    }
-
-    /// `markup`, then `text` escaped.
-    pub(super) fn cell(out: &mut String, markup: &str, text: &str) {
-        out.push_str(markup);
-        // Writing to a String cannot fail.
-        let _ = format::esc_into(out, text);
-    }
-}
-
-/// A run's table cells, one text after another in one string, written while its record is at
-/// hand, so the record is freed as soon as the run is summarised.
-#[derive(Default)]
-pub(super) struct Cells(pub(super) String);
-
-/// Where a cell's text is in its [`Cells`].
-#[derive(Clone, Copy)]
-pub(super) struct Span(pub(super) usize, pub(super) usize);
-
-impl Cells {
-    /// The text `write` appends, as a cell.
-    pub(super) fn push(&mut self, write: impl FnOnce(&mut String)) -> Span {
-        let from = self.0.len();
-        write(&mut self.0);
-        Span(from, self.0.len())
-    }
-
-    pub(super) fn text(&mut self, s: &str) -> Span {
-        self.push(|out| out.push_str(s))
-    }
-
-    pub(super) fn get(&self, s: Span) -> &str {
-        self.0.get(s.0..s.1).unwrap_or_default()
-    }
-}
-
-pub(super) struct ResultCells {
-    pub(super) id: Span,
+/// A measured scenario of one run: what its row is keyed by, and its cells.
+pub(super) struct ResultEntry {
+    pub(super) id: String,
     /// What its overhead is over; empty when it has none.
-    pub(super) vs: Span,
-    /// Median and CI in one cell (the sorter reads the leading number), with its sample count
-    /// when it is not the run's usual one and its share of preempted samples when there were.
-    pub(super) median: Span,
-    pub(super) overhead: Span,
+    pub(super) vs: String,
+    pub(super) cell: ResultCell,
 }
 
-pub(super) struct EstimateCells {
-    pub(super) id: Span,
-    /// Median and CI in one cell.
-    pub(super) median: Span,
-    pub(super) origin: &'static str,
+/// The median and CI in one cell (the sorter reads the leading number), with its sample count
+/// when it is not the run's usual one and its share of preempted samples when there were; the
+/// overhead and CI. Both empty where a run has no such scenario.
+pub(super) type ResultCell = (String, String);
+
+impl ResultEntry {
+    /// A measured scenario; `usual`, the run's usual sample count.
+    pub(super) fn of(res: &ScenarioResult, usual: Option<u64>) -> ResultEntry {
+        let o = res.overhead.as_ref();
+        let mut median = String::new();
+        median_cell(&mut median, res, usual);
+        let mut overhead = String::new();
+        if let Some(o) = o {
+            with_ci(&mut overhead, Some(o.median_ns), o.ci_low_ns, o.ci_high_ns);
+        }
+        ResultEntry {
+            id: res.id.clone(),
+            vs: o.map_or_else(String::new, |o| o.vs.clone()),
+            cell: (median, overhead),
+        }
+    }
 }
 
-pub(super) struct ExpectationCells {
-    pub(super) label: Span,
-    /// The paired difference and its CI, and the tolerance, in one cell.
-    pub(super) diff: Span,
-    pub(super) verdict: &'static str,
-    pub(super) kernel: &'static str,
+pub(super) struct EstimateEntry {
+    pub(super) id: String,
+    pub(super) cell: EstimateCell,
 }
+
+/// Median and CI in one cell, and where the value comes from when it is not measured.
+pub(super) type EstimateCell = (String, &'static str);
+
+impl EstimateEntry {
+    pub(super) fn of(e: &Estimate) -> EstimateEntry {
+        let mut median = String::new();
+        with_ci(&mut median, Some(e.median_ns), e.ci_low_ns, e.ci_high_ns);
+        EstimateEntry {
+            id: e.id.clone(),
+            cell: (median, origin_words(e.origin)),
+        }
+    }
+}
+
+pub(super) struct ExpectationEntry {
+    pub(super) label: String,
+    pub(super) cell: ExpectationCell,
+}
+
+/// The paired difference and its CI, and the tolerance, in one cell; the verdict; the kernel
+/// rule's verdict.
+pub(super) type ExpectationCell = (String, &'static str, &'static str);
+
+impl ExpectationEntry {
+    pub(super) fn of(e: &Expectation) -> ExpectationEntry {
+        let mut diff = String::new();
+        with_ci(
+            &mut diff,
+            e.diff_median_ns,
+            e.diff_ci_low_ns,
+            e.diff_ci_high_ns,
+        );
+        diff.push_str(", tol ");
+        format::ns_into(&mut diff, e.tolerance_ns);
+        ExpectationEntry {
+            label: e.label.clone(),
+            cell: (
+                diff,
+                verdict_name(e.verdict),
+                verdict_name(e.kernel_verdict),
+            ),
+        }
+    }
+}
+
+/// A table row as the template writes it: its label and each run's cells, empty where the
+/// run has no entry.
+pub(super) type TableRow<C> = (String, Vec<C>);
 
 /// A table row: its label and, per run of the page, the index of its entry in that run's list
 /// (results, estimates or expectations), if it has one.
@@ -163,5 +112,21 @@ impl Row {
             }
         };
         &mut rows[at]
+    }
+
+    /// The rows with the runs' cells moved into them; `cell` takes entry `j` of a run's list.
+    pub(super) fn fill<C: Default>(
+        rows: Vec<Row>,
+        runs: &mut [RunPage],
+        mut cell: impl FnMut(&mut RunPage, usize) -> C,
+    ) -> Vec<TableRow<C>> {
+        rows.into_iter()
+            .map(|r| {
+                let cells = (r.cells.iter().zip(runs.iter_mut()))
+                    .map(|(at, run)| at.map(|j| cell(run, j)).unwrap_or_default())
+                    .collect();
+                (r.label, cells)
+            })
+            .collect()
     }
 }
