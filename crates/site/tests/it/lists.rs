@@ -72,3 +72,45 @@ fn every_run_is_listed_once_by_month() {
     all.sort();
     assert_eq!(listed, all);
 }
+
+/// The home page's headline table of a series writes its column of moves from the version
+/// before only when some row has one: a series measured on one kernel version has none.
+#[test]
+fn a_series_on_one_version_has_no_column_of_moves_on_the_home_page() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("records");
+    // One series on one version, another (its own machine) on two.
+    save(&data, &base_record(1));
+    for (day, kernel) in [(1, "6.6.0"), (2, "6.8.0")] {
+        save(
+            &data,
+            &edited(base_record(2), |r| {
+                r.environment.comparability.kernel_release = kernel.into();
+                r.environment.comparability.cpu.model_name = Some("Other CPU".into());
+                r.source.date = Some(format!("2025-06-0{day}T00:00:00Z"));
+            }),
+        );
+    }
+    let site = tmp.path().join("site");
+    let o = build_site(&data, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let home = std::fs::read_to_string(site.join("index.html")).unwrap();
+    let tables: Vec<&str> = home
+        .split("aria-label=\"Headline numbers of series ")
+        .skip(1)
+        .map(|t| &t[..t.find("</table>").unwrap()])
+        .collect();
+    let (with, without): (Vec<&str>, Vec<&str>) = tables
+        .iter()
+        .partition(|t| t.contains("<th>from the version before</th>"));
+    assert!(!with.is_empty() && !without.is_empty(), "{tables:#?}");
+    // Where the column is, a move is in it.
+    for t in with {
+        let cells: Vec<&str> = t
+            .split("data-label=\"from the version before\">")
+            .skip(1)
+            .map(|c| &c[..c.find("</td>").unwrap()])
+            .collect();
+        assert!(cells.iter().any(|c| !c.trim().is_empty()), "{t}");
+    }
+}
