@@ -45,6 +45,6 @@ fuzz_target!(|data: &[u8]| {
     let back: RunRecord = serde_json::from_str(&canonical_json(&rec)).expect("own JSON parses");
     assert_eq!(content_id(&back), rec.id, "id changed across a round trip");
     let page =
-        syscost_site::commands::build::render_run_page(&rec, Some(&rec)).expect("page renders");
+        syscost_site::commands::build::render_run_page(&rec).expect("page renders");
     assert!(page.contains("</html>"));
 });

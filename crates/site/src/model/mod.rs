@@ -9,5 +9,6 @@ pub mod plausible;
 pub mod quality;
 pub mod series;
 pub mod slug;
+pub mod spread;
 pub mod summary;
 pub mod upstream;

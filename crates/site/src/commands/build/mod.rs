@@ -12,13 +12,12 @@ use super::{data_dir, out, CommandError};
 use crate::build::load::{self, Issue};
 use crate::build::staging::{Staging, Stats};
 use crate::build::timing::Timings;
-use crate::model::metrics::{Compared, Registry};
+use crate::model::metrics::Registry;
 use crate::model::summary::RunInfo;
 use crate::parallel::jobs;
 use crate::view::ctx::Ctx;
 use crate::view::data::Data;
 use crate::view::pages;
-use crate::view::pages::run::Comparisons;
 use crate::view::render::{RenderError, Renderer, STATIC};
 use crate::view::tasks::{run_tasks, Task};
 use passes::{first_pass, second_pass, PassOptions};
@@ -66,33 +65,17 @@ pub struct Report {
     pub stats: Stats,
 }
 
-/// The HTML page of one record, optionally compared with an earlier run (as the previous
-/// version's run, or as the machine's previous run when it is on the same version), followed
-/// by the page of its machine and settings, exactly as `build` renders them. For the fuzz
-/// targets and tests; the record is assumed to have passed `validate`.
-pub fn render_run_page(rec: &RunRecord, prev: Option<&RunRecord>) -> Result<String, RenderError> {
+/// The HTML page of one record followed by the page of its machine and settings, exactly as
+/// `build` renders them. For the fuzz targets and tests; the record is assumed to have passed
+/// `validate`.
+pub fn render_run_page(rec: &RunRecord) -> Result<String, RenderError> {
     let renderer = Renderer::new()?;
     let mut reg = Registry::default();
-    let prev = prev.map(|p| RunInfo::from_record(p, &mut reg, None));
     let mut info = RunInfo::from_record(rec, &mut reg, None);
     let rel = format!("{}.html", info.page);
-    let same = prev.as_ref().filter(|p| p.kernel.base == info.kernel.base);
-    let cmp = Comparisons {
-        prev_version: prev.as_ref().filter(|_| same.is_none()),
-        same_version: same,
-    };
     let env = pages::run::environment(rec, &info);
     info.env_page = env.path();
-    let page = pages::run::build(
-        rec,
-        &info,
-        &cmp,
-        &reg,
-        // Without spellings: every metric is looked up by its texts.
-        &Compared::default(),
-        &format!("{}.json", rec.id),
-        true,
-    );
+    let page = pages::run::build(rec, &info, &format!("{}.json", rec.id), true);
     let page = pages::run::page(
         vec![page],
         &crate::view::format::root_of(&rel),

@@ -407,49 +407,6 @@ impl Spellings {
             s
         })
     }
-
-    /// The registry id of the key spelled `s` (none past [`MAX_METRICS`]).
-    fn key(&self, s: u32) -> Option<u32> {
-        self.keys.get(s as usize).copied().flatten()
-    }
-
-    /// The metrics a run page compares `r` by, from the spellings a reading of it met
-    /// (`calls`, in the order [`Values::read_spelled`] meets keys): for each measured result
-    /// its overhead's (its median's when it has none) and for each estimate its own, each
-    /// `None` where the run met no such key. A page looks these up in the registry by their
-    /// texts otherwise, one hash lookup and a few string comparisons each.
-    pub fn compared(&self, r: &RunRecord, calls: &[u32]) -> Compared {
-        let measured = || r.results.iter().filter(|x| x.status == Status::Measured);
-        let met = measured()
-            .map(|x| usize::from(x.median_ns.is_some()) + usize::from(x.overhead.is_some()))
-            .sum::<usize>()
-            + r.estimates.len();
-        if met != calls.len() {
-            // Not what reading this record met (its file changed since): looked up by texts.
-            return Compared::default();
-        }
-        let mut next = calls.iter().map(|&s| self.key(s));
-        let mut results = Vec::with_capacity(r.results.len());
-        for x in measured() {
-            let median = x.median_ns.and_then(|_| next.next().flatten());
-            let overhead = x.overhead.as_ref().and_then(|_| next.next().flatten());
-            results.push(if x.overhead.is_some() {
-                overhead
-            } else {
-                median
-            });
-        }
-        let estimates = r.estimates.iter().map(|_| next.next().flatten()).collect();
-        Compared { results, estimates }
-    }
-}
-
-/// See [`Spellings::compared`].
-#[derive(Debug, Default)]
-pub struct Compared {
-    /// For each measured result, in order.
-    pub results: Vec<Option<u32>>,
-    pub estimates: Vec<Option<u32>>,
 }
 
 #[cfg(test)]
@@ -491,55 +448,6 @@ mod tests {
             lo: ci.map(|c| c.0),
             hi: ci.map(|c| c.1),
         }
-    }
-
-    /// The metrics a page compares by, taken from the spellings a run met, are those the
-    /// registry gives for their texts; none only where the run met no such key.
-    #[test]
-    fn compared_keys_are_the_registrys() {
-        let mut runs: Vec<RunRecord> = syscost_synth::generate_real(6, 3).collect();
-        runs.extend(syscost_synth::generate(6, 4));
-        let mut no_median = runs[0].clone();
-        let x = no_median
-            .results
-            .iter_mut()
-            .find(|x| x.status == Status::Measured && x.overhead.is_none())
-            .expect("a result without an overhead");
-        x.median_ns = None;
-        runs.push(no_median);
-        let (mut reg, mut sp) = (Registry::default(), Spellings::default());
-        let (mut given, mut absent) = (0, 0);
-        for r in runs.iter().chain(&runs) {
-            let (_, calls) = Values::read_spelled(r, &mut reg, Some(&mut sp));
-            let c = sp.compared(r, &calls);
-            let measured: Vec<_> = (r.results.iter())
-                .filter(|x| x.status == Status::Measured)
-                .collect();
-            assert_eq!(c.results.len(), measured.len());
-            assert_eq!(c.estimates.len(), r.estimates.len());
-            for (x, k) in measured.iter().zip(&c.results) {
-                let want = match &x.overhead {
-                    Some(o) => reg.find(Kind::Overhead, &x.id, &o.vs),
-                    None => reg.find(Kind::Median, &x.id, ""),
-                };
-                match k {
-                    Some(k) => assert_eq!(Some(*k), want, "{}", x.id),
-                    None => assert!(x.overhead.is_none() && x.median_ns.is_none(), "{}", x.id),
-                }
-                given += usize::from(k.is_some());
-                absent += usize::from(k.is_none());
-            }
-            for (e, k) in r.estimates.iter().zip(&c.estimates) {
-                assert_eq!(*k, reg.find(Kind::Estimate, &e.id, ""), "{}", e.id);
-            }
-        }
-        assert!(given > 100 && absent == 2, "{given} given, {absent} absent");
-        // Spellings met by another record (one scenario fewer): nothing is taken from them.
-        let (_, calls) = Values::read_spelled(&runs[1], &mut reg, Some(&mut sp));
-        let mut fewer = runs[1].clone();
-        fewer.results.retain(|x| x.overhead.is_none());
-        let c = sp.compared(&fewer, &calls);
-        assert!(c.results.is_empty() && c.estimates.is_empty());
     }
 
     #[test]

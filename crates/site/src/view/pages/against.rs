@@ -1,63 +1,91 @@
-//! One series' runs on one kernel version set against the rest of their series there ("is my
-//! run inside its series' spread?"), and the series against the other machines measured on that
-//! version, with `syscost compare`'s verdict (the arithmetic of `syscost_stats`, as on the
-//! pages comparing two versions). A page for each page of the series' runs on the version
-//! (`runs/<arch>/<version>/<series>[-n].html` has `compare/<arch>/<version>/machines/<series>[-n].html`),
-//! holding the same runs, so a run's page links to its own; the machines are compared on the
-//! first.
+//! One series on one kernel version set against the other machines measured there, with
+//! `syscost compare`'s verdict (the arithmetic of the pages comparing two versions), and each of
+//! its runs set against the rest of its runs there: within the spread the others predict of a
+//! further run, or outside it ([`crate::model::spread`]). One page per series and version
+//! (`compare/<arch>/<version>/machines/<series>.html`), linked from the pages of its runs, its
+//! series page and its machine's page.
+//!
+//! A run gets a row, not a table: a table of every headline number per run was 45 KB a page
+//! and 751 MB of a site of 100,000 runs, three quarters of it.
 
+use crate::model::changes::difference;
 use crate::model::groups::SeriesRuns;
-use crate::model::metrics::{usable_point, METRICS};
+use crate::model::metrics::{usable_point, Val, METRICS};
+use crate::model::spread::{self, Place};
 use crate::view::ctx::Ctx;
 use crate::view::data::Data;
 use crate::view::error::BuildError;
 use crate::view::format::{self, root_of, slug};
 use crate::view::links::Links;
-use crate::view::pages::compare::{self, SeriesPart};
+use crate::view::pages::compare;
 use serde::Serialize;
 
 /// Other series a series is set against on a version, the best covered there first.
 const PEERS: usize = 3;
+/// A version's runs listed one by one up to this many; beyond, only those outside the others'
+/// spread are, so the page keeps a bound.
+const ROWS: usize = 200;
 
-/// The page of the runs on page `n` of a series' runs on `kbase`.
-pub fn path(arch: &str, kbase: &str, series_id: &str, n: usize) -> String {
-    let (a, k) = (slug(arch), slug(kbase));
-    if n <= 1 {
-        format!("compare/{a}/{k}/machines/{series_id}.html")
-    } else {
-        format!("compare/{a}/{k}/machines/{series_id}-{n}.html")
-    }
+/// The page of series `series_id` on `kbase`.
+pub fn path(arch: &str, kbase: &str, series_id: &str) -> String {
+    format!(
+        "compare/{}/{}/machines/{series_id}.html",
+        slug(arch),
+        slug(kbase)
+    )
 }
 
-/// The page that goes with the page of a series' runs at `runs_page`
-/// (`runs/<arch>/<version>/<series>[-n].html`, see [`Links::runs_of`]).
-pub fn of_runs_page(runs_page: &str) -> Option<String> {
-    let rest = runs_page.strip_prefix("runs/")?;
-    let (dir, file) = rest.rsplit_once('/')?;
-    Some(format!("compare/{dir}/machines/{file}"))
+/// A headline metric of the page: registry id, label, short label, slug of its page.
+struct Metric {
+    id: u32,
+    label: &'static str,
+    short: &'static str,
+    slug: String,
 }
 
 #[derive(Serialize)]
-struct Row {
-    metric: String,
+struct PeerHead {
+    id: String,
     href: String,
-    run: String,
-    rest: String,
-    spread: String,
-    /// Where the run's median lies against the other runs' medians.
-    place: &'static str,
+    label: String,
+    runs: usize,
+}
+
+#[derive(Serialize)]
+struct Cell {
     diff: String,
     verdict: &'static str,
     class: &'static str,
 }
 
 #[derive(Serialize)]
-struct RunPart {
+struct MetricRow {
+    metric: &'static str,
+    href: String,
+    this: String,
+    /// One per peer, in the peers' order; None where that series lacks the metric.
+    cells: Vec<Option<Cell>>,
+}
+
+/// A headline number of a run outside what the other runs predict.
+#[derive(Serialize)]
+struct Outside {
+    metric: &'static str,
+    place: &'static str,
+    class: &'static str,
+    value: String,
+    range: String,
+}
+
+#[derive(Serialize)]
+struct RunRow {
     id: String,
     href: String,
-    date: Option<String>,
+    date: String,
     quality: &'static str,
-    rows: Vec<Row>,
+    outside: Vec<Outside>,
+    /// How many headline numbers were set against the others (the rest lack a spread).
+    judged: usize,
 }
 
 #[derive(Serialize)]
@@ -73,47 +101,43 @@ struct AgainstPage {
     kernel_href: String,
     runs_href: String,
     unit: &'static str,
-    /// Runs of the series on the version, all pages together.
+    /// Runs of the series on the version.
     total: usize,
-    runs: Vec<RunPart>,
-    /// Set against the other series on the first page only; later pages link there.
-    first_href: Option<String>,
-    peers: Vec<Peer>,
+    peers: Vec<PeerHead>,
+    rows: Vec<MetricRow>,
     peers_more: usize,
     /// Why no other series is set against it, when none is.
     no_peers: &'static str,
-}
-
-#[derive(Serialize)]
-struct Peer {
-    cpu: String,
-    virt: String,
-    #[serde(flatten)]
-    part: SeriesPart,
+    runs: Vec<RunRow>,
+    /// Runs within on every number, not listed one by one (beyond [`ROWS`]).
+    unlisted: usize,
 }
 
 pub fn write(ctx: &mut Ctx, d: &Data, part: usize, parts: usize) -> Result<(), BuildError> {
+    let metrics = headline(d);
     for s in d.g.by_series.values().skip(part).step_by(parts.max(1)) {
         for (kbase, idx) in &s.versions {
-            let mut pages: Vec<u32> = idx.iter().map(|&i| d.runs[i].shown_on).collect();
-            pages.sort_unstable();
-            pages.dedup();
-            for n in pages.into_iter().filter(|&n| n > 0) {
-                page(ctx, d, s, kbase, idx, n)?;
+            if idx.iter().any(|&i| d.runs[i].shown_on > 0) {
+                page(ctx, d, &metrics, s, kbase, idx)?;
             }
         }
     }
     Ok(())
 }
 
-/// The headline metrics, as (registry id, label, slug of its metric page).
-fn headline(d: &Data) -> Vec<(u32, String, String)> {
+/// The headline metrics some run has.
+fn headline(d: &Data) -> Vec<Metric> {
     METRICS
         .iter()
         .zip(&d.headline)
         .filter_map(|(h, m)| {
             let m = (*m)?;
-            Some((m, h.label.to_string(), d.reg.key(m).slug()))
+            Some(Metric {
+                id: m,
+                label: h.label,
+                short: h.short,
+                slug: d.reg.key(m).slug(),
+            })
         })
         .collect()
 }
@@ -121,64 +145,60 @@ fn headline(d: &Data) -> Vec<(u32, String, String)> {
 fn page(
     ctx: &mut Ctx,
     d: &Data,
+    metrics: &[Metric],
     s: &SeriesRuns,
     kbase: &str,
     idx: &[usize],
-    n: u32,
 ) -> Result<(), BuildError> {
     let runs = d.runs;
     let arch = runs[idx[0]].arch.as_str();
     let id = s.key.id();
-    let p = path(arch, kbase, &id, n as usize);
+    let p = path(arch, kbase, &id);
     let root = root_of(&p);
     let unit = s.key.number_unit();
-    let metrics = headline(d);
-    let here: Vec<usize> = idx
+    let counted = s.key.instructions;
+    let (peers, peers_more, no_peers) = peers(d, s, kbase, idx);
+    let rows = metrics
         .iter()
-        .copied()
-        .filter(|&i| runs[i].shown_on == n)
-        .collect();
-    let run_parts = here
-        .iter()
-        .map(|&i| {
-            let others: Vec<usize> = idx.iter().copied().filter(|&j| j != i).collect();
-            RunPart {
-                id: runs[i].id.clone(),
-                href: format!("{root}{}", Links.run(&runs[i])),
-                date: runs[i].date.clone(),
-                quality: runs[i].quality.grade.label(),
-                rows: if others.is_empty() {
-                    Vec::new()
-                } else {
-                    metrics
-                        .iter()
-                        .filter_map(|(m, label, mslug)| {
-                            against_rest(d, i, &others, *m, unit, s.key.instructions).map(
-                                |(run, rest, spread, place, diff, (verdict, class))| Row {
-                                    metric: label.clone(),
-                                    href: format!("{root}{}", Links.metric(mslug)),
-                                    run,
-                                    rest,
-                                    spread,
-                                    place,
-                                    diff,
-                                    verdict,
-                                    class,
-                                },
-                            )
-                        })
-                        .collect()
-                },
-            }
+        .filter_map(|m| {
+            let this = point(d, idx, m.id)?;
+            let cells: Vec<Option<Cell>> = peers
+                .iter()
+                .map(|(_, on)| {
+                    // The other series first: "slower" says this one is slower.
+                    let other = point(d, on, m.id)?;
+                    let diff = difference(other.median, other.interval, this.median, this.interval);
+                    let (verdict, class) = compare::verdict_of(&diff, other.median, counted);
+                    Some(Cell {
+                        diff: format::difference_in(&diff, unit),
+                        verdict,
+                        class,
+                    })
+                })
+                .collect();
+            cells.iter().any(Option::is_some).then(|| MetricRow {
+                metric: m.label,
+                href: format!("{root}{}", Links.metric(&m.slug)),
+                this: format::point(&this),
+                cells,
+            })
         })
         .collect();
-    let (peers, peers_more, no_peers) = if n == 1 {
-        peers(d, s, kbase, idx, &root)
+    let mut all: Vec<RunRow> = idx
+        .iter()
+        .map(|&i| run_row(d, metrics, idx, i, counted, unit, &root))
+        .collect();
+    // Newest first: a visitor looks for the run just made.
+    all.reverse();
+    let unlisted = if all.len() > ROWS {
+        let before = all.len();
+        all.retain(|r| !r.outside.is_empty());
+        before - all.len()
     } else {
-        (Vec::new(), 0, "")
+        0
     };
     let page = AgainstPage {
-        title: format!("Series {id} on Linux {kbase}: against its runs and other machines"),
+        title: format!("Series {id} on Linux {kbase}: against other machines and its own runs"),
         series_id: id.clone(),
         series_href: format!("{root}{}", Links.series(&s.key)),
         series_label: s.key.short_label(),
@@ -186,89 +206,119 @@ fn page(
         arch_href: format!("{root}{}", Links.arch(arch)),
         kbase: kbase.to_string(),
         kernel_href: format!("{root}{}", Links.kernel(kbase)),
-        runs_href: format!("{root}{}", Links.runs_of(arch, kbase, &s.key, n as usize)),
+        runs_href: format!("{root}{}", Links.runs_of(arch, kbase, &s.key, 1)),
         unit,
         total: idx.len(),
-        runs: run_parts,
-        first_href: (n > 1).then(|| format!("{root}{}#machines", path(arch, kbase, &id, 1))),
-        peers,
+        peers: peers
+            .iter()
+            .map(|(o, on)| PeerHead {
+                id: o.key.id(),
+                href: format!("{root}{}", Links.series(&o.key)),
+                label: o.key.short_label(),
+                runs: on.len(),
+            })
+            .collect(),
+        rows,
         peers_more,
         no_peers,
+        runs: all,
+        unlisted,
         root,
     };
     ctx.page(&p, "against.html", &page)
 }
 
-type Judged = (
-    String,
-    String,
-    String,
-    &'static str,
-    String,
-    (&'static str, &'static str),
-);
-
-/// Run `i`'s value of metric `m` against the other runs' point (`others`): both values, the
-/// others' spread (lowest to highest median), where the run lies in it, and the difference
-/// with compare's verdict. `None` when the run or the others lack the metric.
-fn against_rest(
-    d: &Data,
-    i: usize,
-    others: &[usize],
-    m: u32,
-    unit: &str,
-    counted: bool,
-) -> Option<Judged> {
-    let runs = d.runs;
-    let mine = usable_point(&[(runs[i].values.get(m)?, false)])?;
-    let vals: Vec<_> = others
-        .iter()
-        .filter_map(|&j| runs[j].values.get(m).map(|v| (v, runs[j].is_low())))
-        .collect();
-    let rest = usable_point(&vals)?;
-    let (lo, hi) = vals
-        .iter()
-        .map(|(v, _)| v.median)
-        .fold((f64::INFINITY, f64::NEG_INFINITY), |(a, b), x| {
-            (a.min(x), b.max(x))
-        });
-    let place = if mine.median < lo {
-        "below"
-    } else if mine.median > hi {
-        "above"
-    } else {
-        "inside"
-    };
-    let diff =
-        crate::model::changes::difference(rest.median, rest.interval, mine.median, mine.interval);
-    Some((
-        format::point(&mine),
-        format::point(&rest),
-        if vals.len() == 1 {
-            format!("one run: {}", format::ns(lo))
-        } else {
-            format!(
-                "{} to {} ({} runs)",
-                format::ns(lo),
-                format::ns(hi),
-                vals.len()
-            )
-        },
-        place,
-        format::difference_in(&diff, unit),
-        compare::verdict_of(&diff, rest.median, counted),
-    ))
+/// The values of metric `m` of runs `idx`, each with whether its run is of low quality.
+fn values(d: &Data, idx: &[usize], m: u32) -> Vec<(Val, bool)> {
+    idx.iter()
+        .filter_map(|&i| d.runs[i].values.get(m).map(|v| (v, d.runs[i].is_low())))
+        .collect()
 }
 
-/// The other series on `kbase` this one can be set against: same architecture and unit, never
-/// an emulator's times, the best covered first.
-fn peers(
+fn point(d: &Data, idx: &[usize], m: u32) -> Option<crate::model::metrics::Point> {
+    usable_point(&values(d, idx, m))
+}
+
+/// Run `i` against the other runs of `idx` on each headline metric.
+fn run_row(
     d: &Data,
+    metrics: &[Metric],
+    idx: &[usize],
+    i: usize,
+    counted: bool,
+    unit: &str,
+    root: &str,
+) -> RunRow {
+    let r = &d.runs[i];
+    let others: Vec<usize> = idx.iter().copied().filter(|&j| j != i).collect();
+    let mut judged = 0;
+    let mut outside = Vec::new();
+    for m in metrics {
+        let Some(mine) = r.values.get(m.id) else {
+            continue;
+        };
+        let vals = values(d, &others, m.id);
+        // As a point is made: the runs of good quality, when there are any.
+        let good: Vec<Val> = vals.iter().filter(|v| !v.1).map(|v| v.0).collect();
+        let set: Vec<Val> = if good.is_empty() {
+            vals.iter().map(|v| v.0).collect()
+        } else {
+            good
+        };
+        let Some(mean) =
+            (!set.is_empty()).then(|| set.iter().map(|v| v.median).sum::<f64>() / set.len() as f64)
+        else {
+            continue;
+        };
+        let margin = if counted {
+            syscost_stats::count_margin()
+        } else {
+            syscost_stats::time_margin(mean, syscost_stats::DEFAULT_MARGIN_PCT)
+        };
+        let Some(a) = spread::against(mine.median, &set, margin) else {
+            continue;
+        };
+        judged += 1;
+        let (place, class) = match a.place {
+            Place::Within => continue,
+            Place::Above => ("above", "step-up"),
+            Place::Below => ("below", "step-down"),
+        };
+        outside.push(Outside {
+            metric: m.short,
+            place,
+            class,
+            value: format!("{} {unit}", format::ns(mine.median)),
+            range: format!(
+                "{} to {} ({} runs)",
+                format::ns(a.range.0),
+                format::ns(a.range.1),
+                a.n
+            ),
+        });
+    }
+    RunRow {
+        id: r.id.clone(),
+        href: format!("{root}{}", Links.run(r)),
+        date: r
+            .date
+            .as_deref()
+            .map(|d| d.get(..10).unwrap_or(d).to_string())
+            .unwrap_or_default(),
+        quality: r.quality.grade.label(),
+        outside,
+        judged,
+    }
+}
+
+/// The other series on `kbase` this one can be set against, with their runs there: same
+/// architecture and unit, never an emulator's times, the best covered first.
+fn peers<'a>(
+    d: &'a Data,
     s: &SeriesRuns,
     kbase: &str,
     idx: &[usize],
-    root: &str,
-) -> (Vec<Peer>, usize, &'static str) {
+) -> (Vec<(&'a SeriesRuns, &'a [usize])>, usize, &'static str) {
     let runs = d.runs;
     let emulated = |ix: &[usize]| ix.iter().any(|&i| runs[i].emulated);
     if emulated(idx) {
@@ -291,46 +341,10 @@ fn peers(
     others.sort_by_key(|(o, on)| (std::cmp::Reverse(on.len()), o.key.id()));
     let more = others.len().saturating_sub(PEERS);
     others.truncate(PEERS);
-    let list: Vec<Peer> = others
-        .into_iter()
-        .map(|(o, on)| Peer {
-            cpu: o.key.cpu.clone(),
-            virt: o.key.virt.clone(),
-            // The other series first: a verdict of "slower" says this one is slower. The
-            // headline metrics only: every overhead of five series made these pages 40 % of a
-            // site of 3,000 runs (the kernel's page has every path side by side).
-            part: compare::part(d, o, (on, idx), true, root),
-        })
-        .collect();
-    let why = if list.is_empty() {
+    let why = if others.is_empty() {
         "no other series of this architecture and unit has runs on this version"
     } else {
         ""
     };
-    (list, more, why)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn each_page_of_runs_has_its_page_against_the_rest() {
-        let key_id = "0123456789ab";
-        for n in [1, 2] {
-            let runs = format!(
-                "runs/x86_64/6.8/{key_id}{}.html",
-                if n == 1 {
-                    String::new()
-                } else {
-                    format!("-{n}")
-                }
-            );
-            assert_eq!(
-                of_runs_page(&runs).as_deref(),
-                Some(path("x86_64", "6.8", key_id, n).as_str())
-            );
-        }
-        assert_eq!(of_runs_page("kernels/6.8/index.html"), None);
-    }
+    (others, more, why)
 }

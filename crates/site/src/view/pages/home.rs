@@ -199,6 +199,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
                 arch: true,
                 kernel: true,
                 machine: false,
+                numbers: true,
             },
         ),
     };

@@ -240,6 +240,7 @@ fn version(
                     arch: true,
                     kernel: true,
                     machine: true,
+                    numbers: true,
                 },
             ),
             root,

@@ -102,6 +102,7 @@ fn months(ctx: &mut Ctx, d: &Data, list: &[(Option<&str>, Vec<usize>)]) -> Resul
                         arch: true,
                         kernel: true,
                         machine: false,
+                        numbers: false,
                     },
                 ),
                 nav: pager(k + 1, pages, &root, |n| month_path(*m, n)),
@@ -138,6 +139,7 @@ pub fn write(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
                 arch: true,
                 kernel: true,
                 machine: false,
+                numbers: true,
             },
         ),
         files: crate::view::exports::shards(d.runs, &d.g.newest)

@@ -155,7 +155,7 @@ fn version_rows(
             against: idx.iter().any(|&i| runs[i].shown_on > 0).then(|| {
                 format!(
                     "{root}{}",
-                    crate::view::pages::against::path(&s.key.arch, label, &s.key.id(), 1)
+                    crate::view::pages::against::path(&s.key.arch, label, &s.key.id())
                 )
             }),
             runs: idx.len(),
@@ -286,6 +286,7 @@ fn overview(ctx: &mut Ctx, d: &Data, s: &SeriesRuns, trends: &[Kept]) -> Result<
                 arch: false,
                 kernel: true,
                 machine: false,
+                numbers: true,
             },
         ),
         root,

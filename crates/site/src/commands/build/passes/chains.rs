@@ -55,9 +55,6 @@ pub(super) fn render_chains(
     for chain in chains {
         // Valid copies of one record have the same content, hence the same chain.
         let mut kept: BTreeMap<&str, &str> = BTreeMap::new();
-        // Accepted runs (indices into the share) of the previous and the current version.
-        let (mut prev, mut cur): (Vec<usize>, Vec<usize>) = (Vec::new(), Vec::new());
-        let mut cur_base = None;
         let mut filling: Option<Filling> = None;
         let mut series: Option<Arc<SeriesKey>> = match &entries[chain.start].chain {
             Chain::Series(k) => Some(Arc::clone(k)),
@@ -73,38 +70,17 @@ pub(super) fn render_chains(
                 w.out.rejected.push(reject(duplicate(e, first)));
                 continue;
             }
-            // A kernel known only approximately is compared with nothing, and nothing with it:
-            // it could be the same release as its neighbours, or another.
-            let approx = e.kernel.is_approximate();
-            let chained = matches!(e.chain, Chain::Series(_)) && !approx;
-            if chained && cur_base.as_ref() != Some(&e.kernel.base) {
-                if !cur.is_empty() {
-                    prev = std::mem::take(&mut cur);
-                }
-                cur_base = Some(e.kernel.base.clone());
-            }
-            let cmp = if approx {
-                ChainCmp {
-                    prev: &[],
-                    cur: &[],
-                }
-            } else {
-                ChainCmp {
-                    prev: &prev,
-                    cur: &cur,
-                }
-            };
-            match second_pass_one(e, &mut w, cmp, series.as_ref())? {
+            // A kernel known only approximately has a page of its own: it could be the same
+            // release as its neighbours, or another.
+            let chained = matches!(e.chain, Chain::Series(_)) && !e.kernel.is_approximate();
+            match second_pass_one(e, &mut w, series.as_ref())? {
                 Ok((mut acc, mut pending)) => {
                     kept.insert(e.id.as_str(), e.cand.rel.as_str());
                     if matches!(e.chain, Chain::Series(_)) {
                         series = Some(Arc::clone(&acc.info.series));
-                        if chained {
-                            cur.push(w.out.infos.len());
-                        }
                     }
                     if !chained {
-                        // Compared with no other: a page of its own.
+                        // On no page of a series' runs: a page of its own.
                         let rel = format!("{}.html", acc.info.page);
                         acc.info.shown_on = 0;
                         w.out.infos.push((i, acc));

@@ -1,8 +1,7 @@
 //! The two passes over the records. The first reads only the head of each record, to put a
 //! series' runs in kernel-version and time order; the second reads each record in full, in
-//! that order, validates it and writes its run page next to the runs it is compared with (the
-//! nearest earlier kernel version of its series, and the machine's previous run on the same
-//! version).
+//! that order, validates it and writes its run page among the runs of its series on its
+//! version.
 
 mod pages;
 use pages::*;
@@ -27,7 +26,7 @@ use crate::parallel::{jobs, par_map};
 use crate::view::ctx::Ctx;
 use crate::view::error::BuildError;
 use crate::view::links::Links;
-use crate::view::pages::run::{self, Comparisons};
+use crate::view::pages::run;
 use std::collections::BTreeMap;
 use std::ops::Range;
 use std::sync::Arc;
@@ -225,8 +224,6 @@ struct Pending {
     /// Its part of the page, made while its record is at hand.
     part: Option<run::RunPage>,
     raw: String,
-    prev: Option<usize>,
-    same: Option<usize>,
 }
 
 /// Summarises one run and makes what is its alone (its machine-and-settings page, its
@@ -235,7 +232,6 @@ struct Pending {
 fn second_pass_one(
     e: &Entry,
     w: &mut Worker,
-    cmp: ChainCmp,
     series: Option<&Arc<SeriesKey>>,
 ) -> Result<Result<(Accepted, Pending), Rejection>, BuildError> {
     let got = match load_run(e, w, series) {
@@ -275,8 +271,6 @@ fn second_pass_one(
     }
     info.accepted = w.opts.triage.accepts(&info.id);
     info.record_rel.clone_from(&e.cand.rel);
-    let infos = &w.out.infos;
-    let (prev, same) = (cmp.choose_prev(infos, &info), cmp.choose_same(infos, &info));
     // Every page of runs is as deep as the record's canonical path, so the raw record's link
     // is the same from either.
     let raw = w.ctx.raw_href(
@@ -303,8 +297,6 @@ fn second_pass_one(
         rec: Some(rec),
         part: None,
         raw,
-        prev,
-        same,
     };
     Ok(Ok((
         Accepted {
@@ -321,17 +313,8 @@ impl Pending {
     /// back to be freed (the caller times that apart).
     fn prepare(&mut self, w: &Worker, first: bool) -> Option<RunRecord> {
         let rec = self.rec.take()?;
-        let infos = &w.out.infos;
-        let pick = |i: Option<usize>| i.map(|i| &infos[i].1.info);
-        let cmp = Comparisons {
-            prev_version: pick(self.prev),
-            same_version: pick(self.same),
-        };
-        let run = &infos[self.at].1;
-        let keys = w.sp.compared(&rec, &run.calls);
-        self.part = Some(run::build(
-            &rec, &run.info, &cmp, &w.reg, &keys, &self.raw, first,
-        ));
+        let run = &w.out.infos[self.at].1;
+        self.part = Some(run::build(&rec, &run.info, &self.raw, first));
         Some(rec)
     }
 

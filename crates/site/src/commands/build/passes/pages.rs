@@ -57,7 +57,11 @@ impl Filling {
         let pager = run::Pager {
             older: self.older.take(),
             newer,
-            against: crate::view::pages::against::of_runs_page(&rel),
+            against: Some(crate::view::pages::against::path(
+                &self.arch,
+                &self.kbase,
+                &self.series.id(),
+            )),
         };
         make_page(w, &rel, &mut self.runs, pager, false)?;
         self.before += RUNS_A_PAGE;
@@ -74,38 +78,6 @@ pub(super) struct Accepted {
     /// The spellings of its metric keys (the worker's until merged), shared by the runs that
     /// met the same ones.
     pub(super) calls: Arc<[u32]>,
-}
-
-/// The runs of a chain a new run can be compared with, as indices into the worker's accepted
-/// runs: those of the nearest earlier version, and those of the current one so far.
-#[derive(Clone, Copy)]
-pub(super) struct ChainCmp<'a> {
-    pub(super) prev: &'a [usize],
-    pub(super) cur: &'a [usize],
-}
-
-impl ChainCmp<'_> {
-    /// The nearest earlier version's run to compare with: the same machine's if there is one,
-    /// a run of good enough quality before a low one, the latest before the earlier.
-    pub(super) fn choose_prev(&self, infos: &[(usize, Accepted)], this: &RunInfo) -> Option<usize> {
-        let same = |i: &usize| this.machine.is_some() && infos[*i].1.info.machine == this.machine;
-        let ok = |i: &usize| !infos[*i].1.info.is_low();
-        let latest = |f: &dyn Fn(&usize) -> bool| self.prev.iter().rev().copied().find(|i| f(i));
-        latest(&|i| same(i) && ok(i))
-            .or_else(|| latest(&same))
-            .or_else(|| latest(&ok))
-            .or_else(|| self.prev.last().copied())
-    }
-
-    /// The same machine's previous run on this version.
-    pub(super) fn choose_same(&self, infos: &[(usize, Accepted)], this: &RunInfo) -> Option<usize> {
-        this.machine.as_ref()?;
-        self.cur
-            .iter()
-            .rev()
-            .copied()
-            .find(|&i| infos[i].1.info.machine == this.machine)
-    }
 }
 
 /// Why a later copy of an accepted record's id is left out: a copy if it truly has the same

@@ -1,21 +1,14 @@
-//! The page of one run: its numbers, its quality and the comparison with the nearest runs of
-//! its series; and the page of what many runs share (the machine, the settings, the skipped
+//! The page of one run: its numbers and its quality; and the page of what many runs share (the machine, the settings, the skipped
 //! scenarios), said once for all of them.
 
-mod compare;
 mod env;
 mod tables;
 
 use crate::build::staging::{Key, Streamed};
-use crate::model::changes::difference;
-use crate::model::metrics::{Compared, Registry};
-use crate::model::metrics::{Kind, Val, Values};
 use crate::model::summary::{kind_label, RunInfo};
 use crate::view::format;
 use crate::view::links::Links;
 use crate::view::rows::{quality_badge, Badge};
-pub use compare::Comparisons;
-use compare::*;
 use env::*;
 pub use env::{environment, environment_key, EnvPage};
 use serde::Serialize;
@@ -43,12 +36,12 @@ pub struct RunsPage {
     /// One run shown alone: the page is its page.
     alone: bool,
     count: String,
-    /// Some run is compared with an earlier one: how to read that is said once.
-    any_compare: bool,
     /// Said once for the page's runs; its fields are the template's own.
     #[serde(flatten)]
     head: Head,
     baseline: String,
+    /// The badges some run of the page has, explained once above them.
+    badges: Badges,
     /// These runs against the rest of their series on the version, and the series against the
     /// other machines there (`pages::against`).
     against: Option<String>,
@@ -61,6 +54,13 @@ pub struct RunsPage {
     results: Vec<TableRow<String>>,
     estimates: Vec<TableRow<EstimateCell>>,
     expectations: Vec<TableRow<ExpectationCell>>,
+}
+
+#[derive(Serialize)]
+struct Badges {
+    synthetic: bool,
+    imported: bool,
+    unverified: bool,
 }
 
 /// What is one run's own on its page: its section, and its columns of the tables.
@@ -120,8 +120,6 @@ struct RunPart {
     failed: Vec<SkippedGroup>,
     /// How many were skipped; which and why is on the shared page.
     skipped: usize,
-    compares: Vec<CompareHead>,
-    no_compare: String,
     /// This run's own facts; what it shares with others is on its [`EnvPage`].
     facts: Vec<(String, String)>,
     stated: Vec<(String, String)>,
@@ -230,8 +228,12 @@ pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Op
                 "{n} runs, oldest first: each has its section here and its columns in the tables below."
             ),
         },
-        any_compare: parts.iter().any(|p| !p.compares.is_empty()),
         head: h,
+        badges: Badges {
+            synthetic: parts.iter().any(|p| p.kind == "synthetic"),
+            imported: parts.iter().any(|p| p.kind == "imported"),
+            unverified: parts.iter().any(|p| p.unverified),
+        },
         baseline,
         against: pager.against.map(|p| format!("{root}{p}")),
         older: pager.older.map(|p| format!("{root}{p}")),
@@ -246,28 +248,6 @@ pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Op
 /// The sample count most of a run's measured scenarios have.
 fn usual_samples(r: &RunRecord) -> Option<u64> {
     most_common(measured(r).filter_map(|x| x.samples))
-}
-
-/// A number that changed from the earlier run beyond what both intervals allow.
-#[derive(Serialize)]
-struct Moved {
-    id: String,
-    delta: String,
-    class: &'static str,
-}
-
-/// One earlier run the page is compared with (a column of the scenario and estimate tables).
-#[derive(Serialize)]
-pub struct CompareHead {
-    what: String,
-    href: String,
-    id: String,
-    date: String,
-    kernel: String,
-    quality: Badge,
-    counts: String,
-    /// The numbers whose intervals are disjoint; the rest did not move resolvably.
-    moved: Vec<Moved>,
 }
 
 /// Scenarios skipped or failed for one reason.
@@ -292,79 +272,16 @@ fn opt(s: &Option<String>) -> String {
 
 /// One run's part of its page; `first` for the first run of its page, which says what the
 /// page's runs share.
-pub fn build(
-    r: &RunRecord,
-    info: &RunInfo,
-    cmp: &Comparisons,
-    reg: &Registry,
-    keys: &Compared,
-    raw_href: &str,
-    first: bool,
-) -> RunPage {
-    let links = &Links;
-    let here = links.run(info);
+pub fn build(r: &RunRecord, info: &RunInfo, raw_href: &str, first: bool) -> RunPage {
+    let here = Links.run(info);
     let root = format::root_of(here.split('#').next().unwrap_or_default());
-    let s = &r.settings;
-    let conf = format!("{}%", s.confidence * 100.0);
+    let conf = format!("{}%", r.settings.confidence * 100.0);
     let placed = info.is_placed();
-    let earlier = if placed {
-        earlier(info, cmp)
-    } else {
-        Vec::new()
-    };
-    let no_compare = no_compare(info, placed, earlier.is_empty());
-    let run_baseline =
-        most_common(measured(r).filter_map(|x| x.overhead.as_ref().map(|o| o.vs.as_str())))
-            .unwrap_or_default();
     let usual = usual_samples(r);
-    let mut tallies: Vec<([usize; 3], Vec<Moved>)> =
-        earlier.iter().map(|_| ([0; 3], Vec::new())).collect();
-    let own = by_metric(&info.values);
-    let theirs: Vec<Vec<Option<Val>>> = earlier.iter().map(|(p, _)| by_metric(&p.values)).collect();
-    let mut tally = |m: Option<u32>, label: &dyn Fn() -> String| {
-        let Some(m) = m.map(|m| m as usize) else {
-            return;
-        };
-        for (p, t) in theirs.iter().zip(tallies.iter_mut()) {
-            compare_one(
-                p.get(m).copied().flatten(),
-                own.get(m).copied().flatten(),
-                info.series.instructions,
-                label,
-                t,
-            );
-        }
-    };
-    let mut results = Vec::with_capacity(r.results.len());
-    for (j, res) in measured(r).enumerate() {
-        // A scenario with an overhead is compared by it (paired against its baseline in
-        // every round, so the baseline's own drift is not counted twice).
-        let m = keys
-            .results
-            .get(j)
-            .copied()
-            .flatten()
-            .or_else(|| match &res.overhead {
-                Some(o) => reg.find(Kind::Overhead, &res.id, &o.vs),
-                None => reg.find(Kind::Median, &res.id, ""),
-            });
-        tally(m, &|| match &res.overhead {
-            Some(o) if o.vs != run_baseline => format!("{} − {}", res.id, o.vs),
-            _ => res.id.clone(),
-        });
-        results.push(ResultEntry::of(res, usual));
-    }
-    let mut estimates = Vec::with_capacity(r.estimates.len());
-    for (j, e) in r.estimates.iter().enumerate() {
-        let m = keys.estimates.get(j).copied().flatten();
-        tally(m.or_else(|| reg.find(Kind::Estimate, &e.id, "")), &|| {
-            format!("estimate {}", e.id)
-        });
-        estimates.push(EstimateEntry::of(e));
-    }
+    let results = measured(r).map(|res| ResultEntry::of(res, usual)).collect();
+    let estimates = r.estimates.iter().map(EstimateEntry::of).collect();
     let expectations = r.expectations.iter().map(ExpectationEntry::of).collect();
-    let compares = compare_heads(&earlier, tallies, info, &here, &root);
-    let part = run_part(r, info, raw_href, &root, usual, compares, no_compare);
+    let part = run_part(r, info, raw_href, &root, usual);
     // Only the first run's is used: made only for it.
     let head = first.then(|| page_head(r, info, placed, &root, conf));
     RunPage {
@@ -383,8 +300,6 @@ fn run_part(
     raw_href: &str,
     root: &str,
     usual: Option<u64>,
-    compares: Vec<CompareHead>,
-    no_compare: &str,
 ) -> RunPart {
     let links = &Links;
     let source_url = opt(&r.source.url);
@@ -417,8 +332,6 @@ fn run_part(
             .iter()
             .filter(|x| x.status == Status::Skipped)
             .count(),
-        compares,
-        no_compare: no_compare.to_string(),
         facts: own_facts(r),
         stated: stated(r),
         // Only plain web links become clickable; anything else (javascript:, data:) stays text.
