@@ -42,6 +42,9 @@ pub struct RunsPage {
     baseline: String,
     /// The badges some run of the page has, explained once above them.
     badges: Badges,
+    /// The machine-and-settings page every run of the page shares, linked once; none when
+    /// they differ (each run links its own).
+    env_href: Option<String>,
     /// These runs against the rest of their series on the version, and the series against the
     /// other machines there (`pages::against`).
     against: Option<String>,
@@ -54,6 +57,8 @@ pub struct RunsPage {
     results: Vec<TableRow<String>>,
     estimates: Vec<TableRow<EstimateCell>>,
     expectations: Vec<TableRow<ExpectationCell>>,
+    /// Each run's own facts, a column a run (on the page of one run, in its section).
+    facts: Vec<TableRow<String>>,
 }
 
 #[derive(Serialize)]
@@ -202,6 +207,23 @@ pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Op
     let expectations = Row::fill(expectations, &mut runs, |r, j| {
         std::mem::take(&mut r.expectations[j].cell)
     });
+    // Side by side, the facts of several runs are compared at a glance, and their labels are
+    // said once.
+    let facts = if alone {
+        Vec::new()
+    } else {
+        let mut rows: Vec<Row> = Vec::new();
+        for (k, r) in runs.iter().enumerate() {
+            for (j, (label, _)) in r.part.facts.iter().enumerate() {
+                Row::of(&mut rows, label, n).cells[k] = Some(j);
+            }
+        }
+        let rows = Row::fill(rows, &mut runs, |r, j| {
+            std::mem::take(&mut r.part.facts[j].1)
+        });
+        runs.iter_mut().for_each(|r| r.part.facts.clear());
+        rows
+    };
     let mut parts = Vec::with_capacity(n);
     let mut head = None;
     for r in runs {
@@ -229,6 +251,9 @@ pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Op
             ),
         },
         head: h,
+        env_href: (!alone && parts.windows(2).all(|w| w[0].env_href == w[1].env_href))
+            .then(|| parts.first().map(|p| p.env_href.clone()))
+            .flatten(),
         badges: Badges {
             synthetic: parts.iter().any(|p| p.kind == "synthetic"),
             imported: parts.iter().any(|p| p.kind == "imported"),
@@ -242,6 +267,7 @@ pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Op
         results,
         estimates,
         expectations,
+        facts,
     })
 }
 
