@@ -376,29 +376,14 @@ fn home_shows_headlines_and_labels_synthetic_data() {
 }
 
 #[test]
-fn run_page_compares_with_the_previous_run_of_the_machine() {
+fn run_page_shows_the_run_and_publishes_its_record() {
     let f = fixture();
     let html = read(&f.site, &f.new_page);
-    assert!(
-        html.contains("Nearest earlier version, 6.8: this machine&#39;s latest run: <a"),
-        "no comparison on {}",
-        f.new_page
-    );
-    assert!(html.contains(&format!("{}</a>", f.old_id)));
-    assert!(html.contains("6.8.0-45-generic"));
-    // Only what moved beyond both intervals is listed, the rest counted.
-    let compared = &run_section(&html, &f.new_id);
-    let row = |id: &str| {
-        compared
-            .lines()
-            .find(|l| l.starts_with(&format!("<tr><td>{id}<td")))
-            .map(str::to_string)
-    };
-    assert_eq!(row("native"), None, "native moved within its CIs");
-    let null = row("null").expect("no comparison row for null");
-    assert!(null.contains("class=\"up\">▲ +"), "{null}");
-    assert!(compared.contains("1 higher, 0 lower, "), "{compared}");
-    assert!(html.contains("intervals are disjoint"));
+    assert!(html.contains("6.8.0-45-generic") || html.contains(&f.new_id));
+    // A run is no longer set against one earlier run (single runs differ beyond their
+    // intervals between reruns): its page links the page against its series instead.
+    assert!(!html.contains("Nearest earlier version"));
+    assert!(html.contains("against the series and other machines"));
     // The raw record is at its canonical path, in the one form its id covers (which is the
     // form the data directory holds it in).
     let raw = f.site.join(&f.new_record);
@@ -408,10 +393,6 @@ fn run_page_compares_with_the_previous_run_of_the_machine() {
     let rec: syscost_record::RunRecord = serde_json::from_slice(&raw).unwrap();
     assert_eq!(raw, syscost_record::to_file_json(&rec).as_bytes());
     assert!(html.contains(&format!("/{}.json\">raw record</a>", f.new_id)));
-    // The older run is the first of its machine.
-    let old_page = read(&f.site, &page_of(&f.site, &f.old_id));
-    assert!(run_section(&old_page, &f.old_id)
-        .contains("This is the first run of this series on this and earlier kernel versions."));
 }
 
 #[test]
@@ -965,26 +946,42 @@ fn probes_and_methods_are_separate_series_never_pooled() {
 fn comparisons_stay_within_the_series() {
     let f = fixture();
     let of = series_of_runs(&f.site);
-    let mut compared = 0;
+    let (mut alone, mut set) = (0, 0);
     for r in f.step.iter().chain(&f.mix).chain(&f.sequential) {
-        let html = read(&f.site, &page_of(&f.site, &r.id));
-        let section = run_section(&html, &r.id);
-        // The runs it is compared with, linked as their sections.
-        let runs = links(&section).into_iter().filter_map(|l| {
-            let id = l.rsplit_once('#')?.1.to_string();
-            (id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit())).then_some(id)
-        });
-        for id in runs {
-            let id = id.as_str();
-            assert_eq!(of[id], of[&r.id], "{} compared with {id}", r.id);
-            compared += 1;
+        let page = page_of(&f.site, &r.id);
+        let html = read(&f.site, &page);
+        // Its page against the series: every run listed there is of its series.
+        let href = html
+            .split("<a href=\"")
+            .filter_map(|s| s.split_once("\">against the series and other machines<"))
+            .map(|(h, _)| h.to_string())
+            .next()
+            .unwrap_or_else(|| panic!("no page against the series on {page}"));
+        let against = resolve(&page, &href).expect("a link in the site");
+        let html = read(&f.site, &against);
+        let runs = &html[html.find("id=\"runs\"").expect("the runs section")..];
+        let listed: Vec<String> = links(runs)
+            .into_iter()
+            .filter_map(|l| Some(l.rsplit_once('#')?.1.to_string()))
+            .filter(|id| id.len() == 16 && id.bytes().all(|b| b.is_ascii_hexdigit()))
+            .collect();
+        if listed.is_empty() {
+            assert!(runs.contains("The only run of its series"), "{against}");
+            alone += 1;
+            continue;
+        }
+        assert!(listed.contains(&r.id), "{} not on {against}", r.id);
+        for id in &listed {
+            assert_eq!(of[id], of[&r.id], "{} set against {id}", r.id);
+            set += 1;
         }
     }
-    // Every run but the first of each series is compared with its previous version's run.
-    assert_eq!(compared, 3 * (VERSIONS.len() - 1));
-    // The unknown import is compared with nothing.
-    assert!(read(&f.site, &f.unknown_page)
-        .contains("Runs that are not placed on the kernel-version axis are not compared."));
+    // Each series of the fixture has one run a version: every run is alone on its page.
+    assert_eq!(alone, f.step.len() + f.mix.len() + f.sequential.len());
+    assert_eq!(set, 0);
+    // The unknown import is on a page of its own, with no page against a series.
+    let unknown = read(&f.site, &f.unknown_page);
+    assert!(!unknown.contains("against the series and other machines"));
 }
 
 #[test]
@@ -1299,15 +1296,11 @@ fn stated_kernels_place_imports_and_approximate_ones_stay_apart() {
         !measured.contains(&approx.id),
         "approximate run on 5.10-rc4"
     );
+    // The approximate run has a page of its own, set against nothing.
     let approx_page = read(&site, &page_of(&site, &approx.id));
     assert!(approx_page.contains("stated only approximately by the source"));
-    assert!(approx_page.contains("compared with no other"));
     assert!(!approx_page.contains(&format!(">{}</a>", exact.id)));
-    // 5.11 is compared with 5.10-rc4, the nearest measured version; 5.10-rc4 with nothing.
-    let later_page = read(&site, &page_of(&site, &later.id));
-    let section = run_section(&later_page, &later.id);
-    assert!(section.contains(&format!(">{}</a>", exact.id)), "{section}");
-    assert!(!section.contains(&approx.id));
+    assert!(!approx_page.contains("against the series and other machines"));
     let exact_page = read(&site, &page_of(&site, &exact.id));
     let section = run_section(&exact_page, &exact.id);
     assert!(!section.contains(&approx.id), "{section}");

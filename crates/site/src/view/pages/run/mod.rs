@@ -22,7 +22,7 @@ use tables::*;
 /// time: each run a section of its own (`#<id>`) and a column in each table, so the scenario
 /// names, headings, notes and the site's chrome are said once for all of them (on 100,000 run
 /// pages they were most of the site). A run that is not on the version axis, or whose kernel
-/// is known only approximately, is compared with no other and has such a page alone.
+/// is known only approximately, has a page of its own.
 ///
 /// Only numbers are here. Prose that is the same for every run of a scenario (descriptions,
 /// parameters, formulas) is on the metric pages and in the raw record, how to read the page is
@@ -209,7 +209,7 @@ pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Op
     });
     // Side by side, the facts of several runs are compared at a glance, and their labels are
     // said once.
-    let facts = if alone {
+    let facts = if n == 1 {
         Vec::new()
     } else {
         let mut rows: Vec<Row> = Vec::new();
@@ -251,7 +251,7 @@ pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Op
             ),
         },
         head: h,
-        env_href: (!alone && parts.windows(2).all(|w| w[0].env_href == w[1].env_href))
+        env_href: (n > 1 && parts.windows(2).all(|w| w[0].env_href == w[1].env_href))
             .then(|| parts.first().map(|p| p.env_href.clone()))
             .flatten(),
         badges: Badges {
