@@ -14,7 +14,6 @@ const HOSTILE: &str = "<script>alert(1)</script>";
 struct Fixture {
     data: std::path::PathBuf,
     site: std::path::PathBuf,
-    old_id: String,
     new_id: String,
     new_page: String,
     /// The new run's record, at its canonical path.
@@ -245,7 +244,6 @@ fn fixture() -> &'static Fixture {
 
         let page = |r: &syscost_record::RunRecord| page_of(&site, &r.id);
         Fixture {
-            old_id: old.id.clone(),
             new_id: new.id.clone(),
             new_page: page(&new),
             new_record: new.canonical_path(),
