@@ -273,6 +273,24 @@ pub fn point(p: &Point) -> String {
     s
 }
 
+/// A point as a verdict takes it: its runs' mean with the pooled interval where there are
+/// several ([`Point::pooled`]), else as [`point`] writes it.
+pub fn side(p: &Point) -> String {
+    use std::fmt::Write;
+    let Some(pool) = p.pooled else {
+        return point(p);
+    };
+    let mut s = String::with_capacity(48);
+    ns_into(&mut s, pool.mean);
+    s.push(' ');
+    interval_into(&mut s, pool.interval.low, pool.interval.high);
+    let _ = write!(s, " (mean of {} runs)", pool.n);
+    if p.low {
+        s.push_str(", low quality only");
+    }
+    s
+}
+
 fn signed_into(out: &mut String, x: f64) {
     if x > 0.0 {
         out.push('+');

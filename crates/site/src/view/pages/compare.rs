@@ -4,7 +4,7 @@
 //! series and for its oldest against its newest; a chooser per
 //! architecture lists them (a form of two lists, with a few lines of script, picks one).
 
-use crate::model::changes::{difference, Difference};
+use crate::model::changes::{point_difference, Difference};
 use crate::model::groups::{arch_order, SeriesRuns};
 use crate::model::metrics::{headline_of, usable_point, Point};
 use crate::model::upstream;
@@ -269,8 +269,9 @@ pub(crate) fn part(
         let (Some(pa), Some(pb)) = (point(d, a, m), point(d, b, m)) else {
             continue;
         };
-        let diff = difference(pa.median, pa.interval, pb.median, pb.interval);
-        let (verdict, class) = verdict_of(&diff, pa.median, counted);
+        // Several runs on a side are pooled (the chart's span is no interval of anything).
+        let diff = point_difference(&pa, &pb);
+        let (verdict, class) = verdict_of(&diff, pa.center(), counted);
         let rank = match verdict {
             "slower" | "faster" => 0,
             "no change" => 2,
@@ -285,8 +286,8 @@ pub(crate) fn part(
                     None => k.label(),
                 },
                 href: format!("{root}{}", Links.metric(&k.slug())),
-                from: format::point(&pa),
-                to: format::point(&pb),
+                from: format::side(&pa),
+                to: format::side(&pb),
                 diff: format::difference_in(&diff, unit),
                 verdict,
                 class,
