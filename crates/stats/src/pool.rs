@@ -216,7 +216,10 @@ mod tests {
         let d = welch(b, n, 0.95);
         let half = 2.571 * 5f64.sqrt();
         assert!(close(d.median, 10.0, 1e-12));
-        assert!(close(d.low, 10.0 - half, 1e-9) && close(d.high, 10.0 + half, 1e-9), "{d:?}");
+        assert!(
+            close(d.low, 10.0 - half, 1e-9) && close(d.high, 10.0 + half, 1e-9),
+            "{d:?}"
+        );
         // Against a single run (infinitely many df): only the pooled side's df count,
         // 5² / (4² / 4) = 6.25 → 6.
         let one = Side::single(v(100.0, 1.96), 1.96);

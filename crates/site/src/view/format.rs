@@ -273,20 +273,15 @@ pub fn point(p: &Point) -> String {
     s
 }
 
-/// A point as a verdict takes it: its runs' mean with the pooled interval where there are
-/// several ([`Point::pooled`]), else as [`point`] writes it.
+/// A point as [`point`] writes it (what a chart draws) and, where its runs are pooled
+/// ([`Point::pooled`]), the mean and interval a verdict takes it at.
 pub fn side(p: &Point) -> String {
-    use std::fmt::Write;
-    let Some(pool) = p.pooled else {
-        return point(p);
-    };
-    let mut s = String::with_capacity(48);
-    ns_into(&mut s, pool.mean);
-    s.push(' ');
-    interval_into(&mut s, pool.interval.low, pool.interval.high);
-    let _ = write!(s, " (mean of {} runs)", pool.n);
-    if p.low {
-        s.push_str(", low quality only");
+    let mut s = point(p);
+    if let Some(pool) = p.pooled {
+        s.push_str("; pooled ");
+        ns_into(&mut s, pool.mean);
+        s.push(' ');
+        interval_into(&mut s, pool.interval.low, pool.interval.high);
     }
     s
 }

@@ -658,23 +658,38 @@ mod tests {
         assert_eq!(outcome_of(&pooled, 100.0), Some(Outcome::Higher));
         assert!(pooled.pct.is_some_and(|p| (p - 5.0).abs() < 1e-9));
 
-        let vp = |p: Point| VersionPoint { point: p, runs: vec![p.median] };
+        let vp = |p: Point| VersionPoint {
+            point: p,
+            runs: vec![p.median],
+        };
         let j = judge(&[vp(pa), vp(pb)]);
         assert_eq!(j[0].diff, pooled);
 
         // A single run against several: the run's own interval against the pooled side.
         let one = runs_difference(&b[..1], &a).unwrap();
         assert!(one.delta_interval.is_some());
-        // A side whose runs lack an interval is not pooled: its span stands, as before.
-        let bare: Vec<(Val, bool)> = a
-            .iter()
-            .map(|(v, l)| (Val { lo: None, hi: None, ..*v }, *l))
-            .collect();
-        let p = usable_point(&bare).unwrap();
-        assert_eq!(p.pooled, None);
+        // Sides whose runs lack an interval are not pooled: their spans stand, as before.
+        let bare = |x: &[(Val, bool)]| -> Point {
+            let v: Vec<(Val, bool)> = x
+                .iter()
+                .map(|(v, l)| {
+                    (
+                        Val {
+                            lo: None,
+                            hi: None,
+                            ..*v
+                        },
+                        *l,
+                    )
+                })
+                .collect();
+            usable_point(&v).unwrap()
+        };
+        let (qa, qb) = (bare(&a), bare(&b));
+        assert_eq!((qa.pooled, qb.pooled), (None, None));
         assert_eq!(
-            point_difference(&p, &pb),
-            difference(p.median, p.interval, pb.median, pb.interval)
+            point_difference(&qa, &qb),
+            difference(qa.median, qa.interval, qb.median, qb.interval)
         );
     }
 
@@ -711,9 +726,15 @@ mod tests {
             }
             // 5 % at most by construction (two-sided, less what the margin takes); allow
             // for the draw.
-            assert!(changed * 100 <= 6 * trials, "n = {n}: {changed} of {trials} changed");
+            assert!(
+                changed * 100 <= 6 * trials,
+                "n = {n}: {changed} of {trials} changed"
+            );
             if n == 50 {
-                assert!(none * 100 >= 95 * trials, "n = {n}: {none} of {trials} no change");
+                assert!(
+                    none * 100 >= 95 * trials,
+                    "n = {n}: {none} of {trials} no change"
+                );
             }
         }
     }
