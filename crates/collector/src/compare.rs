@@ -14,7 +14,6 @@ use serde::Serialize;
 use syscost_record::key::{comparability_key, key_differences, KeyPart};
 use syscost_record::{Clock, RunRecord, Status};
 
-use crate::stats::instances::t975;
 use syscost_stats::Outcome;
 
 pub mod pool;
@@ -360,31 +359,15 @@ pub fn compare(
 /// few degrees of freedom, so the interval is Welch's, Student's t with the
 /// Welch–Satterthwaite degrees of freedom (a record's side counting as infinitely many).
 fn diff_of(b: (&Value, Option<Spread>, f64), n: (&Value, Option<Spread>, f64), c: f64) -> Value {
-    let (bv, bs, zb) = b;
-    let (nv, ns, zn) = n;
-    if bs.is_none() && ns.is_none() {
-        return difference(*bv, *nv, zb, zn, c);
-    }
-    let part = |v: &Value, s: Option<Spread>, z: f64| match s {
-        Some(s) => (s.se * s.se, s.df as f64),
-        None => ((v.half_width() / z).powi(2), f64::INFINITY),
+    let side = |v: &Value, s: Option<Spread>, z: f64| match s {
+        Some(s) => syscost_stats::Side {
+            mean: v.median,
+            se: s.se,
+            df: s.df as f64,
+        },
+        None => syscost_stats::Side::single(*v, z),
     };
-    let ((vb, db), (vn, dn)) = (part(bv, bs, zb), part(nv, ns, zn));
-    let var = vb + vn;
-    let df = var * var / (vb * vb / db + vn * vn / dn);
-    // Rounded down, the t quantile is the larger one: never narrower than Welch's.
-    let t = if df.is_finite() {
-        t975(df.floor().max(1.0) as usize)
-    } else {
-        z_of(c)
-    };
-    let d = nv.median - bv.median;
-    let half = if var > 0.0 { t * var.sqrt() } else { 0.0 };
-    Value {
-        median: d,
-        low: d - half,
-        high: d + half,
-    }
+    syscost_stats::welch(side(b.0, b.1, b.2), side(n.0, n.1, n.2), c)
 }
 
 /// Compares two sides (a record each, or pooled runs): Err when their comparability keys

@@ -4,13 +4,17 @@
 //! difference of two independent estimates with its interval (their standard errors added in
 //! quadrature), the relative difference where a ratio means something, and a verdict against an
 //! equivalence margin. Pure functions of numbers; what a number is (a time, an instruction
-//! count, a cost or not) is the caller's.
+//! count, a cost or not) is the caller's. Several runs pooled into one side, and the Welch
+//! difference of such sides: [`mod@pool`].
 //!
 //! A measurement is known here only by its median and interval. Its standard error is read
 //! back as half-width / z, z the normal quantile of its confidence (1.96 for 95 %); an interval
 //! that is not symmetric is taken at its mean half-width.
 
 pub mod median;
+pub mod pool;
+
+pub use pool::{pool, t975, welch, Pooled, Side};
 
 use serde::Serialize;
 

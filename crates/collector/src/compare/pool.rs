@@ -10,10 +10,10 @@
 //! three runs s is itself uncertain, so the comparison uses Student's t (Welch) rather than the
 //! normal. The standard error is never taken below what the runs' own intervals say of their
 //! mean (√(mean se²) / √n): runs that agree by chance, or exact instruction counts, do not make
-//! an interval narrower than each run measured.
+//! an interval narrower than each run measured. The arithmetic is `syscost_stats::pool`'s, the
+//! site's too.
 
 use super::{quantities, z_of, KeyDifference, Quantity, RecordRef, Side, Spread, Value};
-use crate::stats::instances::t975;
 use syscost_record::key::{comparability_key, key_differences};
 use syscost_record::RunRecord;
 
@@ -89,26 +89,18 @@ pub fn pool(runs: &[&RunRecord]) -> Result<Side, PoolError> {
             without += 1;
             continue;
         }
-        let values: Vec<f64> = found.iter().map(|x| x.value.median).collect();
-        let mean = values.iter().sum::<f64>() / n as f64;
-        let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (n - 1) as f64;
-        let own = found
-            .iter()
-            .map(|x| (x.value.half_width() / z).powi(2))
-            .sum::<f64>()
-            / n as f64;
-        let se = var.max(own).sqrt() / (n as f64).sqrt();
-        let half = t975(n - 1) * se;
+        let values: Vec<Value> = found.iter().map(|x| x.value).collect();
+        // Never None: two runs at least.
+        let Some(p) = syscost_stats::pool(&values, z) else {
+            without += 1;
+            continue;
+        };
         pooled.push((
             Quantity {
-                value: Value {
-                    median: mean,
-                    low: mean - half,
-                    high: mean + half,
-                },
+                value: p.interval,
                 ..q.clone()
             },
-            Some(Spread { se, df: n - 1 }),
+            Some(Spread { se: p.se, df: p.df }),
         ));
     }
     let ids: Vec<String> = runs.iter().map(|r| r.id.clone()).collect();

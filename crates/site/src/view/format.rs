@@ -273,6 +273,19 @@ pub fn point(p: &Point) -> String {
     s
 }
 
+/// A point as [`point`] writes it (what a chart draws) and, where its runs are pooled
+/// ([`Point::pooled`]), the mean and interval a verdict takes it at.
+pub fn side(p: &Point) -> String {
+    let mut s = point(p);
+    if let Some(pool) = p.pooled {
+        s.push_str("; pooled ");
+        ns_into(&mut s, pool.mean);
+        s.push(' ');
+        interval_into(&mut s, pool.interval.low, pool.interval.high);
+    }
+    s
+}
+
 fn signed_into(out: &mut String, x: f64) {
     if x > 0.0 {
         out.push('+');

@@ -35,8 +35,8 @@
 //! with confidence (the noise floors of time series are several percent), so a smaller move of a
 //! count is one no time could confirm. Every change stays on the series' pages with its verdict.
 
-use crate::model::metrics::Point;
-use syscost_stats::{Outcome, Value};
+use crate::model::metrics::{usable_point, Point, Val};
+use syscost_stats::{Outcome, Side, Value};
 
 pub(crate) mod trends;
 
@@ -82,8 +82,8 @@ pub const COUNT_MATERIAL: f64 = 10.0;
 /// ...and relative to the earlier count.
 pub const COUNT_MATERIAL_REL: f64 = 0.05;
 /// The confidence a point's interval is read at: the records' default (a single run's CI is
-/// 95 %; the span of several runs' CIs is wider, which errs towards fewer steps).
-pub const CONFIDENCE: f64 = 0.95;
+/// 95 %; several runs pooled make a 95 % interval too).
+pub use crate::model::metrics::CONFIDENCE;
 
 /// One kernel version's point of a series and metric, and its runs' medians in time order.
 #[derive(Debug, Clone)]
@@ -183,6 +183,46 @@ pub fn difference(a: f64, ai: Option<(f64, f64)>, b: f64, bi: Option<(f64, f64)>
     }
 }
 
+/// A point as one side of a difference, and the value a relative difference is taken of: its
+/// runs pooled when it has them ([`Point::pooled`]), else its one interval read back as a
+/// standard error (a single run's CI; the span of several runs when one of them has none, as
+/// before pooling). None without an interval.
+fn side(p: &Point) -> Option<(Side, Value)> {
+    match (p.pooled, p.interval) {
+        (Some(pool), _) => Some((pool.side(), pool.interval)),
+        (None, Some(i)) => {
+            let v = value(p.median, i);
+            Some((Side::single(v, syscost_stats::z_of(CONFIDENCE)), v))
+        }
+        (None, None) => None,
+    }
+}
+
+/// The difference `b − a` of two points: `syscost compare`'s with single runs, and with a side
+/// of several runs `syscost compare --pool`'s (each such side the mean of its runs with a
+/// standard error from their spread, the interval Welch's). What verdicts between points use:
+/// the span a chart draws holds every run's interval and judges almost nothing.
+pub fn point_difference(a: &Point, b: &Point) -> Difference {
+    let (Some((sa, base)), Some((sb, _))) = (side(a), side(b)) else {
+        return difference(a.center(), None, b.center(), None);
+    };
+    let diff = syscost_stats::welch(sa, sb, CONFIDENCE);
+    let rel = syscost_stats::relative(base, diff, 1.0);
+    Difference {
+        delta: diff.median,
+        delta_interval: Some((diff.low, diff.high)),
+        pct: rel.map(|r| r.median),
+        pct_interval: rel.map(|r| (r.low, r.high)),
+    }
+}
+
+/// The difference `b − a` of two sets of runs' `(value, low quality)` (as [`usable_point`]
+/// takes them), by [`point_difference`]: a side of several runs pooled, a single run its own
+/// interval. None when a side has no value.
+pub fn runs_difference(a: &[(Val, bool)], b: &[(Val, bool)]) -> Option<Difference> {
+    Some(point_difference(&usable_point(a)?, &usable_point(b)?))
+}
+
 impl Difference {
     /// What compare's rule says of it against `margin`; `None` without an interval.
     fn outcome(&self, margin: f64) -> Option<Outcome> {
@@ -269,7 +309,7 @@ pub fn judge_counts(points: &[VersionPoint]) -> Vec<Pair> {
         .enumerate()
         .map(|(i, w)| {
             let (a, b) = (&w[0].point, &w[1].point);
-            let diff = difference(a.median, a.interval, b.median, b.interval);
+            let diff = point_difference(a, b);
             let floor = count_floor(a.median);
             Pair {
                 from: i,
@@ -294,7 +334,7 @@ pub fn count_floor(a: f64) -> f64 {
 }
 
 fn pair(i: usize, a: &Point, b: &Point, hist_median: Option<f64>, n: usize) -> Pair {
-    let diff = difference(a.median, a.interval, b.median, b.interval);
+    let diff = point_difference(a, b);
     let delta = diff.delta;
     let practical = (PRACTICAL_REL * a.median.abs()).max(PRACTICAL_NS);
     let (floor, floor_basis) = match (hist_median, k_for(n)) {
@@ -307,7 +347,7 @@ fn pair(i: usize, a: &Point, b: &Point, hist_median: Option<f64>, n: usize) -> P
             )
         }
     };
-    let margin = syscost_stats::time_margin(a.median, syscost_stats::DEFAULT_MARGIN_PCT);
+    let margin = syscost_stats::time_margin(a.center(), syscost_stats::DEFAULT_MARGIN_PCT);
     let mut verdict = verdict(&diff, margin, floor, Verdict::WithinNoise);
     // A move equal to the floor is not above it.
     if verdict == Verdict::Step && delta.abs() <= floor {
@@ -347,6 +387,7 @@ mod tests {
                     IntervalKind::None
                 },
                 low: false,
+                pooled: None,
             },
             runs: vec![m],
         }
@@ -570,6 +611,132 @@ mod tests {
         let j = judge(&short);
         assert_eq!(j[4].floor_basis, Floor::Kernel);
         assert_eq!(steps(&j), vec![5]);
+    }
+
+    /// `n` runs of a metric around `level`: the runs' values spread evenly over ±`spread` (a
+    /// fixed draw), each with its own interval of ±`ci`.
+    fn runs(n: usize, level: f64, spread: f64, ci: f64) -> Vec<(Val, bool)> {
+        (0..n)
+            .map(|i| {
+                let m = level - spread + 2.0 * spread * i as f64 / (n - 1) as f64;
+                let v = Val {
+                    median: m,
+                    lo: Some(m - ci),
+                    hi: Some(m + ci),
+                };
+                (v, false)
+            })
+            .collect()
+    }
+
+    fn outcome_of(d: &Difference, base: f64) -> Option<Outcome> {
+        d.outcome(syscost_stats::time_margin(
+            base,
+            syscost_stats::DEFAULT_MARGIN_PCT,
+        ))
+    }
+
+    /// Two sides of 20 runs each whose spans overlap ([95, 105] and [100, 110]) but whose
+    /// means are 5 ns apart, about six standard errors: the span called it inconclusive, the
+    /// runs pooled call it a change, and so does the judgement of consecutive versions.
+    #[test]
+    fn several_runs_a_side_are_pooled_not_spanned() {
+        let (a, b) = (runs(20, 100.0, 4.0, 1.0), runs(20, 105.0, 4.0, 1.0));
+        let (pa, pb) = (usable_point(&a).unwrap(), usable_point(&b).unwrap());
+        assert_eq!(pa.interval, Some((95.0, 105.0)));
+        assert_eq!(pb.interval, Some((100.0, 110.0)));
+        let spanned = difference(pa.median, pa.interval, pb.median, pb.interval);
+        assert_eq!(outcome_of(&spanned, 100.0), Some(Outcome::Inconclusive));
+
+        let pooled = runs_difference(&a, &b).unwrap();
+        assert_eq!(pooled, point_difference(&pa, &pb));
+        assert!((pooled.delta - 5.0).abs() < 1e-9);
+        let (lo, hi) = pooled.delta_interval.unwrap();
+        // Each side: sd of 20 evenly spread values over ±4 is 2.43, se 0.54; the difference's
+        // se 0.77 with 38 df, t 2.02: ±1.6.
+        assert!(lo > 3.0 && hi < 7.0, "{pooled:?}");
+        assert_eq!(outcome_of(&pooled, 100.0), Some(Outcome::Higher));
+        assert!(pooled.pct.is_some_and(|p| (p - 5.0).abs() < 1e-9));
+
+        let vp = |p: Point| VersionPoint {
+            point: p,
+            runs: vec![p.median],
+        };
+        let j = judge(&[vp(pa), vp(pb)]);
+        assert_eq!(j[0].diff, pooled);
+
+        // A single run against several: the run's own interval against the pooled side.
+        let one = runs_difference(&b[..1], &a).unwrap();
+        assert!(one.delta_interval.is_some());
+        // Sides whose runs lack an interval are not pooled: their spans stand, as before.
+        let bare = |x: &[(Val, bool)]| -> Point {
+            let v: Vec<(Val, bool)> = x
+                .iter()
+                .map(|(v, l)| {
+                    (
+                        Val {
+                            lo: None,
+                            hi: None,
+                            ..*v
+                        },
+                        *l,
+                    )
+                })
+                .collect();
+            usable_point(&v).unwrap()
+        };
+        let (qa, qb) = (bare(&a), bare(&b));
+        assert_eq!((qa.pooled, qb.pooled), (None, None));
+        assert_eq!(
+            point_difference(&qa, &qb),
+            difference(qa.median, qa.interval, qb.median, qb.interval)
+        );
+    }
+
+    /// Runs drawn from one distribution (between-run noise three times wider than their own
+    /// intervals, as on a shared host) are not called slower or faster more often than a
+    /// 95 % interval allows, and with many runs a side they are "no change".
+    #[test]
+    fn runs_of_one_distribution_are_not_a_change() {
+        let mut rng = Rng::new(4);
+        let draw = |rng: &mut Rng, n: usize| -> Vec<(Val, bool)> {
+            (0..n)
+                .map(|_| {
+                    let m = 100.0 + 1.5 * gauss(rng);
+                    let v = Val {
+                        median: m,
+                        lo: Some(m - 1.0),
+                        hi: Some(m + 1.0),
+                    };
+                    (v, false)
+                })
+                .collect()
+        };
+        for n in [2, 3, 10, 50] {
+            let trials = 2000;
+            let (mut changed, mut none) = (0, 0);
+            for _ in 0..trials {
+                let (a, b) = (draw(&mut rng, n), draw(&mut rng, n));
+                let d = runs_difference(&a, &b).unwrap();
+                match outcome_of(&d, 100.0) {
+                    Some(Outcome::Higher | Outcome::Lower) => changed += 1,
+                    Some(Outcome::NoChange) => none += 1,
+                    _ => {}
+                }
+            }
+            // 5 % at most by construction (two-sided, less what the margin takes); allow
+            // for the draw.
+            assert!(
+                changed * 100 <= 6 * trials,
+                "n = {n}: {changed} of {trials} changed"
+            );
+            if n == 50 {
+                assert!(
+                    none * 100 >= 95 * trials,
+                    "n = {n}: {none} of {trials} no change"
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,11 +1,20 @@
 //! How the values of several runs are summarised into one point.
 
 use super::Val;
+use syscost_stats::{Pooled, Value};
+
+/// The confidence a run's interval is read at: the records' default.
+pub const CONFIDENCE: f64 = 0.95;
 
 /// Several runs' values of one metric at one point (a series at a kernel) summarised without
 /// inventing precision: the median of the runs' medians and an interval that is the run's own
 /// CI for a single run, or the span of all runs' CIs (or medians, where a run has none) for
-/// several. `low` marks a point made only of low-quality runs (drawn hollow, never a headline).
+/// several — what a chart draws, the spread of the runs. `low` marks a point made only of
+/// low-quality runs (drawn hollow, never a headline).
+///
+/// A verdict does not use the span: several runs that all have an interval are also pooled
+/// (`pooled`: the mean, its standard error from the runs' spread, never below their own, and
+/// Student's t with runs − 1 degrees of freedom), as `syscost compare --pool` pools reruns.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Point {
     pub n: usize,
@@ -13,6 +22,33 @@ pub struct Point {
     pub interval: Option<(f64, f64)>,
     pub kind: IntervalKind,
     pub low: bool,
+    /// The runs pooled ([`syscost_stats::pool`]): with at least two runs, every one with an
+    /// interval; None otherwise (a single run is its own side; a run without an interval says
+    /// nothing of its own uncertainty).
+    pub pooled: Option<Pooled>,
+}
+
+impl Point {
+    /// What a verdict takes the point to be: its runs' mean where they are pooled, else its
+    /// median.
+    pub fn center(&self) -> f64 {
+        self.pooled.map_or(self.median, |p| p.mean)
+    }
+}
+
+/// The runs `vals` pooled, when there are at least two and each has an interval.
+pub fn pooled(vals: &[Val]) -> Option<Pooled> {
+    let values = vals
+        .iter()
+        .map(|v| {
+            v.ci().map(|(low, high)| Value {
+                median: v.median,
+                low,
+                high,
+            })
+        })
+        .collect::<Option<Vec<Value>>>()?;
+    syscost_stats::pool(&values, syscost_stats::z_of(CONFIDENCE))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +79,7 @@ pub fn aggregate(vals: &[Val]) -> Option<Point> {
                 interval: Some(ci),
                 kind: IntervalKind::Ci,
                 low: false,
+                pooled: None,
             },
             None => Point {
                 n,
@@ -50,6 +87,7 @@ pub fn aggregate(vals: &[Val]) -> Option<Point> {
                 interval: None,
                 kind: IntervalKind::None,
                 low: false,
+                pooled: None,
             },
         });
     }
@@ -67,6 +105,7 @@ pub fn aggregate(vals: &[Val]) -> Option<Point> {
         interval: Some((lo, hi)),
         kind: IntervalKind::Span,
         low: false,
+        pooled: pooled(vals),
     })
 }
 

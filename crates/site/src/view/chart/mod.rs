@@ -591,6 +591,7 @@ mod tests {
                 IntervalKind::None
             },
             low: false,
+            pooled: None,
         }
     }
 

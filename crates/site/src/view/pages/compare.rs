@@ -4,7 +4,7 @@
 //! series and for its oldest against its newest; a chooser per
 //! architecture lists them (a form of two lists, with a few lines of script, picks one).
 
-use crate::model::changes::{difference, Difference};
+use crate::model::changes::{point_difference, Difference};
 use crate::model::groups::{arch_order, SeriesRuns};
 use crate::model::metrics::{headline_of, usable_point, Point};
 use crate::model::upstream;
@@ -269,8 +269,9 @@ pub(crate) fn part(
         let (Some(pa), Some(pb)) = (point(d, a, m), point(d, b, m)) else {
             continue;
         };
-        let diff = difference(pa.median, pa.interval, pb.median, pb.interval);
-        let (verdict, class) = verdict_of(&diff, pa.median, counted);
+        // Several runs on a side are pooled (the chart's span is no interval of anything).
+        let diff = point_difference(&pa, &pb);
+        let (verdict, class) = verdict_of(&diff, pa.center(), counted);
         let rank = match verdict {
             "slower" | "faster" => 0,
             "no change" => 2,
@@ -285,8 +286,8 @@ pub(crate) fn part(
                     None => k.label(),
                 },
                 href: format!("{root}{}", Links.metric(&k.slug())),
-                from: format::point(&pa),
-                to: format::point(&pb),
+                from: format::side(&pa),
+                to: format::side(&pb),
                 diff: format::difference_in(&diff, unit),
                 verdict,
                 class,
@@ -350,5 +351,41 @@ mod tests {
         assert_eq!(pairs(&v), vec![(0, 1), (1, 3), (3, 4), (0, 4)]);
         assert_eq!(pairs(&v[..2]), vec![(0, 1)]);
         assert!(pairs(&v[..1]).is_empty());
+    }
+
+    /// Twelve runs a side, spans [98, 106] and [101, 109] overlapping, means 3 ns apart: the
+    /// page says slower (pooled), where the span said inconclusive.
+    #[test]
+    fn sides_of_several_runs_are_judged_pooled() {
+        use crate::model::metrics::Val;
+        let side = |level: f64| -> Vec<(Val, bool)> {
+            (0..12)
+                .map(|i| {
+                    let m = level - 3.0 + 6.0 * f64::from(i) / 11.0;
+                    let v = Val {
+                        median: m,
+                        lo: Some(m - 1.0),
+                        hi: Some(m + 1.0),
+                    };
+                    (v, false)
+                })
+                .collect()
+        };
+        let (a, b) = (side(102.0), side(105.0));
+        let (pa, pb) = (usable_point(&a).unwrap(), usable_point(&b).unwrap());
+        let spanned =
+            crate::model::changes::difference(pa.median, pa.interval, pb.median, pb.interval);
+        assert_eq!(verdict_of(&spanned, pa.median, false).0, "inconclusive");
+        let pooled = point_difference(&pa, &pb);
+        assert_eq!(verdict_of(&pooled, pa.center(), false).0, "slower");
+        assert_eq!(
+            verdict_of(&point_difference(&pb, &pa), pb.center(), false).0,
+            "faster"
+        );
+        let shown = format::side(&pa);
+        assert!(
+            shown.ends_with("12 runs); pooled 102 [101, 103]"),
+            "{shown}"
+        );
     }
 }
