@@ -273,15 +273,21 @@ pub fn point(p: &Point) -> String {
     s
 }
 
-/// A point as [`point`] writes it (what a chart draws) and, where its runs are pooled
-/// ([`Point::pooled`]), the mean and interval a verdict takes it at.
+/// A point as a verdict takes it: where its runs are pooled ([`Point::pooled`]), their mean and
+/// its interval (a chart's span of the runs' intervals is no interval of anything); else as
+/// [`point`] writes it.
 pub fn side(p: &Point) -> String {
-    let mut s = point(p);
-    if let Some(pool) = p.pooled {
-        s.push_str("; pooled ");
-        ns_into(&mut s, pool.mean);
-        s.push(' ');
-        interval_into(&mut s, pool.interval.low, pool.interval.high);
+    use std::fmt::Write;
+    let Some(pool) = p.pooled else {
+        return point(p);
+    };
+    let mut s = String::with_capacity(40);
+    ns_into(&mut s, pool.mean);
+    s.push(' ');
+    interval_into(&mut s, pool.interval.low, pool.interval.high);
+    let _ = write!(s, " ({} runs pooled)", p.n);
+    if p.low {
+        s.push_str(", low quality only");
     }
     s
 }

@@ -8,7 +8,7 @@
 //! A run gets a row, not a table: a table of every headline number per run was 45 KB a page
 //! and 751 MB of a site of 100,000 runs, three quarters of it.
 
-use crate::model::changes::difference;
+use crate::model::changes::point_difference;
 use crate::model::groups::SeriesRuns;
 use crate::model::metrics::{usable_point, Val, METRICS};
 use crate::model::spread::{self, Place};
@@ -167,8 +167,8 @@ fn page(
                 .map(|(_, on)| {
                     // The other series first: "slower" says this one is slower.
                     let other = point(d, on, m.id)?;
-                    let diff = difference(other.median, other.interval, this.median, this.interval);
-                    let (verdict, class) = compare::verdict_of(&diff, other.median, counted);
+                    let diff = point_difference(&other, &this);
+                    let (verdict, class) = compare::verdict_of(&diff, other.center(), counted);
                     Some(Cell {
                         diff: format::difference_in(&diff, unit),
                         verdict,
@@ -179,7 +179,7 @@ fn page(
             cells.iter().any(Option::is_some).then(|| MetricRow {
                 metric: m.label,
                 href: format!("{root}{}", Links.metric(&m.slug)),
-                this: format::point(&this),
+                this: format::side(&this),
                 cells,
             })
         })

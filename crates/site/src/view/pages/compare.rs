@@ -384,7 +384,7 @@ mod tests {
         );
         let shown = format::side(&pa);
         assert!(
-            shown.ends_with("12 runs); pooled 102 [101, 103]"),
+            shown.ends_with("102 [101, 103] (12 runs pooled)"),
             "{shown}"
         );
     }
