@@ -150,10 +150,10 @@ function clippedCaptions(d) {
 // 11 CSS px, and a chart wider than its figure opens at its right end (the newest kernels):
 // per chart, how far (CSS px) its right edge lies beyond its figure's, and whether it is
 // wider than the figure at all; and what of its y axis can be read, at the end it opens at
-// and scrolled to its other end. A run's moves from the runs it is compared with are key
-// numbers: none may hide in a box that scrolls sideways.
+// and scrolled to its other end. A series against other machines is a page's key numbers:
+// none may hide in a box that scrolls sideways.
 function narrow(d, w) {
-  var moves = d.querySelectorAll(".tablewrap[aria-label^='Changes of run']");
+  var moves = d.querySelectorAll(".tablewrap[aria-label='Against other machines']");
   var out = {
     moves_tables: moves.length,
     moves_scrolled: Array.prototype.filter.call(moves, scrolls).length,
@@ -474,9 +474,17 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
     };
 
     let run_page = page_of(&site, &rec.id);
-    // The run's median column on the page of its series' runs on its version: ns below 10 µs,
-    // µs, ms and s above.
-    let run_sort = format!("{} median [CI]", rec.id);
+    // The run's median column on the page of its series' runs on its version (headed by its
+    // id): ns below 10 µs, µs, ms and s above.
+    let run_sort = if std::fs::read_to_string(site.join(&run_page))
+        .unwrap()
+        .contains(&format!("<th>{}<th>overhead", rec.id))
+    {
+        rec.id.clone()
+    } else {
+        // The only run of its page: "median [CI]".
+        "median [CI]".to_string()
+    };
     let alone_page = page_of(&site, &alone.id);
     // One page of every other kind, whatever its name, with the start of its heading.
     let first = |dir: &str, nested: bool| -> String {
@@ -554,13 +562,15 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         (month.as_str(), None, "Runs dated ".into()),
     ];
     // Two kernel versions compared, and an architecture's chooser, when the fixture has them.
-    let nested = |depth: usize| {
+    let nested = |depth: usize, having: &str| {
         walkdir::WalkDir::new(site.join("compare"))
             .min_depth(depth)
             .max_depth(depth)
+            .sort_by_file_name()
             .into_iter()
             .flatten()
-            .find(|e| e.file_type().is_file())
+            .filter(|e| e.file_type().is_file())
+            .find(|e| std::fs::read_to_string(e.path()).is_ok_and(|html| html.contains(having)))
             .map(|e| {
                 e.path()
                     .strip_prefix(&site)
@@ -569,8 +579,9 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
                     .into_owned()
             })
     };
-    // And a series' runs on a version against each other and against other machines.
-    let (compared, chooser, against) = (nested(3), nested(2), nested(4));
+    // And a series against other machines and its runs against each other on a version.
+    let (compared, chooser) = (nested(3, ""), nested(2, ""));
+    let against = nested(4, "id=\"vs-");
     for p in [&group, &compared, &chooser, &against]
         .into_iter()
         .flatten()
@@ -707,7 +718,7 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
         );
         assert_eq!(
             n["moves_scrolled"], 0,
-            "{page}: a run's moves scroll sideways at 400 px: {n}"
+            "{page}: a comparison with other machines scrolls sideways at 400 px: {n}"
         );
         let (sw, iw) = (n["scroll_width"].as_f64(), n["inner_width"].as_f64());
         assert!(
@@ -742,13 +753,14 @@ fn pages_render_and_tables_sort_in_headless_chromium() {
             }
         }
     }
-    // The run page has moves from an earlier run: the check above was made.
+    // A series against other machines: the check above was made.
+    let against = against.expect("a page of a series against other machines");
     assert!(
-        found["narrow"][run_page.as_str()]["moves_tables"]
+        found["narrow"][against.as_str()]["moves_tables"]
             .as_u64()
             .is_some_and(|n| n > 0),
-        "no moves on {run_page}: {}",
-        found["narrow"][run_page.as_str()]
+        "no comparison with other machines on {against}: {}",
+        found["narrow"][against.as_str()]
     );
     // The charts on the architecture page are wider than a phone: the check above was made.
     let arch_narrow = found["narrow"]["arch/x86_64/index.html"]["charts"].as_array();
@@ -1078,7 +1090,7 @@ question("machine", "index.html", function (d, w, click, finish) {
         var m = d.getElementById("machines");
         var cell = null;
         for (var e = m && m.nextElementSibling; e && !cell; e = e.nextElementSibling) {
-          cell = e.querySelector("td.num:nth-child(4)");
+          cell = e.querySelector("td.num:nth-child(3)");
         }
         finish(answer(cell, w, "against"));
       });
