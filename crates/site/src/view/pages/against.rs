@@ -214,7 +214,7 @@ fn page(
             .map(|(o, on)| PeerHead {
                 id: o.key.id(),
                 href: format!("{root}{}", Links.series(&o.key)),
-                label: o.key.short_label(),
+                label: format!("{} · {}", o.key.cpu_short(), o.key.virt),
                 runs: on.len(),
             })
             .collect(),
