@@ -207,23 +207,7 @@ pub fn page(mut runs: Vec<RunPage>, root: &str, pager: Pager, alone: bool) -> Op
     let expectations = Row::fill(expectations, &mut runs, |r, j| {
         std::mem::take(&mut r.expectations[j].cell)
     });
-    // Side by side, the facts of several runs are compared at a glance, and their labels are
-    // said once.
-    let facts = if n == 1 {
-        Vec::new()
-    } else {
-        let mut rows: Vec<Row> = Vec::new();
-        for (k, r) in runs.iter().enumerate() {
-            for (j, (label, _)) in r.part.facts.iter().enumerate() {
-                Row::of(&mut rows, label, n).cells[k] = Some(j);
-            }
-        }
-        let rows = Row::fill(rows, &mut runs, |r, j| {
-            std::mem::take(&mut r.part.facts[j].1)
-        });
-        runs.iter_mut().for_each(|r| r.part.facts.clear());
-        rows
-    };
+    let facts = facts_table(&mut runs);
     let mut parts = Vec::with_capacity(n);
     let mut head = None;
     for r in runs {

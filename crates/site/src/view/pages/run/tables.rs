@@ -130,3 +130,21 @@ impl Row {
             .collect()
     }
 }
+
+/// The runs' own facts side by side, a column a run (compared at a glance, their labels said
+/// once), taken out of their sections; none for one run, whose facts stay in its section.
+pub(super) fn facts_table(runs: &mut [RunPage]) -> Vec<TableRow<String>> {
+    let n = runs.len();
+    if n == 1 {
+        return Vec::new();
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    for (k, r) in runs.iter().enumerate() {
+        for (j, (label, _)) in r.part.facts.iter().enumerate() {
+            Row::of(&mut rows, label, n).cells[k] = Some(j);
+        }
+    }
+    let rows = Row::fill(rows, runs, |r, j| std::mem::take(&mut r.part.facts[j].1));
+    runs.iter_mut().for_each(|r| r.part.facts.clear());
+    rows
+}
