@@ -34,6 +34,10 @@ const TEMPLATES: &[(&str, &str)] = &[
     ("compare.html", include_str!("../../templates/compare.html")),
     ("against.html", include_str!("../../templates/against.html")),
     (
+        "kernel_release.html",
+        include_str!("../../templates/kernel_release.html"),
+    ),
+    (
         "matrices.html",
         include_str!("../../templates/matrices.html"),
     ),

@@ -1845,3 +1845,33 @@ fn each_machine_and_settings_has_its_own_shared_page() {
         assert!(text.contains(says.as_str()), "{page} does not say {says}");
     }
 }
+
+/// An upstream release measured only on stable updates has a page at the address a reader
+/// guesses (`kernels/6.1/`), listing them; one measured itself keeps its own page.
+#[test]
+fn a_release_measured_only_on_stable_updates_lists_them() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    for (seed, release) in [(61, "6.1.170"), (62, "6.1.176"), (63, "6.8")] {
+        save(
+            &data,
+            &edited(base_record(seed), |r| {
+                r.environment.comparability.kernel_release = release.into();
+            }),
+        );
+    }
+    let site = tmp.path().join("site");
+    let o = build_site(&data, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(broken_links(&site), Vec::<String>::new());
+    let page = read(&site, "kernels/6.1/index.html");
+    assert!(page.contains("<h1>Linux 6.1</h1>"), "{page}");
+    for v in ["6.1.170", "6.1.176"] {
+        assert!(
+            page.contains(&format!("href=\"../../kernels/{v}/index.html\"")),
+            "{v}: {page}"
+        );
+    }
+    // 6.8 has runs of its own: its page is the version's, not a list.
+    assert!(!read(&site, "kernels/6.8/index.html").contains("of its stable updates"));
+}

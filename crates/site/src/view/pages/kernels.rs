@@ -151,6 +151,61 @@ fn index(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
         };
         ctx.page(&path, "kernels.html", &page)?;
     }
+    releases(ctx, d)
+}
+
+#[derive(Serialize)]
+struct ReleaseVersion {
+    label: String,
+    href: String,
+    runs: usize,
+}
+
+#[derive(Serialize)]
+struct ReleasePage {
+    root: String,
+    title: String,
+    release: String,
+    versions: Vec<ReleaseVersion>,
+}
+
+/// The upstream release of an exact stable update (`6.1.170` → `6.1`); none for anything else.
+fn release_of(label: &str) -> Option<&str> {
+    let (release, stable) = label.rsplit_once('.')?;
+    let numeric = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let (major, minor) = release.split_once('.')?;
+    (numeric(major) && numeric(minor) && numeric(stable)).then_some(release)
+}
+
+/// A page for each upstream release measured only on its stable updates, listing them: its
+/// address (`kernels/6.1/`) is the one a reader guesses, and the one runs placed on the
+/// release itself had before lab runs were placed on their package's exact release.
+fn releases(ctx: &mut Ctx, d: &Data) -> Result<(), BuildError> {
+    let own: BTreeSet<&str> = d.g.by_kernel.values().map(|(l, _)| l.as_str()).collect();
+    let mut of: BTreeMap<&str, Vec<&(String, Vec<usize>)>> = BTreeMap::new();
+    for k in d.g.by_kernel.values() {
+        if let Some(r) = release_of(&k.0).filter(|r| !own.contains(r)) {
+            of.entry(r).or_default().push(k);
+        }
+    }
+    for (release, versions) in of {
+        let path = Links.kernel(release);
+        let root = root_of(&path);
+        let page = ReleasePage {
+            title: format!("Linux {release}"),
+            release: release.to_string(),
+            versions: versions
+                .iter()
+                .map(|(label, idx)| ReleaseVersion {
+                    label: label.clone(),
+                    href: format!("{root}{}", Links.kernel(label)),
+                    runs: idx.len(),
+                })
+                .collect(),
+            root,
+        };
+        ctx.page(&path, "kernel_release.html", &page)?;
+    }
     Ok(())
 }
 
@@ -377,4 +432,25 @@ fn sweeps(
             )
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_exact_stable_updates_have_a_release() {
+        assert_eq!(release_of("6.1.170"), Some("6.1"));
+        assert_eq!(release_of("6.12.95"), Some("6.12"));
+        for other in [
+            "6.1",
+            "5.10-rc4",
+            "≈5.9-rc",
+            "_5.10-rc-a7eacd49",
+            "6.1.0-rc1",
+            "x.1.2",
+        ] {
+            assert_eq!(release_of(other), None, "{other}");
+        }
+    }
 }
