@@ -133,3 +133,43 @@ fn runs_are_set_against_their_series_and_machines_against_each_other() {
         "no link to {target} on {series}"
     );
 }
+
+/// A version with more runs than a page lists one by one: only those outside the others'
+/// range are listed, and the rest are counted, so the page keeps its bound.
+#[test]
+fn beyond_two_hundred_runs_only_those_outside_are_listed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let mut odd = String::new();
+    for k in 0..203u32 {
+        // 50 ns ± 0.5 from run to run, one run at 80.
+        let allow = if k == 100 {
+            80.0
+        } else {
+            50.0 + f64::from(k % 3) * 0.5
+        };
+        let r = edited(on_6_8(90, 1, "Machine A", allow), |r| {
+            r.source.date = Some(format!("2026-01-01T{:02}:{:02}:00Z", k / 60, k % 60));
+        });
+        if k == 100 {
+            odd.clone_from(&r.id);
+        }
+        save(&data, &r);
+    }
+    let site = tmp.path().join("site");
+    let o = build_site(&data, &site);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let page = html_pages(&site)
+        .find(|(rel, _)| rel.contains("/6.8/machines/"))
+        .map(|(_, html)| html)
+        .expect("the page of the series on 6.8");
+    let runs = &page[page.find("id=\"runs\"").unwrap()..];
+    let listed = runs.matches("<tr><td><a").count();
+    assert_eq!(listed, 1, "{runs}");
+    assert!(runs.contains(&odd), "{runs}");
+    assert!(
+        text(runs).contains("202 other runs within on every number"),
+        "{}",
+        text(runs)
+    );
+}
