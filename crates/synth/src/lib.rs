@@ -42,9 +42,15 @@ impl Rng {
     pub fn below(&mut self, n: usize) -> usize {
         (self.next_u64() % n.max(1) as u64) as usize
     }
-    /// Roughly normal (sum of uniforms), mean 0, sd 1.
+    /// Roughly normal (the sum of six uniforms): mean 0, sd √0.5 ≈ 0.71, no tails beyond ±3.
+    /// What the synthetic records are drawn with; tests of tail probabilities use [`Rng::gauss`].
     pub fn normal(&mut self) -> f64 {
         (0..6).map(|_| self.f()).sum::<f64>() - 3.0
+    }
+    /// A standard normal draw (Box–Muller): mean 0, sd 1, with its tails.
+    pub fn gauss(&mut self) -> f64 {
+        let (a, b) = (self.f().max(f64::MIN_POSITIVE), self.f());
+        (-2.0 * a.ln()).sqrt() * (std::f64::consts::TAU * b).cos()
     }
     pub fn pick<'a, T>(&mut self, xs: &'a [T]) -> &'a T {
         &xs[self.below(xs.len())]

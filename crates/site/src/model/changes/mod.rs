@@ -369,12 +369,6 @@ mod tests {
     use crate::model::metrics::IntervalKind;
     use syscost_synth::Rng;
 
-    /// A standard normal draw (Box–Muller): the tails matter here.
-    fn gauss(rng: &mut Rng) -> f64 {
-        let (a, b) = (rng.f().max(f64::MIN_POSITIVE), rng.f());
-        (-2.0 * a.ln()).sqrt() * (2.0 * std::f64::consts::PI * b).cos()
-    }
-
     fn vp(m: f64, half: Option<f64>) -> VersionPoint {
         VersionPoint {
             point: Point {
@@ -407,7 +401,7 @@ mod tests {
     ) -> Vec<VersionPoint> {
         (0..n)
             .map(|i| {
-                let m = level + sd * gauss(rng) + if i >= at { step } else { 0.0 };
+                let m = level + sd * rng.gauss() + if i >= at { step } else { 0.0 };
                 vp(m, Some(ci))
             })
             .collect()
@@ -517,7 +511,7 @@ mod tests {
             let mut other = vec![0.0; m];
             for t in 0..trials {
                 // m + 2 points give m + 1 moves: the judged one and m others.
-                let x: Vec<f64> = (0..m + 2).map(|_| gauss(&mut rng)).collect();
+                let x: Vec<f64> = (0..m + 2).map(|_| rng.gauss()).collect();
                 let i = t % (m + 1);
                 let mut o = 0;
                 for j in 0..=m {
@@ -702,7 +696,7 @@ mod tests {
         let draw = |rng: &mut Rng, n: usize| -> Vec<(Val, bool)> {
             (0..n)
                 .map(|_| {
-                    let m = 100.0 + 1.5 * gauss(rng);
+                    let m = 100.0 + 1.5 * rng.gauss();
                     let v = Val {
                         median: m,
                         lo: Some(m - 1.0),
