@@ -189,7 +189,8 @@ pub fn outcome(diff: Value, margin: f64) -> Outcome {
 mod tests {
     use super::*;
 
-    fn v(m: f64, h: f64) -> Value {
+    /// A value `m` ± `h`.
+    pub(crate) fn v(m: f64, h: f64) -> Value {
         Value {
             median: m,
             low: m - h,

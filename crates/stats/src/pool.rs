@@ -144,14 +144,7 @@ pub fn welch(base: Side, new: Side, c: f64) -> Value {
 mod tests {
     use super::*;
     use crate::difference;
-
-    fn v(m: f64, h: f64) -> Value {
-        Value {
-            median: m,
-            low: m - h,
-            high: m + h,
-        }
-    }
+    use crate::tests::v;
 
     fn close(a: f64, b: f64, tol: f64) -> bool {
         (a - b).abs() <= tol
